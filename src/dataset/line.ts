@@ -1,0 +1,72 @@
+/**
+ * The dataset line shared by every stage: one JSON object per line (JSONL).
+ * Balances are in satoshis as of the tip recorded in the dataset's manifest.
+ */
+import { UserError } from '../user-error';
+
+export const ADDRESS_TYPES = ['p2pkh', 'p2sh', 'p2sh-p2wpkh', 'p2wpkh', 'p2wsh', 'p2tr', 'nonstandard'] as const;
+export type AddressType = (typeof ADDRESS_TYPES)[number];
+
+export interface DatasetLine {
+  address: string | null; // null for a nonstandard script kept by scripthash only
+  scripthash: string; // Electrum scripthash: sha256(scriptPubKey), byte-reversed, hex
+  type: AddressType;
+  txCount: number;
+  utxoCount: number;
+  balance: { confirmed: number; unconfirmed: number };
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** Parses and validates one line; the error names the file and line number. */
+export function parseDatasetLine(text: string, where: string): DatasetLine {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(text);
+  } catch {
+    throw new UserError(`${where}: not a JSON object: ${text.slice(0, 80)}`);
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
+    throw new UserError(`${where}: expected a JSON object`);
+  }
+  const o = obj as Record<string, unknown>;
+  const fail = (what: string): never => {
+    throw new UserError(`${where}: ${what}`);
+  };
+  if (o.address !== null && o.address !== undefined && typeof o.address !== 'string') fail('"address" must be a string');
+  if (typeof o.scripthash !== 'string' || !HEX64.test(o.scripthash)) fail('"scripthash" must be 64 lowercase hex characters');
+  if (typeof o.type !== 'string' || !(ADDRESS_TYPES as readonly string[]).includes(o.type)) {
+    fail(`"type" must be one of ${ADDRESS_TYPES.join(', ')}`);
+  }
+  const count = (k: string): number => {
+    const v = o[k];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) fail(`"${k}" must be a non-negative integer`);
+    return v as number;
+  };
+  const bal = o.balance as Record<string, unknown> | undefined;
+  if (typeof bal !== 'object' || bal === null) fail('"balance" must be an object {confirmed, unconfirmed}');
+  const sats = (k: string): number => {
+    const v = bal![k];
+    if (typeof v !== 'number' || !Number.isInteger(v)) fail(`"balance.${k}" must be an integer number of satoshis`);
+    return v as number;
+  };
+  return {
+    address: (o.address as string | undefined) ?? null,
+    scripthash: o.scripthash as string,
+    type: o.type as AddressType,
+    txCount: count('txCount'),
+    utxoCount: count('utxoCount'),
+    balance: { confirmed: sats('confirmed'), unconfirmed: sats('unconfirmed') },
+  };
+}
+
+export function formatDatasetLine(line: DatasetLine): string {
+  return JSON.stringify({
+    address: line.address,
+    scripthash: line.scripthash,
+    type: line.type,
+    txCount: line.txCount,
+    utxoCount: line.utxoCount,
+    balance: { confirmed: line.balance.confirmed, unconfirmed: line.balance.unconfirmed },
+  });
+}

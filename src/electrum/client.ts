@@ -1,0 +1,374 @@
+/**
+ * Our Electrum client: newline-delimited JSON-RPC 2.0 over TCP or TLS.
+ *
+ * Why our own: the npm `electrum-client` is abandoned, and a benchmark needs things it never had —
+ * a timeout on every call whose late reply can never resolve another call, a bounded line size,
+ * per-call latency taken with `process.hrtime.bigint()` and the reply's size in bytes.
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+import { EventEmitter } from 'node:events';
+import { LineDecoder, LineTooLongError } from './framing';
+import { ElectrumError } from './errors';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** Protocol range we negotiate (spec: server.version, "protocol_version" may be [min, max]). */
+export const PROTOCOL_MIN = '1.4';
+export const PROTOCOL_MAX = '1.6';
+
+export interface ClientOptions {
+  host: string;
+  port: number;
+  tls?: boolean;
+  /** Accept any certificate (self-signed lab servers). Must be asked for explicitly. */
+  tlsInsecure?: boolean;
+  /** Extra CA certificate(s), PEM. */
+  ca?: string | Buffer;
+  timeoutMs?: number;
+  connectTimeoutMs?: number;
+  maxLineBytes?: number;
+  /** Send server.ping after this long without traffic; 0 disables. */
+  keepaliveMs?: number;
+  clientName?: string;
+  /** Skip server.features / server.banner after the handshake (the pool's fast path). */
+  skipServerInfo?: boolean;
+}
+
+export interface ServerInfo {
+  software: string;
+  protocol: string;
+  banner?: string;
+  features?: Record<string, unknown>;
+}
+
+/** What one call cost: the answer plus what a benchmark records about it. */
+export interface CallOutcome<T = unknown> {
+  result: T;
+  latencyNs: bigint;
+  responseBytes: number;
+}
+
+export type BatchItem<T = unknown> = { ok: true; result: T } | { ok: false; error: ElectrumError };
+
+export interface BatchOutcome<T = unknown> {
+  items: BatchItem<T>[];
+  latencyNs: bigint;
+  responseBytes: number;
+}
+
+interface Pending {
+  method: string;
+  startedNs: bigint;
+  resolve: (v: { value: unknown; endNs: bigint; bytes: number }) => void;
+  reject: (e: ElectrumError) => void;
+}
+
+interface RpcMessage {
+  id?: number | string | null;
+  method?: string;
+  params?: unknown;
+  result?: unknown;
+  error?: { code?: number; message?: string } | null;
+}
+
+export class ElectrumClient extends EventEmitter {
+  readonly host: string;
+  readonly port: number;
+  readonly timeoutMs: number;
+  server: ServerInfo = { software: '', protocol: '' };
+  /** Replies that arrived after their call had timed out: dropped, counted. */
+  lateReplies = 0;
+  timeouts = 0;
+
+  private socket!: net.Socket;
+  private decoder: LineDecoder;
+  private readonly pending = new Map<number, Pending>();
+  /** Ids whose caller gave up; their replies must never resolve anything. */
+  private readonly abandoned = new Set<number>();
+  private nextId = 1;
+  private closed = false;
+  private closeReason: ElectrumError | undefined;
+  private keepaliveTimer: NodeJS.Timeout | undefined;
+  private lastTraffic = Date.now();
+
+  private constructor(private readonly opts: ClientOptions) {
+    super();
+    this.host = opts.host;
+    this.port = opts.port;
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.decoder = new LineDecoder(opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+  }
+
+  /** Opens the connection and negotiates the protocol; rejects with a 'disconnect' error if unreachable. */
+  static async connect(opts: ClientOptions): Promise<ElectrumClient> {
+    const client = new ElectrumClient(opts);
+    await client.open();
+    try {
+      await client.handshake();
+    } catch (err) {
+      client.close();
+      throw err;
+    }
+    return client;
+  }
+
+  get label(): string {
+    return `${this.opts.tls ? 'ssl' : 'tcp'}://${this.host}:${this.port}`;
+  }
+
+  /** False once the connection closed or a call on it timed out (its stream may be out of step). */
+  get usable(): boolean {
+    return !this.closed && this.timeouts === 0;
+  }
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  async request<T = unknown>(method: string, params: unknown[] = [], timeoutMs?: number): Promise<T> {
+    return (await this.call<T>(method, params, timeoutMs)).result;
+  }
+
+  /** One call, timed from the write to the arrival of its complete reply line. */
+  call<T = unknown>(method: string, params: unknown[] = [], timeoutMs = this.timeoutMs): Promise<CallOutcome<T>> {
+    const id = this.nextId++;
+    const line = JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
+    const startedNs = process.hrtime.bigint();
+    const reply = this.expect(id, method, startedNs);
+    const timer = this.armTimeout([id], method, timeoutMs);
+    this.write(line);
+    return reply.then(
+      (r) => {
+        clearTimeout(timer);
+        return { result: r.value as T, latencyNs: r.endNs - startedNs, responseBytes: r.bytes };
+      },
+      (e) => {
+        clearTimeout(timer);
+        throw e;
+      },
+    );
+  }
+
+  /**
+   * Several calls in one JSON array (spec: JSON-RPC batch). The caller splits to the server's
+   * batch cap; one timeout covers the whole batch. Each item succeeds or fails on its own.
+   */
+  async batch<T = unknown>(calls: Array<{ method: string; params?: unknown[] }>, timeoutMs = this.timeoutMs): Promise<BatchOutcome<T>> {
+    if (calls.length === 0) return { items: [], latencyNs: 0n, responseBytes: 0 };
+    const ids = calls.map(() => this.nextId++);
+    const body = calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params ?? [] }));
+    const startedNs = process.hrtime.bigint();
+    const replies = ids.map((id, i) => this.expect(id, calls[i].method, startedNs));
+    const timer = this.armTimeout(ids, calls[0].method + ' (batch)', timeoutMs);
+    this.write(JSON.stringify(body) + '\n');
+    const settled = await Promise.allSettled(replies);
+    clearTimeout(timer);
+    let endNs = startedNs;
+    let bytes = 0;
+    const items = settled.map((s): BatchItem<T> => {
+      if (s.status === 'fulfilled') {
+        if (s.value.endNs > endNs) endNs = s.value.endNs;
+        bytes = Math.max(bytes, s.value.bytes); // one array line: every item reports its size
+        return { ok: true, result: s.value.value as T };
+      }
+      return { ok: false, error: s.reason as ElectrumError };
+    });
+    if (endNs === startedNs) endNs = process.hrtime.bigint();
+    return { items, latencyNs: endNs - startedNs, responseBytes: bytes };
+  }
+
+  close(): void {
+    this.shutdown(new ElectrumError('disconnect', 'client closed the connection'));
+  }
+
+  // ---- internals ----
+
+  private open(): Promise<void> {
+    const connectTimeoutMs = this.opts.connectTimeoutMs ?? Math.min(this.timeoutMs, 10_000);
+    return new Promise((resolve, reject) => {
+      const onError = (err: NodeJS.ErrnoException) => {
+        cleanup();
+        reject(new ElectrumError('disconnect', `cannot connect to ${this.label}: ${err.code ?? ''} ${err.message}`.trim()));
+      };
+      const timer = setTimeout(() => {
+        this.socket.destroy();
+        cleanup();
+        reject(new ElectrumError('timeout', `cannot connect to ${this.label}: no answer within ${connectTimeoutMs} ms`));
+      }, connectTimeoutMs);
+      const onConnect = () => {
+        cleanup();
+        this.attach();
+        resolve();
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.socket.off('error', onError);
+      };
+      if (this.opts.tls) {
+        this.socket = tls.connect({
+          host: this.host,
+          port: this.port,
+          servername: net.isIP(this.host) ? undefined : this.host,
+          rejectUnauthorized: !this.opts.tlsInsecure,
+          ca: this.opts.ca,
+        });
+        this.socket.once('secureConnect', onConnect);
+      } else {
+        this.socket = net.connect({ host: this.host, port: this.port });
+        this.socket.once('connect', onConnect);
+      }
+      this.socket.once('error', onError);
+    });
+  }
+
+  private attach(): void {
+    this.socket.setNoDelay(true);
+    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.socket.on('error', (err: NodeJS.ErrnoException) =>
+      this.shutdown(new ElectrumError('disconnect', `${this.label}: ${err.code ?? ''} ${err.message}`.trim())),
+    );
+    this.socket.on('close', () => this.shutdown(new ElectrumError('disconnect', `${this.label} closed the connection`)));
+    const every = this.opts.keepaliveMs ?? 60_000;
+    if (every > 0) {
+      this.keepaliveTimer = setInterval(() => this.keepalive(every), Math.max(1000, Math.floor(every / 2)));
+      this.keepaliveTimer.unref();
+    }
+  }
+
+  private async handshake(): Promise<void> {
+    const name = this.opts.clientName ?? 'electrum-bench';
+    const answer = await this.request<unknown>('server.version', [name, [PROTOCOL_MIN, PROTOCOL_MAX]]);
+    if (!Array.isArray(answer) || typeof answer[0] !== 'string' || typeof answer[1] !== 'string') {
+      throw new ElectrumError('protocol', `${this.label}: unexpected server.version answer ${JSON.stringify(answer)}`);
+    }
+    this.server = { software: answer[0], protocol: answer[1] };
+    if (this.opts.skipServerInfo) return;
+    // Both are optional courtesy calls: a server lacking them is still benchmarkable.
+    try {
+      this.server.features = await this.request<Record<string, unknown>>('server.features');
+    } catch {
+      /* not offered */
+    }
+    try {
+      this.server.banner = await this.request<string>('server.banner');
+    } catch {
+      /* not offered */
+    }
+  }
+
+  private keepalive(every: number): void {
+    if (this.closed || this.pending.size > 0 || Date.now() - this.lastTraffic < every) return;
+    this.request('server.ping').catch(() => this.close());
+  }
+
+  private expect(id: number, method: string, startedNs: bigint): Promise<{ value: unknown; endNs: bigint; bytes: number }> {
+    if (this.closed) {
+      return Promise.reject(this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`));
+    }
+    return new Promise((resolve, reject) => this.pending.set(id, { method, startedNs, resolve, reject }));
+  }
+
+  private armTimeout(ids: number[], what: string, timeoutMs: number): NodeJS.Timeout {
+    return setTimeout(() => {
+      let hit = false;
+      for (const id of ids) {
+        const p = this.pending.get(id);
+        if (!p) continue;
+        hit = true;
+        this.pending.delete(id);
+        this.abandoned.add(id);
+        p.reject(new ElectrumError('timeout', `${what}: no reply from ${this.label} within ${timeoutMs} ms`));
+      }
+      if (hit) this.timeouts++;
+    }, timeoutMs);
+  }
+
+  private write(line: string): void {
+    if (this.closed) return; // expect() already rejected
+    this.lastTraffic = Date.now();
+    this.socket.write(line);
+  }
+
+  private onData(chunk: Buffer): void {
+    const endNs = process.hrtime.bigint();
+    this.lastTraffic = Date.now();
+    let lines: Buffer[];
+    try {
+      lines = this.decoder.push(chunk);
+    } catch (err) {
+      if (err instanceof LineTooLongError) {
+        this.shutdown(new ElectrumError('protocol', `${this.label}: ${err.message}`));
+        return;
+      }
+      throw err;
+    }
+    for (const raw of lines) {
+      if (this.closed) return;
+      this.onLine(raw, endNs);
+    }
+  }
+
+  private onLine(raw: Buffer, endNs: bigint): void {
+    if (raw.length === 0 || (raw.length === 1 && raw[0] === 0x0d)) return;
+    let msg: RpcMessage | RpcMessage[];
+    try {
+      msg = JSON.parse(raw.toString('utf8'));
+    } catch {
+      this.shutdown(new ElectrumError('protocol', `${this.label} sent a line that is not JSON: ${raw.toString('utf8', 0, 80)}`));
+      return;
+    }
+    const bytes = raw.length + 1;
+    for (const m of Array.isArray(msg) ? msg : [msg]) {
+      if (this.closed) return;
+      this.onMessage(m, endNs, bytes);
+    }
+  }
+
+  private onMessage(m: RpcMessage, endNs: bigint, bytes: number): void {
+    if (m === null || typeof m !== 'object') {
+      this.shutdown(new ElectrumError('protocol', `${this.label} sent a JSON value that is not a message`));
+      return;
+    }
+    if (m.id === undefined || m.id === null) {
+      if (typeof m.method === 'string') {
+        this.emit('notification', m.method, m.params);
+        return;
+      }
+      // A null id is what a server sends for a request it could not parse at all.
+      this.shutdown(new ElectrumError('protocol', `${this.label} sent an error without an id: ${m.error?.message ?? 'unknown'}`));
+      return;
+    }
+    const id = m.id as number;
+    const p = this.pending.get(id);
+    if (!p) {
+      if (this.abandoned.delete(id)) {
+        this.lateReplies++;
+        return;
+      }
+      // A reply to nothing we asked: the stream can no longer be trusted to pair answers.
+      this.shutdown(new ElectrumError('protocol', `${this.label} answered unknown id ${JSON.stringify(m.id)}`));
+      return;
+    }
+    this.pending.delete(id);
+    if (m.error) {
+      const code = typeof m.error.code === 'number' ? m.error.code : undefined;
+      p.reject(new ElectrumError('server-error', m.error.message ?? JSON.stringify(m.error), code));
+    } else if (!('result' in m)) {
+      p.reject(new ElectrumError('protocol', `${this.label}: reply to ${p.method} has neither result nor error`));
+    } else {
+      p.resolve({ value: m.result, endNs, bytes });
+    }
+  }
+
+  private shutdown(reason: ElectrumError): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeReason = reason;
+    if (this.keepaliveTimer) clearInterval(this.keepaliveTimer);
+    for (const p of this.pending.values()) p.reject(reason);
+    this.pending.clear();
+    this.socket?.destroy();
+    this.emit('close', reason);
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * An error the user can cause and fix (bad address, bad dataset line, unreachable server, wrong
+ * credentials, wrong network). The CLI prints its one-line message and exits with code 2.
+ * Messages must name the offending input and must never contain secrets.
+ */
+export class UserError extends Error {
+  readonly exitCode = 2;
+  constructor(message: string) {
+    super(message);
+    this.name = 'UserError';
+  }
+}
+
+export function isUserError(err: unknown): err is UserError {
+  return err instanceof UserError;
+}
