@@ -2,6 +2,9 @@
  * The dataset line shared by every stage: one JSON object per line (JSONL).
  * Balances are in satoshis as of the tip recorded in the dataset's manifest.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { UserError } from '../user-error';
 
 export const ADDRESS_TYPES = ['p2pkh', 'p2sh', 'p2sh-p2wpkh', 'p2wpkh', 'p2wsh', 'p2tr', 'nonstandard'] as const;
@@ -69,4 +72,33 @@ export function formatDatasetLine(line: DatasetLine): string {
     utxoCount: line.utxoCount,
     balance: { confirmed: line.balance.confirmed, unconfirmed: line.balance.unconfirmed },
   });
+}
+
+export interface LoadedDataset {
+  path: string;
+  id: string; // file name without .jsonl
+  hash: string; // sha256 of the file's bytes
+  lines: DatasetLine[];
+}
+
+/** Reads a whole JSONL dataset; any bad line is a UserError naming the file and line number. */
+export function readDataset(file: string): LoadedDataset {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UserError(`--dataset: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const lines: DatasetLine[] = [];
+  text.split('\n').forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    lines.push(parseDatasetLine(raw, `${file}:${i + 1}`));
+  });
+  if (lines.length === 0) throw new UserError(`--dataset: ${file} has no lines`);
+  return {
+    path: file,
+    id: path.basename(file).replace(/\.jsonl$/, ''),
+    hash: createHash('sha256').update(text).digest('hex'),
+    lines,
+  };
 }

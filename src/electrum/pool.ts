@@ -1,10 +1,12 @@
 /**
  * A pool of Electrum connections on generic-pool.
  *
- * generic-pool retries a failing `create()` forever and waits forever for a free resource unless
- * told otherwise; a benchmark must fail instead. So: create() retries a bounded number of times
- * with backoff, acquireTimeoutMillis is always set, and a client whose call timed out (its stream
- * may be out of step) or whose socket closed is never handed out again.
+ * generic-pool calls a failing `create()` again and again for as long as anyone waits (up to
+ * acquireTimeoutMillis), which turns an unreachable server into a silent 30 s stall. So create()
+ * retries a bounded number of times with backoff and then never rejects: it hands the waiter a
+ * FailedConnection carrying the error, which use() turns into that error at once.
+ * A client whose call timed out (its stream may be out of step) or whose socket closed is never
+ * handed out again: it is checked on every borrow and every return, and destroyed.
  */
 import * as genericPool from 'generic-pool';
 import { ElectrumClient, ClientOptions, ServerInfo } from './client';
@@ -18,21 +20,29 @@ export interface PoolOptions extends ClientOptions {
   createBackoffMs?: number;
 }
 
+class FailedConnection {
+  constructor(readonly error: ElectrumError) {}
+}
+
+type Slot = ElectrumClient | FailedConnection;
+
 export class ElectrumPool {
-  private readonly pool: genericPool.Pool<ElectrumClient>;
+  private readonly pool: genericPool.Pool<Slot>;
   /** The handshake answer of the first connection: what the run records as the server's identity. */
   server: ServerInfo | undefined;
   private lateReplies = 0;
   private created = 0;
   private evicted = 0;
+  private closing = false;
+  private readonly borrowed = new Set<ElectrumClient>();
 
   constructor(private readonly opts: PoolOptions) {
     const retries = opts.createRetries ?? 3;
     const backoff = opts.createBackoffMs ?? 200;
-    const factory: genericPool.Factory<ElectrumClient> = {
+    const factory: genericPool.Factory<Slot> = {
       create: async () => {
-        let lastError: unknown;
-        for (let attempt = 0; attempt <= retries; attempt++) {
+        let lastError: ElectrumError | undefined;
+        for (let attempt = 0; attempt <= retries && !this.closing; attempt++) {
           if (attempt > 0) await sleep(backoff * 2 ** (attempt - 1));
           try {
             const client = await ElectrumClient.connect({ ...opts, skipServerInfo: this.server !== undefined });
@@ -40,29 +50,24 @@ export class ElectrumPool {
             this.created++;
             return client;
           } catch (err) {
-            lastError = err;
+            lastError = toElectrumError(err);
           }
         }
-        throw lastError;
+        return new FailedConnection(lastError ?? new ElectrumError('disconnect', `pool ${label(opts)} is closing`));
       },
-      destroy: async (client) => {
-        this.lateReplies += client.lateReplies;
-        client.close();
-      },
-      validate: async (client) => {
-        if (!client.usable) this.evicted++;
-        return client.usable;
+      destroy: async (slot) => {
+        if (slot instanceof ElectrumClient) {
+          this.lateReplies += slot.lateReplies;
+          slot.close();
+        }
       },
     };
     this.pool = genericPool.createPool(factory, {
       min: opts.min ?? 0,
       max: opts.max ?? 1,
       acquireTimeoutMillis: opts.acquireTimeoutMs ?? Math.max(opts.timeoutMs ?? 30_000, 10_000),
-      testOnBorrow: true,
-      testOnReturn: true,
       autostart: false,
     });
-    this.pool.setMaxListeners(0); // one short-lived listener per waiting acquire
   }
 
   /** Connects once up front so an unreachable server fails before any measuring starts. */
@@ -73,52 +78,44 @@ export class ElectrumPool {
 
   /** Borrows a client for `fn`; the client goes back to the pool, or is destroyed if it is unfit. */
   async use<T>(fn: (client: ElectrumClient) => Promise<T>): Promise<T> {
-    const client = await this.acquire();
+    const client = await this.borrow();
+    this.borrowed.add(client);
     try {
       return await fn(client);
     } finally {
+      this.borrowed.delete(client);
       if (client.usable) await this.pool.release(client);
       else await this.pool.destroy(client);
     }
   }
 
-  /**
-   * generic-pool keeps calling create() for a waiting acquire until acquireTimeoutMillis; once our
-   * bounded retries inside create() have given up, the waiter should hear it now, not 30 s later.
-   */
-  private acquire(): Promise<ElectrumClient> {
-    const acquiring = this.pool.acquire();
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const settle = (fn: () => void) => {
-        if (settled) return false;
-        settled = true;
-        this.pool.off('factoryCreateError', onCreateError);
-        fn();
-        return true;
-      };
-      const onCreateError = (err: unknown) => {
-        if (settle(() => reject(toElectrumError(err)))) {
-          // The abandoned acquire may still succeed later: hand that client straight back.
-          acquiring.then((c) => this.pool.release(c), () => undefined);
-        }
-      };
-      this.pool.on('factoryCreateError', onCreateError);
-      acquiring.then(
-        (c) => settle(() => resolve(c)),
-        (err: Error) =>
-          settle(() =>
-            reject(new ElectrumError(/timeout|timed out/i.test(err.message) ? 'timeout' : 'disconnect', `pool ${label(this.opts)}: ${err.message}`)),
-          ),
-      );
-    });
+  private async borrow(): Promise<ElectrumClient> {
+    for (;;) {
+      let slot: Slot;
+      try {
+        slot = await this.pool.acquire();
+      } catch (err) {
+        const msg = (err as Error).message;
+        throw new ElectrumError(/timeout|timed out/i.test(msg) ? 'timeout' : 'disconnect', `pool ${label(this.opts)}: ${msg}`);
+      }
+      if (slot instanceof FailedConnection) {
+        await this.pool.destroy(slot);
+        throw slot.error;
+      }
+      if (slot.usable) return slot;
+      this.evicted++; // closed by the server while idle
+      await this.pool.destroy(slot);
+    }
   }
 
   get stats(): { created: number; evicted: number; lateReplies: number; size: number; available: number } {
     return { created: this.created, evicted: this.evicted, lateReplies: this.lateReplies, size: this.pool.size, available: this.pool.available };
   }
 
+  /** Closes every connection, cutting short any call still in flight (it fails with 'disconnect'). */
   async close(): Promise<void> {
+    this.closing = true;
+    for (const client of this.borrowed) client.close();
     await this.pool.drain();
     await this.pool.clear();
   }

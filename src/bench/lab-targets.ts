@@ -1,0 +1,20 @@
+/**
+ * The running lab's Electrum servers as bench targets, found through the lab's own status (never
+ * guessed from default ports).
+ */
+import { UserError } from '../user-error';
+import { isProfileName } from '../servers/profiles';
+import type { ServerTarget } from './targets';
+
+export async function labTargets(opts: { quiet?: boolean } = {}): Promise<ServerTarget[]> {
+  const { labStatus } = await import('../lab/lab');
+  const status = await labStatus();
+  const targets: ServerTarget[] = [];
+  for (const [name, server] of Object.entries(status.electrum)) {
+    if (!server.running || !isProfileName(name)) continue;
+    const url = new URL(server.url);
+    targets.push({ name, profile: name, host: url.hostname, port: Number(url.port), tls: false });
+  }
+  if (targets.length === 0 && !opts.quiet) throw new UserError('--lab: no lab server is running; start it with: npm run lab -- up');
+  return targets;
+}

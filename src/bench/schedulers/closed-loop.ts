@@ -1,0 +1,24 @@
+/**
+ * Closed-model concurrency: N workers, each sends its next request when its previous one has
+ * answered. N = 1 is the sequential mode of the published comparisons (one request in flight).
+ */
+import type { Scheduler } from './scheduler';
+
+export class ClosedLoopScheduler implements Scheduler {
+  readonly name: string;
+
+  constructor(private readonly concurrency: number) {
+    this.name = concurrency === 1 ? 'sequential' : `closed-loop x${concurrency}`;
+  }
+
+  async run<T>(tasks: Iterator<T>, exec: (task: T) => Promise<void>, stopping: () => boolean): Promise<void> {
+    const worker = async () => {
+      while (!stopping()) {
+        const next = tasks.next();
+        if (next.done) return;
+        await exec(next.value);
+      }
+    };
+    await Promise.all(Array.from({ length: this.concurrency }, worker));
+  }
+}

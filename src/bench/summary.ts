@@ -1,0 +1,62 @@
+/** The run's summary as a plain-text table for stdout, and as JSON for --json. */
+import type { RunResult } from './runner';
+
+const ms = (ns: number | null) => (ns === null ? '-' : (ns / 1e6).toFixed(3));
+
+export function summaryTable(result: RunResult, dbPath: string): string {
+  const header = ['server', 'method', 'n', 'ok', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors', 'mismatches'];
+  const rows = result.summaries.map((s) => [
+    s.server,
+    s.method,
+    String(s.n),
+    String(s.nOk),
+    ms(s.p50),
+    ms(s.p90),
+    ms(s.p99),
+    ms(s.p999),
+    ms(s.max),
+    Object.entries(s.errors)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ') || '0',
+    String(s.mismatches),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const fmt = (r: string[]) => r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const check = result.selfCheck;
+  return [
+    `run ${result.runId} ${result.status}: ${result.samples} samples written to ${dbPath} (warm-up passes excluded below)`,
+    '',
+    fmt(header),
+    fmt(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(fmt),
+    '',
+    `generator: event-loop delay p50 ${check.eventLoopDelayMs.p50} ms, p99 ${check.eventLoopDelayMs.p99} ms, max ${check.eventLoopDelayMs.max} ms; ` +
+      `CPU ${(check.cpu.utilisation * 100).toFixed(1)}% of one core; late replies dropped: ${result.lateReplies}`,
+    ...result.warnings,
+  ].join('\n');
+}
+
+export function summaryJson(result: RunResult, dbPath: string): string {
+  return JSON.stringify(
+    {
+      runId: result.runId,
+      status: result.status,
+      db: dbPath,
+      samples: result.samples,
+      lateReplies: result.lateReplies,
+      selfCheck: result.selfCheck,
+      warnings: result.warnings,
+      summaries: result.summaries.map((s) => ({
+        server: s.server,
+        method: s.method,
+        n: s.n,
+        ok: s.nOk,
+        latencyNs: { p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max },
+        errors: s.errors,
+        mismatches: s.mismatches,
+      })),
+    },
+    null,
+    2,
+  );
+}

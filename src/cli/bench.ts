@@ -1,0 +1,167 @@
+/**
+ * `electrum-bench bench`: measure balance / history / UTXO latency of one or more servers.
+ * Options are validated and completed here, before any connection is made.
+ */
+import fs from 'node:fs';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { runCli } from './run-cli';
+import { onStopSignal } from './signals';
+import { BenchOptions, BenchRunner } from '../bench/runner';
+import { METHOD_NAMES, isMethodName, MethodName } from '../bench/methods';
+import { attachProgress } from '../bench/progress';
+import { summaryJson, summaryTable } from '../bench/summary';
+import { completeTarget, parseServerSpec, ServerTarget, checkPort } from '../bench/targets';
+import { labTargets } from '../bench/lab-targets';
+import { ResultsStore } from '../store/results';
+import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
+import { UserError } from '../user-error';
+
+export function benchArgs(argv: string[]) {
+  return yargs(argv)
+    .scriptName('npm run bench --')
+    .usage('$0 --server PROFILE[@HOST:PORT] ... --dataset FILE [options]')
+    .option('server', { type: 'string', array: true, describe: 'server to measure: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable)' })
+    .option('host', { type: 'string', describe: 'host for a --server given without one' })
+    .option('port', { type: 'number', describe: 'port for a --server given without one' })
+    .option('tls', { type: 'boolean', default: false, describe: 'use TLS for --server given without a scheme' })
+    .option('tls-insecure', { type: 'boolean', default: false, describe: 'accept any TLS certificate (self-signed servers)' })
+    .option('ca', { type: 'string', describe: 'PEM file of extra CA certificates to trust' })
+    .option('lab', { type: 'boolean', default: false, describe: "measure every Electrum server of the running lab" })
+    .option('dataset', { type: 'string', describe: 'JSONL dataset of addresses' })
+    .option('methods', { type: 'string', default: METHOD_NAMES.join(','), describe: 'comma-separated: balance,history,utxos' })
+    .option('passes', { type: 'number', default: 10, describe: 'passes over the dataset, warm-up included' })
+    .option('warmup', { type: 'number', default: 1, describe: 'leading passes stored but excluded from statistics' })
+    .option('shuffle', { type: 'boolean', default: false, describe: 'a different seeded address order each pass' })
+    .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed for --shuffle' })
+    .option('limit', { type: 'number', describe: 'only the first N dataset lines' })
+    .option('concurrency', { type: 'number', default: 1, describe: 'requests in flight per server (1 = sequential)' })
+    .option('timeout', { type: 'number', default: 30, describe: 'seconds before a call counts as a timeout' })
+    .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted' })
+    .option('db', { type: 'string', default: 'results/bench.sqlite', describe: 'results database (SQLite)' })
+    .option('verify', { type: 'boolean', default: false, describe: "compare every answer with the dataset's expected values" })
+    .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
+    .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress to hide)' })
+    .option('resume', { type: 'number', describe: 'continue an interrupted run of --db from where it stopped' })
+    .config('config', 'JSON file with any of these options (e.g. "server": [...])')
+    .strict()
+    .fail((msg, err) => {
+      throw err ?? new UserError(msg);
+    })
+    .help();
+}
+
+type Argv = Awaited<ReturnType<ReturnType<typeof benchArgs>['parseAsync']>>;
+
+function positiveInt(name: string, v: number | undefined, min = 1): number {
+  if (v === undefined || !Number.isInteger(v) || v < min) throw new UserError(`--${name} must be an integer >= ${min}, got ${v}`);
+  return v;
+}
+
+async function resolveTargets(a: Argv): Promise<ServerTarget[]> {
+  const specs = a.server ?? [];
+  if (a.lab) {
+    if (specs.length) throw new UserError('--lab measures every lab server; do not combine it with --server');
+    return labTargets();
+  }
+  if (specs.length === 0) throw new UserError('no server to measure: give --server PROFILE[@HOST:PORT] (or --lab)');
+  const port = a.port === undefined ? undefined : checkPort(a.port, '--port');
+  if ((a.host !== undefined || port !== undefined) && specs.length > 1) {
+    throw new UserError('--host/--port apply to a single --server; with several, write each as PROFILE@HOST:PORT');
+  }
+  const targets: ServerTarget[] = [];
+  for (const spec of specs) {
+    const partial = parseServerSpec(spec);
+    if (a.tls) partial.tls = true;
+    if (partial.host === undefined && a.host === undefined && port === undefined) {
+      // No address given: a running lab's server of that profile, if there is one.
+      const lab = (await labTargets({ quiet: true })).find((t) => t.profile === partial.profile);
+      if (lab) {
+        targets.push({ ...lab, name: partial.name });
+        continue;
+      }
+    }
+    targets.push(completeTarget(partial, { host: a.host, port }));
+  }
+  const names = new Set<string>();
+  for (const t of targets) {
+    if (names.has(t.name)) throw new UserError(`--server: two servers are named ${t.name}; label them, e.g. a=${t.profile}@HOST:PORT`);
+    names.add(t.name);
+  }
+  return targets;
+}
+
+export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
+  if (!a.dataset) throw new UserError('--dataset FILE is required');
+  const methods = a.methods.split(',').map((m) => m.trim()).filter(Boolean);
+  const bad = methods.filter((m) => !isMethodName(m));
+  if (bad.length || methods.length === 0) throw new UserError(`--methods: unknown ${bad.join(', ') || '(empty)'}; known: ${METHOD_NAMES.join(', ')}`);
+  const passes = positiveInt('passes', a.passes);
+  const warmup = positiveInt('warmup', a.warmup, 0);
+  if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
+  if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
+  let ca: Buffer | undefined;
+  if (a.ca) {
+    try {
+      ca = fs.readFileSync(a.ca);
+    } catch (err) {
+      throw new UserError(`--ca: cannot read ${a.ca}: ${(err as NodeJS.ErrnoException).code}`);
+    }
+  }
+  return {
+    servers: await resolveTargets(a),
+    datasetPath: a.dataset,
+    methods: methods as MethodName[],
+    passes,
+    warmup,
+    shuffle: a.shuffle,
+    seed: a.seed,
+    limit: a.limit === undefined ? undefined : positiveInt('limit', a.limit),
+    concurrency: positiveInt('concurrency', a.concurrency),
+    timeoutMs: Math.round(a.timeout * 1000),
+    maxLineBytes: positiveInt('max-line-bytes', a['max-line-bytes'], 1024),
+    tlsInsecure: a['tls-insecure'],
+    caFile: a.ca,
+    ca,
+    verify: a.verify,
+  };
+}
+
+/** A resumed run takes its options from the database, so nothing can silently differ. */
+function optionsFromRun(store: ResultsStore, runId: number, a: Argv): BenchOptions {
+  const run = store.getRun(runId);
+  if (!run) throw new UserError(`--resume: no run ${runId} in ${a.db}`);
+  const stored = JSON.parse(run.config_json) as BenchOptions;
+  let ca: Buffer | undefined;
+  if (stored.caFile) ca = fs.readFileSync(stored.caFile);
+  return { ...stored, ca };
+}
+
+async function main(): Promise<number> {
+  const a = await benchArgs(hideBin(process.argv)).parseAsync();
+  // Options are checked before the database is touched, so a bad flag leaves no file behind.
+  const fresh = a.resume === undefined ? await optionsFromArgs(a) : undefined;
+  const store = ResultsStore.open(a.db);
+  try {
+    const opts = fresh ?? optionsFromRun(store, a.resume!, a);
+    const runner = new BenchRunner(opts, store);
+    if (a.progress) attachProgress(runner);
+    const release = onStopSignal(() => runner.stop());
+    let result;
+    try {
+      result = await runner.run(a.resume);
+    } finally {
+      release();
+    }
+    process.stdout.write((a.json ? summaryJson(result, a.db) : summaryTable(result, a.db)) + '\n');
+    if (result.status === 'interrupted') {
+      process.stderr.write(`run ${result.runId} interrupted; continue it with: npm run bench -- --resume ${result.runId} --db ${a.db}\n`);
+      return 130;
+    }
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+if (require.main === module) runCli(main);

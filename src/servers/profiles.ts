@@ -1,0 +1,89 @@
+/**
+ * What we know about each Electrum server implementation: default ports, how many calls it takes
+ * in one JSON-RPC batch, and how its limit errors map onto our error categories.
+ */
+import { ElectrumError, ErrorCategory } from '../electrum/errors';
+
+export const PROFILE_NAMES = ['electrumx', 'electrs', 'esplora', 'fulcrum', 'generic'] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+interface ErrorRule {
+  category: ErrorCategory;
+  code?: number;
+  message?: RegExp;
+}
+
+export interface ServerProfile {
+  name: ProfileName;
+  defaultPort: number;
+  defaultTlsPort: number;
+  /** Largest number of calls sent in one batch; 1 = the server takes no batches. */
+  batchCap: number;
+  rules: ErrorRule[];
+}
+
+// Shared by every profile: aiorpcx-style busy/cost codes are also used by Fulcrum.
+const COMMON_RULES: ErrorRule[] = [
+  { category: 'throttled', code: -101 }, // "excessive resource usage"
+  { category: 'throttled', code: -102 }, // "server busy - request timed out"
+  { category: 'throttled', message: /excessive resource|rate.?limit|too many requests|throttl|server busy/i },
+  { category: 'history-too-large', message: /history too large|too many history entries|too many txs|max_history|history.*(exceeds|limit)/i },
+];
+
+export const PROFILES: Record<ProfileName, ServerProfile> = {
+  electrumx: {
+    name: 'electrumx',
+    defaultPort: 50001,
+    defaultTlsPort: 50002,
+    batchCap: 100,
+    // session.py: RPC_ERROR_HISTORY_TOO_LONG = 10001, "history too large" (bounded by MAX_SEND).
+    rules: [{ category: 'history-too-large', code: 10001 }, ...COMMON_RULES],
+  },
+  electrs: {
+    name: 'electrs',
+    defaultPort: 50001,
+    defaultTlsPort: 50002,
+    batchCap: 100,
+    rules: [{ category: 'history-too-large', message: /lookup limit|txs limit/i }, ...COMMON_RULES],
+  },
+  esplora: {
+    // Blockstream's electrs fork: `--electrum-txs-limit` answers "Too many history entries".
+    name: 'esplora',
+    defaultPort: 50001,
+    defaultTlsPort: 50002,
+    batchCap: 20,
+    rules: [{ category: 'history-too-large', message: /too many history entries/i }, ...COMMON_RULES],
+  },
+  fulcrum: {
+    name: 'fulcrum',
+    defaultPort: 50001,
+    defaultTlsPort: 50002,
+    batchCap: 345,
+    rules: [{ category: 'history-too-large', message: /max_history|history.*too large/i }, ...COMMON_RULES],
+  },
+  generic: {
+    name: 'generic',
+    defaultPort: 50001,
+    defaultTlsPort: 50002,
+    batchCap: 20,
+    rules: COMMON_RULES,
+  },
+};
+
+export function isProfileName(name: string): name is ProfileName {
+  return (PROFILE_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * Re-files a server's JSON-RPC error under the profile's category. Timeouts, disconnects and
+ * protocol breaks are already what they are and pass through.
+ */
+export function classify(profile: ServerProfile, err: ElectrumError): ElectrumError {
+  if (err.category !== 'server-error') return err;
+  for (const rule of profile.rules) {
+    const codeOk = rule.code === undefined || rule.code === err.code;
+    const messageOk = rule.message === undefined || rule.message.test(err.message);
+    if (codeOk && messageOk) return new ElectrumError(rule.category, err.message, err.code);
+  }
+  return err;
+}

@@ -1,0 +1,113 @@
+/**
+ * The results database schema, versioned through SQLite's `user_version`. A migration is appended,
+ * never edited: a database written by an older electrum-bench opens and upgrades in place.
+ */
+import type Database from 'better-sqlite3';
+
+const MIGRATIONS: string[] = [
+  // 1: runs, the servers of each run, the addresses measured, every sample, derived statistics.
+  `
+  CREATE TABLE runs (
+    id              INTEGER PRIMARY KEY,
+    started_at      TEXT NOT NULL,
+    finished_at     TEXT,
+    status          TEXT NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed')),
+    tool_version    TEXT NOT NULL,
+    git_commit      TEXT,
+    node_version    TEXT NOT NULL,
+    host_json       TEXT NOT NULL,
+    config_json     TEXT NOT NULL,
+    dataset_id      TEXT NOT NULL,
+    dataset_path    TEXT NOT NULL,
+    dataset_hash    TEXT NOT NULL,
+    dataset_lines   INTEGER NOT NULL,
+    passes          INTEGER NOT NULL,
+    warmup          INTEGER NOT NULL,
+    methods         TEXT NOT NULL,
+    selfcheck_json  TEXT,
+    pool_json       TEXT
+  );
+  CREATE TABLE servers (
+    id             INTEGER PRIMARY KEY,
+    run_id         INTEGER NOT NULL REFERENCES runs(id),
+    name           TEXT NOT NULL,
+    profile        TEXT NOT NULL,
+    url            TEXT NOT NULL,
+    software       TEXT,
+    protocol       TEXT,
+    banner         TEXT,
+    features_json  TEXT,
+    UNIQUE (run_id, name)
+  );
+  CREATE TABLE addresses (
+    run_id               INTEGER NOT NULL REFERENCES runs(id),
+    idx                  INTEGER NOT NULL,
+    address              TEXT,
+    scripthash           TEXT NOT NULL,
+    type                 TEXT NOT NULL,
+    tx_count             INTEGER NOT NULL,
+    utxo_count           INTEGER NOT NULL,
+    balance_confirmed    INTEGER NOT NULL,
+    balance_unconfirmed  INTEGER NOT NULL,
+    PRIMARY KEY (run_id, idx)
+  );
+  CREATE TABLE samples (
+    id              INTEGER PRIMARY KEY,
+    run_id          INTEGER NOT NULL REFERENCES runs(id),
+    server_id       INTEGER NOT NULL REFERENCES servers(id),
+    pass            INTEGER NOT NULL,
+    warmup          INTEGER NOT NULL,
+    address_idx     INTEGER NOT NULL,
+    method          TEXT NOT NULL,
+    at_ms           INTEGER NOT NULL,
+    latency_ns      INTEGER NOT NULL,
+    response_bytes  INTEGER,
+    result_size     INTEGER,
+    status          TEXT NOT NULL,
+    error           TEXT,
+    tip_height      INTEGER,
+    mismatch        INTEGER,
+    UNIQUE (run_id, server_id, pass, address_idx, method)
+  );
+  CREATE TABLE medians (
+    run_id       INTEGER NOT NULL REFERENCES runs(id),
+    server_id    INTEGER NOT NULL REFERENCES servers(id),
+    method       TEXT NOT NULL,
+    address_idx  INTEGER NOT NULL,
+    median_ns    INTEGER,
+    n_ok         INTEGER NOT NULL,
+    n_error      INTEGER NOT NULL,
+    PRIMARY KEY (run_id, server_id, method, address_idx)
+  );
+  CREATE TABLE summaries (
+    run_id       INTEGER NOT NULL REFERENCES runs(id),
+    server_id    INTEGER NOT NULL REFERENCES servers(id),
+    method       TEXT NOT NULL,
+    n            INTEGER NOT NULL,
+    n_ok         INTEGER NOT NULL,
+    p50_ns       INTEGER,
+    p90_ns       INTEGER,
+    p99_ns       INTEGER,
+    p999_ns      INTEGER,
+    max_ns       INTEGER,
+    mismatches   INTEGER,
+    errors_json  TEXT NOT NULL,
+    PRIMARY KEY (run_id, server_id, method)
+  );
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(`database schema version ${current} is newer than this electrum-bench understands (${SCHEMA_VERSION})`);
+  }
+  for (let v = current; v < SCHEMA_VERSION; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The client and pool against a deliberately misbehaving server: every fault must surface as the
+ * right error category, promptly, without ever pairing an answer with the wrong call.
+ */
+import net from 'node:net';
+import { ElectrumClient } from '../src/electrum/client';
+import { ElectrumPool } from '../src/electrum/pool';
+import { ElectrumError } from '../src/electrum/errors';
+import { classify, PROFILES } from '../src/servers/profiles';
+import { startMisbehavingServer, Misbehaving } from './support/misbehaving-server';
+
+let srv: Misbehaving;
+const clients: ElectrumClient[] = [];
+
+beforeEach(async () => {
+  srv = await startMisbehavingServer();
+});
+afterEach(async () => {
+  clients.splice(0).forEach((c) => c.close());
+  await srv.close();
+});
+
+async function connect(extra: Partial<Parameters<typeof ElectrumClient.connect>[0]> = {}): Promise<ElectrumClient> {
+  const c = await ElectrumClient.connect({ host: '127.0.0.1', port: srv.port, timeoutMs: 2000, keepaliveMs: 0, ...extra });
+  clients.push(c);
+  return c;
+}
+
+async function failure(p: Promise<unknown>): Promise<ElectrumError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ElectrumError);
+    return err as ElectrumError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+test('negotiates the protocol version and keeps the server identity', async () => {
+  const c = await connect();
+  expect(c.server.software).toBe('Misbehaving 0.1');
+  expect(c.server.protocol).toBe('1.4');
+  const out = await c.call('test.echo', ['a', 1]);
+  expect(out.result).toEqual(['a', 1]);
+  expect(out.latencyNs).toBeGreaterThan(0n);
+  expect(out.responseBytes).toBe(Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 4, result: ['a', 1] })) + 1);
+});
+
+test('a stalled call times out on time and the connection is marked unusable', async () => {
+  const c = await connect({ timeoutMs: 300 });
+  const t0 = Date.now();
+  const err = await failure(c.request('test.stall'));
+  expect(err.category).toBe('timeout');
+  expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+  expect(Date.now() - t0).toBeLessThan(1500);
+  expect(c.usable).toBe(false);
+});
+
+test('a late reply is dropped and counted, never resolving another call', async () => {
+  const c = await connect({ timeoutMs: 200 });
+  const err = await failure(c.request('test.late', [500, 'stale']));
+  expect(err.category).toBe('timeout');
+  const next = c.request('test.late', [600, 'fresh'], 2000);
+  await new Promise((r) => setTimeout(r, 450)); // the stale answer arrives while `next` waits
+  expect(c.lateReplies).toBe(1);
+  await expect(next).resolves.toBe('fresh');
+});
+
+test('garbage on the wire is a protocol error and closes the connection', async () => {
+  const c = await connect();
+  const pending = c.request('test.stall');
+  const err = await failure(c.request('test.garbage'));
+  expect(err.category).toBe('protocol');
+  expect((await failure(pending)).category).toBe('protocol');
+  expect(c.usable).toBe(false);
+});
+
+test('an answer with an unknown id is a protocol error, not a wrong pairing', async () => {
+  const c = await connect();
+  const err = await failure(c.request('test.wrong_id'));
+  expect(err.category).toBe('protocol');
+  expect(err.message).toMatch(/unknown id 10\d\d/);
+});
+
+test('an oversized line is refused at the limit with bounded memory', async () => {
+  const c = await connect({ maxLineBytes: 1024 * 1024, timeoutMs: 10_000 });
+  const before = process.memoryUsage().rss;
+  const err = await failure(c.request('test.oversized', [32 * 1024 * 1024]));
+  expect(err.category).toBe('protocol');
+  expect(err.message).toMatch(/exceeds 1048576 bytes/);
+  expect(process.memoryUsage().rss - before).toBeLessThan(24 * 1024 * 1024);
+});
+
+test('a disconnect in the middle of a reply fails the call as a disconnect', async () => {
+  const c = await connect();
+  const err = await failure(c.request('test.cut'));
+  expect(err.category).toBe('disconnect');
+});
+
+test("JSON-RPC error objects surface with the server's code and message, then map per profile", async () => {
+  const c = await connect();
+  const err = await failure(c.request('test.error', [10001, 'history too large']));
+  expect(err.category).toBe('server-error');
+  expect(err.code).toBe(10001);
+  expect(err.message).toBe('history too large');
+  expect(classify(PROFILES.electrumx, err).category).toBe('history-too-large');
+  const busy = await failure(c.request('test.error', [-102, 'server busy - request timed out']));
+  expect(classify(PROFILES.fulcrum, busy).category).toBe('throttled');
+  const other = await failure(c.request('test.error', [-32602, 'invalid params']));
+  expect(classify(PROFILES.electrs, other).category).toBe('server-error');
+  expect(c.usable).toBe(true); // an error answer is a normal answer
+});
+
+test('a batch returns every item in order, failures item by item', async () => {
+  const c = await connect();
+  const out = await c.batch([
+    { method: 'test.echo', params: [1] },
+    { method: 'test.error', params: [7, 'nope'] },
+    { method: 'test.echo', params: [3] },
+  ]);
+  expect(out.items.map((i) => (i.ok ? i.result : i.error.code))).toEqual([[1], 7, [3]]);
+  expect(out.responseBytes).toBeGreaterThan(40);
+});
+
+test('keepalive pings an idle connection', async () => {
+  await connect({ keepaliveMs: 1000 });
+  await new Promise((r) => setTimeout(r, 2600));
+  expect(srv.pings).toBeGreaterThanOrEqual(1);
+});
+
+test('the pool gives up on an unreachable server after bounded retries, well before its acquire timeout', async () => {
+  const closed = net.createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const port = (closed.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => closed.close(() => r()));
+  const pool = new ElectrumPool({ host: '127.0.0.1', port, createRetries: 2, createBackoffMs: 50, acquireTimeoutMs: 20_000 });
+  const t0 = Date.now();
+  const err = await failure(pool.start());
+  expect(err.category).toBe('disconnect');
+  expect(Date.now() - t0).toBeLessThan(5000);
+  await pool.close();
+});
+
+test('the pool never hands out a client whose call timed out', async () => {
+  const pool = new ElectrumPool({ host: '127.0.0.1', port: srv.port, max: 1, timeoutMs: 200, keepaliveMs: 0 });
+  await pool.start();
+  const err = await failure(pool.use((c) => c.request('test.stall')));
+  expect(err.category).toBe('timeout');
+  await expect(pool.use((c) => c.request('test.echo', ['ok']))).resolves.toEqual(['ok']);
+  expect(pool.stats.created).toBe(2);
+  expect(srv.connections).toBe(2);
+  await pool.close();
+});
