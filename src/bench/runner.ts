@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
-import { readDataset, DatasetLine, LoadedDataset } from '../dataset/line';
+import { DatasetLine, LoadedDataset } from '../dataset/line';
 import { ElectrumPool } from '../electrum/pool';
 import { toElectrumError } from '../electrum/errors';
 import { classify, PROFILES } from '../servers/profiles';
@@ -75,9 +75,8 @@ export class BenchRunner extends EventEmitter {
   }
 
   /** Starts a new run, or continues `resumeRunId` from the first sample it lacks. */
-  async run(resumeRunId?: number): Promise<RunResult> {
+  async run(dataset: LoadedDataset, resumeRunId?: number): Promise<RunResult> {
     const { opts, store } = this;
-    const dataset = readDataset(opts.datasetPath);
     const lines = opts.limit !== undefined ? dataset.lines.slice(0, opts.limit) : dataset.lines;
     const pools = opts.servers.map(
       (t) =>

@@ -16,6 +16,7 @@ import { labTargets } from '../bench/lab-targets';
 import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { UserError } from '../user-error';
+import { readDataset } from '../dataset/line';
 
 export function benchArgs(argv: string[]) {
   return yargs(argv)
@@ -141,15 +142,17 @@ async function main(): Promise<number> {
   const a = await benchArgs(hideBin(process.argv)).parseAsync();
   // Options are checked before the database is touched, so a bad flag leaves no file behind.
   const fresh = a.resume === undefined ? await optionsFromArgs(a) : undefined;
+  const freshDataset = fresh && readDataset(fresh.datasetPath);
   const store = ResultsStore.open(a.db);
   try {
     const opts = fresh ?? optionsFromRun(store, a.resume!, a);
+    const dataset = freshDataset ?? readDataset(opts.datasetPath);
     const runner = new BenchRunner(opts, store);
     if (a.progress) attachProgress(runner);
     const release = onStopSignal(() => runner.stop());
     let result;
     try {
-      result = await runner.run(a.resume);
+      result = await runner.run(dataset, a.resume);
     } finally {
       release();
     }

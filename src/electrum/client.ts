@@ -59,8 +59,9 @@ export interface BatchOutcome<T = unknown> {
 
 interface Pending {
   method: string;
-  startedNs: bigint;
-  resolve: (v: { value: unknown; endNs: bigint; bytes: number }) => void;
+  deadline: number; // Date.now() value after which the call has timed out
+  timeoutMs: number;
+  resolve: (value: unknown, endNs: bigint, bytes: number) => void;
   reject: (e: ElectrumError) => void;
 }
 
@@ -90,6 +91,8 @@ export class ElectrumClient extends EventEmitter {
   private closed = false;
   private closeReason: ElectrumError | undefined;
   private keepaliveTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweepAt: number | undefined;
   private lastTraffic = Date.now();
 
   private constructor(private readonly opts: ClientOptions) {
@@ -132,22 +135,21 @@ export class ElectrumClient extends EventEmitter {
 
   /** One call, timed from the write to the arrival of its complete reply line. */
   call<T = unknown>(method: string, params: unknown[] = [], timeoutMs = this.timeoutMs): Promise<CallOutcome<T>> {
+    if (this.closed) return Promise.reject(this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`));
     const id = this.nextId++;
     const line = JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
-    const startedNs = process.hrtime.bigint();
-    const reply = this.expect(id, method, startedNs);
-    const timer = this.armTimeout([id], method, timeoutMs);
-    this.write(line);
-    return reply.then(
-      (r) => {
-        clearTimeout(timer);
-        return { result: r.value as T, latencyNs: r.endNs - startedNs, responseBytes: r.bytes };
-      },
-      (e) => {
-        clearTimeout(timer);
-        throw e;
-      },
-    );
+    // One promise per call, settled straight from the reply, and no timer of its own: this is the
+    // hot path the client-overhead benchmark compares with a bare socket loop.
+    return new Promise<CallOutcome<T>>((resolve, reject) => {
+      const startedNs = process.hrtime.bigint();
+      this.pending.set(id, {
+        method,
+        ...this.deadlineIn(timeoutMs),
+        resolve: (value, endNs, bytes) => resolve({ result: value as T, latencyNs: endNs - startedNs, responseBytes: bytes }),
+        reject,
+      });
+      this.write(line);
+    });
   }
 
   /**
@@ -159,11 +161,16 @@ export class ElectrumClient extends EventEmitter {
     const ids = calls.map(() => this.nextId++);
     const body = calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params ?? [] }));
     const startedNs = process.hrtime.bigint();
-    const replies = ids.map((id, i) => this.expect(id, calls[i].method, startedNs));
-    const timer = this.armTimeout(ids, calls[0].method + ' (batch)', timeoutMs);
+    const deadline = this.deadlineIn(timeoutMs);
+    const replies = ids.map(
+      (id, i) =>
+        new Promise<{ value: unknown; endNs: bigint; bytes: number }>((resolve, reject) => {
+          if (this.closed) reject(this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`));
+          else this.pending.set(id, { method: calls[i].method, ...deadline, resolve: (value, endNs, bytes) => resolve({ value, endNs, bytes }), reject });
+        }),
+    );
     this.write(JSON.stringify(body) + '\n');
     const settled = await Promise.allSettled(replies);
-    clearTimeout(timer);
     let endNs = startedNs;
     let bytes = 0;
     const items = settled.map((s): BatchItem<T> => {
@@ -262,30 +269,43 @@ export class ElectrumClient extends EventEmitter {
     this.request('server.ping').catch(() => this.close());
   }
 
-  private expect(id: number, method: string, startedNs: bigint): Promise<{ value: unknown; endNs: bigint; bytes: number }> {
-    if (this.closed) {
-      return Promise.reject(this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`));
-    }
-    return new Promise((resolve, reject) => this.pending.set(id, { method, startedNs, resolve, reject }));
+  /**
+   * Timeouts use one timer per client, armed for the earliest deadline, instead of one per call:
+   * a timer per call costs more than the rest of the client's per-call work together.
+   */
+  private deadlineIn(timeoutMs: number): { deadline: number; timeoutMs: number } {
+    const deadline = Date.now() + timeoutMs;
+    if (this.sweepAt === undefined || deadline < this.sweepAt) this.armSweep(deadline);
+    return { deadline, timeoutMs };
   }
 
-  private armTimeout(ids: number[], what: string, timeoutMs: number): NodeJS.Timeout {
-    return setTimeout(() => {
-      let hit = false;
-      for (const id of ids) {
-        const p = this.pending.get(id);
-        if (!p) continue;
-        hit = true;
-        this.pending.delete(id);
-        this.abandoned.add(id);
-        p.reject(new ElectrumError('timeout', `${what}: no reply from ${this.label} within ${timeoutMs} ms`));
+  private armSweep(at: number): void {
+    if (this.sweepTimer) clearTimeout(this.sweepTimer);
+    this.sweepAt = at;
+    this.sweepTimer = setTimeout(() => this.sweep(), Math.max(0, at - Date.now()));
+  }
+
+  /** Gives up on calls past their deadline; their ids stay known so a late reply is only counted. */
+  private sweep(): void {
+    this.sweepTimer = undefined;
+    this.sweepAt = undefined;
+    const now = Date.now();
+    let next = Infinity;
+    for (const [id, p] of this.pending) {
+      if (p.deadline > now) {
+        next = Math.min(next, p.deadline);
+        continue;
       }
-      if (hit) this.timeouts++;
-    }, timeoutMs);
+      this.pending.delete(id);
+      this.abandoned.add(id);
+      this.timeouts++;
+      p.reject(new ElectrumError('timeout', `${p.method}: no reply from ${this.label} within ${p.timeoutMs} ms`));
+    }
+    if (next !== Infinity) this.armSweep(next);
   }
 
   private write(line: string): void {
-    if (this.closed) return; // expect() already rejected
+    if (this.closed) return; // the caller's promise was already rejected
     this.lastTraffic = Date.now();
     this.socket.write(line);
   }
@@ -357,7 +377,7 @@ export class ElectrumClient extends EventEmitter {
     } else if (!('result' in m)) {
       p.reject(new ElectrumError('protocol', `${this.label}: reply to ${p.method} has neither result nor error`));
     } else {
-      p.resolve({ value: m.result, endNs, bytes });
+      p.resolve(m.result, endNs, bytes);
     }
   }
 
@@ -366,6 +386,7 @@ export class ElectrumClient extends EventEmitter {
     this.closed = true;
     this.closeReason = reason;
     if (this.keepaliveTimer) clearInterval(this.keepaliveTimer);
+    if (this.sweepTimer) clearTimeout(this.sweepTimer);
     for (const p of this.pending.values()) p.reject(reason);
     this.pending.clear();
     this.socket?.destroy();

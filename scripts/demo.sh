@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole pipeline on the embedded regtest lab: install, lab up (fresh chain + ground-truth
+# dataset), bench every lab server, export the report, and say where everything is.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DB=results/demo.sqlite
+REPORT=results/report-demo
+
+[ -d node_modules ] || npm ci --no-audit --no-fund
+npm run --silent lab -- up
+rm -f "$DB" "$DB-wal" "$DB-shm"
+npm run --silent bench -- --lab --dataset datasets/regtest-lab.jsonl --passes 5 --warmup 1 --verify --db "$DB"
+npm run --silent report -- --db "$DB" --out "$REPORT"
+
+cat <<TXT
+
+Demo finished.
+  results database: $DB
+  report:           $REPORT/index.html  (also summary.md, medians.csv, one SVG + PNG per chart)
+  dataset:          datasets/regtest-lab.jsonl (+ datasets/regtest-lab.manifest.json)
+The lab is still running (npm run lab -- status); stop it with: npm run lab -- down
+TXT
