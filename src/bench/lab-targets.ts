@@ -11,9 +11,8 @@ export async function labTargets(opts: { quiet?: boolean } = {}): Promise<Server
   const status = await labStatus();
   const targets: ServerTarget[] = [];
   for (const [name, server] of Object.entries(status.electrum)) {
-    if (!server.running || !isProfileName(name)) continue;
-    const url = new URL(server.url);
-    targets.push({ name, profile: name, host: url.hostname, port: Number(url.port), tls: false });
+    if (!server || !server.running || !isProfileName(name)) continue;
+    targets.push({ name, profile: name, host: server.host, port: server.port, tls: false });
   }
   if (targets.length === 0 && !opts.quiet) throw new UserError('--lab: no lab server is running; start it with: npm run lab -- up');
   return targets;

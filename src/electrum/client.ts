@@ -61,7 +61,8 @@ interface Pending {
   method: string;
   deadline: number; // Date.now() value after which the call has timed out
   timeoutMs: number;
-  resolve: (value: unknown, endNs: bigint, bytes: number) => void;
+  startedNs: bigint;
+  resolve: (outcome: CallOutcome) => void;
   reject: (e: ElectrumError) => void;
 }
 
@@ -138,16 +139,11 @@ export class ElectrumClient extends EventEmitter {
     if (this.closed) return Promise.reject(this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`));
     const id = this.nextId++;
     const line = JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
-    // One promise per call, settled straight from the reply, and no timer of its own: this is the
-    // hot path the client-overhead benchmark compares with a bare socket loop.
+    const deadline = this.deadlineIn(timeoutMs);
+    // One promise per call, settled straight from the reply, and no timer or closure of its own:
+    // this is the hot path the client-overhead benchmark compares with a bare socket loop.
     return new Promise<CallOutcome<T>>((resolve, reject) => {
-      const startedNs = process.hrtime.bigint();
-      this.pending.set(id, {
-        method,
-        ...this.deadlineIn(timeoutMs),
-        resolve: (value, endNs, bytes) => resolve({ result: value as T, latencyNs: endNs - startedNs, responseBytes: bytes }),
-        reject,
-      });
+      this.pending.set(id, { method, deadline, timeoutMs, startedNs: process.hrtime.bigint(), resolve: resolve as Pending['resolve'], reject });
       this.write(line);
     });
   }
@@ -164,25 +160,25 @@ export class ElectrumClient extends EventEmitter {
     const deadline = this.deadlineIn(timeoutMs);
     const replies = ids.map(
       (id, i) =>
-        new Promise<{ value: unknown; endNs: bigint; bytes: number }>((resolve, reject) => {
+        new Promise<CallOutcome>((resolve, reject) => {
           if (this.closed) reject(this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`));
-          else this.pending.set(id, { method: calls[i].method, ...deadline, resolve: (value, endNs, bytes) => resolve({ value, endNs, bytes }), reject });
+          else this.pending.set(id, { method: calls[i].method, deadline, timeoutMs, startedNs, resolve, reject });
         }),
     );
     this.write(JSON.stringify(body) + '\n');
     const settled = await Promise.allSettled(replies);
-    let endNs = startedNs;
+    let latencyNs = 0n;
     let bytes = 0;
     const items = settled.map((s): BatchItem<T> => {
       if (s.status === 'fulfilled') {
-        if (s.value.endNs > endNs) endNs = s.value.endNs;
-        bytes = Math.max(bytes, s.value.bytes); // one array line: every item reports its size
-        return { ok: true, result: s.value.value as T };
+        if (s.value.latencyNs > latencyNs) latencyNs = s.value.latencyNs;
+        bytes = Math.max(bytes, s.value.responseBytes); // one array line: every item reports its size
+        return { ok: true, result: s.value.result as T };
       }
       return { ok: false, error: s.reason as ElectrumError };
     });
-    if (endNs === startedNs) endNs = process.hrtime.bigint();
-    return { items, latencyNs: endNs - startedNs, responseBytes: bytes };
+    if (latencyNs === 0n) latencyNs = process.hrtime.bigint() - startedNs;
+    return { items, latencyNs, responseBytes: bytes };
   }
 
   close(): void {
@@ -273,10 +269,10 @@ export class ElectrumClient extends EventEmitter {
    * Timeouts use one timer per client, armed for the earliest deadline, instead of one per call:
    * a timer per call costs more than the rest of the client's per-call work together.
    */
-  private deadlineIn(timeoutMs: number): { deadline: number; timeoutMs: number } {
+  private deadlineIn(timeoutMs: number): number {
     const deadline = Date.now() + timeoutMs;
     if (this.sweepAt === undefined || deadline < this.sweepAt) this.armSweep(deadline);
-    return { deadline, timeoutMs };
+    return deadline;
   }
 
   private armSweep(at: number): void {
@@ -377,7 +373,7 @@ export class ElectrumClient extends EventEmitter {
     } else if (!('result' in m)) {
       p.reject(new ElectrumError('protocol', `${this.label}: reply to ${p.method} has neither result nor error`));
     } else {
-      p.resolve(m.result, endNs, bytes);
+      p.resolve({ result: m.result, latencyNs: endNs - p.startedNs, responseBytes: bytes });
     }
   }
 
