@@ -53,3 +53,53 @@ export function labConfig(env: NodeJS.ProcessEnv = process.env): LabConfig {
     },
   };
 }
+
+/** The lab's processes, in start order; `down` stops them in reverse. */
+export const LAB_COMPONENTS = ['btcd', 'adapter', 'electrumx', 'electrs'] as const;
+export type LabComponent = (typeof LAB_COMPONENTS)[number];
+export type ElectrumServerName = 'electrumx' | 'electrs';
+
+export const LAB_DEFAULT_SEED = 'electrum-bench-lab';
+
+export const LAB_TIMEOUTS = {
+  readyMs: 120_000, // each component must be ready (tip matched) within this
+  stopMs: 10_000, // SIGTERM grace before SIGKILL
+  installMs: 60 * 60_000, // install-lab.sh may build electrs from source (~23 min on 2 cores)
+};
+
+/** Every file a running lab writes, all under `stateDir` so `down` and `reset` know what is theirs. */
+export interface LabPaths {
+  stateFile: string; // lab.json: seed, credentials file, dataset paths of the running lab
+  cookieFile: string; // user:password for the adapter (and btcd behind it), mode 0600
+  pidDir: string;
+  logDir: string;
+  btcdDir: string;
+  electrumxDir: string;
+  electrsDir: string;
+  electrsConf: string; // holds `auth`, mode 0600: electrs takes credentials only from a file
+  testEnvFile: string; // written by the test globalSetup for test/lab/env.ts
+  datasetPath: string;
+  manifestPath: string;
+}
+
+export function labPaths(cfg: LabConfig): LabPaths {
+  const s = cfg.stateDir;
+  // The dataset belongs to one running chain (its manifest records the tip hash). The default lab
+  // writes it into the repository's datasets/; a lab with its own ELECTRUM_BENCH_LAB_DIR keeps its
+  // dataset there too, so two labs never overwrite each other's. Read the path from labStatus().
+  const own = cfg.stateDir !== labConfig({ ...process.env, ELECTRUM_BENCH_LAB_DIR: '' }).stateDir;
+  const data = own ? path.join(s, 'datasets') : path.join(path.resolve(__dirname, '..', '..'), 'datasets');
+  return {
+    stateFile: path.join(s, 'lab.json'),
+    cookieFile: path.join(s, 'rpc.cookie'),
+    pidDir: path.join(s, 'run'),
+    logDir: path.join(s, 'logs'),
+    btcdDir: path.join(s, 'btcd'),
+    electrumxDir: path.join(s, 'electrumx-db'),
+    electrsDir: path.join(s, 'electrs-db'),
+    electrsConf: path.join(s, 'electrs.toml'),
+    testEnvFile: path.join(s, 'test-env.json'),
+    datasetPath: path.join(data, 'regtest-lab.jsonl'),
+    manifestPath: path.join(data, 'regtest-lab.manifest.json'),
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * `electrum-bench dataset build|filter|stats`: addresses from a node's block range, counted
+ * through an Electrum server; subsets of a dataset; its histogram. Options are validated in
+ * src/dataset/options.ts before anything is opened.
+ */
+import yargs, { Argv } from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { runCli } from './run-cli';
+import { onStopSignal } from './signals';
+import { UserError } from '../user-error';
+import { buildOptions, filterOptions, statsOptions, ENV_RPC_USER, ENV_RPC_PASSWORD } from '../dataset/options';
+import { buildDataset, BuildInterrupted } from '../dataset/build';
+import { BuildEvents } from '../dataset/events';
+import { attachProgress } from '../dataset/progress';
+import { filterDataset } from '../dataset/filter';
+import { datasetStats, statsTable } from '../dataset/stats';
+import { readDatasetFile } from '../dataset/read';
+import { removeTemporaries } from '../dataset/output';
+import type { DatasetManifest } from '../dataset/manifest';
+import { BUCKET_SCHEMES } from '../dataset/buckets';
+import { ADDRESS_TYPES } from '../dataset/line';
+
+function selectionOptions(y: Argv) {
+  return y
+    .option('min-txs', { type: 'string', describe: 'keep addresses with at least this many confirmed transactions (default 1)' })
+    .option('max-txs', { type: 'string', describe: 'keep addresses with at most this many confirmed transactions' })
+    .option('types', { type: 'string', describe: `only these script types, comma-separated: ${ADDRESS_TYPES.join(',')}` })
+    .option('per-bucket', { type: 'string', describe: 'take at most N addresses per history-size bucket' })
+    .option('buckets', { type: 'string', describe: `bucket scheme: ${BUCKET_SCHEMES.join('|')} (default log10)` })
+    .option('seed', { type: 'string', describe: 'seed choosing which addresses --per-bucket keeps (default 1)' })
+    .option('out', { type: 'string', describe: 'dataset to write (.jsonl); its manifest goes beside it' })
+    .option('force', { type: 'boolean', default: false, describe: 'replace --out if it exists' });
+}
+
+export function datasetArgs(argv: string[]) {
+  return yargs(argv)
+    .scriptName('npm run dataset --')
+    .command('build', 'addresses funded in a block range, counted through an Electrum server', (y) =>
+      selectionOptions(y)
+        .option('rpc', { type: 'string', describe: 'node JSON-RPC URL, e.g. http://127.0.0.1:8332' })
+        .option('rpc-cookie', { type: 'string', describe: "node's .cookie file" })
+        .option('rpc-user', { type: 'string', describe: `RPC user (or env ${ENV_RPC_USER})` })
+        .option('rpc-password', { type: 'string', describe: `RPC password (prefer env ${ENV_RPC_PASSWORD}: the command line is visible to ps)` })
+        .option('from', { type: 'string', describe: 'first block height' })
+        .option('to', { type: 'string', describe: 'last block height (inclusive)' })
+        .option('count-via', { type: 'string', describe: 'Electrum server: electrum://HOST:PORT or electrums://HOST:PORT (TLS)' })
+        .option('tls-insecure', { type: 'boolean', default: false, describe: 'accept any TLS certificate from --count-via' })
+        .option('count-profile', { type: 'string', describe: 'server profile for batch caps and errors (default: from server.version)' })
+        .option('count-connections', { type: 'string', describe: 'connections to --count-via (default 4)' })
+        .option('count-timeout', { type: 'string', describe: 'seconds per counting batch (default 60)' })
+        .option('scan-concurrency', { type: 'string', describe: 'getblock requests in flight (default 3)' })
+        .option('network', { type: 'string', describe: 'auto|mainnet|testnet|signet|regtest: must match the node (default auto)' })
+        .option('progress', { type: 'boolean', default: true, describe: 'progress bars on stderr (--no-progress to hide)' }),
+    )
+    .command('filter', 'a subset of a dataset, with a manifest naming its parent', (y) =>
+      selectionOptions(y).option('in', { type: 'string', describe: 'dataset to filter' }),
+    )
+    .command('stats', 'history-size histogram of a dataset, by script type too', (y) =>
+      y
+        .option('in', { type: 'string', describe: 'dataset to describe' })
+        .option('buckets', { type: 'string', describe: `bucket scheme: ${BUCKET_SCHEMES.join('|')} (default log10)` })
+        .option('json', { type: 'boolean', default: false, describe: 'print JSON' }),
+    )
+    .demandCommand(1, 'name a command: build, filter or stats')
+    .strict()
+    .fail((msg, err) => {
+      throw err ?? new UserError(msg);
+    })
+    .help();
+}
+
+async function main(): Promise<number> {
+  const argv = (await datasetArgs(hideBin(process.argv)).parseAsync()) as Record<string, unknown> & { _: Array<string | number> };
+  const command = String(argv._[0]);
+  if (command === 'build') return build(argv);
+  if (command === 'filter') {
+    const manifest = filterDataset(filterOptions(argv));
+    process.stdout.write(summary(String(argv.out), manifest));
+    return 0;
+  }
+  const opts = statsOptions(argv);
+  const stats = datasetStats(readDatasetFile(opts.input, '--in').lines, opts.buckets);
+  process.stdout.write(opts.json ? JSON.stringify(stats, null, 2) + '\n' : statsTable(stats) + '\n');
+  return 0;
+}
+
+async function build(argv: Record<string, unknown>): Promise<number> {
+  const opts = buildOptions(argv);
+  const events = new BuildEvents();
+  const stopBars = attachProgress(events, { bars: argv.progress !== false });
+  const controller = new AbortController();
+  const releaseSignals = onStopSignal(() => controller.abort());
+  const started = Date.now();
+  try {
+    const result = await buildDataset(opts, events, controller.signal);
+    process.stdout.write(summary(opts.out.dataset, result.manifest, (Date.now() - started) / 1000));
+    return 0;
+  } catch (err) {
+    stopBars();
+    removeTemporaries();
+    if (err instanceof BuildInterrupted) {
+      process.stderr.write(`electrum-bench: ${err.message}\n`);
+      return 130;
+    }
+    throw err;
+  } finally {
+    releaseSignals();
+  }
+}
+
+function summary(file: string, m: DatasetManifest, seconds?: number): string {
+  const buckets = Object.entries(m.buckets.counts)
+    .map(([label, n]) => `${label}: ${n}`)
+    .join(', ');
+  const took = seconds !== undefined ? ` in ${seconds.toFixed(1)} s` : '';
+  return `wrote ${file}: ${m.lines} lines (${buckets})${took}\n`;
+}
+
+runCli(main);

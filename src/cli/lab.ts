@@ -1,0 +1,126 @@
+/**
+ * `npm run lab -- up|down|status|reset [--json] [--seed S] [--without electrs]`
+ * Progress goes to stderr; the result (status table or JSON) to stdout. Exit codes: 0 done / lab up,
+ * 1 failure or (status) lab not fully up, 2 a problem the user can fix (missing tool, lab already up).
+ */
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { LAB_DEFAULT_SEED, type ElectrumServerName } from '../lab/config';
+import { labDown, labStatus, labUp, type LabStatus } from '../lab/lab';
+import { isUserError } from '../user-error';
+
+interface Args {
+  json: boolean;
+  seed: string;
+  without: ElectrumServerName[];
+}
+
+function progress(line: string): void {
+  process.stderr.write(`[lab ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+function printStatus(s: LabStatus, json: boolean): void {
+  if (json) {
+    process.stdout.write(JSON.stringify(s, null, 2) + '\n');
+    return;
+  }
+  const rows: string[][] = [['component', 'state', 'pid', 'endpoint', 'tip']];
+  for (const c of s.components) {
+    const state = c.running ? 'running' : c.expected ? 'STOPPED' : 'stopped';
+    let endpoint = '';
+    let tip = '';
+    if (c.name === 'adapter') {
+      endpoint = s.node.rpcUrl;
+      tip = s.node.tip === null ? '-' : String(s.node.tip);
+    } else if (c.name === 'electrumx' || c.name === 'electrs') {
+      const e = s.electrum[c.name]!;
+      endpoint = e.url;
+      tip = e.tip === null ? (e.error ? `- (${e.error})` : '-') : `${e.tip}${s.node.tip !== null && e.tip !== s.node.tip ? ` (node ${s.node.tip})` : ''}`;
+    } else {
+      endpoint = '(behind the adapter)';
+    }
+    rows.push([c.name, state, c.pid === null ? '-' : String(c.pid), endpoint, tip]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const lines = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
+  lines.push('');
+  lines.push(`lab:         ${s.up ? 'UP' : 'not up'}${s.seed ? ` (seed ${s.seed})` : ''}`);
+  lines.push(`node RPC:    ${s.node.rpcUrl}  (credentials: ${s.node.cookieFile})`);
+  lines.push(`dataset:     ${s.datasetPath}`);
+  lines.push(`state dir:   ${s.stateDir}`);
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+async function up(args: Args): Promise<number> {
+  // Ctrl-C during `up` must not leave detached servers behind. `on`, not `once`: tsx relays the
+  // signal a second time when the first was not acknowledged fast enough, and a second SIGINT with
+  // no listener would exit before the servers are stopped. (If tsx still SIGKILLs this process, the
+  // next `up` finds the unfinished start and cleans it up.)
+  let stopping = false;
+  const onSignal = () => {
+    if (stopping) return;
+    stopping = true;
+    progress('interrupted; stopping what was started');
+    labDown().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const status = await labUp({ seed: args.seed, without: args.without, log: progress });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  printStatus(status, args.json);
+  return status.up ? 0 : 1;
+}
+
+async function down(args: Args): Promise<number> {
+  const outcome = await labDown();
+  if (args.json) process.stdout.write(JSON.stringify(outcome, null, 2) + '\n');
+  else for (const [name, what] of Object.entries(outcome)) process.stdout.write(`${name.padEnd(10)} ${what}\n`);
+  return 0;
+}
+
+async function status(args: Args): Promise<number> {
+  const s = await labStatus();
+  printStatus(s, args.json);
+  return s.up ? 0 : 1;
+}
+
+async function reset(args: Args): Promise<number> {
+  await down({ ...args, json: false });
+  return up(args);
+}
+
+async function main(): Promise<void> {
+  let run: ((a: Args) => Promise<number>) | undefined;
+  const argv = await yargs(hideBin(process.argv))
+    .scriptName('npm run lab --')
+    .command('up', 'install if needed, start btcd + adapter, generate the chain, start ElectrumX and electrs, wait for their tips', {}, () => { run = up; })
+    .command('down', 'stop every lab process (by pid file)', {}, () => { run = down; })
+    .command('status', "each component's state, endpoints and tips (exit 1 unless fully up)", {}, () => { run = status; })
+    .command('reset', 'down, then up', {}, () => { run = reset; })
+    .option('json', { type: 'boolean', default: false, describe: 'print JSON instead of a table' })
+    .option('seed', { type: 'string', default: LAB_DEFAULT_SEED, describe: 'chain generator seed (up, reset)' })
+    .option('without', {
+      type: 'array',
+      choices: ['electrumx', 'electrs'],
+      default: [],
+      describe: 'skip a server (quick local iteration only)',
+    })
+    .demandCommand(1, 'name a command: up, down, status or reset')
+    .strict()
+    .help()
+    .parseAsync();
+  const code = await run!({ json: argv.json, seed: argv.seed, without: argv.without as ElectrumServerName[] });
+  process.exit(code);
+}
+
+main().catch((err: unknown) => {
+  if (isUserError(err)) {
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(err.exitCode);
+  }
+  process.stderr.write(`error: ${(err as Error).message}\n`);
+  if (process.env.DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,241 @@
+/**
+ * Every option of `dataset build|filter|stats`, validated and completed in one step before any
+ * connection is made or file written, so a run never starts on bad options. Raw values arrive
+ * as strings (yargs parses "abc" to NaN, which would make for a worse message).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { UserError } from '../user-error';
+import { ADDRESS_TYPES, AddressType } from './line';
+import { NETWORK_NAMES, NetworkName } from '../electrum/scripthash';
+import { PROFILE_NAMES, ProfileName } from '../servers/profiles';
+import { BUCKET_SCHEMES, BucketScheme } from './buckets';
+
+export const ENV_RPC_USER = 'ELECTRUM_BENCH_RPC_USER';
+export const ENV_RPC_PASSWORD = 'ELECTRUM_BENCH_RPC_PASSWORD';
+
+export const DEFAULTS = {
+  minTxs: 1,
+  buckets: 'log10' as BucketScheme,
+  seed: '1',
+  network: 'auto' as const,
+  countProfile: 'auto' as const,
+  countConnections: 4,
+  countTimeoutSec: 60,
+  // A few requests in flight keep the node busy while we parse the previous reply.
+  scanConcurrency: 3,
+};
+
+export interface RpcTarget {
+  url: string;
+  user?: string;
+  password?: string;
+  cookieFile?: string;
+}
+
+export interface ElectrumTarget {
+  host: string;
+  port: number;
+  tls: boolean;
+  tlsInsecure: boolean;
+  label: string; // electrum://host:port, for messages and the manifest
+}
+
+/** What decides which counted candidates become dataset lines. */
+export interface Selection {
+  minTxs: number;
+  maxTxs: number | null;
+  types: AddressType[] | null;
+  buckets: BucketScheme;
+  perBucket: number | null;
+  seed: string;
+}
+
+export interface OutputPaths {
+  dataset: string;
+  manifest: string;
+  checkpoint: string;
+}
+
+export interface BuildOptions {
+  rpc: RpcTarget;
+  from: number;
+  to: number;
+  countVia: ElectrumTarget;
+  countProfile: ProfileName | 'auto';
+  countConnections: number;
+  countTimeoutMs: number;
+  scanConcurrency: number;
+  network: NetworkName | 'auto';
+  selection: Selection;
+  out: OutputPaths;
+  force: boolean;
+}
+
+export interface FilterOptions {
+  input: string;
+  inputManifest: string;
+  selection: Selection;
+  out: OutputPaths;
+  force: boolean;
+}
+
+export interface StatsOptions {
+  input: string;
+  buckets: BucketScheme;
+  json: boolean;
+}
+
+type Raw = Record<string, unknown>;
+
+export function buildOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): BuildOptions {
+  const from = integer(raw, 'from', { min: 0, required: true })!;
+  const to = integer(raw, 'to', { min: 0, required: true })!;
+  if (from > to) throw new UserError(`--from ${from} is above --to ${to}`);
+  return {
+    rpc: rpcTarget(raw, env),
+    from,
+    to,
+    countVia: electrumTarget(str(raw, 'count-via', true)!, raw['tls-insecure'] === true),
+    countProfile: oneOf(raw, 'count-profile', ['auto', ...PROFILE_NAMES], DEFAULTS.countProfile),
+    countConnections: integer(raw, 'count-connections', { min: 1, max: 64 }) ?? DEFAULTS.countConnections,
+    countTimeoutMs: (integer(raw, 'count-timeout', { min: 1 }) ?? DEFAULTS.countTimeoutSec) * 1000,
+    scanConcurrency: integer(raw, 'scan-concurrency', { min: 1, max: 16 }) ?? DEFAULTS.scanConcurrency,
+    network: oneOf(raw, 'network', ['auto', ...NETWORK_NAMES], DEFAULTS.network),
+    selection: selection(raw),
+    out: outputPaths(str(raw, 'out', true)!),
+    force: raw.force === true,
+  };
+}
+
+export function filterOptions(raw: Raw): FilterOptions {
+  const input = str(raw, 'in', true)!;
+  const out = outputPaths(str(raw, 'out', true)!);
+  if (path.resolve(input) === path.resolve(out.dataset)) throw new UserError(`--out must differ from --in (${input})`);
+  return { input, inputManifest: manifestPathOf(input), selection: selection(raw), out, force: raw.force === true };
+}
+
+export function statsOptions(raw: Raw): StatsOptions {
+  return {
+    input: str(raw, 'in', true)!,
+    buckets: oneOf(raw, 'buckets', BUCKET_SCHEMES, DEFAULTS.buckets),
+    json: raw.json === true,
+  };
+}
+
+export function manifestPathOf(datasetPath: string): string {
+  return datasetPath.replace(/\.jsonl$/, '') + '.manifest.json';
+}
+
+/**
+ * Makes sure the outputs can be written before any work starts: the directory exists (created if
+ * need be) and is writable, and an existing dataset is only replaced when asked to.
+ */
+export function prepareOutput(out: OutputPaths, force: boolean): void {
+  const dir = path.dirname(path.resolve(out.dataset));
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new UserError(`--out: cannot write to ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  if (!force && fs.existsSync(out.dataset)) {
+    throw new UserError(`--out: ${out.dataset} already exists (pass --force to replace it)`);
+  }
+}
+
+function selection(raw: Raw): Selection {
+  const minTxs = integer(raw, 'min-txs', { min: 1 }) ?? DEFAULTS.minTxs;
+  const maxTxs = integer(raw, 'max-txs', { min: 1 });
+  if (maxTxs !== undefined && maxTxs < minTxs) throw new UserError(`--max-txs ${maxTxs} is below --min-txs ${minTxs}`);
+  return {
+    minTxs,
+    maxTxs: maxTxs ?? null,
+    types: addressTypes(raw),
+    buckets: oneOf(raw, 'buckets', BUCKET_SCHEMES, DEFAULTS.buckets),
+    perBucket: integer(raw, 'per-bucket', { min: 1 }) ?? null,
+    seed: str(raw, 'seed') ?? DEFAULTS.seed,
+  };
+}
+
+function addressTypes(raw: Raw): AddressType[] | null {
+  const v = raw.types;
+  if (v === undefined) return null;
+  const items = (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) throw new UserError(`--types: expected a comma-separated list of ${ADDRESS_TYPES.join(', ')}`);
+  for (const t of items) {
+    if (!(ADDRESS_TYPES as readonly string[]).includes(t)) {
+      throw new UserError(`--types: unknown type ${JSON.stringify(t)} (expected ${ADDRESS_TYPES.join(', ')})`);
+    }
+  }
+  return [...new Set(items)].sort() as AddressType[];
+}
+
+function rpcTarget(raw: Raw, env: NodeJS.ProcessEnv): RpcTarget {
+  const url = str(raw, 'rpc', true)!;
+  const cookieFile = str(raw, 'rpc-cookie');
+  const flagUser = str(raw, 'rpc-user');
+  const flagPassword = str(raw, 'rpc-password');
+  if (cookieFile && (flagUser !== undefined || flagPassword !== undefined)) {
+    throw new UserError('give either --rpc-cookie or --rpc-user/--rpc-password, not both');
+  }
+  if (cookieFile) return { url, cookieFile }; // an explicit cookie beats credentials left in the environment
+  const user = flagUser ?? env[ENV_RPC_USER];
+  const password = flagPassword ?? env[ENV_RPC_PASSWORD];
+  return { url, ...(user !== undefined ? { user } : {}), ...(password !== undefined ? { password } : {}) };
+}
+
+const ELECTRUM_SCHEMES: Record<string, boolean> = { 'electrum:': false, 'tcp:': false, 'electrums:': true, 'ssl:': true, 'tls:': true };
+
+/** electrum://host:port (plain TCP) or electrums://host:port (TLS); tcp:// and ssl:// are accepted too. */
+export function electrumTarget(text: string, tlsInsecure: boolean): ElectrumTarget {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UserError(`--count-via: expected electrum://HOST:PORT or electrums://HOST:PORT, got ${JSON.stringify(text)}`);
+  }
+  const tls = ELECTRUM_SCHEMES[url.protocol];
+  if (tls === undefined || url.hostname === '') {
+    throw new UserError(`--count-via: expected electrum://HOST:PORT or electrums://HOST:PORT, got ${JSON.stringify(text)}`);
+  }
+  const port = url.port === '' ? (tls ? 50002 : 50001) : Number(url.port);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return { host, port, tls, tlsInsecure, label: `${tls ? 'electrums' : 'electrum'}://${shownHost}:${port}` };
+}
+
+function outputPaths(out: string): OutputPaths {
+  if (!out.endsWith('.jsonl')) throw new UserError(`--out must name a .jsonl file, got ${JSON.stringify(out)}`);
+  return { dataset: out, manifest: manifestPathOf(out), checkpoint: `${out}.checkpoint` };
+}
+
+function str(raw: Raw, name: string, required = false): string | undefined {
+  const v = raw[name];
+  if (v === undefined || v === null) {
+    if (required) throw new UserError(`--${name} is required`);
+    return undefined;
+  }
+  if (Array.isArray(v)) throw new UserError(`--${name} given more than once`);
+  const s = String(v);
+  if (required && s === '') throw new UserError(`--${name} must not be empty`);
+  return s;
+}
+
+function integer(raw: Raw, name: string, o: { min: number; max?: number; required?: boolean }): number | undefined {
+  const s = str(raw, name, o.required);
+  if (s === undefined) return undefined;
+  const n = /^\d+$/.test(s.trim()) ? Number(s) : NaN;
+  if (!Number.isSafeInteger(n) || n < o.min || (o.max !== undefined && n > o.max)) {
+    const range = o.max !== undefined ? `an integer in ${o.min}..${o.max}` : `an integer >= ${o.min}`;
+    throw new UserError(`--${name} must be ${range}, got ${JSON.stringify(s)}`);
+  }
+  return n;
+}
+
+function oneOf<T extends string>(raw: Raw, name: string, allowed: readonly T[], fallback: T): T {
+  const s = str(raw, name);
+  if (s === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(s)) throw new UserError(`--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(s)}`);
+  return s as T;
+}

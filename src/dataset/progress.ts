@@ -1,0 +1,53 @@
+/**
+ * The terminal view of a build: a bar with ETA per phase on stderr, and one summary line when a
+ * phase ends. It only listens to the build's events.
+ */
+import cliProgress from 'cli-progress';
+import type { BuildEvents, Phase, PhaseTick } from './events';
+
+const FORMATS: Record<Phase, string> = {
+  scan: 'scan  [{bar}] {percentage}% | {value}/{total} blocks | ETA {eta_formatted} | {candidates} candidates',
+  count: 'count [{bar}] {percentage}% | {value}/{total} candidates | ETA {eta_formatted} | {kept} kept',
+};
+
+/** Returns a function that takes a bar still drawn off the screen (a failed build). */
+export function attachProgress(events: BuildEvents, opts: { bars: boolean; stream?: NodeJS.WriteStream }): () => void {
+  const stream = opts.stream ?? process.stderr;
+  let bar: cliProgress.SingleBar | undefined;
+  let startDone = 0;
+
+  events.on('start', (t: PhaseTick) => {
+    startDone = t.done;
+    if (!opts.bars) return;
+    bar = new cliProgress.SingleBar(
+      {
+        stream,
+        format: FORMATS[t.phase],
+        etaBuffer: 50,
+        hideCursor: false,
+        noTTYOutput: true,
+        notTTYSchedule: 10_000,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(t.total, t.done, t.info);
+  });
+  events.on('progress', (t: PhaseTick) => bar?.update(t.done, t.info));
+  events.on('end', (t) => {
+    bar?.update(t.done, t.info);
+    bar?.stop();
+    bar = undefined;
+    const seconds = t.elapsedMs / 1000;
+    const rate = (t.done - startDone) / Math.max(seconds, 1e-3);
+    const unit = t.phase === 'scan' ? 'blocks' : 'candidates';
+    const extra = Object.entries(t.info)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ');
+    stream.write(`${t.phase}: ${t.done}/${t.total} ${unit} in ${seconds.toFixed(1)} s (${rate.toFixed(0)} ${unit}/s)${extra ? `, ${extra}` : ''}\n`);
+  });
+  events.on('note', (text: string) => stream.write(`${text}\n`));
+  return () => {
+    bar?.stop();
+    bar = undefined;
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * The part of Bitcoin Core's unauthenticated REST interface (doc/REST-interface.md, rest.cpp) that
+ * electrs 0.12 reads through its `bindex` crate, served from btcd's real blocks and txindex.
+ * Paths, formats, status codes and error texts follow rest.cpp: 400 for a malformed height/hash/
+ * count, 404 for an unknown block or output format, text/plain errors ending in CRLF.
+ * Unknown paths are 404.
+ */
+import { hashToWire, isHashHex, satsToBtc } from './bytes';
+import type { AdapterDeps } from './context';
+import type { HttpReply } from './jsonrpc';
+import { blockInputs, prevoutsOf, spentTxoutsBytes } from './prevouts';
+
+type Format = 'bin' | 'hex' | 'json';
+
+const MAX_REST_HEADERS_RESULTS = 2000; // rest.cpp
+const INT32_MAX = 2 ** 31 - 1;
+
+export async function handleRest(pathname: string, query: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
+  const rest = pathname.slice('/rest/'.length);
+  const route = ROUTES.find((r) => rest.startsWith(r.prefix));
+  if (!route) return error(404, 'Not found');
+  const { param, format } = parseFormat(rest.slice(route.prefix.length));
+  if (!format || !route.formats.includes(format)) {
+    return error(404, `output format not found (available: ${route.formats.map((f) => '.' + f).join(', ')})`);
+  }
+  return route.handle(param, format, query, deps);
+}
+
+interface Route {
+  prefix: string;
+  formats: Format[];
+  handle(param: string, format: Format, query: URLSearchParams, deps: AdapterDeps): Promise<HttpReply>;
+}
+
+const ROUTES: Route[] = [
+  { prefix: 'blockhashbyheight/', formats: ['bin', 'hex', 'json'], handle: blockhashByHeight },
+  { prefix: 'headers/', formats: ['bin', 'hex'], handle: headers },
+  { prefix: 'block/', formats: ['bin', 'hex'], handle: block },
+  { prefix: 'spenttxouts/', formats: ['bin', 'hex', 'json'], handle: spentTxouts },
+  { prefix: 'blockpart/', formats: ['bin', 'hex'], handle: blockPart },
+];
+
+// rest.cpp ParseDataFormat: the text after the last '.' names the format.
+function parseFormat(s: string): { param: string; format: Format | null } {
+  const dot = s.lastIndexOf('.');
+  if (dot < 0) return { param: s, format: null };
+  const suffix = s.slice(dot + 1);
+  if (suffix === 'bin' || suffix === 'hex' || suffix === 'json') return { param: s.slice(0, dot), format: suffix };
+  return { param: s, format: null };
+}
+
+async function blockhashByHeight(param: string, format: Format, _q: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
+  if (!/^\d+$/.test(param) || Number(param) > INT32_MAX) return error(400, `Invalid height: ${param.replace(/[^\w.-]/g, '')}`);
+  const o = await deps.btcd.call('getblockhash', [Number(param)]);
+  if (o.error) return error(404, 'Block height out of range');
+  const hash = o.result as string;
+  if (format === 'json') return jsonBody({ blockhash: hash });
+  // rest.cpp: .bin is the serialized uint256 (reversed), .hex is GetHex() (display order).
+  if (format === 'hex') return { status: 200, contentType: 'text/plain', body: hash + '\n' };
+  return bytes(format, hashToWire(hash));
+}
+
+async function headers(param: string, format: Format, query: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
+  const parts = param.split('/');
+  let rawCount: string;
+  let hash: string;
+  if (parts.length === 2) [rawCount, hash] = parts; // deprecated since Core 24: /rest/headers/<count>/<hash>
+  else if (parts.length === 1) [rawCount, hash] = [query.get('count') ?? '5', parts[0]];
+  else return error(400, 'Invalid URI format. Expected /rest/headers/<hash>.<ext>?count=<count>');
+  const count = /^\d+$/.test(rawCount) ? Number(rawCount) : NaN;
+  if (!(count >= 1 && count <= MAX_REST_HEADERS_RESULTS)) {
+    return error(400, `Header count is invalid or out of acceptable range (1-${MAX_REST_HEADERS_RESULTS}): ${rawCount}`);
+  }
+  if (!isHashHex(hash)) return error(400, `Invalid hash: ${hash}`);
+  // Core returns an empty body for an unknown block or one off the active chain; bindex relies on
+  // that to detect a reorg.
+  const info = await deps.data.headerInfo(hash);
+  if (!info || !(await deps.data.inActiveChain(info))) return bytes(format, Buffer.alloc(0));
+  const tip = await deps.data.tipHeight();
+  const hashes = await deps.data.activeHashes(info.height, Math.min(tip, info.height + count - 1));
+  return bytes(format, Buffer.concat(await deps.data.headerBytes(hashes)));
+}
+
+async function block(param: string, format: Format, _q: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
+  if (!isHashHex(param)) return error(400, `Invalid hash: ${param}`);
+  const raw = await deps.data.rawBlock(param);
+  if (!raw) return error(404, `${param} not found`);
+  return bytes(format, raw);
+}
+
+async function spentTxouts(param: string, format: Format, _q: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
+  if (param.includes('/')) return error(400, 'Invalid URI format. Expected /rest/spenttxouts/<hash>.<ext>');
+  if (!isHashHex(param)) return error(400, `Invalid hash: ${param}`);
+  const raw = await deps.data.rawBlock(param);
+  if (!raw) return error(404, `${param} not found`);
+  const perTx = await prevoutsOf(deps.data, blockInputs(raw), false);
+  if (format === 'json') {
+    return jsonBody(perTx.map((outs) => outs.map((o) => ({ value: satsToBtc(o.value), scriptPubKey: o.scriptPubKey }))));
+  }
+  return bytes(format, spentTxoutsBytes(perTx));
+}
+
+// Core 31 (PR 33657): bytes [offset, offset+size) of the block as stored, i.e. its serialization.
+async function blockPart(param: string, format: Format, query: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
+  if (!isHashHex(param)) return error(400, `Invalid hash: ${param}`);
+  const offset = nonNegative(query.get('offset'));
+  const size = nonNegative(query.get('size'));
+  if (offset === null || size === null) return error(400, 'Block part offset and size must be non-negative integers (?offset=N&size=M)');
+  const raw = await deps.data.rawBlock(param);
+  if (!raw) return error(404, `${param} not found`);
+  if (offset + size > raw.length) return error(400, `Block part ${offset}+${size} is out of range (block has ${raw.length} bytes)`);
+  return bytes(format, raw.subarray(offset, offset + size));
+}
+
+function nonNegative(s: string | null): number | null {
+  if (s === null || !/^\d+$/.test(s)) return null;
+  const n = Number(s);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+function bytes(format: Format, b: Buffer): HttpReply {
+  if (format === 'hex') return { status: 200, contentType: 'text/plain', body: b.toString('hex') + '\n' };
+  return { status: 200, contentType: 'application/octet-stream', body: b };
+}
+
+function jsonBody(v: unknown): HttpReply {
+  return { status: 200, contentType: 'application/json', body: JSON.stringify(v) + '\n' };
+}
+
+function error(status: number, message: string): HttpReply {
+  return { status, contentType: 'text/plain', body: message + '\r\n' };
+}

@@ -1,0 +1,52 @@
+/**
+ * ElectrumX (e-x 2.0) from the lab's venv, configured only through its environment (it reads no
+ * config file). It talks to the adapter, never to btcd: e-x 2.0 needs Core's getnetworkinfo,
+ * getindexinfo and fee fields that btcd lacks. Its index lives in a wiped directory: every `up` is
+ * a fresh chain. Note: electrumx_server exits 0 even after "terminated abnormally", so the lab
+ * judges readiness by its tip, never by its exit code.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Credentials } from './adapter/credentials';
+import type { LabConfig, LabPaths } from './config';
+import { spawnDetached } from './processes';
+
+export function electrumxEnv(cfg: LabConfig, paths: LabPaths, creds: Credentials): NodeJS.ProcessEnv {
+  const h = cfg.host;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    COIN: 'Bitcoin',
+    NET: 'regtest',
+    DB_ENGINE: 'leveldb', // no default in e-x 2.0
+    DB_DIRECTORY: paths.electrumxDir,
+    DAEMON_URL: `http://${creds.user}:${creds.password}@${h}:${cfg.ports.adapter}/`,
+    SERVICES: `tcp://${h}:${cfg.ports.electrumx},rpc://${h}:${cfg.ports.electrumxRpc}`,
+    PEER_DISCOVERY: 'off',
+    PEER_ANNOUNCE: 'false',
+    // Milliseconds; the default 5 s poll would make every "mine, then assert" wait seconds.
+    DAEMON_POLL_INTERVAL_BLOCKS: '200',
+    DAEMON_POLL_INTERVAL_MEMPOOL: '200',
+    // aiorpcx's per-session cost throttling sleeps up to REQUEST_SLEEP (2.5 s) per request once a
+    // session has asked for a few large histories: a benchmark would measure the sleep, not the
+    // server. 0 turns both limits off (e-x env.py); operators benchmarking their own ElectrumX
+    // should do the same, as the README says.
+    COST_SOFT_LIMIT: '0',
+    COST_HARD_LIMIT: '0',
+  };
+  if (os.userInfo().uid === 0) env.ALLOW_ROOT = '1'; // containers and CI run as root
+  return env;
+}
+
+/** Starts ElectrumX on a wiped index directory; returns its pid. Readiness is checked by the caller. */
+export function startElectrumx(cfg: LabConfig, paths: LabPaths, creds: Credentials): number {
+  fs.rmSync(paths.electrumxDir, { recursive: true, force: true });
+  fs.mkdirSync(paths.electrumxDir, { recursive: true });
+  return spawnDetached(paths, {
+    name: 'electrumx',
+    command: path.join(cfg.bin.electrumxVenv, 'bin', 'electrumx_server'),
+    args: [],
+    env: electrumxEnv(cfg, paths, creds),
+  });
+}

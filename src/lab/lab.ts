@@ -1,0 +1,425 @@
+/**
+ * The regtest lab as one unit: `labUp` installs and starts btcd, the Core-dialect adapter, the chain
+ * generator, ElectrumX and electrs and returns once every server is at the node's tip (and has the
+ * generator's mempool); `labDown` stops exactly what `up` started, through pid files; `labStatus`
+ * reports each component and each server's tip. Everything binds 127.0.0.1; all state lives in
+ * `labConfig().stateDir`.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { scriptHashOfScript } from '../electrum/scripthash';
+import { NodeRpc } from '../node/rpc';
+import { UserError } from '../user-error';
+import { writeFreshCredentials } from './adapter/credentials';
+import { startBtcd } from './btcd';
+import {
+  LAB_COMPONENTS,
+  LAB_DEFAULT_SEED,
+  LAB_TIMEOUTS,
+  labConfig,
+  labPaths,
+  type ElectrumServerName,
+  type LabComponent,
+  type LabConfig,
+  type LabPaths,
+} from './config';
+import { startElectrs } from './electrs';
+import { startElectrumx } from './electrumx';
+import { runningPid, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..');
+const ELECTRUM_SERVERS: ElectrumServerName[] = ['electrumx', 'electrs'];
+
+export interface LabUpOptions {
+  seed?: string;
+  without?: ElectrumServerName[]; // quick local iteration only: the full lab runs both servers
+  mempoolTxs?: number; // passed to the generator (its default when absent)
+  skipInstall?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface ElectrumEndpoint {
+  url: string; // electrum://127.0.0.1:PORT (plain TCP)
+  host: string;
+  port: number;
+}
+
+export interface ComponentStatus {
+  name: LabComponent;
+  expected: boolean; // started by the last `up`
+  running: boolean;
+  pid: number | null;
+}
+
+export interface ServerStatus extends ElectrumEndpoint {
+  running: boolean;
+  tip: number | null;
+  error?: string;
+}
+
+export interface LabStatus {
+  up: boolean; // every expected component runs and every expected server is at the node's tip
+  seed: string | null;
+  stateDir: string;
+  node: { rpcUrl: string; cookieFile: string; tip: number | null; error?: string };
+  components: ComponentStatus[];
+  electrum: Partial<Record<ElectrumServerName, ServerStatus>>;
+  datasetPath: string;
+  manifestPath: string;
+}
+
+interface LabState {
+  seed: string;
+  components: LabComponent[];
+  startedAt: string;
+  readyAt?: string;
+  tipHeight?: number;
+}
+
+export async function labUp(opts: LabUpOptions = {}): Promise<LabStatus> {
+  const paths = labPaths(labConfig());
+  return withLabLock(paths, 'up', () => up(opts));
+}
+
+/** Stops every component that has a live pid file, newest first. Idempotent. */
+export async function labDown(): Promise<Record<LabComponent, StopOutcome>> {
+  const paths = labPaths(labConfig());
+  return withLabLock(paths, 'down', () => down(paths));
+}
+
+type StopOutcome = 'not-running' | 'stopped' | 'killed';
+
+async function up(opts: LabUpOptions): Promise<LabStatus> {
+  const cfg = labConfig();
+  const paths = labPaths(cfg);
+  const log = opts.log ?? (() => undefined);
+  const seed = opts.seed ?? LAB_DEFAULT_SEED;
+  if (seed.length === 0) throw new UserError('--seed must not be empty');
+  const without = new Set<LabComponent>(opts.without ?? []);
+  const components = LAB_COMPONENTS.filter((c) => !without.has(c));
+
+  let current = await labStatus();
+  const previous = readState(paths);
+  if (previous && !previous.readyAt && current.components.some((c) => c.running)) {
+    // An `up` that never finished (killed mid-way; we hold the lock, so it is not running).
+    log('cleaning up after an interrupted `lab up`');
+    await down(paths);
+    current = await labStatus();
+  }
+  if (current.components.some((c) => c.running)) {
+    const same = current.seed === seed && sameSet(current.components.filter((c) => c.expected).map((c) => c.name), components);
+    if (current.up && same) {
+      log(`already up (seed ${seed}) at height ${current.node.tip}`);
+      return current;
+    }
+    throw new UserError(
+      `the lab is already ${current.up ? 'up' : 'partly up'} (seed ${current.seed ?? 'unknown'}); run "npm run lab -- reset" (or "down") first`,
+    );
+  }
+
+  const t0 = Date.now();
+  await checkPortsFree(cfg);
+  if (!opts.skipInstall) await runInstall(components, log);
+  // Loaded here, not at the top: `down` and `status` must work even if the generator is mid-edit.
+  const generator = await import('./generator');
+
+  fs.mkdirSync(cfg.stateDir, { recursive: true });
+  for (const c of LAB_COMPONENTS) fs.rmSync(path.join(paths.pidDir, `${c}.pid`), { force: true });
+  const creds = writeFreshCredentials(paths.cookieFile);
+  const state: LabState = { seed, components, startedAt: new Date().toISOString() };
+  writeState(paths, state);
+  const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 120_000 });
+  try {
+    log('starting btcd');
+    await startBtcd(cfg, paths, creds, generator.miningAddress(seed));
+    log('starting the Core-dialect adapter');
+    await startAdapter(cfg, paths, rpc);
+    log(`generating the chain (seed ${seed})`);
+    const t1 = Date.now();
+    await generator.generateChain(rpc, {
+      seed,
+      datasetPath: paths.datasetPath,
+      manifestPath: paths.manifestPath,
+      mempoolTxs: opts.mempoolTxs,
+      log: (m) => log(`generator: ${m}`),
+    });
+    const tip = await rpc.call<number>('getblockcount');
+    const watch = await mempoolWatch(rpc);
+    log(`chain at height ${tip} with ${watch.length} mempool transactions (${secs(t1)} s); starting Electrum servers`);
+    const starters: Record<ElectrumServerName, () => number> = {
+      electrumx: () => startElectrumx(cfg, paths, creds),
+      electrs: () => startElectrs(cfg, paths, creds),
+    };
+    await Promise.all(
+      ELECTRUM_SERVERS.filter((s) => components.includes(s)).map(async (s) => {
+        const t2 = Date.now();
+        await waitServerSynced(cfg, paths, s, starters[s](), tip, watch);
+        log(`${s} at height ${tip}, mempool seen (${secs(t2)} s)`);
+      }),
+    );
+    writeState(paths, { ...state, readyAt: new Date().toISOString(), tipHeight: tip });
+    log(`lab up in ${secs(t0)} s`);
+  } catch (err) {
+    log('failed; stopping what was started');
+    await down(paths).catch(() => undefined);
+    throw err;
+  } finally {
+    rpc.close();
+  }
+  return labStatus();
+}
+
+async function down(paths: LabPaths): Promise<Record<LabComponent, StopOutcome>> {
+  const outcome = {} as Record<LabComponent, StopOutcome>;
+  for (const c of [...LAB_COMPONENTS].reverse()) outcome[c] = await stopComponent(paths, c, LAB_TIMEOUTS.stopMs);
+  fs.rmSync(paths.stateFile, { force: true });
+  return outcome;
+}
+
+export async function labStatus(): Promise<LabStatus> {
+  const cfg = labConfig();
+  const paths = labPaths(cfg);
+  const state = readState(paths);
+  const components = LAB_COMPONENTS.map((name) => {
+    const pid = runningPid(paths, name);
+    return { name, expected: state?.components.includes(name) ?? false, running: pid !== null, pid };
+  });
+  const running = (n: LabComponent) => components.find((c) => c.name === n)!.running;
+
+  const node: LabStatus['node'] = { rpcUrl: adapterUrl(cfg), cookieFile: paths.cookieFile, tip: null };
+  if (running('adapter')) {
+    const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 5_000 });
+    try {
+      node.tip = await rpc.call<number>('getblockcount');
+    } catch (err) {
+      node.error = (err as Error).message;
+    } finally {
+      rpc.close();
+    }
+  }
+
+  const servers = await Promise.all(
+    ELECTRUM_SERVERS.map(async (s): Promise<[ElectrumServerName, ServerStatus]> => {
+      const ep = electrumEndpoint(cfg, s);
+      const st: ServerStatus = { ...ep, running: running(s), tip: null };
+      if (st.running) {
+        try {
+          st.tip = await electrumTip(ep.host, ep.port);
+        } catch (err) {
+          st.error = (err as Error).message;
+        }
+      }
+      return [s, st];
+    }),
+  );
+  const electrum: LabStatus['electrum'] = Object.fromEntries(servers);
+
+  const up =
+    state !== null &&
+    components.every((c) => !c.expected || c.running) &&
+    node.tip !== null &&
+    ELECTRUM_SERVERS.every((s) => !state.components.includes(s) || electrum[s]?.tip === node.tip);
+  return {
+    up,
+    seed: state?.seed ?? null,
+    stateDir: cfg.stateDir,
+    node,
+    components,
+    electrum,
+    datasetPath: paths.datasetPath,
+    manifestPath: paths.manifestPath,
+  };
+}
+
+export function electrumEndpoint(cfg: LabConfig, s: ElectrumServerName): ElectrumEndpoint {
+  const port = s === 'electrumx' ? cfg.ports.electrumx : cfg.ports.electrs;
+  return { url: `electrum://${cfg.host}:${port}`, host: cfg.host, port };
+}
+
+function adapterUrl(cfg: LabConfig): string {
+  return `http://${cfg.host}:${cfg.ports.adapter}`;
+}
+
+/** The adapter runs as its own process (`node --import tsx`), so it outlives the CLI that starts it. */
+async function startAdapter(cfg: LabConfig, paths: LabPaths, rpc: NodeRpc): Promise<void> {
+  const pid = spawnDetached(paths, {
+    name: 'adapter',
+    command: process.execPath,
+    args: [
+      '--import',
+      'tsx',
+      path.join(REPO_ROOT, 'src', 'lab', 'adapter', 'main.ts'),
+      '--port',
+      String(cfg.ports.adapter),
+      '--btcd-port',
+      String(cfg.ports.btcdRpc),
+      '--cookie',
+      paths.cookieFile,
+    ],
+    cwd: REPO_ROOT, // `--import tsx` resolves from here
+  });
+  await waitReady(paths, 'adapter', pid, 'answering RPC', LAB_TIMEOUTS.readyMs, () => rpc.call('getblockchaininfo'));
+}
+
+interface MempoolProbe {
+  txid: string;
+  scripthash: string; // of one of its outputs: its history must list the tx as unconfirmed
+}
+
+/** One output scripthash per node mempool transaction, to check each server's mempool by. */
+async function mempoolWatch(rpc: NodeRpc): Promise<MempoolProbe[]> {
+  const txids = await rpc.call<string[]>('getrawmempool');
+  const txs = await rpc.batch<{ vout: Array<{ scriptPubKey: { hex: string } }> }>(
+    txids.map((id) => ({ method: 'getrawtransaction', params: [id, 1] })),
+  );
+  return txids.map((txid, i) => {
+    // OP_RETURN outputs are not indexed by Electrum servers.
+    const out = txs[i].vout.find((o) => !o.scriptPubKey.hex.startsWith('6a')) ?? txs[i].vout[0];
+    return { txid, scripthash: scriptHashOfScript(Buffer.from(out.scriptPubKey.hex, 'hex')) };
+  });
+}
+
+async function waitServerSynced(
+  cfg: LabConfig,
+  paths: LabPaths,
+  s: ElectrumServerName,
+  pid: number,
+  tip: number,
+  watch: MempoolProbe[],
+): Promise<void> {
+  const { host, port } = electrumEndpoint(cfg, s);
+  await waitReady(paths, s, pid, `at the node's tip ${tip} with its mempool`, LAB_TIMEOUTS.readyMs, async () => {
+    const height = await electrumTip(host, port);
+    if (height !== tip) throw new Error(`${s} at height ${height}, node at ${tip}`);
+    if (watch.length === 0) return height;
+    // get_history, not get_mempool: electrs 0.12 lacks get_mempool. Unconfirmed entries have
+    // height 0 (or -1 with unconfirmed parents), per the protocol's get_history.
+    const hashes = [...new Set(watch.map((w) => w.scripthash))];
+    const histories = (await electrumCalls(host, port, hashes.map((h) => ({ method: 'blockchain.scripthash.get_history', params: [h] })))) as Array<
+      Array<{ tx_hash: string; height: number }>
+    >;
+    const seen = new Set(histories.flat().filter((e) => e.height <= 0).map((e) => e.tx_hash));
+    const missing = watch.filter((w) => !seen.has(w.txid)).length;
+    if (missing > 0) throw new Error(`${s} misses ${missing} of ${watch.length} mempool transactions`);
+    return height;
+  });
+}
+
+/** The server's tip height, from `blockchain.headers.subscribe`. */
+export async function electrumTip(host: string, port: number): Promise<number> {
+  const [tip] = (await electrumCalls(host, port, [{ method: 'blockchain.headers.subscribe', params: [] }])) as Array<{ height: number }>;
+  return tip.height;
+}
+
+/**
+ * A minimal Electrum client for readiness checks: one connection, newline-delimited JSON-RPC 2.0
+ * (Electrum protocol "Basics"), results in the order of `calls`. The benchmark's own client lives in
+ * src/electrum/; this only has to tell "synced" from "not yet".
+ */
+function electrumCalls(host: string, port: number, calls: Array<{ method: string; params: unknown[] }>, timeoutMs = 5_000): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    const results = new Map<number, unknown>();
+    let buffered = '';
+    const sock = net.connect({ host, port });
+    const done = (err?: Error) => {
+      sock.destroy();
+      if (err) reject(err);
+      else resolve(calls.map((_, i) => results.get(i)));
+    };
+    sock.setTimeout(timeoutMs, () => done(new Error(`no answer from ${host}:${port} within ${timeoutMs} ms`)));
+    sock.on('error', (err) => done(new Error(`${host}:${port}: ${err.message}`)));
+    sock.on('connect', () => {
+      // ElectrumX closes a session whose first message is not server.version; 1.4 is the one
+      // version both servers speak.
+      const hello = JSON.stringify({ jsonrpc: '2.0', id: 'hello', method: 'server.version', params: ['electrum-bench-lab', '1.4'] });
+      sock.write([hello, ...calls.map((c, id) => JSON.stringify({ jsonrpc: '2.0', id, method: c.method, params: c.params }))].join('\n') + '\n');
+    });
+    sock.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (line.trim() === '') continue;
+        let msg: { id?: number | string; result?: unknown; error?: { message?: string } };
+        try {
+          msg = JSON.parse(line);
+        } catch {
+          return done(new Error(`${host}:${port} sent a line that is not JSON: ${line.slice(0, 80)}`));
+        }
+        if (msg.id === 'hello' && msg.error) return done(new Error(`server.version: ${msg.error.message ?? JSON.stringify(msg.error)}`));
+        if (typeof msg.id !== 'number') continue; // server.version's reply, or a notification
+        if (msg.error) return done(new Error(`${calls[msg.id]?.method}: ${msg.error.message ?? JSON.stringify(msg.error)}`));
+        results.set(msg.id, msg.result);
+        if (results.size === calls.length) return done();
+      }
+    });
+  });
+}
+
+/** Fails before anything starts if another process holds one of the lab's ports. */
+async function checkPortsFree(cfg: LabConfig): Promise<void> {
+  for (const [name, port] of Object.entries(cfg.ports)) {
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, cfg.host, () => srv.close(() => resolve(true)));
+    });
+    if (!free) {
+      throw new UserError(`port ${cfg.host}:${port} (${name}) is in use by another process; stop it or pick other ports with ELECTRUM_BENCH_LAB_PORT_BASE`);
+    }
+  }
+}
+
+/** scripts/install-lab.sh for the components `up` starts; it is idempotent and fast once cached. */
+async function runInstall(components: LabComponent[], log: (line: string) => void): Promise<void> {
+  const targets = components.filter((c) => c !== 'adapter');
+  log(`installing/checking ${targets.join(', ')} (scripts/install-lab.sh)`);
+  const tail: string[] = [];
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn('bash', [path.join(REPO_ROOT, 'scripts', 'install-lab.sh'), ...targets], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const relay = (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      tail.push(...chunk.toString('utf8').split('\n').filter((l) => l.trim() !== ''));
+      tail.splice(0, Math.max(0, tail.length - 20));
+    };
+    child.stdout.on('data', relay);
+    child.stderr.on('data', relay);
+    const timer = setTimeout(() => child.kill('SIGTERM'), LAB_TIMEOUTS.installMs);
+    child.on('error', reject);
+    child.on('close', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  if (code === 0) return;
+  // Exit 2 is install-lab.sh's "a tool is missing" (its message names the tool).
+  const said = [...tail].reverse().find((l) => l.startsWith('[install-lab]'));
+  if (code === 2) throw new UserError(said ? said.replace('[install-lab] ', 'install-lab: ') : 'install-lab.sh: a required tool is missing');
+  throw new Error(`scripts/install-lab.sh failed (exit ${code}):\n${tail.join('\n')}`);
+}
+
+function readState(paths: LabPaths): LabState | null {
+  try {
+    return JSON.parse(fs.readFileSync(paths.stateFile, 'utf8')) as LabState;
+  } catch {
+    return null;
+  }
+}
+
+function writeState(paths: LabPaths, state: LabState): void {
+  fs.writeFileSync(paths.stateFile, JSON.stringify(state, null, 2) + '\n');
+}
+
+function sameSet<T>(a: T[], b: T[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}
+
+function secs(since: number): string {
+  return ((Date.now() - since) / 1000).toFixed(1);
+}
