@@ -52,6 +52,6 @@ export function selfCheckWarning(check: SelfCheck, medianLatencyNs: number | nul
   if (check.eventLoopDelayMs.p99 <= 0.1 * medianMs) return null;
   return (
     `warning: the generator's own event-loop delay p99 (${check.eventLoopDelayMs.p99} ms) exceeds 10% of the ` +
-    `median latency measured (${medianMs.toFixed(3)} ms): part of what was measured may be the generator itself`
+    `fastest median latency measured (${medianMs.toFixed(3)} ms): part of what was measured may be the generator itself`
   );
 }

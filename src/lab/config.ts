@@ -23,6 +23,12 @@ export interface LabConfig {
   host: '127.0.0.1';
   ports: LabPorts;
   bin: { btcd: string; btcctl: string; electrumxVenv: string; electrs: string };
+  /**
+   * ElectrumX 2.0 pads TCP replies and holds a small reply up to 1 s waiting for more (a
+   * traffic-analysis countermeasure, electrumx/server/transport.py). Off in the lab unless
+   * ELECTRUM_BENCH_ELECTRUMX_PADDING=on: with it, a sequential bench measures that 1 s hold.
+   */
+  electrumxReplyHold: boolean;
 }
 
 export function labConfig(env: NodeJS.ProcessEnv = process.env): LabConfig {
@@ -36,6 +42,7 @@ export function labConfig(env: NodeJS.ProcessEnv = process.env): LabConfig {
     home,
     stateDir,
     host: '127.0.0.1',
+    electrumxReplyHold: env.ELECTRUM_BENCH_ELECTRUMX_PADDING === 'on',
     ports: {
       btcdP2p: base,
       btcdRpc: base + 1,

@@ -39,14 +39,27 @@ export function electrumxEnv(cfg: LabConfig, paths: LabPaths, creds: Credentials
   return env;
 }
 
+/**
+ * Runs the unmodified electrumx_server entry point with one timing constant changed: replies are
+ * still padded, but sent at once instead of being held up to 1 s for more data to pad with.
+ */
+const NO_REPLY_HOLD = [
+  'import sys',
+  'from electrumx.server.transport import PaddedRSTransport',
+  'PaddedRSTransport.WAIT_FOR_BUFFER_GROWTH_SECONDS = 0.0',
+  'from electrumx.cli.electrumx_server import main',
+  "sys.argv[0] = 'electrumx_server'",
+  'sys.exit(main())',
+].join('\n');
+
 /** Starts ElectrumX on a wiped index directory; returns its pid. Readiness is checked by the caller. */
 export function startElectrumx(cfg: LabConfig, paths: LabPaths, creds: Credentials): number {
   fs.rmSync(paths.electrumxDir, { recursive: true, force: true });
   fs.mkdirSync(paths.electrumxDir, { recursive: true });
   return spawnDetached(paths, {
     name: 'electrumx',
-    command: path.join(cfg.bin.electrumxVenv, 'bin', 'electrumx_server'),
-    args: [],
+    command: path.join(cfg.bin.electrumxVenv, 'bin', cfg.electrumxReplyHold ? 'electrumx_server' : 'python3'),
+    args: cfg.electrumxReplyHold ? [] : ['-c', NO_REPLY_HOLD],
     env: electrumxEnv(cfg, paths, creds),
   });
 }
