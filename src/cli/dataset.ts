@@ -14,7 +14,7 @@ import { BuildEvents } from '../dataset/events';
 import { attachProgress } from '../dataset/progress';
 import { filterDataset } from '../dataset/filter';
 import { datasetStats, statsTable } from '../dataset/stats';
-import { readDatasetFile } from '../dataset/read';
+import { readDataset } from '../dataset/line';
 import { removeTemporaries } from '../dataset/output';
 import type { DatasetManifest } from '../dataset/manifest';
 import { BUCKET_SCHEMES } from '../dataset/buckets';
@@ -79,7 +79,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const opts = statsOptions(argv);
-  const stats = datasetStats(readDatasetFile(opts.input, '--in').lines, opts.buckets);
+  const stats = datasetStats(readDataset(opts.input, '--in').lines, opts.buckets);
   process.stdout.write(opts.json ? JSON.stringify(stats, null, 2) + '\n' : statsTable(stats) + '\n');
   return 0;
 }

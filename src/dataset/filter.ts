@@ -7,14 +7,14 @@ import path from 'node:path';
 import { UserError } from '../user-error';
 import type { FilterOptions } from './options';
 import { prepareOutput } from './options';
-import { readDatasetFile } from './read';
+import { readDataset } from './line';
 import { readParentFacts, DatasetManifest } from './manifest';
 import { select } from './stratify';
 import { writeDataset } from './output';
 
 export function filterDataset(opts: FilterOptions): DatasetManifest {
   prepareOutput(opts.out, opts.force);
-  const parent = readDatasetFile(opts.input, '--in');
+  const parent = readDataset(opts.input, '--in');
   const facts = readParentFacts(opts.inputManifest);
   const lines = select(parent.lines, opts.selection);
   if (lines.length === 0) throw new UserError(`no line of ${opts.input} matches the filters: nothing written`);
@@ -28,7 +28,7 @@ export function filterDataset(opts: FilterOptions): DatasetManifest {
     filters: opts.selection,
     parent: {
       dataset: path.relative(here, path.resolve(opts.input)),
-      contentHash: parent.contentHash,
+      contentHash: parent.hash,
       manifest: fs.existsSync(opts.inputManifest) ? path.relative(here, path.resolve(opts.inputManifest)) : null,
     },
   });

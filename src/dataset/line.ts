@@ -81,20 +81,28 @@ export interface LoadedDataset {
   lines: DatasetLine[];
 }
 
-/** Reads a whole JSONL dataset; any bad line is a UserError naming the file and line number. */
-export function readDataset(file: string): LoadedDataset {
+/**
+ * Reads a whole JSONL dataset; a bad or repeated line is a UserError naming the file and line
+ * number, and `flag` names the option the path came from.
+ */
+export function readDataset(file: string, flag = '--dataset'): LoadedDataset {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UserError(`--dataset: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UserError(`${flag}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const lines: DatasetLine[] = [];
+  const seen = new Map<string, number>();
   text.split('\n').forEach((raw, i) => {
     if (raw.trim() === '') return;
-    lines.push(parseDatasetLine(raw, `${file}:${i + 1}`));
+    const line = parseDatasetLine(raw, `${file}:${i + 1}`);
+    const first = seen.get(line.scripthash);
+    if (first !== undefined) throw new UserError(`${file}:${i + 1}: scripthash ${line.scripthash} already on line ${first}`);
+    seen.set(line.scripthash, i + 1);
+    lines.push(line);
   });
-  if (lines.length === 0) throw new UserError(`--dataset: ${file} has no lines`);
+  if (lines.length === 0) throw new UserError(`${flag}: ${file} has no lines`);
   return {
     path: file,
     id: path.basename(file).replace(/\.jsonl$/, ''),

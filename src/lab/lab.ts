@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { ElectrumClient } from '../electrum/client';
 import { scriptHashOfScript } from '../electrum/scripthash';
 import { NodeRpc } from '../node/rpc';
 import { UserError } from '../user-error';
@@ -313,50 +314,14 @@ export async function electrumTip(host: string, port: number): Promise<number> {
   return tip.height;
 }
 
-/**
- * A minimal Electrum client for readiness checks: one connection, newline-delimited JSON-RPC 2.0
- * (Electrum protocol "Basics"), results in the order of `calls`. The benchmark's own client lives in
- * src/electrum/; this only has to tell "synced" from "not yet".
- */
-function electrumCalls(host: string, port: number, calls: Array<{ method: string; params: unknown[] }>, timeoutMs = 5_000): Promise<unknown[]> {
-  return new Promise((resolve, reject) => {
-    const results = new Map<number, unknown>();
-    let buffered = '';
-    const sock = net.connect({ host, port });
-    const done = (err?: Error) => {
-      sock.destroy();
-      if (err) reject(err);
-      else resolve(calls.map((_, i) => results.get(i)));
-    };
-    sock.setTimeout(timeoutMs, () => done(new Error(`no answer from ${host}:${port} within ${timeoutMs} ms`)));
-    sock.on('error', (err) => done(new Error(`${host}:${port}: ${err.message}`)));
-    sock.on('connect', () => {
-      // ElectrumX closes a session whose first message is not server.version; 1.4 is the one
-      // version both servers speak.
-      const hello = JSON.stringify({ jsonrpc: '2.0', id: 'hello', method: 'server.version', params: ['electrum-bench-lab', '1.4'] });
-      sock.write([hello, ...calls.map((c, id) => JSON.stringify({ jsonrpc: '2.0', id, method: c.method, params: c.params }))].join('\n') + '\n');
-    });
-    sock.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        if (line.trim() === '') continue;
-        let msg: { id?: number | string; result?: unknown; error?: { message?: string } };
-        try {
-          msg = JSON.parse(line);
-        } catch {
-          return done(new Error(`${host}:${port} sent a line that is not JSON: ${line.slice(0, 80)}`));
-        }
-        if (msg.id === 'hello' && msg.error) return done(new Error(`server.version: ${msg.error.message ?? JSON.stringify(msg.error)}`));
-        if (typeof msg.id !== 'number') continue; // server.version's reply, or a notification
-        if (msg.error) return done(new Error(`${calls[msg.id]?.method}: ${msg.error.message ?? JSON.stringify(msg.error)}`));
-        results.set(msg.id, msg.result);
-        if (results.size === calls.length) return done();
-      }
-    });
-  });
+/** A short-lived connection for readiness checks: results in the order of `calls`, any error fails. */
+async function electrumCalls(host: string, port: number, calls: Array<{ method: string; params: unknown[] }>, timeoutMs = 5_000): Promise<unknown[]> {
+  const client = await ElectrumClient.connect({ host, port, timeoutMs, keepaliveMs: 0, skipServerInfo: true, clientName: 'electrum-bench-lab' });
+  try {
+    return await Promise.all(calls.map((c) => client.request(c.method, c.params)));
+  } finally {
+    client.close();
+  }
 }
 
 /** Fails before anything starts if another process holds one of the lab's ports. */
