@@ -47,15 +47,14 @@ export function chartSpec(model: ReportModel, def: ChartDef, opts: ChartOptions)
     title: 'server',
     scale: { domain: model.servers.map((s) => s.label) },
   };
-  const quietColor = { ...color, legend: null }; // the legend shows the points' colours, not the band's
   const only = (layer: string) => [{ filter: `datum.layer === '${layer}'` }];
   const layers = [
     {
       transform: only('bucket'),
       mark: { type: 'area', opacity: 0.15 },
-      encoding: { x, y: { field: 'lo', type: 'quantitative', scale: y.scale, title: y.title }, y2: { field: 'hi' }, color: quietColor },
+      encoding: { x, y: { field: 'lo', type: 'quantitative', scale: y.scale, title: y.title }, y2: { field: 'hi' }, color },
     },
-    { transform: only('bucket'), mark: { type: 'line', strokeWidth: 2 }, encoding: { x, y, color: quietColor } },
+    { transform: only('bucket'), mark: { type: 'line', strokeWidth: 2 }, encoding: { x, y, color } },
     {
       transform: only('point'),
       mark: { type: 'point', filled: true, size: 36, opacity: 0.75 },
@@ -77,7 +76,8 @@ export function chartSpec(model: ReportModel, def: ChartDef, opts: ChartOptions)
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: { text: def.title, subtitle: hasErrors ? 'red crosses: addresses with failed calls (above the data)' : 'points: per-address medians; line and band: per-bucket median and best/worst' },
     data: { values },
-    config: { font: FONT, view: { stroke: '#ddd' } },
+    // Layers share one colour legend; full-opacity circles, not the band's pale fill.
+    config: { font: FONT, view: { stroke: '#ddd' }, legend: { symbolType: 'circle', symbolOpacity: 1, symbolFillColor: null } },
   };
   if (opts.facet) {
     return { ...base, facet: { field: 'server', type: 'nominal', title: null }, columns: 2, spec: { width: 320, height: 220, layer: layers } };
