@@ -7,4 +7,6 @@ module.exports = {
   globalSetup: '<rootDir>/test/lab/global-setup.ts',
   globalTeardown: '<rootDir>/test/lab/global-teardown.ts',
   testTimeout: 120000,
+  // A test that leaks a keep-alive socket must not hang CI until its time limit.
+  forceExit: true,
 };

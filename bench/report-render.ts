@@ -1,28 +1,30 @@
 /**
  * Report rendering cost against the number of points: 1k, 10k and 100k per-address medians
- * (synthetic, two servers), each chart built and rendered to SVG and PNG. Prints the time per
- * point at each size and its ratio to the smallest size: about 1 means linear.
- * Usage: npx tsx bench/report-render.ts
+ * (synthetic, two servers, straight into the model), one chart built, drawn to SVG by Vega and
+ * rasterised to PNG by resvg. Prints each stage's time per point and the ratio to the 1k run:
+ * a ratio near 1 means the cost stays linear in the number of points.
+ * Usage: npx tsx bench/report-render.ts [--sizes 1000,10000,100000]
  */
 import { CHARTS } from '../src/report/charts/definitions';
-import { chartSpec } from '../src/report/charts/spec';
-import { renderPng, renderSvg } from '../src/report/render';
-import type { MedianPoint, ReportModel } from '../src/report/model';
+import { chartSpec } from '../src/report/charts/scaling-spec';
+import { renderSvg } from '../src/report/render';
+import { svgToPng } from '../src/report/export/png';
+import type { MedianPoint, ReportModel, ReportServer } from '../src/report/model';
 import { seededRandom } from '../src/random';
 
 function syntheticModel(points: number): ReportModel {
   const rand = seededRandom(`report-render:${points}`);
-  const servers = ['server-a', 'server-b'];
+  const labels = ['server-a', 'server-b'];
   const list: MedianPoint[] = [];
   for (let i = 0; i < points; i++) {
-    const server = servers[i % 2];
-    const txCount = Math.floor(10 ** (1 + rand() * 3));
+    const server = labels[i % 2];
+    const txCount = Math.floor(10 ** (rand() * 4));
     list.push({
       server,
       method: 'history',
-      addressIdx: i,
+      addressIdx: i >> 1,
       address: null,
-      scripthash: i.toString(16).padStart(64, '0'),
+      scripthash: (i >> 1).toString(16).padStart(64, '0'),
       type: 'p2wpkh',
       txCount,
       utxoCount: Math.floor(txCount * rand()),
@@ -31,35 +33,45 @@ function syntheticModel(points: number): ReportModel {
       nError: 0,
     });
   }
-  return {
-    dbPath: ':synthetic:',
-    runs: [],
-    servers: servers.map((label) => ({ label }) as ReportModel['servers'][number]),
-    points: list,
-    errors: [],
-    summaries: [],
-  };
+  // The chart reads only the servers' labels; run and record metadata are for the tables.
+  const servers = labels.map((label) => ({ label }) as ReportServer);
+  return { dbPath: ':synthetic:', runs: [], servers, points: list, errors: [], summaries: [] };
 }
 
-async function timeRender(points: number): Promise<number> {
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+async function timeRender(points: number): Promise<{ spec: number; svg: number; png: number }> {
   const model = syntheticModel(points);
   const def = CHARTS.find((c) => c.id === 'history-vs-txcount')!;
-  const t0 = process.hrtime.bigint();
-  const svg = await renderSvg(chartSpec(model, def, { logX: true, logY: false, facet: false }));
-  renderPng(svg, 1);
-  return Number(process.hrtime.bigint() - t0) / 1e6;
+  let t = process.hrtime.bigint();
+  const spec = chartSpec(model, def, { logX: true, logY: false, facet: false, excludeServers: [] });
+  const specMs = ms(t);
+  t = process.hrtime.bigint();
+  const svg = await renderSvg(spec);
+  const svgMs = ms(t);
+  t = process.hrtime.bigint();
+  svgToPng(svg);
+  return { spec: specMs, svg: svgMs, png: ms(t) };
 }
 
 async function main() {
-  await timeRender(1000); // warm-up: module loading and JIT
-  const sizes = [1000, 10_000, 100_000];
-  const perPoint: number[] = [];
-  console.log('points    total ms   µs/point   ratio to 1k');
+  const arg = process.argv.indexOf('--sizes');
+  const sizes = arg > 0 ? process.argv[arg + 1].split(',').map(Number) : [1000, 10_000, 100_000];
+  await timeRender(sizes[0]); // warm-up: module loading and JIT, not rendering
+  const first: number[] = [];
+  let prev: { n: number; total: number } | null = null;
+  // µs/point includes a fixed cost (axes, legend, PNG canvas); the marginal column is the cost of
+  // each added point between two sizes, the figure that must stay flat for linear scaling.
+  console.log('points   spec ms    svg ms    png ms  total ms  µs/point  ratio to first  marginal µs/point');
   for (const n of sizes) {
-    const ms = await timeRender(n);
-    perPoint.push((ms * 1000) / n);
-    const ratio = perPoint[perPoint.length - 1] / perPoint[0];
-    console.log(`${String(n).padStart(7)}  ${ms.toFixed(0).padStart(9)}  ${perPoint[perPoint.length - 1].toFixed(1).padStart(9)}  ${ratio.toFixed(2).padStart(11)}`);
+    const t = await timeRender(n);
+    const total = t.spec + t.svg + t.png;
+    const perPoint = (total * 1000) / n;
+    if (first.length === 0) first.push(perPoint);
+    const cols = [t.spec, t.svg, t.png, total].map((v) => v.toFixed(0).padStart(9));
+    const marginal = prev ? (((total - prev.total) * 1000) / (n - prev.n)).toFixed(1) : '–';
+    prev = { n, total };
+    console.log(`${String(n).padStart(6)} ${cols.join(' ')} ${perPoint.toFixed(1).padStart(9)} ${(perPoint / first[0]).toFixed(2).padStart(15)} ${marginal.padStart(18)}`);
   }
 }
 

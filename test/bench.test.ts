@@ -30,6 +30,15 @@ function bench(args: string[]) {
   return spawnSync(TSX, [BENCH, '--no-progress', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
 }
 
+/** Samples written so far by a run in progress (0 while the file or its schema is being created). */
+function samplesSoFar(db: string): number {
+  try {
+    return fs.existsSync(db) ? count(db, 'SELECT count(*) n FROM samples') : 0;
+  } catch {
+    return 0;
+  }
+}
+
 function count(db: string, sql: string, ...params: unknown[]): number {
   const d = new Database(db, { readonly: true });
   try {
@@ -96,7 +105,7 @@ test('SIGINT stops within 2 s keeping the samples, and --resume completes the sa
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 300));
-    if (fs.existsSync(db) && count(db, 'SELECT count(*) n FROM samples') > 0) break;
+    if (samplesSoFar(db) > 0) break;
   }
   const t0 = Date.now();
   child.kill('SIGINT');
@@ -125,7 +134,7 @@ test('SIGKILL mid-run never corrupts the database', async () => {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 300));
-    if (fs.existsSync(db) && count(db, 'SELECT count(*) n FROM samples') > 500) break;
+    if (samplesSoFar(db) > 500) break;
   }
   process.kill(-child.pid!, 'SIGKILL'); // tsx runs the CLI in a child: kill the whole group
   await new Promise((r) => child.on('exit', r));

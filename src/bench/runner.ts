@@ -14,7 +14,7 @@ import { computeStatistics, MethodSummary } from '../store/statistics';
 import { seededShuffle } from '../random';
 import { UserError } from '../user-error';
 import { METHODS, MethodName } from './methods';
-import { ClosedLoopScheduler } from './schedulers/closed-loop';
+import { ClosedLoopScheduler, schedulerName } from './schedulers/closed-loop';
 import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
 import { TipFollower } from './tip';
 import { ServerTarget, targetUrl } from './targets';
@@ -133,17 +133,27 @@ export class BenchRunner extends EventEmitter {
         this.emit('sample', { completed, total, sample });
       };
 
-      await this.runUntilStopped(opts.concurrency, tasks, exec);
+      try {
+        await this.runUntilStopped(opts.concurrency, tasks, exec);
+      } catch (err) {
+        // E.g. the database refused a write: stop every worker, keep what was stored, say so.
+        finalized = true;
+        this.stopRequested = true;
+        store.finishRun(runId, 'failed', {});
+        throw err;
+      } finally {
+        this.emit('end');
+      }
       finalized = true;
-      this.emit('end');
       const selfCheck = monitor.stop();
       const interrupted = this.stopRequested && completed < total;
       const status = interrupted ? 'interrupted' : 'completed';
       store.flush();
       const stats = computeStatistics(store, runId);
+      await Promise.all(pools.map((p) => p.close())); // pool statistics are final once closed
       const lateReplies = pools.reduce((n, p) => n + p.stats.lateReplies, 0);
       store.finishRun(runId, status, {
-        selfcheck: { ...selfCheck, scheduler: new ClosedLoopScheduler(opts.concurrency).name },
+        selfcheck: { ...selfCheck, scheduler: schedulerName(opts.concurrency) },
         pool: Object.fromEntries(pools.map((p, i) => [opts.servers[i].name, p.stats])),
       });
       const byId = new Map(serverIds.map((id, i) => [id, opts.servers[i].name]));

@@ -94,21 +94,14 @@ async function resolveTargets(a: Argv): Promise<ServerTarget[]> {
 
 export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   if (!a.dataset) throw new UserError('--dataset FILE is required');
-  const methods = a.methods.split(',').map((m) => m.trim()).filter(Boolean);
+  const methods = [...new Set(a.methods.split(',').map((m) => m.trim()).filter(Boolean))];
   const bad = methods.filter((m) => !isMethodName(m));
   if (bad.length || methods.length === 0) throw new UserError(`--methods: unknown ${bad.join(', ') || '(empty)'}; known: ${METHOD_NAMES.join(', ')}`);
   const passes = positiveInt('passes', a.passes);
   const warmup = positiveInt('warmup', a.warmup, 0);
   if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
   if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
-  let ca: Buffer | undefined;
-  if (a.ca) {
-    try {
-      ca = fs.readFileSync(a.ca);
-    } catch (err) {
-      throw new UserError(`--ca: cannot read ${a.ca}: ${(err as NodeJS.ErrnoException).code}`);
-    }
-  }
+  const ca = a.ca ? readCa(a.ca) : undefined;
   return {
     servers: await resolveTargets(a),
     datasetPath: a.dataset,
@@ -128,24 +121,37 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   };
 }
 
+function readCa(file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new UserError(`--ca: cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
+  }
+}
+
+/** Options a resumed run may still be given: they change the display, not the measurement. */
+const RESUME_FLAGS = new Set(['resume', 'db', 'json', 'progress', 'no-progress', 'help']);
+
 /** A resumed run takes its options from the database, so nothing can silently differ. */
-function optionsFromRun(store: ResultsStore, runId: number, a: Argv): BenchOptions {
+function optionsFromRun(store: ResultsStore, runId: number, a: Argv, argv: string[]): BenchOptions {
+  const extra = argv.filter((t) => t.startsWith('--')).map((t) => t.slice(2).split('=')[0]).filter((f) => !RESUME_FLAGS.has(f));
+  if (extra.length) throw new UserError(`--resume takes its options from run ${runId}; drop --${extra.join(', --')}`);
   const run = store.getRun(runId);
   if (!run) throw new UserError(`--resume: no run ${runId} in ${a.db}`);
   const stored = JSON.parse(run.config_json) as BenchOptions;
-  let ca: Buffer | undefined;
-  if (stored.caFile) ca = fs.readFileSync(stored.caFile);
-  return { ...stored, ca };
+  return { ...stored, ca: stored.caFile ? readCa(stored.caFile) : undefined };
 }
 
 async function main(): Promise<number> {
-  const a = await benchArgs(hideBin(process.argv)).parseAsync();
+  const argv = hideBin(process.argv);
+  const a = await benchArgs(argv).parseAsync();
+  if (a.resume !== undefined && !fs.existsSync(a.db)) throw new UserError(`--resume: no results database at ${a.db}`);
   // Options are checked before the database is touched, so a bad flag leaves no file behind.
   const fresh = a.resume === undefined ? await optionsFromArgs(a) : undefined;
   const freshDataset = fresh && readDataset(fresh.datasetPath);
   const store = ResultsStore.open(a.db);
   try {
-    const opts = fresh ?? optionsFromRun(store, a.resume!, a);
+    const opts = fresh ?? optionsFromRun(store, a.resume!, a, argv);
     const dataset = freshDataset ?? readDataset(opts.datasetPath);
     const runner = new BenchRunner(opts, store);
     if (a.progress) attachProgress(runner);

@@ -126,6 +126,11 @@ export class ElectrumClient extends EventEmitter {
     return !this.closed && this.timeouts === 0;
   }
 
+  /** Calls given up on whose replies may still arrive (and would be counted as late). */
+  get awaitingLateReplies(): boolean {
+    return !this.closed && this.abandoned.size > 0;
+  }
+
   get inFlight(): number {
     return this.pending.size;
   }
@@ -154,6 +159,7 @@ export class ElectrumClient extends EventEmitter {
    */
   async batch<T = unknown>(calls: Array<{ method: string; params?: unknown[] }>, timeoutMs = this.timeoutMs): Promise<BatchOutcome<T>> {
     if (calls.length === 0) return { items: [], latencyNs: 0n, responseBytes: 0 };
+    if (this.closed) throw this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`);
     const ids = calls.map(() => this.nextId++);
     const body = calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params ?? [] }));
     const startedNs = process.hrtime.bigint();
@@ -383,6 +389,8 @@ export class ElectrumClient extends EventEmitter {
     this.closeReason = reason;
     if (this.keepaliveTimer) clearInterval(this.keepaliveTimer);
     if (this.sweepTimer) clearTimeout(this.sweepTimer);
+    this.sweepTimer = undefined;
+    this.sweepAt = undefined;
     for (const p of this.pending.values()) p.reject(reason);
     this.pending.clear();
     this.socket?.destroy();

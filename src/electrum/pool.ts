@@ -35,6 +35,8 @@ export class ElectrumPool {
   private evicted = 0;
   private closing = false;
   private readonly borrowed = new Set<ElectrumClient>();
+  private readonly lingering = new Set<ElectrumClient>();
+  private closed: Promise<void> | undefined;
 
   constructor(private readonly opts: PoolOptions) {
     const retries = opts.createRetries ?? 3;
@@ -56,10 +58,11 @@ export class ElectrumPool {
         return new FailedConnection(lastError ?? new ElectrumError('disconnect', `pool ${label(opts)} is closing`));
       },
       destroy: async (slot) => {
-        if (slot instanceof ElectrumClient) {
-          this.lateReplies += slot.lateReplies;
-          slot.close();
-        }
+        if (!(slot instanceof ElectrumClient)) return;
+        if (this.closing || !slot.awaitingLateReplies) return this.retire(slot);
+        // Never reused, but kept open a while so a late reply can arrive and be counted.
+        this.lingering.add(slot);
+        setTimeout(() => this.retire(slot), Math.min(opts.timeoutMs ?? 30_000, 5_000)).unref();
       },
     };
     this.pool = genericPool.createPool(factory, {
@@ -112,12 +115,30 @@ export class ElectrumPool {
     return { created: this.created, evicted: this.evicted, lateReplies: this.lateReplies, size: this.pool.size, available: this.pool.available };
   }
 
-  /** Closes every connection, cutting short any call still in flight (it fails with 'disconnect'). */
-  async close(): Promise<void> {
-    this.closing = true;
-    for (const client of this.borrowed) client.close();
-    await this.pool.drain();
-    await this.pool.clear();
+  /** Closes a client once, adding its late replies to the pool's count. */
+  private retire(client: ElectrumClient): void {
+    if (this.retired.has(client)) return;
+    this.retired.add(client);
+    this.lingering.delete(client);
+    this.lateReplies += client.lateReplies;
+    client.close();
+  }
+
+  private readonly retired = new WeakSet<ElectrumClient>();
+
+  /**
+   * Closes every connection, cutting short any call still in flight (it fails with 'disconnect').
+   * Idempotent; `stats` are final once it has resolved.
+   */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.closing = true;
+      for (const client of this.borrowed) client.close();
+      await this.pool.drain();
+      await this.pool.clear();
+      for (const client of [...this.lingering]) this.retire(client);
+    })();
+    return this.closed;
   }
 }
 

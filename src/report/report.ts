@@ -1,40 +1,43 @@
-/** Builds the model once, renders every chart once, then hands both to every exporter. */
+/**
+ * The report pipeline, one way through: options → model (read once) → output files claimed →
+ * charts rendered once → every exporter serializes the same rendered report → files written.
+ */
 import { CHARTS } from './charts/definitions';
-import { chartSpec, ChartOptions } from './charts/spec';
-import { loadModel } from './model';
-import { renderPng, renderSvg } from './render';
-import { tableRows } from './tables';
-import { ExportContext, Exporter, prepareOutDir, RenderedChart } from './export/exporter';
+import { chartSpec } from './charts/scaling-spec';
+import { loadModel } from './load';
+import { checkServerNames, ReportOptions } from './options';
+import { renderSvg } from './render';
+import { runsTable, serversTable, summaryTable } from './tables';
+import type { Exporter, RenderedChart, RenderedReport } from './export/exporter';
+import { claimOutputs, writeOutputs } from './export/output';
 import { svgExporter } from './export/svg';
 import { pngExporter } from './export/png';
 import { specExporter } from './export/spec';
 import { csvExporter } from './export/csv';
 import { markdownExporter } from './export/markdown';
 import { htmlExporter } from './export/html';
-import { UserError } from '../user-error';
 
-export const EXPORTERS: Exporter[] = [svgExporter, pngExporter, specExporter, csvExporter, markdownExporter, htmlExporter];
+export const EXPORTERS: readonly Exporter[] = [svgExporter, pngExporter, specExporter, csvExporter, markdownExporter, htmlExporter];
 
-export interface ReportOptions extends ChartOptions {
-  db: string;
-  runIds?: number[];
-  outDir: string;
-  excludeServers?: string[];
-  baseline?: string;
-}
-
-export async function writeReport(opts: ReportOptions): Promise<string[]> {
-  const model = loadModel(opts.db, { runIds: opts.runIds, excludeServers: opts.excludeServers });
-  if (opts.baseline && !model.servers.some((s) => s.label === opts.baseline)) {
-    throw new UserError(`--baseline: no server named ${opts.baseline} (${model.servers.map((s) => s.label).join(', ')})`);
-  }
-  prepareOutDir(opts.outDir);
+export async function renderReport(model: RenderedReport['model'], opts: ReportOptions): Promise<RenderedReport> {
   const charts: RenderedChart[] = [];
   for (const def of CHARTS) {
     const spec = chartSpec(model, def, opts);
-    const svg = await renderSvg(spec);
-    charts.push({ def, spec, svg, png: renderPng(svg) });
+    charts.push({ def, spec, svg: await renderSvg(spec) });
   }
-  const ctx: ExportContext = { model, charts, rows: tableRows(model, opts.baseline), baseline: opts.baseline, outDir: opts.outDir };
-  return EXPORTERS.flatMap((e) => e.write(ctx));
+  return {
+    model,
+    charts,
+    tables: { runs: runsTable(model), servers: serversTable(model), summary: summaryTable(model, opts.baseline) },
+    excludedServers: opts.excludeServers,
+  };
+}
+
+/** Writes the whole report; returns the file names written, relative to opts.outDir. */
+export async function writeReport(opts: ReportOptions): Promise<string[]> {
+  const model = loadModel(opts.db, { runIds: opts.runIds });
+  checkServerNames(opts, model);
+  claimOutputs(opts.outDir, EXPORTERS.flatMap((e) => e.fileNames(CHARTS)));
+  const report = await renderReport(model, opts);
+  return writeOutputs(opts.outDir, EXPORTERS.flatMap((e) => e.serialize(report)));
 }

@@ -4,12 +4,15 @@
  */
 import type { Scheduler } from './scheduler';
 
-export class ClosedLoopScheduler implements Scheduler {
-  readonly name: string;
+export function schedulerName(concurrency: number): string {
+  return concurrency === 1 ? 'sequential' : `closed-loop x${concurrency}`;
+}
 
-  constructor(private readonly concurrency: number) {
-    this.name = concurrency === 1 ? 'sequential' : `closed-loop x${concurrency}`;
-  }
+export class ClosedLoopScheduler implements Scheduler {
+  constructor(
+    private readonly concurrency: number,
+    readonly name = schedulerName(concurrency),
+  ) {}
 
   async run<T>(tasks: Iterator<T>, exec: (task: T) => Promise<void>, stopping: () => boolean): Promise<void> {
     const worker = async () => {

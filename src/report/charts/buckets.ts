@@ -2,7 +2,7 @@
  * Per-server summaries of per-address medians over log2 size buckets: the median line and the
  * best/worst band drawn over the points.
  */
-import { median } from '../../store/statistics';
+import { medianOf as median } from '../median';
 import type { MedianPoint } from '../model';
 import type { SizeAxis } from './definitions';
 

@@ -1,5 +1,9 @@
-/** The four charts of the published comparison: which method, against which size of address. */
+/** What a chart is: which method's latency, against which size of address. One file per chart. */
 import type { ReportMethod } from '../model';
+import { balanceVsTxCount } from './balance-vs-txcount';
+import { balanceVsUtxoCount } from './balance-vs-utxocount';
+import { historyVsTxCount } from './history-vs-txcount';
+import { utxosVsUtxoCount } from './utxos-vs-utxocount';
 
 export type SizeAxis = 'txCount' | 'utxoCount';
 
@@ -10,14 +14,13 @@ export interface ChartDef {
   x: SizeAxis;
 }
 
-export const CHARTS: ChartDef[] = [
-  { id: 'balance-vs-txcount', title: 'get_balance latency vs transaction count', method: 'balance', x: 'txCount' },
-  { id: 'balance-vs-utxocount', title: 'get_balance latency vs UTXO count', method: 'balance', x: 'utxoCount' },
-  { id: 'history-vs-txcount', title: 'get_history latency vs transaction count', method: 'history', x: 'txCount' },
-  { id: 'utxos-vs-utxocount', title: 'listunspent latency vs UTXO count', method: 'utxos', x: 'utxoCount' },
-];
+/** The four charts of the published comparison, in the order the report shows them. */
+export const CHARTS: readonly ChartDef[] = [balanceVsTxCount, balanceVsUtxoCount, historyVsTxCount, utxosVsUtxoCount];
 
-export const AXIS_TITLE: Record<SizeAxis, string> = { txCount: 'transactions in history', utxoCount: 'unspent outputs' };
+export const AXIS_TITLE: Record<SizeAxis, string> = {
+  txCount: 'transactions in the address history',
+  utxoCount: 'unspent outputs of the address',
+};
 
-/** The size a method's latency is fitted against (tables' slope column). */
+/** The size a method's latency is fitted against (the tables' slope column). */
 export const SLOPE_AXIS: Record<ReportMethod, SizeAxis> = { balance: 'txCount', history: 'txCount', utxos: 'utxoCount' };

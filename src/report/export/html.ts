@@ -1,43 +1,68 @@
-import { fmtErrors, fmtMs } from '../tables';
-import { Exporter, writeOutput } from './exporter';
+/**
+ * index.html: one self-contained page, charts inline as SVG and the font embedded, no script and
+ * no network access, so it can be mailed, archived or opened offline and looks the same.
+ */
+import fs from 'node:fs';
+import { FONT_FAMILY, FONT_FILES } from '../font';
+import type { Table } from '../table';
+import type { Exporter, RenderedReport } from './exporter';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** One self-contained page: charts inline as SVG, tables, no script and no network access. */
-export const htmlExporter: Exporter = {
-  name: 'html',
-  write: ({ model, charts, rows, baseline, outDir }) => {
-    const head = ['server', 'method', 'n', 'ok', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', ...(baseline ? [`p50 ÷ ${baseline}`] : []), 'slope ms/100'];
-    const body = rows
-      .map((r) => {
-        const cells = [r.server, r.method, r.n, r.ok, fmtMs(r.p50), fmtMs(r.p90), fmtMs(r.p99), fmtMs(r.max), fmtErrors(r.errors)];
-        if (baseline) cells.push(r.ratioToBaseline === null ? '–' : `${r.ratioToBaseline.toFixed(2)}×`);
-        cells.push(r.slopeMsPer100 === null ? '–' : r.slopeMsPer100.toFixed(3));
-        return `<tr>${cells.map((c) => `<td>${esc(String(c))}</td>`).join('')}</tr>`;
-      })
-      .join('\n');
-    const servers = model.servers
-      .map((s) => `<li><b>${esc(s.label)}</b>: ${esc(s.record.software ?? '?')}, protocol ${esc(s.record.protocol ?? '?')}, ${esc(s.record.url)}</li>`)
-      .join('\n');
-    const runs = model.runs.map((r) => `run ${r.id} (${esc(r.status)}, ${r.passes} passes, ${r.warmup} warm-up, dataset ${esc(r.dataset_id)})`).join('; ');
-    const page = `<!doctype html>
+function htmlTable(t: Table, cls: string): string {
+  const cell = (tag: string, c: string, i: number) => `<${tag} class="${t.align[i]}">${esc(c)}</${tag}>`;
+  return [
+    `<h2>${esc(t.title)}</h2>`,
+    t.note ? `<p class="note">${esc(t.note)}</p>` : '',
+    `<table class="${cls}"><thead><tr>${t.head.map((h, i) => cell('th', h, i)).join('')}</tr></thead><tbody>`,
+    ...t.rows.map((r) => `<tr>${r.map((c, i) => cell('td', c, i)).join('')}</tr>`),
+    '</tbody></table>',
+  ].join('\n');
+}
+
+/** Several SVGs in one document share one id space: prefix each chart's ids (Vega's clip paths). */
+function namespaceIds(svg: string, prefix: string): string {
+  return svg.replace(/\bid="([^"]+)"/g, `id="${prefix}-$1"`).replace(/url\(#([^)]+)\)/g, `url(#${prefix}-$1)`).replace(/href="#([^"]+)"/g, `href="#${prefix}-$1"`);
+}
+
+function fontFace(): string {
+  const b64 = fs.readFileSync(FONT_FILES.regular).toString('base64');
+  return `@font-face { font-family: "${FONT_FAMILY}"; src: url(data:font/ttf;base64,${b64}) format("truetype"); }`;
+}
+
+export function reportHtml(r: RenderedReport): string {
+  const runs = r.model.runs.map((run) => run.id).join(', ');
+  const figures = r.charts.map(
+    (c) => `<figure class="chart" id="${esc(c.def.id)}">${namespaceIds(c.svg, c.def.id)}<figcaption>${esc(c.def.title)} — ` +
+      `<a href="${esc(c.def.id)}.svg">SVG</a> · <a href="${esc(c.def.id)}.png">PNG</a> · <a href="${esc(c.def.id)}.vl.json">Vega-Lite</a></figcaption></figure>`,
+  );
+  return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Electrum server latency report</title>
 <style>
-body { font-family: "DejaVu Sans", sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; } td, th { border: 1px solid #ccc; padding: 4px 8px; text-align: right; }
-td:first-child, td:nth-child(2), th { text-align: left; } figure { margin: 2em 0; }
+${fontFace()}
+body { font-family: "${FONT_FAMILY}", sans-serif; margin: 2em; color: #222; max-width: 1400px; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 13px; }
+td, th { border: 1px solid #ccc; padding: 3px 8px; } th { background: #f4f4f4; }
+.right { text-align: right; } .left { text-align: left; }
+.note { color: #555; font-size: 13px; max-width: 60em; }
+figure { margin: 2em 0; } figcaption { font-size: 12px; color: #555; }
 </style></head><body>
 <h1>Electrum server latency report</h1>
-<p>${runs}</p>
-<ul>${servers}</ul>
-<h2>Summary</h2>
-<table class="summary"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>
-${body}
-</tbody></table>
+<p class="note">From <code>${esc(r.model.dbPath)}</code>, run${r.model.runs.length > 1 ? 's' : ''} ${esc(runs)}. Latencies are medians per address over the counted passes; warm-up passes are excluded. Hover a point for its address.</p>
+${htmlTable(r.tables.summary, 'summary')}
 <h2>Charts</h2>
-${charts.map((c) => `<figure class="chart" id="${c.def.id}">${c.svg}<figcaption>${esc(c.def.title)}</figcaption></figure>`).join('\n')}
+<p class="note">Points: per-address medians, one colour per server; line: median of each log2 size bucket; band: best to worst address of the bucket. Red crosses in the lane under each plot: calls that failed or timed out, at the size of their address.${
+    r.excludedServers.length ? ` The charts leave out ${esc(r.excludedServers.join(', '))} to zoom on the rest; the tables do not.` : ''
+  }</p>
+${figures.join('\n')}
+${htmlTable(r.tables.runs, 'runs')}
+${htmlTable(r.tables.servers, 'servers')}
 </body></html>
 `;
-    return [writeOutput(outDir, 'index.html', page)];
-  },
+}
+
+export const htmlExporter: Exporter = {
+  name: 'html',
+  fileNames: () => ['index.html'],
+  serialize: (r) => [{ name: 'index.html', data: reportHtml(r) }],
 };

@@ -1,7 +1,8 @@
-import { Exporter, writeOutput } from './exporter';
+import type { Exporter } from './exporter';
 
-/** The Vega-Lite spec of each chart, data inline: open it in any Vega editor to restyle it. */
+/** Each chart's Vega-Lite spec with its data inline: open it in any Vega editor to restyle it. */
 export const specExporter: Exporter = {
   name: 'spec',
-  write: ({ charts, outDir }) => charts.map((c) => writeOutput(outDir, `${c.def.id}.vl.json`, JSON.stringify(c.spec, null, 2) + '\n')),
+  fileNames: (charts) => charts.map((c) => `${c.id}.vl.json`),
+  serialize: ({ charts }) => charts.map((c) => ({ name: `${c.def.id}.vl.json`, data: JSON.stringify(c.spec, null, 1) + '\n' })),
 };

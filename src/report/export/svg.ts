@@ -1,6 +1,8 @@
-import { Exporter, writeOutput } from './exporter';
+import type { Exporter } from './exporter';
 
+/** The charts as Vega drew them: vector, with hover titles, for slides and the web. */
 export const svgExporter: Exporter = {
   name: 'svg',
-  write: ({ charts, outDir }) => charts.map((c) => writeOutput(outDir, `${c.def.id}.svg`, c.svg)),
+  fileNames: (charts) => charts.map((c) => `${c.id}.svg`),
+  serialize: ({ charts }) => charts.map((c) => ({ name: `${c.def.id}.svg`, data: c.svg })),
 };

@@ -1,0 +1,9 @@
+import type { ChartDef } from './definitions';
+
+/** listunspent returns one entry per unspent output: its natural size is the UTXO count. */
+export const utxosVsUtxoCount: ChartDef = {
+  id: 'utxos-vs-utxocount',
+  title: 'listunspent latency vs UTXO count',
+  method: 'utxos',
+  x: 'utxoCount',
+};
