@@ -132,12 +132,6 @@ export class ResultsStore {
     return this.db.prepare('SELECT * FROM servers WHERE run_id = ? ORDER BY id').all(runId) as ServerRecord[];
   }
 
-  updateServer(id: number, info: { software: string; protocol: string; banner: string | null; features_json: string | null }): void {
-    this.db
-      .prepare('UPDATE servers SET software = @software, protocol = @protocol, banner = @banner, features_json = @features_json WHERE id = @id')
-      .run({ ...info, id });
-  }
-
   /** Keys "serverId:pass:addressIdx:method" already measured: what a resumed run skips. */
   doneKeys(runId: number): Set<string> {
     const rows = this.db
