@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ElectrumClient } from '../src/electrum/client';
-import { percentile } from '../src/store/statistics';
+import { percentile } from '../src/stats/quantiles';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {

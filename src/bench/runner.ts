@@ -11,9 +11,9 @@ import { toElectrumError } from '../electrum/errors';
 import { classify, PROFILES } from '../servers/profiles';
 import { ResultsStore, SampleRow } from '../store/results';
 import { computeStatistics, MethodSummary } from '../store/statistics';
-import { seededShuffle } from '../random';
 import { UserError } from '../user-error';
 import { METHODS, MethodName } from './methods';
+import { CallOrder, plannedCalls } from './order';
 import { ClosedLoopScheduler, schedulerName } from './schedulers/closed-loop';
 import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
 import { TipFollower } from './tip';
@@ -27,6 +27,8 @@ export interface BenchOptions {
   passes: number;
   warmup: number;
   shuffle: boolean;
+  /** The order calls are made in (src/bench/order.ts); runs stored before it existed used 'address' without method rotation. */
+  order: CallOrder;
   seed: string;
   limit?: number;
   concurrency: number;
@@ -55,12 +57,22 @@ export interface RunResult {
   lateReplies: number;
 }
 
-/** Grace period for in-flight calls once a stop is asked for: the issue allows 2 s in all. */
+/** Grace period for in-flight calls once a stop is asked for: a stop must take at most 2 s in all. */
 const STOP_GRACE_MS = 1500;
+
+/** A stop asked for before measuring began: nothing was written. */
+export class StoppedBeforeStart extends Error {
+  constructor() {
+    super('stopped before measuring began; nothing was written');
+  }
+}
 
 export class BenchRunner extends EventEmitter {
   private stopRequested = false;
   private wakeStop: (() => void) | undefined;
+  /** Aborts connects and handshakes still pending when a stop is asked for. */
+  private readonly startup = new AbortController();
+  private pools: ElectrumPool[] = [];
 
   constructor(
     private readonly opts: BenchOptions,
@@ -71,14 +83,22 @@ export class BenchRunner extends EventEmitter {
 
   stop(): void {
     this.stopRequested = true;
+    this.startup.abort();
     this.wakeStop?.();
+    // Still connecting: nothing in flight is worth waiting for.
+    if (!this.wakeStop) for (const p of this.pools) void p.close();
+  }
+
+  /** Writes what is buffered now (a second Ctrl-C exits at once, after this). */
+  flushNow(): void {
+    this.store.flush();
   }
 
   /** Starts a new run, or continues `resumeRunId` from the first sample it lacks. */
   async run(dataset: LoadedDataset, resumeRunId?: number): Promise<RunResult> {
     const { opts, store } = this;
     const lines = opts.limit !== undefined ? dataset.lines.slice(0, opts.limit) : dataset.lines;
-    const pools = opts.servers.map(
+    const pools = (this.pools = opts.servers.map(
       (t) =>
         new ElectrumPool({
           host: t.host,
@@ -91,50 +111,72 @@ export class BenchRunner extends EventEmitter {
           max: opts.concurrency,
           clientName: `electrum-bench/${toolInfo().version}`,
         }),
-    );
+    ));
     const tips: TipFollower[] = [];
+    let flushTimer: NodeJS.Timeout | undefined;
     try {
       const infos = await Promise.all(
         pools.map((p, i) =>
           p.start().catch((err) => {
+            if (this.stopRequested) throw new StoppedBeforeStart();
             throw new UserError(`server ${opts.servers[i].name} (${targetUrl(opts.servers[i])}) is unreachable: ${(err as Error).message}`);
           }),
         ),
       );
+      for (const t of opts.servers) {
+        const signal = this.startup.signal;
+        tips.push(await TipFollower.start({ host: t.host, port: t.port, tls: t.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs, signal }));
+      }
+      if (this.stopRequested) throw new StoppedBeforeStart();
       const { runId, serverIds, done } = resumeRunId === undefined
         ? this.createRun(dataset, lines, infos)
-        : this.reopenRun(resumeRunId, dataset);
+        : this.reopenRun(resumeRunId, dataset, infos);
       store.setRun(runId);
-      for (const t of opts.servers) {
-        tips.push(await TipFollower.start({ host: t.host, port: t.port, tls: t.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs }));
-      }
+      const tool = toolInfo();
+      store.addSession(runId, {
+        tool_version: tool.version,
+        git_commit: tool.gitCommit,
+        servers: opts.servers.map((t, i) => ({ name: t.name, software: infos[i].software, protocol: infos[i].protocol })),
+      });
 
       const total = opts.passes * lines.length * opts.servers.length * opts.methods.length;
-      const tasks = this.tasks(lines.length, done);
       const monitor = new SelfMonitor();
       const started = Date.now();
-      let completed = done.size;
+      let completed = done.count;
       let samples = 0;
       let passSeen = -1;
       let finalized = false;
-      this.emit('start', { runId, total, alreadyDone: done.size });
+      this.emit('start', { runId, total, alreadyDone: done.count });
+      // Samples are written between calls when due; this timer covers calls that take seconds.
+      flushTimer = setInterval(() => {
+        if (store.flushDue) store.flush();
+      }, 1000);
+      flushTimer.unref();
 
       const exec = async (task: Task): Promise<void> => {
         if (task.pass !== passSeen) {
           if (passSeen >= 0) this.emit('pass-done', { pass: passSeen, elapsedMs: Date.now() - started, completed, total });
           passSeen = task.pass;
         }
-        const sample = await this.measure(task, lines[task.addressIdx], pools[task.server], serverIds[task.server], tips[task.server]);
+        monitor.callStarted();
+        let sample: SampleRow;
+        try {
+          sample = await this.measure(task, lines[task.addressIdx], pools[task.server], serverIds[task.server], tips[task.server]);
+        } finally {
+          monitor.callEnded();
+        }
         // A call still in flight when the stop grace ran out ends with our own disconnect: not a sample.
         if (finalized) return;
         store.add(sample);
         samples++;
         completed++;
+        // Written here, between this worker's calls, so the write never stalls a call it times.
+        if (store.flushDue) store.flush();
         this.emit('sample', { completed, total, sample });
       };
 
       try {
-        await this.runUntilStopped(opts.concurrency, tasks, exec);
+        await this.runUntilStopped(lines.length, done, exec);
       } catch (err) {
         // E.g. the database refused a write: stop every worker, keep what was stored, say so.
         finalized = true;
@@ -142,6 +184,7 @@ export class BenchRunner extends EventEmitter {
         store.finishRun(runId, 'failed', {});
         throw err;
       } finally {
+        clearInterval(flushTimer);
         this.emit('end');
       }
       finalized = true;
@@ -153,7 +196,7 @@ export class BenchRunner extends EventEmitter {
       await Promise.all(pools.map((p) => p.close())); // pool statistics are final once closed
       const lateReplies = pools.reduce((n, p) => n + p.stats.lateReplies, 0);
       store.finishRun(runId, status, {
-        selfcheck: { ...selfCheck, scheduler: schedulerName(opts.concurrency) },
+        selfcheck: { ...selfCheck, scheduler: schedulerName(opts.concurrency, opts.servers.length) },
         pool: Object.fromEntries(pools.map((p, i) => [opts.servers[i].name, p.stats])),
       });
       const byId = new Map(serverIds.map((id, i) => [id, opts.servers[i].name]));
@@ -170,18 +213,28 @@ export class BenchRunner extends EventEmitter {
         lateReplies,
       };
     } finally {
+      if (flushTimer) clearInterval(flushTimer);
       tips.forEach((t) => t.close());
       await Promise.all(pools.map((p) => p.close().catch(() => undefined)));
     }
   }
 
   /**
-   * Runs the scheduler; once a stop is asked for, waits for in-flight calls a short grace period
+   * Runs the schedulers; once a stop is asked for, waits for in-flight calls a short grace period
    * and then gives up on them (they are not samples: nothing about them was measured to the end).
+   *
+   * Concurrency 1 is the sequential mode of the published comparisons: one call in flight in all,
+   * servers interleaved per address. Concurrency N > 1 means N calls in flight to EACH server:
+   * every server gets its own N workers over its own share of the plan, so a slow server cannot
+   * take the workers a fast one should have had.
    */
-  private async runUntilStopped(concurrency: number, tasks: Iterator<Task>, exec: (t: Task) => Promise<void>): Promise<void> {
-    const scheduler = new ClosedLoopScheduler(concurrency);
-    const running = scheduler.run(tasks, exec, () => this.stopRequested);
+  private async runUntilStopped(addressCount: number, done: DoneSet, exec: (t: Task) => Promise<void>): Promise<void> {
+    const { concurrency, servers } = this.opts;
+    const stopping = () => this.stopRequested;
+    const running =
+      concurrency === 1
+        ? new ClosedLoopScheduler(1).run(this.tasks(addressCount, done), exec, stopping)
+        : Promise.all(servers.map((_, s) => new ClosedLoopScheduler(concurrency).run(this.tasks(addressCount, done, s), exec, stopping)));
     const stopped = new Promise<void>((resolve) => {
       this.wakeStop = () => setTimeout(resolve, STOP_GRACE_MS).unref();
       if (this.stopRequested) this.wakeStop();
@@ -233,26 +286,16 @@ export class BenchRunner extends EventEmitter {
   }
 
   /**
-   * Pass by pass; within a pass, address by address, every server and method for one address
-   * back to back, the server order rotating per address, so drift of the machine hits every
-   * server alike. Already-measured tasks (a resumed run) are skipped.
+   * The run's calls in the chosen order (src/bench/order.ts), only those of server `only` if given;
+   * already-measured calls (a resumed run) are skipped.
    */
-  private *tasks(addressCount: number, done: Set<string>): Generator<Task> {
-    const { passes, servers, methods, shuffle, seed } = this.opts;
-    const ids = this.serverIds;
-    const natural = Array.from({ length: addressCount }, (_, i) => i);
-    for (let pass = 0; pass < passes; pass++) {
-      const order = shuffle ? seededShuffle(natural, `${seed}:pass:${pass}`) : natural;
-      for (let k = 0; k < order.length; k++) {
-        const addressIdx = order[k];
-        for (let s = 0; s < servers.length; s++) {
-          const server = (s + k) % servers.length;
-          for (const method of methods) {
-            if (done.has(`${ids[server]}:${pass}:${addressIdx}:${method}`)) continue;
-            yield { pass, addressIdx, server, method };
-          }
-        }
-      }
+  private *tasks(addressCount: number, done: DoneSet, only?: number): Generator<Task> {
+    const { passes, servers, methods, shuffle, seed, order } = this.opts;
+    const plan = { order: order ?? 'address', passes, addresses: addressCount, servers: servers.length, methods, shuffle, seed };
+    for (const call of plannedCalls(plan)) {
+      if (only !== undefined && call.server !== only) continue;
+      if (done.has(call.server, call.pass, call.addressIdx, methods.indexOf(call.method))) continue;
+      yield call;
     }
   }
 
@@ -276,6 +319,7 @@ export class BenchRunner extends EventEmitter {
         passes: opts.passes,
         warmup: opts.warmup,
         methods: opts.methods.join(','),
+        call_order: opts.order,
       },
       opts.servers.map((t, i) => ({
         name: t.name,
@@ -289,25 +333,74 @@ export class BenchRunner extends EventEmitter {
       lines,
     );
     this.serverIds = serverIds;
-    return { runId, serverIds, done: new Set<string>() };
+    return { runId, serverIds, done: new DoneSet(opts.passes, lines.length, opts.servers.length, opts.methods.length) };
   }
 
-  private reopenRun(runId: number, dataset: LoadedDataset) {
+  private reopenRun(runId: number, dataset: LoadedDataset, infos: Array<{ software: string; protocol: string }>) {
     const run = this.store.getRun(runId);
     if (!run) throw new UserError(`--resume: no run ${runId} in this database`);
     if (run.status === 'completed') throw new UserError(`--resume: run ${runId} is already completed`);
     if (run.dataset_hash !== dataset.hash) {
       throw new UserError(`--resume: dataset ${dataset.path} differs from the one run ${runId} started with (${run.dataset_path})`);
     }
-    const byName = new Map(this.store.servers(runId).map((s) => [s.name, s.id]));
-    const serverIds = this.opts.servers.map((t) => {
-      const id = byName.get(t.name);
-      if (id === undefined) throw new UserError(`--resume: run ${runId} has no server named ${t.name}`);
-      return id;
+    const byName = new Map(this.store.servers(runId).map((s) => [s.name, s]));
+    const serverIds = this.opts.servers.map((t, i) => {
+      const stored = byName.get(t.name);
+      if (stored === undefined) throw new UserError(`--resume: run ${runId} has no server named ${t.name}`);
+      // One run measures one version of each server: an upgrade in between would mix two in one figure.
+      if (stored.software !== null && stored.software !== infos[i].software) {
+        throw new UserError(
+          `--resume: server ${t.name} now reports ${JSON.stringify(infos[i].software)}, but run ${runId} measured ${JSON.stringify(stored.software)}; start a new run to measure it`,
+        );
+      }
+      return stored.id;
     });
     this.serverIds = serverIds;
-    this.store.markResumed(runId);
-    return { runId, serverIds, done: this.store.doneKeys(runId) };
+    this.store.claimRun(runId);
+    const { opts } = this;
+    const done = new DoneSet(opts.passes, run.dataset_lines, opts.servers.length, opts.methods.length);
+    const serverIndex = new Map(serverIds.map((id, i) => [id, i]));
+    this.store.forEachDone(runId, (serverId, pass, addressIdx, method) => {
+      const s = serverIndex.get(serverId);
+      const m = opts.methods.indexOf(method as MethodName);
+      if (s !== undefined && m >= 0 && pass < opts.passes && addressIdx < run.dataset_lines) done.add(s, pass, addressIdx, m);
+    });
+    return { runId, serverIds, done };
+  }
+}
+
+/**
+ * Which calls of a run are already measured, one bit per planned call: a resumed run of 10 M calls
+ * needs 1.25 MB here, not a set of 10 M strings.
+ */
+export class DoneSet {
+  private readonly bits: Uint8Array;
+  count = 0;
+
+  constructor(
+    private readonly passes: number,
+    private readonly addresses: number,
+    private readonly servers: number,
+    private readonly methods: number,
+  ) {
+    this.bits = new Uint8Array(Math.ceil((passes * addresses * servers * methods) / 8));
+  }
+
+  private index(server: number, pass: number, address: number, method: number): number {
+    return ((pass * this.addresses + address) * this.servers + server) * this.methods + method;
+  }
+
+  add(server: number, pass: number, address: number, method: number): void {
+    const i = this.index(server, pass, address, method);
+    const mask = 1 << (i & 7);
+    if (this.bits[i >> 3] & mask) return;
+    this.bits[i >> 3] |= mask;
+    this.count++;
+  }
+
+  has(server: number, pass: number, address: number, method: number): boolean {
+    const i = this.index(server, pass, address, method);
+    return (this.bits[i >> 3] & (1 << (i & 7))) !== 0;
   }
 }
 

@@ -9,8 +9,11 @@ export class TipFollower {
   height: number | null = null;
   private client: ElectrumClient | undefined;
 
+  /** `opts.signal` aborts the start, including its first subscription, leaving a follower without a tip. */
   static async start(opts: ClientOptions): Promise<TipFollower> {
     const follower = new TipFollower();
+    const onAbort = () => follower.close();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       follower.client = await ElectrumClient.connect({ ...opts, skipServerInfo: true });
       follower.client.on('notification', (method: string, params: unknown) => {
@@ -23,6 +26,8 @@ export class TipFollower {
     } catch {
       // A tip is context, not a measurement: without it samples carry a null height.
       follower.close();
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
     }
     return follower;
   }

@@ -1,22 +1,27 @@
 /**
- * Signal handling in one place: the first SIGINT/SIGTERM asks for a clean stop (everything
- * measured so far is kept); a second one exits at once.
+ * Signal handling in one place: the first SIGINT, SIGTERM or SIGHUP (a closed terminal) asks for a
+ * clean stop (everything measured so far is kept); a second one exits at once, after writing what
+ * is still buffered.
  */
-export function onStopSignal(stop: (signal: NodeJS.Signals) => void): () => void {
+const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+export function onStopSignal(stop: (signal: NodeJS.Signals) => void, beforeForcedExit?: () => void): () => void {
   let seen = false;
   const handler = (signal: NodeJS.Signals) => {
     if (seen) {
-      process.stderr.write(`\n${signal} again: exiting now\n`);
-      process.exit(130);
+      try {
+        beforeForcedExit?.();
+      } finally {
+        process.stderr.write(`\n${signal} again: exiting now\n`);
+        process.exit(130);
+      }
     }
     seen = true;
     process.stderr.write(`\n${signal}: stopping, keeping everything measured so far\n`);
     stop(signal);
   };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
+  for (const s of STOP_SIGNALS) process.on(s, handler);
   return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
+    for (const s of STOP_SIGNALS) process.off(s, handler);
   };
 }

@@ -23,8 +23,10 @@ export interface ClientOptions {
   tls?: boolean;
   /** Accept any certificate (self-signed lab servers). Must be asked for explicitly. */
   tlsInsecure?: boolean;
-  /** Extra CA certificate(s), PEM. */
+  /** Extra CA certificate(s), PEM: trusted in addition to Node's bundled root CAs, never instead. */
   ca?: string | Buffer;
+  /** Aborting cuts short a connect or handshake still pending (a stop must not wait for them). */
+  signal?: AbortSignal;
   timeoutMs?: number;
   connectTimeoutMs?: number;
   maxLineBytes?: number;
@@ -106,13 +108,19 @@ export class ElectrumClient extends EventEmitter {
 
   /** Opens the connection and negotiates the protocol; rejects with a 'disconnect' error if unreachable. */
   static async connect(opts: ClientOptions): Promise<ElectrumClient> {
+    const { signal } = opts;
+    if (signal?.aborted) throw abortError(opts);
     const client = new ElectrumClient(opts);
-    await client.open();
+    const onAbort = () => client.shutdown(abortError(opts));
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
+      await client.open();
       await client.handshake();
     } catch (err) {
       client.close();
       throw err;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
     }
     return client;
   }
@@ -210,17 +218,25 @@ export class ElectrumClient extends EventEmitter {
         this.attach();
         resolve();
       };
+      // shutdown() (an abort, or close()) while the connect is pending: fail it now, not at its timeout.
+      const onShutdown = (reason: ElectrumError) => {
+        cleanup();
+        reject(reason);
+      };
       const cleanup = () => {
         clearTimeout(timer);
         this.socket.off('error', onError);
+        this.off('close', onShutdown);
       };
+      this.once('close', onShutdown);
       if (this.opts.tls) {
         this.socket = tls.connect({
           host: this.host,
           port: this.port,
           servername: net.isIP(this.host) ? undefined : this.host,
           rejectUnauthorized: !this.opts.tlsInsecure,
-          ca: this.opts.ca,
+          // Node's `ca` replaces the bundled roots; a user's --ca is meant to add one.
+          ca: this.opts.ca ? [...tls.rootCertificates, this.opts.ca] : undefined,
         });
         this.socket.once('secureConnect', onConnect);
       } else {
@@ -383,6 +399,7 @@ export class ElectrumClient extends EventEmitter {
     }
   }
 
+  /** Closes the connection for `reason`: every pending call (and a pending connect) fails with it. */
   private shutdown(reason: ElectrumError): void {
     if (this.closed) return;
     this.closed = true;
@@ -396,4 +413,8 @@ export class ElectrumClient extends EventEmitter {
     this.socket?.destroy();
     this.emit('close', reason);
   }
+}
+
+function abortError(o: ClientOptions): ElectrumError {
+  return new ElectrumError('disconnect', `${o.tls ? 'ssl' : 'tcp'}://${o.host}:${o.port}: connection attempt abandoned (stopping)`);
 }

@@ -1,26 +1,30 @@
 /**
  * A pool of Electrum connections on generic-pool.
  *
- * generic-pool calls a failing `create()` again and again for as long as anyone waits (up to
- * acquireTimeoutMillis), which turns an unreachable server into a silent 30 s stall. So create()
- * retries a bounded number of times with backoff and then never rejects: it hands the waiter a
- * FailedConnection carrying the error, which use() turns into that error at once.
+ * generic-pool calls a failing `create()` again and again for as long as anyone waits, which turns
+ * an unreachable server into a silent stall, and every waiting task would dial on its own. So
+ * create() goes through the pool's one Reconnector (one shared attempt at a time during an outage,
+ * with backoff) and never rejects: on failure it hands the waiter a FailedConnection carrying the
+ * error and the time it happened, which use() turns into that error at once. A FailedConnection
+ * older than the wait of the task it reaches is discarded: a task only ever fails with the outcome
+ * of an attempt made while it waited.
  * A client whose call timed out (its stream may be out of step) or whose socket closed is never
  * handed out again: it is checked on every borrow and every return, and destroyed.
  */
 import * as genericPool from 'generic-pool';
 import { ElectrumClient, ClientOptions, ServerInfo } from './client';
 import { ElectrumError, toElectrumError } from './errors';
+import { OutageRecord, Reconnector } from './reconnector';
 
 export interface PoolOptions extends ClientOptions {
   min?: number;
   max?: number;
+  /** How long a task may wait for a connection; never more than the call timeout (the default). */
   acquireTimeoutMs?: number;
-  createRetries?: number;
-  createBackoffMs?: number;
 }
 
 class FailedConnection {
+  readonly at = process.hrtime.bigint();
   constructor(readonly error: ElectrumError) {}
 }
 
@@ -38,24 +42,21 @@ export class ElectrumPool {
   private readonly lingering = new Set<ElectrumClient>();
   private closed: Promise<void> | undefined;
 
+  private readonly reconnector: Reconnector;
+
   constructor(private readonly opts: PoolOptions) {
-    const retries = opts.createRetries ?? 3;
-    const backoff = opts.createBackoffMs ?? 200;
+    this.reconnector = new Reconnector(opts);
+    const timeoutMs = opts.timeoutMs ?? 30_000;
     const factory: genericPool.Factory<Slot> = {
       create: async () => {
-        let lastError: ElectrumError | undefined;
-        for (let attempt = 0; attempt <= retries && !this.closing; attempt++) {
-          if (attempt > 0) await sleep(backoff * 2 ** (attempt - 1));
-          try {
-            const client = await ElectrumClient.connect({ ...opts, skipServerInfo: this.server !== undefined });
-            if (!this.server) this.server = client.server;
-            this.created++;
-            return client;
-          } catch (err) {
-            lastError = toElectrumError(err);
-          }
+        try {
+          const client = await this.reconnector.connect(this.server !== undefined);
+          if (!this.server) this.server = client.server;
+          this.created++;
+          return client;
+        } catch (err) {
+          return new FailedConnection(toElectrumError(err));
         }
-        return new FailedConnection(lastError ?? new ElectrumError('disconnect', `pool ${label(opts)} is closing`));
       },
       destroy: async (slot) => {
         if (!(slot instanceof ElectrumClient)) return;
@@ -68,7 +69,7 @@ export class ElectrumPool {
     this.pool = genericPool.createPool(factory, {
       min: opts.min ?? 0,
       max: opts.max ?? 1,
-      acquireTimeoutMillis: opts.acquireTimeoutMs ?? Math.max(opts.timeoutMs ?? 30_000, 10_000),
+      acquireTimeoutMillis: Math.min(opts.acquireTimeoutMs ?? timeoutMs, timeoutMs),
       autostart: false,
     });
   }
@@ -93,6 +94,7 @@ export class ElectrumPool {
   }
 
   private async borrow(): Promise<ElectrumClient> {
+    const waitingSince = process.hrtime.bigint();
     for (;;) {
       let slot: Slot;
       try {
@@ -103,6 +105,7 @@ export class ElectrumPool {
       }
       if (slot instanceof FailedConnection) {
         await this.pool.destroy(slot);
+        if (slot.at < waitingSince && !this.closing) continue; // another task's news, not ours
         throw slot.error;
       }
       if (slot.usable) return slot;
@@ -111,8 +114,21 @@ export class ElectrumPool {
     }
   }
 
-  get stats(): { created: number; evicted: number; lateReplies: number; size: number; available: number } {
-    return { created: this.created, evicted: this.evicted, lateReplies: this.lateReplies, size: this.pool.size, available: this.pool.available };
+  get stats(): PoolStats {
+    return {
+      created: this.created,
+      evicted: this.evicted,
+      lateReplies: this.lateReplies,
+      size: this.pool.size,
+      available: this.pool.available,
+      connectAttempts: this.reconnector.attempts,
+      outages: this.reconnector.outages,
+    };
+  }
+
+  /** True while the server is unreachable and the reconnect loop is running. */
+  get down(): boolean {
+    return this.reconnector.down;
   }
 
   /** Closes a client once, adding its late replies to the pool's count. */
@@ -133,6 +149,7 @@ export class ElectrumPool {
   close(): Promise<void> {
     this.closed ??= (async () => {
       this.closing = true;
+      this.reconnector.close();
       for (const client of this.borrowed) client.close();
       await this.pool.drain();
       await this.pool.clear();
@@ -142,10 +159,16 @@ export class ElectrumPool {
   }
 }
 
-function label(o: ClientOptions): string {
-  return `${o.tls ? 'ssl' : 'tcp'}://${o.host}:${o.port}`;
+export interface PoolStats {
+  created: number;
+  evicted: number;
+  lateReplies: number;
+  size: number;
+  available: number;
+  connectAttempts: number;
+  outages: OutageRecord[];
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+function label(o: ClientOptions): string {
+  return `${o.tls ? 'ssl' : 'tcp'}://${o.host}:${o.port}`;
 }

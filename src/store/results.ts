@@ -4,6 +4,7 @@
  * batch and never corrupts the file.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrate } from './schema';
@@ -29,7 +30,27 @@ export interface RunRecord {
   methods: string;
   selfcheck_json: string | null;
   pool_json: string | null;
+  call_order: string | null;
+  /** "host:pid" of the process measuring this run now; null when none is. */
+  holder: string | null;
 }
+
+export interface SessionRecord {
+  run_id: number;
+  session: number;
+  started_at: string;
+  finished_at: string | null;
+  status: string | null;
+  host: string;
+  pid: number;
+  tool_version: string;
+  git_commit: string | null;
+  servers_json: string;
+}
+
+export type NewSession = Pick<SessionRecord, 'tool_version' | 'git_commit'> & {
+  servers: Array<{ name: string; software: string; protocol: string }>;
+};
 
 export interface ServerRecord {
   id: number;
@@ -59,13 +80,18 @@ export interface SampleRow {
   mismatch: boolean | null;
 }
 
-export type NewRun = Omit<RunRecord, 'id' | 'finished_at' | 'status' | 'selfcheck_json' | 'pool_json'>;
+export type NewRun = Omit<RunRecord, 'id' | 'finished_at' | 'status' | 'selfcheck_json' | 'pool_json' | 'holder'>;
+
+/** Who this process is, as recorded in `runs.holder` and `run_sessions`. */
+const SELF = { host: os.hostname(), pid: process.pid };
+const SELF_HOLDER = `${SELF.host}:${SELF.pid}`;
 
 export class ResultsStore {
   readonly db: Database.Database;
   private readonly insertSample: Database.Statement;
   private pending: SampleRow[] = [];
   private currentRun = 0;
+  private lastFlushNs = process.hrtime.bigint();
 
   private constructor(db: Database.Database) {
     this.db = db;
@@ -103,10 +129,10 @@ export class ResultsStore {
     return this.db.transaction(() => {
       const info = this.db
         .prepare(`INSERT INTO runs (started_at, status, tool_version, git_commit, node_version, host_json, config_json,
-          dataset_id, dataset_path, dataset_hash, dataset_lines, passes, warmup, methods)
+          dataset_id, dataset_path, dataset_hash, dataset_lines, passes, warmup, methods, call_order, holder)
           VALUES (@started_at, 'running', @tool_version, @git_commit, @node_version, @host_json, @config_json,
-          @dataset_id, @dataset_path, @dataset_hash, @dataset_lines, @passes, @warmup, @methods)`)
-        .run(run);
+          @dataset_id, @dataset_path, @dataset_hash, @dataset_lines, @passes, @warmup, @methods, @call_order, @holder)`)
+        .run({ ...run, holder: SELF_HOLDER });
       const runId = Number(info.lastInsertRowid);
       const addServer = this.db.prepare(`INSERT INTO servers (run_id, name, profile, url, software, protocol, banner, features_json)
         VALUES (@run_id, @name, @profile, @url, @software, @protocol, @banner, @features_json)`);
@@ -132,21 +158,27 @@ export class ResultsStore {
     return this.db.prepare('SELECT * FROM servers WHERE run_id = ? ORDER BY id').all(runId) as ServerRecord[];
   }
 
-  /** Keys "serverId:pass:addressIdx:method" already measured: what a resumed run skips. */
-  doneKeys(runId: number): Set<string> {
-    const rows = this.db
-      .prepare('SELECT server_id, pass, address_idx, method FROM samples WHERE run_id = ?')
-      .raw()
-      .all(runId) as Array<[number, number, number, string]>;
-    return new Set(rows.map(([s, p, a, m]) => `${s}:${p}:${a}:${m}`));
+  /** Every call of a run already measured, streamed (a resumed run skips them; memory stays flat). */
+  forEachDone(runId: number, fn: (serverId: number, pass: number, addressIdx: number, method: string) => void): void {
+    const rows = this.db.prepare('SELECT server_id, pass, address_idx, method FROM samples WHERE run_id = ?').raw();
+    for (const [s, p, a, m] of rows.iterate(runId) as IterableIterator<[number, number, number, string]>) fn(s, p, a, m);
   }
 
   add(sample: SampleRow): void {
     this.pending.push(sample);
-    if (this.pending.length >= 500) this.flush();
+  }
+
+  /** Whether a flush is due: 500 samples waiting, or one second since the last flush. */
+  get flushDue(): boolean {
+    return this.pending.length >= 500 || (this.pending.length > 0 && process.hrtime.bigint() - this.lastFlushNs >= 1_000_000_000n);
+  }
+
+  get unflushed(): number {
+    return this.pending.length;
   }
 
   flush(): void {
+    this.lastFlushNs = process.hrtime.bigint();
     if (this.pending.length === 0) return;
     const rows = this.pending;
     this.pending = [];
@@ -175,23 +207,68 @@ export class ResultsStore {
 
   finishRun(runId: number, status: RunRecord['status'], extra: { selfcheck?: unknown; pool?: unknown }): void {
     this.flush();
-    this.db
-      .prepare('UPDATE runs SET status = ?, finished_at = ?, selfcheck_json = coalesce(?, selfcheck_json), pool_json = coalesce(?, pool_json) WHERE id = ?')
-      .run(
-        status,
-        new Date().toISOString(),
-        extra.selfcheck === undefined ? null : JSON.stringify(extra.selfcheck),
-        extra.pool === undefined ? null : JSON.stringify(extra.pool),
-        runId,
-      );
+    const now = new Date().toISOString();
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          'UPDATE runs SET status = ?, finished_at = ?, holder = NULL, selfcheck_json = coalesce(?, selfcheck_json), pool_json = coalesce(?, pool_json) WHERE id = ?',
+        )
+        .run(status, now, extra.selfcheck === undefined ? null : JSON.stringify(extra.selfcheck), extra.pool === undefined ? null : JSON.stringify(extra.pool), runId);
+      this.db
+        .prepare('UPDATE run_sessions SET finished_at = ?, status = ? WHERE run_id = ? AND finished_at IS NULL AND host = ? AND pid = ?')
+        .run(now, status, runId, SELF.host, SELF.pid);
+    })();
   }
 
-  markResumed(runId: number): void {
-    this.db.prepare("UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?").run(runId);
+  /**
+   * Takes a run for this process (a resume): refused while another live process holds it. A holder
+   * that died (SIGKILL, a crash) holds nothing. BEGIN IMMEDIATE makes the check-and-take atomic
+   * between processes.
+   */
+  claimRun(runId: number): void {
+    this.db
+      .transaction(() => {
+        const row = this.db.prepare('SELECT holder FROM runs WHERE id = ?').get(runId) as { holder: string | null } | undefined;
+        const holder = row?.holder;
+        if (holder && holder !== SELF_HOLDER && holderAlive(holder)) {
+          throw new UserError(`--resume: run ${runId} is being measured right now by process ${holder.replace(/:(\d+)$/, ' pid $1')}; wait for it or stop it first`);
+        }
+        this.db.prepare("UPDATE runs SET status = 'running', finished_at = NULL, holder = ? WHERE id = ?").run(SELF_HOLDER, runId);
+      })
+      .immediate();
+  }
+
+  /** Records that this process starts measuring (part of) a run: one row per session. */
+  addSession(runId: number, s: NewSession): number {
+    return this.db.transaction(() => {
+      const { n } = this.db.prepare('SELECT count(*) AS n FROM run_sessions WHERE run_id = ?').get(runId) as { n: number };
+      this.db
+        .prepare(`INSERT INTO run_sessions (run_id, session, started_at, host, pid, tool_version, git_commit, servers_json)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+        .run(runId, n + 1, new Date().toISOString(), SELF.host, SELF.pid, s.tool_version, s.git_commit, JSON.stringify(s.servers));
+      return n + 1;
+    })();
+  }
+
+  sessions(runId: number): SessionRecord[] {
+    return this.db.prepare('SELECT * FROM run_sessions WHERE run_id = ? ORDER BY session').all(runId) as SessionRecord[];
   }
 
   close(): void {
+    if (!this.db.open) return;
     this.flush();
     this.db.close();
+  }
+}
+
+/** A holder on another host cannot be checked from here, so it counts as alive. */
+function holderAlive(holder: string): boolean {
+  const m = /^(.*):(\d+)$/.exec(holder);
+  if (!m || m[1] !== SELF.host) return true;
+  try {
+    process.kill(Number(m[2]), 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

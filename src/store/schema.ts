@@ -95,6 +95,25 @@ const MIGRATIONS: string[] = [
     PRIMARY KEY (run_id, server_id, method)
   );
   `,
+  // 2: the order calls were made in; each session of a run (a run resumed after an interruption has
+  // several); which process is measuring a run right now, so two cannot resume it at once.
+  `
+  ALTER TABLE runs ADD COLUMN call_order TEXT;
+  ALTER TABLE runs ADD COLUMN holder TEXT;
+  CREATE TABLE run_sessions (
+    run_id        INTEGER NOT NULL REFERENCES runs(id),
+    session       INTEGER NOT NULL,
+    started_at    TEXT NOT NULL,
+    finished_at   TEXT,
+    status        TEXT,
+    host          TEXT NOT NULL,
+    pid           INTEGER NOT NULL,
+    tool_version  TEXT NOT NULL,
+    git_commit    TEXT,
+    servers_json  TEXT NOT NULL,
+    PRIMARY KEY (run_id, session)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,21 +2,14 @@
  * Derived statistics of a run, recomputed from its samples (warm-up passes excluded): the median of
  * each (server, method, address) and the latency distribution of each (server, method).
  * Errors are counted by category next to the latencies, never folded into them.
+ *
+ * Computed in bounded memory however many samples a run holds: counts and errors are SQL
+ * aggregates, per-address medians a window query written straight back by SQLite (its sorter
+ * spills to disk), and percentiles are picked from one sorted stream of latencies. Percentiles and
+ * medians follow the one definition in src/stats/quantiles.ts (nearest rank).
  */
 import type { ResultsStore } from './results';
-
-/** Nearest-rank percentile of an ascending array (q in 0..1). */
-export function percentile(sorted: number[], q: number): number | null {
-  if (sorted.length === 0) return null;
-  const rank = Math.ceil(q * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
-}
-
-export function median(sorted: number[]): number | null {
-  const n = sorted.length;
-  if (n === 0) return null;
-  return n % 2 === 1 ? sorted[(n - 1) / 2] : Math.round((sorted[n / 2 - 1] + sorted[n / 2]) / 2);
-}
+import { StreamingQuantiles } from '../stats/quantiles';
 
 export interface MethodSummary {
   serverId: number;
@@ -32,72 +25,70 @@ export interface MethodSummary {
   errors: Record<string, number>;
 }
 
-interface CountedSample {
-  server_id: number;
-  method: string;
-  address_idx: number;
-  latency_ns: number;
-  status: string;
-  mismatch: number | null;
-}
+const QUANTILES = [0.5, 0.9, 0.99, 0.999] as const;
 
 export function computeStatistics(store: ResultsStore, runId: number): MethodSummary[] {
   store.flush();
-  const rows = store.db
+  const { db } = store;
+  const groups = db
     .prepare(
-      `SELECT server_id, method, address_idx, latency_ns, status, mismatch FROM samples
-       WHERE run_id = ? AND warmup = 0 ORDER BY server_id, method, address_idx`,
+      `SELECT server_id AS serverId, method, count(*) AS n, sum(status = 'ok') AS nOk, sum(coalesce(mismatch, 0)) AS mismatches
+       FROM samples WHERE run_id = ? AND warmup = 0 GROUP BY server_id, method ORDER BY server_id, method`,
     )
-    .all(runId) as CountedSample[];
-
-  const perAddress = new Map<string, { serverId: number; method: string; idx: number; ok: number[]; errors: number }>();
-  const perMethod = new Map<string, { serverId: number; method: string; ok: number[]; n: number; mismatches: number; errors: Record<string, number> }>();
-  for (const r of rows) {
-    const ak = `${r.server_id}\u0000${r.method}\u0000${r.address_idx}`;
-    let a = perAddress.get(ak);
-    if (!a) perAddress.set(ak, (a = { serverId: r.server_id, method: r.method, idx: r.address_idx, ok: [], errors: 0 }));
-    const mk = `${r.server_id}\u0000${r.method}`;
-    let m = perMethod.get(mk);
-    if (!m) perMethod.set(mk, (m = { serverId: r.server_id, method: r.method, ok: [], n: 0, mismatches: 0, errors: {} }));
-    m.n++;
-    if (r.mismatch) m.mismatches++;
-    if (r.status === 'ok') {
-      a.ok.push(r.latency_ns);
-      m.ok.push(r.latency_ns);
-    } else {
-      a.errors++;
-      m.errors[r.status] = (m.errors[r.status] ?? 0) + 1;
-    }
+    .all(runId) as Array<{ serverId: number; method: string; n: number; nOk: number; mismatches: number }>;
+  const key = (serverId: number, method: string) => `${serverId}\u0000${method}`;
+  const summaries = new Map<string, MethodSummary>();
+  const pickers = new Map<string, StreamingQuantiles>();
+  for (const g of groups) {
+    const k = key(g.serverId, g.method);
+    summaries.set(k, { ...g, p50: null, p90: null, p99: null, p999: null, max: null, errors: {} });
+    pickers.set(k, new StreamingQuantiles(g.nOk, QUANTILES));
   }
 
-  const summaries: MethodSummary[] = [];
-  store.db.transaction(() => {
-    store.db.prepare('DELETE FROM medians WHERE run_id = ?').run(runId);
-    store.db.prepare('DELETE FROM summaries WHERE run_id = ?').run(runId);
-    const addMedian = store.db.prepare('INSERT INTO medians VALUES (?, ?, ?, ?, ?, ?, ?)');
-    for (const a of perAddress.values()) {
-      a.ok.sort((x, y) => x - y);
-      addMedian.run(runId, a.serverId, a.method, a.idx, median(a.ok), a.ok.length, a.errors);
-    }
-    const addSummary = store.db.prepare('INSERT INTO summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-    for (const m of perMethod.values()) {
-      m.ok.sort((x, y) => x - y);
-      const s: MethodSummary = {
-        serverId: m.serverId,
-        method: m.method,
-        n: m.n,
-        nOk: m.ok.length,
-        p50: percentile(m.ok, 0.5),
-        p90: percentile(m.ok, 0.9),
-        p99: percentile(m.ok, 0.99),
-        p999: percentile(m.ok, 0.999),
-        max: m.ok.length ? m.ok[m.ok.length - 1] : null,
-        mismatches: m.mismatches,
-        errors: m.errors,
-      };
-      summaries.push(s);
+  const errorRows = db
+    .prepare(
+      `SELECT server_id, method, status, count(*) AS n FROM samples
+       WHERE run_id = ? AND warmup = 0 AND status != 'ok' GROUP BY server_id, method, status`,
+    )
+    .all(runId) as Array<{ server_id: number; method: string; status: string; n: number }>;
+  for (const e of errorRows) summaries.get(key(e.server_id, e.method))!.errors[e.status] = e.n;
+
+  const sorted = db
+    .prepare(
+      `SELECT server_id, method, latency_ns FROM samples
+       WHERE run_id = ? AND warmup = 0 AND status = 'ok' ORDER BY server_id, method, latency_ns`,
+    )
+    .raw();
+  for (const [serverId, method, latency] of sorted.iterate(runId) as IterableIterator<[number, string, number]>) {
+    pickers.get(key(serverId, method))!.push(latency);
+  }
+  for (const [k, s] of summaries) {
+    const p = pickers.get(k)!;
+    [s.p50, s.p90, s.p99, s.p999] = p.values;
+    s.max = p.max;
+  }
+
+  db.transaction(() => {
+    db.prepare('DELETE FROM medians WHERE run_id = ?').run(runId);
+    db.prepare('DELETE FROM summaries WHERE run_id = ?').run(runId);
+    // The median's rank is ceil(n / 2) = (n + 1) / 2 in integer division: nearest rank, as above.
+    db.prepare(
+      `INSERT INTO medians (run_id, server_id, method, address_idx, median_ns, n_ok, n_error)
+       SELECT @run, a.server_id, a.method, a.address_idx, m.latency_ns, coalesce(m.n_ok, 0), a.n_error
+       FROM (SELECT server_id, method, address_idx, sum(status != 'ok') AS n_error
+             FROM samples WHERE run_id = @run AND warmup = 0 GROUP BY server_id, method, address_idx) AS a
+       LEFT JOIN (SELECT server_id, method, address_idx, latency_ns, n_ok FROM (
+               SELECT server_id, method, address_idx, latency_ns,
+                      row_number() OVER (PARTITION BY server_id, method, address_idx ORDER BY latency_ns) AS r,
+                      count(*) OVER (PARTITION BY server_id, method, address_idx) AS n_ok
+               FROM samples WHERE run_id = @run AND warmup = 0 AND status = 'ok')
+             WHERE r = (n_ok + 1) / 2) AS m
+       USING (server_id, method, address_idx)`,
+    ).run({ run: runId });
+    const addSummary = db.prepare('INSERT INTO summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    for (const s of summaries.values()) {
       addSummary.run(runId, s.serverId, s.method, s.n, s.nOk, s.p50, s.p90, s.p99, s.p999, s.max, s.mismatches, JSON.stringify(s.errors));
     }
   })();
-  return summaries;
+  return [...summaries.values()];
 }

@@ -9,6 +9,13 @@
  *   test.oversized(bytes) → one answer line of about that many bytes
  *   test.cut              → half an answer, then closes the connection
  *   test.error(code, msg) → a JSON-RPC error object
+ * With `silent`, it accepts connections and never answers anything (not even server.version): a
+ * server that hangs; with `hangAfterHandshake`, it negotiates and then never answers a scripthash
+ * call. With
+ * `port`, it listens on that port (a server "restarted" after an outage). With `delayMs`, every
+ * answer to a scripthash call comes that late (a slow server), and the time-weighted average of
+ * requests in flight is tracked, so tests can see the concurrency a client really applied. Any
+ * method it does not know (e.g. the scripthash methods) is answered with a JSON-RPC error.
  * It is not a fake of a real server: no test uses it for anything a real server answers.
  */
 import net from 'node:net';
@@ -17,7 +24,19 @@ export interface Misbehaving {
   port: number;
   pings: number;
   connections: number;
+  /** Requests answered after the handshake. */
+  answered: number;
+  /** Time-weighted mean of requests in flight, from the first request to the last answer. */
+  meanInFlight(): number;
   close(): Promise<void>;
+}
+
+export interface MisbehavingOptions {
+  port?: number;
+  silent?: boolean;
+  hangAfterHandshake?: boolean;
+  delayMs?: number;
+  software?: string;
 }
 
 interface Req {
@@ -26,9 +45,20 @@ interface Req {
   params: unknown[];
 }
 
-export async function startMisbehavingServer(): Promise<Misbehaving> {
+export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Promise<Misbehaving> {
   const sockets = new Set<net.Socket>();
-  const state = { pings: 0, connections: 0 };
+  const state = { pings: 0, connections: 0, answered: 0 };
+  // In-flight accounting: area under the in-flight curve, integrated at every change.
+  const flight = { now: 0, area: 0, since: 0, first: 0, last: 0 };
+  const clock = () => Number(process.hrtime.bigint()) / 1e6;
+  const inFlight = (delta: number) => {
+    const t = clock();
+    if (flight.first === 0) flight.first = t;
+    else flight.area += flight.now * (t - flight.since);
+    flight.since = t;
+    flight.now += delta;
+    flight.last = t;
+  };
   const server = net.createServer((socket) => {
     state.connections++;
     sockets.add(socket);
@@ -36,6 +66,7 @@ export async function startMisbehavingServer(): Promise<Misbehaving> {
     socket.on('error', () => undefined);
     let buffered = '';
     socket.on('data', (chunk) => {
+      if (opts.silent) return;
       buffered += chunk.toString('utf8');
       let nl: number;
       while ((nl = buffered.indexOf('\n')) >= 0) {
@@ -45,8 +76,15 @@ export async function startMisbehavingServer(): Promise<Misbehaving> {
         if (Array.isArray(msg)) {
           const answers = msg.map((r) => answer(r)).filter((a): a is object => a !== null);
           socket.write(JSON.stringify(answers) + '\n');
-        } else {
+        } else if (!msg.method.startsWith('blockchain.scripthash.') || !(opts.delayMs || opts.hangAfterHandshake)) {
           handle(socket, msg);
+        } else if (!opts.hangAfterHandshake) {
+          inFlight(+1);
+          setTimeout(() => {
+            inFlight(-1);
+            state.answered++;
+            if (!socket.destroyed) handle(socket, msg);
+          }, opts.delayMs);
         }
       }
     });
@@ -55,7 +93,7 @@ export async function startMisbehavingServer(): Promise<Misbehaving> {
   function answer(r: Req): object | null {
     switch (r.method) {
       case 'server.version':
-        return { jsonrpc: '2.0', id: r.id, result: ['Misbehaving 0.1', '1.4'] };
+        return { jsonrpc: '2.0', id: r.id, result: [opts.software ?? 'Misbehaving 0.1', '1.4'] };
       case 'server.ping':
         state.pings++;
         return { jsonrpc: '2.0', id: r.id, result: null };
@@ -99,7 +137,7 @@ export async function startMisbehavingServer(): Promise<Misbehaving> {
     }
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,
@@ -109,6 +147,10 @@ export async function startMisbehavingServer(): Promise<Misbehaving> {
     get connections() {
       return state.connections;
     },
+    get answered() {
+      return state.answered;
+    },
+    meanInFlight: () => (flight.last > flight.first ? flight.area / (flight.last - flight.first) : 0),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

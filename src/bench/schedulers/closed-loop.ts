@@ -4,8 +4,9 @@
  */
 import type { Scheduler } from './scheduler';
 
-export function schedulerName(concurrency: number): string {
-  return concurrency === 1 ? 'sequential' : `closed-loop x${concurrency}`;
+export function schedulerName(concurrency: number, servers = 1): string {
+  if (concurrency === 1) return 'sequential';
+  return servers > 1 ? `closed-loop x${concurrency} per server` : `closed-loop x${concurrency}`;
 }
 
 export class ClosedLoopScheduler implements Scheduler {

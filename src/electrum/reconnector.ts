@@ -1,0 +1,113 @@
+/**
+ * How a pool reaches its server: one connection attempt at a time while the server is down.
+ *
+ * When the server is up, every caller dials on its own. The first failure marks the server down;
+ * from then on callers do not dial: they wait for the one shared attempt, which runs after a
+ * backoff (100 ms doubling to 1 s) and is shared by everyone waiting. So an outage costs one
+ * attempt per backoff step whatever the concurrency, every waiting call fails with the error of an
+ * attempt made while it waited (never an older one), and the first success ends the outage for all.
+ */
+import { ElectrumClient, ClientOptions } from './client';
+import { ElectrumError, toElectrumError } from './errors';
+
+export const RECONNECT_BACKOFF_MS = { first: 100, max: 1000 } as const;
+
+interface Outage {
+  since: number;
+  failures: number;
+  /** The attempt everyone waiting shares; undefined between attempts. */
+  attempt: Promise<ElectrumClient | ElectrumError> | undefined;
+}
+
+export interface OutageRecord {
+  since: number;
+  until: number;
+  failedAttempts: number;
+}
+
+export class Reconnector {
+  private outage: Outage | undefined;
+  private readonly abort = new AbortController();
+  /** Outages that ended, for the run's record. */
+  readonly outages: OutageRecord[] = [];
+  attempts = 0;
+
+  constructor(private readonly opts: ClientOptions) {}
+
+  get down(): boolean {
+    return this.outage !== undefined;
+  }
+
+  /** Cuts short every pending attempt and backoff; later calls fail at once. */
+  close(): void {
+    this.abort.abort();
+  }
+
+  /** A connected client, or the error of an attempt made after this call began. */
+  async connect(skipServerInfo: boolean): Promise<ElectrumClient> {
+    if (this.abort.signal.aborted) throw closingError(this.opts);
+    if (!this.outage) {
+      try {
+        return await this.dial(skipServerInfo);
+      } catch (err) {
+        const e = toElectrumError(err);
+        if (this.abort.signal.aborted) throw e;
+        this.outage ??= { since: Date.now(), failures: 0, attempt: undefined };
+        this.outage.failures++;
+        throw e;
+      }
+    }
+    const outage = this.outage;
+    outage.attempt ??= this.sharedAttempt(outage, skipServerInfo);
+    const result = await outage.attempt;
+    if (result instanceof ElectrumError) throw result;
+    // The shared attempt's client goes to the first waiter; the server is up, the others dial.
+    if (!this.claimed.has(result)) {
+      this.claimed.add(result);
+      return result;
+    }
+    return this.connect(skipServerInfo);
+  }
+
+  private readonly claimed = new WeakSet<ElectrumClient>();
+
+  private async sharedAttempt(outage: Outage, skipServerInfo: boolean): Promise<ElectrumClient | ElectrumError> {
+    const wait = Math.min(RECONNECT_BACKOFF_MS.max, RECONNECT_BACKOFF_MS.first * 2 ** Math.max(0, outage.failures - 1));
+    try {
+      await abortableSleep(wait, this.abort.signal);
+      const client = await this.dial(skipServerInfo);
+      this.outages.push({ since: outage.since, until: Date.now(), failedAttempts: outage.failures });
+      if (this.outage === outage) this.outage = undefined;
+      return client;
+    } catch (err) {
+      outage.failures++;
+      return this.abort.signal.aborted ? closingError(this.opts) : toElectrumError(err);
+    } finally {
+      outage.attempt = undefined;
+    }
+  }
+
+  private dial(skipServerInfo: boolean): Promise<ElectrumClient> {
+    this.attempts++;
+    return ElectrumClient.connect({ ...this.opts, skipServerInfo, signal: this.abort.signal });
+  }
+}
+
+function closingError(o: ClientOptions): ElectrumError {
+  return new ElectrumError('disconnect', `pool ${o.tls ? 'ssl' : 'tcp'}://${o.host}:${o.port} is closing`);
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Error('aborted'));
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new Error('aborted'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
