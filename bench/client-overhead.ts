@@ -11,6 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ElectrumClient } from '../src/electrum/client';
+import { parseServerAddress } from '../src/core/server-address';
 import { percentile } from '../src/stats/quantiles';
 
 const args = process.argv.slice(2);
@@ -135,8 +136,8 @@ async function main() {
   try {
     const target = flag('--server');
     if (target) {
-      const [host, port] = target.split(':');
-      await latencyComparison(host, Number(port), 'server.ping', []);
+      const { host, port } = parseServerAddress(target, '--server');
+      await latencyComparison(host, port ?? 50001, 'server.ping', []);
     } else {
       await latencyComparison('127.0.0.1', nullResponder.port, 'blockchain.scripthash.get_balance', ['0'.repeat(64)]);
     }

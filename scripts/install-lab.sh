@@ -33,6 +33,9 @@ install_btcd() {
 
 install_electrumx() {
   local venv="$HOME_DIR/electrumx-$EX_VERSION"
+  # The lab's ElectrumX also listens with TLS on certificates made with the openssl CLI
+  # (src/lab/certificates.ts); Debian base images lack it (package openssl, priority optional).
+  command -v openssl >/dev/null 2>&1 || apt_install openssl
   if [ -x "$venv/bin/electrumx_server" ] && "$venv/bin/python" -c 'import plyvel' 2>/dev/null; then
     say "ElectrumX $EX_VERSION cached"; return
   fi

@@ -3,14 +3,11 @@
  * agrees with the dataset line (for --verify). Only confirmed entries are compared: a dataset
  * describes the chain at its recorded tip, and mempool entries come and go.
  */
-import type { DatasetLine } from '../dataset/line';
+import { confirmedCount as countConfirmed } from '../core/confirmed';
+import { METHOD_RPC, type MethodName } from '../core/methods';
+import type { DatasetLine } from '../core/dataset-line';
 
-export const METHOD_NAMES = ['balance', 'history', 'utxos'] as const;
-export type MethodName = (typeof METHOD_NAMES)[number];
-
-interface HistoryEntry {
-  height: number;
-}
+export { METHOD_NAMES, isMethodName, type MethodName } from '../core/methods';
 
 export interface MethodSpec {
   name: MethodName;
@@ -21,12 +18,12 @@ export interface MethodSpec {
   mismatch(result: unknown, line: DatasetLine): string | null;
 }
 
-const confirmedCount = (r: unknown): number => (r as HistoryEntry[]).filter((e) => e.height > 0).length;
+const confirmedCount = (r: unknown): number => countConfirmed(r as Array<{ height: number }>);
 
 export const METHODS: Record<MethodName, MethodSpec> = {
   balance: {
     name: 'balance',
-    rpc: 'blockchain.scripthash.get_balance',
+    rpc: METHOD_RPC.balance,
     resultSize: (r) => (r && typeof r === 'object' ? Number((r as { confirmed: number }).confirmed) : null),
     mismatch: (r, line) => {
       const b = r as { confirmed: number; unconfirmed: number };
@@ -37,7 +34,7 @@ export const METHODS: Record<MethodName, MethodSpec> = {
   },
   history: {
     name: 'history',
-    rpc: 'blockchain.scripthash.get_history',
+    rpc: METHOD_RPC.history,
     resultSize: (r) => (Array.isArray(r) ? r.length : null),
     mismatch: (r, line) => {
       if (!Array.isArray(r)) return `not a history: ${JSON.stringify(r).slice(0, 80)}`;
@@ -47,7 +44,7 @@ export const METHODS: Record<MethodName, MethodSpec> = {
   },
   utxos: {
     name: 'utxos',
-    rpc: 'blockchain.scripthash.listunspent',
+    rpc: METHOD_RPC.utxos,
     resultSize: (r) => (Array.isArray(r) ? r.length : null),
     mismatch: (r, line) => {
       if (!Array.isArray(r)) return `not a UTXO list: ${JSON.stringify(r).slice(0, 80)}`;
@@ -56,7 +53,3 @@ export const METHODS: Record<MethodName, MethodSpec> = {
     },
   },
 };
-
-export function isMethodName(s: string): s is MethodName {
-  return (METHOD_NAMES as readonly string[]).includes(s);
-}

@@ -6,7 +6,9 @@
  * with the run.
  *
  *   address   pass by pass, address by address; for one address every server and method back to
- *             back, the server order AND the method order rotating per address (the default)
+ *             back, the server order rotating per address and the method order going through every
+ *             permutation (so each method comes first, and after each other method, equally often:
+ *             a plain rotation would still always put history right after balance) (the default)
  *   method    pass by pass, one method over every address before the next method (the method
  *             order rotating per pass, servers rotating per address): no call warms another's cache
  *   shuffled  every (address, server, method) of a pass in a seeded random order
@@ -45,13 +47,14 @@ export function* plannedCalls<M extends string>(plan: OrderPlan<M>): Generator<P
   const natural = Array.from({ length: addresses }, (_, i) => i);
   const S = servers;
   const M = methods.length;
+  const perms = methodPermutations(M);
   for (let pass = 0; pass < passes; pass++) {
     const addressOrder = shuffle ? seededShuffle(natural, `${seed}:pass:${pass}`) : natural;
     if (plan.order === 'address') {
       for (let k = 0; k < addressOrder.length; k++) {
         for (let s = 0; s < S; s++) {
           for (let m = 0; m < M; m++) {
-            yield { pass, addressIdx: addressOrder[k], server: (s + k) % S, method: methods[(m + k) % M] };
+            yield { pass, addressIdx: addressOrder[k], server: (s + k) % S, method: methods[perms[k % perms.length][m]] };
           }
         }
       }
@@ -80,4 +83,23 @@ export function* plannedCalls<M extends string>(plan: OrderPlan<M>): Generator<P
       }
     }
   }
+}
+
+/**
+ * Every order of m methods, arranged so that consecutive addresses start with different methods.
+ * Beyond 5 methods (120 orders) plain rotations are used: there are not that many methods.
+ */
+function methodPermutations(m: number): number[][] {
+  const base = Array.from({ length: m }, (_, i) => i);
+  if (m > 5) return base.map((r) => base.map((i) => (i + r) % m));
+  const all: number[][] = [];
+  const build = (prefix: number[], rest: number[]) => {
+    if (rest.length === 0) return void all.push(prefix);
+    rest.forEach((x, i) => build([...prefix, x], [...rest.slice(0, i), ...rest.slice(i + 1)]));
+  };
+  build([], base);
+  const byFirst = base.map((f) => all.filter((p) => p[0] === f));
+  const out: number[][] = [];
+  for (let j = 0; j < all.length / Math.max(1, m); j++) for (const group of byFirst) out.push(group[j]);
+  return out.length ? out : [base];
 }

@@ -2,21 +2,11 @@
  * The terminal view of a run: a progress bar with ETA on stderr, and the projected total time once
  * the first pass is done. It only listens to the runner's events.
  */
-import cliProgress from 'cli-progress';
+import { progressBar } from '../core/progress-bar';
 import type { BenchRunner } from './runner';
 
 export function attachProgress(runner: BenchRunner, stream: NodeJS.WriteStream = process.stderr): void {
-  const bar = new cliProgress.SingleBar(
-    {
-      stream,
-      format: 'bench [{bar}] {percentage}% | {value}/{total} calls | ETA {eta_formatted} | errors {errors}',
-      etaBuffer: 200,
-      hideCursor: false,
-      noTTYOutput: true,
-      notTTYSchedule: 10_000,
-    },
-    cliProgress.Presets.shades_classic,
-  );
+  const bar = progressBar({ label: 'bench', unit: 'calls', extra: 'errors {errors}', stream, etaBuffer: 200 });
   let errors = 0;
   let startedAt = 0;
   let base = 0;

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
-import { DatasetLine, LoadedDataset } from '../dataset/line';
+import type { DatasetLine, LoadedDataset } from '../core/dataset-line';
 import { ElectrumPool } from '../electrum/pool';
 import { toElectrumError } from '../electrum/errors';
 import { classify, PROFILES } from '../servers/profiles';

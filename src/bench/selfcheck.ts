@@ -51,6 +51,12 @@ export class SelfMonitor {
 
   callEnded(): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
+    if (this.inFlight > 0 || !this.probe) return;
+    // The last call ended: a probe already overdue measured a stall the call lived through (its
+    // reply can be handled before the timers phase); one not yet due must not time what follows.
+    clearTimeout(this.probe);
+    this.probe = undefined;
+    if (process.hrtime.bigint() > this.probeDue) this.recordProbe();
   }
 
   private armProbe(): void {
@@ -61,15 +67,17 @@ export class SelfMonitor {
 
   private onProbe(): void {
     this.probe = undefined;
-    // Calls that ended during a stall are still counted as in flight here: the timers phase runs
-    // before the I/O that delivers their replies, so the stall they suffered is seen.
+    this.recordProbe();
+    if (this.inFlight > 0) this.armProbe();
+  }
+
+  private recordProbe(): void {
     const lateNs = process.hrtime.bigint() - this.probeDue;
     // libuv's timers have 1 ms granularity: lateness up to that is the timer, not a stall.
     const excessNs = lateNs - PROBE_NS;
     this.probes++;
     this.stalls.record(excessNs > 0n ? Number(excessNs) : 1);
     if (excessNs > PROBE_NS) this.over1ms++;
-    if (this.inFlight > 0) this.armProbe();
   }
 
   stop(): SelfCheck {

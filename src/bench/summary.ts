@@ -1,4 +1,5 @@
 /** The run's summary as a plain-text table for stdout, and as JSON for --json. */
+import { textTable } from '../core/text-table';
 import type { RunResult } from './runner';
 
 const ms = (ns: number | null) => (ns === null ? '-' : (ns / 1e6).toFixed(3));
@@ -20,15 +21,11 @@ export function summaryTable(result: RunResult, dbPath: string): string {
       .join(' ') || '0',
     String(s.mismatches),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const fmt = (r: string[]) => r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const check = result.selfCheck;
   return [
     `run ${result.runId} ${result.status}: ${result.samples} samples written to ${dbPath} (warm-up passes excluded below)`,
     '',
-    fmt(header),
-    fmt(widths.map((w) => '-'.repeat(w))),
-    ...rows.map(fmt),
+    textTable(header, rows, { align: header.map((_, i) => (i < 2 ? 'left' : 'right')) }),
     '',
     `generator: event-loop delay p50 ${check.eventLoopDelayMs.p50} ms, p99 ${check.eventLoopDelayMs.p99} ms, max ${check.eventLoopDelayMs.max} ms; ` +
       `CPU ${(check.cpu.utilisation * 100).toFixed(1)}% of one core; late replies dropped: ${result.lateReplies}`,

@@ -6,20 +6,24 @@ import fs from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
+import { configFileParser, givenOnce } from './declared-options';
+import { fileAboutToBeCreated } from './created-file';
 import { onStopSignal } from './signals';
-import { BenchOptions, BenchRunner } from '../bench/runner';
+import { BenchOptions, BenchRunner, StoppedBeforeStart } from '../bench/runner';
+import { CALL_ORDERS, isCallOrder } from '../bench/order';
 import { METHOD_NAMES, isMethodName, MethodName } from '../bench/methods';
 import { attachProgress } from '../bench/progress';
 import { summaryJson, summaryTable } from '../bench/summary';
 import { completeTarget, parseServerSpec, ServerTarget, checkPort } from '../bench/targets';
-import { labTargets } from '../bench/lab-targets';
+import { labTargets } from './lab-targets';
 import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { UserError } from '../user-error';
 import { readDataset } from '../dataset/line';
 
 export function benchArgs(argv: string[]) {
-  return yargs(argv)
+  const y = yargs(argv);
+  return y
     .scriptName('npm run bench --')
     .usage('$0 --server PROFILE[@HOST:PORT] ... --dataset FILE [options]')
     .option('server', { type: 'string', array: true, describe: 'server to measure: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable)' })
@@ -34,7 +38,12 @@ export function benchArgs(argv: string[]) {
     .option('passes', { type: 'number', default: 10, describe: 'passes over the dataset, warm-up included' })
     .option('warmup', { type: 'number', default: 1, describe: 'leading passes stored but excluded from statistics' })
     .option('shuffle', { type: 'boolean', default: false, describe: 'a different seeded address order each pass' })
-    .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed for --shuffle' })
+    .option('order', {
+      type: 'string',
+      default: 'address',
+      describe: 'call order: address (per address every server and method, both rotating), method (one method at a time), shuffled',
+    })
+    .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed for --shuffle and --order shuffled' })
     .option('limit', { type: 'number', describe: 'only the first N dataset lines' })
     .option('concurrency', { type: 'number', default: 1, describe: 'requests in flight per server (1 = sequential)' })
     .option('timeout', { type: 'number', default: 30, describe: 'seconds before a call counts as a timeout' })
@@ -44,7 +53,8 @@ export function benchArgs(argv: string[]) {
     .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
     .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress to hide)' })
     .option('resume', { type: 'number', describe: 'continue an interrupted run of --db from where it stopped' })
-    .config('config', 'JSON file with any of these options (e.g. "server": [...])')
+    .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
+    .check(givenOnce(y))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);
@@ -102,6 +112,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
   if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
   const ca = a.ca ? readCa(a.ca) : undefined;
+  if (!isCallOrder(a.order)) throw new UserError(`--order: unknown ${JSON.stringify(a.order)}; known: ${CALL_ORDERS.join(', ')}`);
   return {
     servers: await resolveTargets(a),
     datasetPath: a.dataset,
@@ -109,6 +120,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
     passes,
     warmup,
     shuffle: a.shuffle,
+    order: a.order,
     seed: a.seed,
     limit: a.limit === undefined ? undefined : positiveInt('limit', a.limit),
     concurrency: positiveInt('concurrency', a.concurrency),
@@ -145,31 +157,53 @@ function optionsFromRun(store: ResultsStore, runId: number, a: Argv, argv: strin
 async function main(): Promise<number> {
   const argv = hideBin(process.argv);
   const a = await benchArgs(argv).parseAsync();
+  if (a.resume !== undefined) positiveInt('resume', a.resume);
   if (a.resume !== undefined && !fs.existsSync(a.db)) throw new UserError(`--resume: no results database at ${a.db}`);
   // Options are checked before the database is touched, so a bad flag leaves no file behind.
   const fresh = a.resume === undefined ? await optionsFromArgs(a) : undefined;
   const freshDataset = fresh && readDataset(fresh.datasetPath);
+  const created = fileAboutToBeCreated(a.db);
   const store = ResultsStore.open(a.db);
+  let discard = false;
   try {
     const opts = fresh ?? optionsFromRun(store, a.resume!, a, argv);
+    // Said on every run it applies to (a resumed one too): its latencies come from an unverified peer.
+    if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) {
+      process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
+    }
     const dataset = freshDataset ?? readDataset(opts.datasetPath);
     const runner = new BenchRunner(opts, store);
     if (a.progress) attachProgress(runner);
-    const release = onStopSignal(() => runner.stop());
-    let result;
-    try {
-      result = await runner.run(dataset, a.resume);
-    } finally {
-      release();
-    }
+    // Kept until the process ends: a signal after the run (while the summary is written) must
+    // still mean "stop" or "exit now", never the default of dying by that signal.
+    onStopSignal(() => runner.stop(), () => runner.flushNow());
+    const result = await runner.run(dataset, a.resume);
     process.stdout.write((a.json ? summaryJson(result, a.db) : summaryTable(result, a.db)) + '\n');
     if (result.status === 'interrupted') {
       process.stderr.write(`run ${result.runId} interrupted; continue it with: npm run bench -- --resume ${result.runId} --db ${a.db}\n`);
       return 130;
     }
     return 0;
+  } catch (err) {
+    if (err instanceof StoppedBeforeStart) {
+      process.stderr.write(`electrum-bench: ${err.message}\n`);
+      discard = created !== undefined && storesNoRun(store);
+      return 130;
+    }
+    // Failing before the run was created (e.g. an unreachable server) leaves nothing worth keeping.
+    discard = created !== undefined && storesNoRun(store);
+    throw err;
   } finally {
     store.close();
+    if (discard) created!.remove();
+  }
+}
+
+function storesNoRun(store: ResultsStore): boolean {
+  try {
+    return store.listRuns().length === 0;
+  } catch {
+    return false;
   }
 }
 

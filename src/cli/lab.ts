@@ -8,6 +8,7 @@ import { hideBin } from 'yargs/helpers';
 import { LAB_DEFAULT_SEED, type ElectrumServerName } from '../lab/config';
 import { labDown, labStatus, labUp, type LabStatus } from '../lab/lab';
 import { isUserError } from '../user-error';
+import { textTable } from '../core/text-table';
 
 interface Args {
   json: boolean;
@@ -41,12 +42,14 @@ function printStatus(s: LabStatus, json: boolean): void {
     }
     rows.push([c.name, state, c.pid === null ? '-' : String(c.pid), endpoint, tip]);
   }
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  const lines = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
-  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
-  lines.push('');
+  const lines = [textTable(rows[0], rows.slice(1)), ''];
   lines.push(`lab:         ${s.up ? 'UP' : 'not up'}${s.seed ? ` (seed ${s.seed})` : ''}`);
   lines.push(`node RPC:    ${s.node.rpcUrl}  (credentials: ${s.node.cookieFile})`);
+  const tls = s.electrum.electrumx?.tls;
+  if (tls) {
+    const tip = tls.tip === null ? (tls.error ? `, not answering: ${tls.error}` : '') : `, tip ${tls.tip}`;
+    lines.push(`TLS:         electrumx ${tls.url}  (--ca ${tls.caFile}${tip})`);
+  }
   lines.push(`dataset:     ${s.datasetPath}`);
   lines.push(`state dir:   ${s.stateDir}`);
   process.stdout.write(lines.join('\n') + '\n');

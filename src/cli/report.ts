@@ -51,9 +51,12 @@ async function main(): Promise<void> {
         const dbs = a.db ?? [];
         if (dbs.length !== 2) throw new UserError(`compare takes exactly two --db (A then B), got ${dbs.length}`);
         const [dbA, dbB] = dbs;
-        if (a.out) prepareOutDir(a.out); // before reading: a bad --out fails first
+        // Reading first: a missing or foreign --db must not leave an empty --out directory behind.
         const text = compareMarkdown(compareDatabases(dbA, dbB), dbA, dbB);
-        if (a.out) writeOutputs(a.out, [{ name: 'compare.md', data: text }]);
+        if (a.out) {
+          prepareOutDir(a.out);
+          writeOutputs(a.out, [{ name: 'compare.md', data: text }]);
+        }
         process.stdout.write(text);
       },
     )

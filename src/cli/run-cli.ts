@@ -11,8 +11,9 @@ export function runCli(main: () => Promise<number | void>): void {
       process.exitCode = code ?? 0;
     },
     (err: unknown) => {
-      if (isUserError(err)) {
-        process.stderr.write(`electrum-bench: ${err.message}\n`);
+      // yargs throws a YError for its own usage checks (e.g. an unreadable --config): the user's to fix.
+      if (isUserError(err) || (err as Error)?.name === 'YError') {
+        process.stderr.write(`electrum-bench: ${oneLine((err as Error).message)}\n`);
         process.exitCode = 2;
       } else {
         process.stderr.write(`electrum-bench: internal error: ${(err as Error)?.stack ?? String(err)}\n`);
@@ -20,4 +21,9 @@ export function runCli(main: () => Promise<number | void>): void {
       }
     },
   );
+}
+
+/** An error prints as one line: a message quoting a multi-line input must not break it. */
+function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, ' ').trim();
 }

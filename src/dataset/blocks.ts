@@ -61,6 +61,6 @@ async function fetchRange(rpc: NodeRpc, start: number, end: number): Promise<Fet
 }
 
 function txCountOf(block: unknown): number {
-  const b = block as { tx?: unknown[]; rawtx?: unknown[]; nTx?: number } | null;
-  return b?.tx?.length ?? b?.rawtx?.length ?? b?.nTx ?? 1;
+  const b = block as { tx?: unknown[]; nTx?: number } | null;
+  return b?.tx?.length ?? b?.nTx ?? 1;
 }

@@ -7,7 +7,7 @@ import { NodeRpc, NodeRpcError } from '../node/rpc';
 import { UserError } from '../user-error';
 import { isElectrumError } from '../electrum/errors';
 import type { BuildOptions } from './options';
-import { prepareOutput } from './options';
+import { createOutputDir, prepareOutput } from './options';
 import { CountServer, openCountServer, tipOf } from './count-server';
 import { checkResumable, checkSameChain, checkServerTip, nodeNetwork } from './preflight';
 import { Checkpoint, CheckpointKey, Progress } from './checkpoint';
@@ -56,6 +56,7 @@ export async function buildDataset(opts: BuildOptions, events: BuildEvents, sign
       minTxs: opts.selection.minTxs,
       maxTxs: opts.selection.maxTxs,
     };
+    createOutputDir(opts.out);
     const opened = Checkpoint.open(opts.out.checkpoint, key);
     checkpoint = opened.checkpoint;
     const progress = opened.progress;

@@ -4,14 +4,16 @@
  * balance only after the history says a candidate is kept spares the server two thirds of the
  * calls: most candidates of a block range hold a handful of transactions and are filtered out.
  *
- * utxoCount is what listunspent lists as confirmed (height > 0), the project's definition: unlike
- * get_balance.confirmed it leaves out a confirmed output that a mempool transaction already spends
- * (ElectrumX and electrs both drop those from listunspent).
+ * utxoCount is what listunspent lists as confirmed (src/core/confirmed.ts), the project's
+ * definition: unlike get_balance.confirmed it leaves out a confirmed output that a mempool
+ * transaction already spends (ElectrumX and electrs both drop those from listunspent).
  *
  * Chunks of candidates go out as JSON-RPC batches no larger than the server profile's cap, over a
  * few pooled connections. A chunk that fails as a whole (timeout, disconnect, throttling) is
  * retried with backoff, split in two first in case its reply was what the server choked on.
  */
+import { confirmedCount } from '../core/confirmed';
+import { METHOD_RPC } from '../core/methods';
 import type { ElectrumClient } from '../electrum/client';
 import { toElectrumError } from '../electrum/errors';
 import { classify } from '../servers/profiles';
@@ -105,14 +107,13 @@ async function countChunk(
   cap: number,
   opts: CountOptions,
 ): Promise<Array<[string, CountResult]>> {
-  const histories = await callMany(client, scripthashes.map((sh) => ({ method: 'blockchain.scripthash.get_history', params: [sh] })), cap, opts.timeoutMs);
+  const histories = await callMany(client, scripthashes.map((sh) => ({ method: METHOD_RPC.history, params: [sh] })), cap, opts.timeoutMs);
   const results = new Map<string, CountResult>();
   histories.forEach((item, i) => {
     const sh = scripthashes[i];
     if (item.ok) {
       const history = item.result as Array<{ height: number }>;
-      // Height 0 (and -1, unconfirmed parents) are mempool entries: only mined transactions count.
-      results.set(sh, { txCount: history.filter((e) => e.height > 0).length });
+      results.set(sh, { txCount: confirmedCount(history) });
       return;
     }
     const e = classify(server.profile, item.error);
@@ -125,8 +126,8 @@ async function countChunk(
     return n !== null && inTxRange(n, opts.range);
   });
   const detailCalls = kept.flatMap((sh) => [
-    { method: 'blockchain.scripthash.listunspent', params: [sh] },
-    { method: 'blockchain.scripthash.get_balance', params: [sh] },
+    { method: METHOD_RPC.utxos, params: [sh] },
+    { method: METHOD_RPC.balance, params: [sh] },
   ]);
   const details = await callMany(client, detailCalls, cap, opts.timeoutMs);
   kept.forEach((sh, i) => {
@@ -136,7 +137,7 @@ async function countChunk(
     if (!balance.ok) throw classify(server.profile, balance.error);
     const b = balance.result as { confirmed: number; unconfirmed: number };
     results.get(sh)!.detail = {
-      utxoCount: (unspent.result as Array<{ height: number }>).filter((u) => u.height > 0).length,
+      utxoCount: confirmedCount(unspent.result as Array<{ height: number }>),
       balance: { confirmed: b.confirmed, unconfirmed: b.unconfirmed },
     };
   });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../user-error';
 import type { FilterOptions } from './options';
-import { prepareOutput } from './options';
+import { createOutputDir, prepareOutput } from './options';
 import { readDataset } from './line';
 import { readParentFacts, DatasetManifest } from './manifest';
 import { select } from './stratify';
@@ -20,6 +20,7 @@ export function filterDataset(opts: FilterOptions): DatasetManifest {
   if (lines.length === 0) throw new UserError(`no line of ${opts.input} matches the filters: nothing written`);
   // Paths relative to the new manifest's directory, so the pair can be moved together.
   const here = path.dirname(path.resolve(opts.out.manifest));
+  createOutputDir(opts.out);
   return writeDataset(opts.out, lines, {
     source: facts?.source ?? { node: null, countVia: null, countServer: null },
     network: facts?.network ?? null,

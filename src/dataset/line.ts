@@ -6,18 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { UserError } from '../user-error';
+import { ADDRESS_TYPES, type AddressType, type DatasetLine, type LoadedDataset } from '../core/dataset-line';
+import { NETWORK_NAMES, NetworkName, outputScriptOf, scriptHashOfScript, scriptType } from '../electrum/scripthash';
 
-export const ADDRESS_TYPES = ['p2pkh', 'p2sh', 'p2sh-p2wpkh', 'p2wpkh', 'p2wsh', 'p2tr', 'nonstandard'] as const;
-export type AddressType = (typeof ADDRESS_TYPES)[number];
-
-export interface DatasetLine {
-  address: string | null; // null for a nonstandard script kept by scripthash only
-  scripthash: string; // Electrum scripthash: sha256(scriptPubKey), byte-reversed, hex
-  type: AddressType;
-  txCount: number;
-  utxoCount: number;
-  balance: { confirmed: number; unconfirmed: number };
-}
+export { ADDRESS_TYPES, type AddressType, type DatasetLine, type LoadedDataset } from '../core/dataset-line';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -41,6 +33,7 @@ export function parseDatasetLine(text: string, where: string): DatasetLine {
   if (typeof o.type !== 'string' || !(ADDRESS_TYPES as readonly string[]).includes(o.type)) {
     fail(`"type" must be one of ${ADDRESS_TYPES.join(', ')}`);
   }
+  if (typeof o.address === 'string') checkAddress(o.address, o.scripthash as string, o.type as AddressType, fail);
   const count = (k: string): number => {
     const v = o[k];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) fail(`"${k}" must be a non-negative integer`);
@@ -63,6 +56,32 @@ export function parseDatasetLine(text: string, where: string): DatasetLine {
   };
 }
 
+/** Datasets hold one network's addresses: the last one that parsed is tried first. */
+let lastNetwork: NetworkName = NETWORK_NAMES[0];
+
+/**
+ * The bench queries by scripthash and reports by address: a line whose address is a typo, or
+ * belongs to another script than its scripthash, would put every figure under the wrong name.
+ */
+function checkAddress(address: string, scripthash: string, type: AddressType, fail: (what: string) => never): void {
+  let script: Uint8Array | undefined;
+  for (const network of [lastNetwork, ...NETWORK_NAMES.filter((n) => n !== lastNetwork)]) {
+    try {
+      script = outputScriptOf(address, network);
+      lastNetwork = network;
+      break;
+    } catch {
+      // not this network's
+    }
+  }
+  if (script === undefined) fail(`"address" ${JSON.stringify(address)} is not a Bitcoin address of any network`);
+  const own = scriptHashOfScript(script);
+  if (own !== scripthash) fail(`"scripthash" does not match "address" ${address} (whose scripthash is ${own})`);
+  const shape = scriptType(script);
+  // A P2SH script cannot show what it wraps: a line may say what it knows (p2sh-p2wpkh).
+  if (shape !== type && !(shape === 'p2sh' && type === 'p2sh-p2wpkh')) fail(`"type" is ${type} but "address" ${address} is ${shape}`);
+}
+
 export function formatDatasetLine(line: DatasetLine): string {
   return JSON.stringify({
     address: line.address,
@@ -74,12 +93,6 @@ export function formatDatasetLine(line: DatasetLine): string {
   });
 }
 
-export interface LoadedDataset {
-  path: string;
-  id: string; // file name without .jsonl
-  hash: string; // sha256 of the file's bytes
-  lines: DatasetLine[];
-}
 
 /**
  * Reads a whole JSONL dataset; a bad or repeated line is a UserError naming the file and line

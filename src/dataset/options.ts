@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../user-error';
+import { formatServerUrl, parseServerAddress } from '../core/server-address';
 import { ADDRESS_TYPES, AddressType } from './line';
 import { NETWORK_NAMES, NetworkName } from '../electrum/scripthash';
 import { PROFILE_NAMES, ProfileName } from '../servers/profiles';
@@ -128,19 +129,33 @@ export function manifestPathOf(datasetPath: string): string {
 }
 
 /**
- * Makes sure the outputs can be written before any work starts: the directory exists (created if
- * need be) and is writable, and an existing dataset is only replaced when asked to.
+ * Makes sure the outputs can be written before any work starts: the directory exists or can be
+ * created, and is writable, and an existing dataset is only replaced when asked to. Nothing is
+ * created yet (createOutputDir does, once the work has started), so a command that fails on a
+ * later check leaves no empty directory behind.
  */
 export function prepareOutput(out: OutputPaths, force: boolean): void {
   const dir = path.dirname(path.resolve(out.dataset));
+  let existing = dir;
+  while (!fs.existsSync(existing) && existing !== path.dirname(existing)) existing = path.dirname(existing);
   try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.accessSync(dir, fs.constants.W_OK);
+    if (!fs.statSync(existing).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
+    fs.accessSync(existing, fs.constants.W_OK);
   } catch (err) {
     throw new UserError(`--out: cannot write to ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   if (!force && fs.existsSync(out.dataset)) {
     throw new UserError(`--out: ${out.dataset} already exists (pass --force to replace it)`);
+  }
+}
+
+/** Creates the directory prepareOutput checked, right before the first file goes into it. */
+export function createOutputDir(out: OutputPaths): void {
+  const dir = path.dirname(path.resolve(out.dataset));
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new UserError(`--out: cannot write to ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }
 
@@ -185,24 +200,12 @@ function rpcTarget(raw: Raw, env: NodeJS.ProcessEnv): RpcTarget {
   return { url, ...(user !== undefined ? { user } : {}), ...(password !== undefined ? { password } : {}) };
 }
 
-const ELECTRUM_SCHEMES: Record<string, boolean> = { 'electrum:': false, 'tcp:': false, 'electrums:': true, 'ssl:': true, 'tls:': true };
-
 /** electrum://host:port (plain TCP) or electrums://host:port (TLS); tcp:// and ssl:// are accepted too. */
 export function electrumTarget(text: string, tlsInsecure: boolean): ElectrumTarget {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UserError(`--count-via: expected electrum://HOST:PORT or electrums://HOST:PORT, got ${JSON.stringify(text)}`);
-  }
-  const tls = ELECTRUM_SCHEMES[url.protocol];
-  if (tls === undefined || url.hostname === '') {
-    throw new UserError(`--count-via: expected electrum://HOST:PORT or electrums://HOST:PORT, got ${JSON.stringify(text)}`);
-  }
-  const port = url.port === '' ? (tls ? 50002 : 50001) : Number(url.port);
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const shownHost = host.includes(':') ? `[${host}]` : host;
-  return { host, port, tls, tlsInsecure, label: `${tls ? 'electrums' : 'electrum'}://${shownHost}:${port}` };
+  const a = parseServerAddress(text, `--count-via ${JSON.stringify(text)}`, { requireScheme: true });
+  // Electrum's customary ports: no profile is known before the server has answered.
+  const address = { host: a.host, port: a.port ?? (a.tls ? 50002 : 50001), tls: a.tls };
+  return { ...address, tlsInsecure, label: formatServerUrl(address) };
 }
 
 function outputPaths(out: string): OutputPaths {

@@ -1,8 +1,8 @@
 /**
  * The funded output scripts of one `getblock <hash> 2` answer, whatever node dialect produced it.
- * Core ≥ 22 gives `scriptPubKey.address`, older Core `addresses`, btcd puts the transactions under
- * `rawtx`; all of them give `scriptPubKey.hex`, so we read only that and derive the rest ourselves:
- * every dialect then yields the same candidates.
+ * Core ≥ 22 gives `scriptPubKey.address`, older Core `addresses`, btcd neither (its `rawtx` is
+ * renamed by the node transport); all of them give `scriptPubKey.hex`, so we read only that and
+ * derive the rest ourselves: every dialect then yields the same candidates.
  */
 import { UserError } from '../user-error';
 import { addressOfScript, scriptHashOfScript, scriptType, NetworkName } from '../electrum/scripthash';
@@ -23,8 +23,7 @@ interface VerboseOut {
 
 /** Output scripts (hex) that received a non-zero amount, in block order; OP_RETURN left out. */
 export function fundedScriptsOf(block: unknown, where: string): string[] {
-  const b = block as { tx?: unknown; rawtx?: unknown } | null;
-  const txs = b?.tx ?? b?.rawtx;
+  const txs = (block as { tx?: unknown } | null)?.tx;
   if (!Array.isArray(txs)) throw new UserError(`${where}: getblock answered without a transaction list`);
   const scripts: string[] = [];
   for (const tx of txs) {

@@ -2,34 +2,25 @@
  * The terminal view of a build: a bar with ETA per phase on stderr, and one summary line when a
  * phase ends. It only listens to the build's events.
  */
-import cliProgress from 'cli-progress';
+import type { SingleBar } from 'cli-progress';
+import { progressBar, type ProgressBarOptions } from '../core/progress-bar';
 import type { BuildEvents, Phase, PhaseTick } from './events';
 
-const FORMATS: Record<Phase, string> = {
-  scan: 'scan  [{bar}] {percentage}% | {value}/{total} blocks | ETA {eta_formatted} | {candidates} candidates',
-  count: 'count [{bar}] {percentage}% | {value}/{total} candidates | ETA {eta_formatted} | {kept} kept',
+const BARS: Record<Phase, Omit<ProgressBarOptions, 'stream'>> = {
+  scan: { label: 'scan ', unit: 'blocks', extra: '{candidates} candidates' },
+  count: { label: 'count', unit: 'candidates', extra: '{kept} kept' },
 };
 
 /** Returns a function that takes a bar still drawn off the screen (a failed build). */
 export function attachProgress(events: BuildEvents, opts: { bars: boolean; stream?: NodeJS.WriteStream }): () => void {
   const stream = opts.stream ?? process.stderr;
-  let bar: cliProgress.SingleBar | undefined;
+  let bar: SingleBar | undefined;
   let startDone = 0;
 
   events.on('start', (t: PhaseTick) => {
     startDone = t.done;
     if (!opts.bars) return;
-    bar = new cliProgress.SingleBar(
-      {
-        stream,
-        format: FORMATS[t.phase],
-        etaBuffer: 50,
-        hideCursor: false,
-        noTTYOutput: true,
-        notTTYSchedule: 10_000,
-      },
-      cliProgress.Presets.shades_classic,
-    );
+    bar = progressBar({ ...BARS[t.phase], stream, etaBuffer: 50 });
     bar.start(t.total, t.done, t.info);
   });
   events.on('progress', (t: PhaseTick) => bar?.update(t.done, t.info));
@@ -39,7 +30,7 @@ export function attachProgress(events: BuildEvents, opts: { bars: boolean; strea
     bar = undefined;
     const seconds = t.elapsedMs / 1000;
     const rate = (t.done - startDone) / Math.max(seconds, 1e-3);
-    const unit = t.phase === 'scan' ? 'blocks' : 'candidates';
+    const unit = BARS[t.phase].unit;
     const extra = Object.entries(t.info)
       .map(([k, v]) => `${v} ${k}`)
       .join(', ');

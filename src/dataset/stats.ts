@@ -1,6 +1,8 @@
 /**
  * `dataset stats`: how a dataset spreads over history-size buckets, overall and by script type.
  */
+import { median } from '../stats/quantiles';
+import { textTable } from '../core/text-table';
 import type { DatasetLine } from './line';
 import { ADDRESS_TYPES } from './line';
 import { BucketScheme, bucketOf, histogram } from './buckets';
@@ -32,7 +34,7 @@ export function datasetStats(lines: readonly DatasetLine[], scheme: BucketScheme
     byType,
     txCount: {
       min: sorted[0] ?? 0,
-      median: sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : 0,
+      median: median(sorted) ?? 0,
       max: sorted[sorted.length - 1] ?? 0,
       total: sorted.reduce((a, b) => a + b, 0),
     },
@@ -43,16 +45,9 @@ export function statsTable(s: DatasetStats): string {
   const header = ['txs', 'lines', 'share', ...s.types];
   const rows = s.buckets.map((b) => [b.label, String(b.count), pct(b.count, s.lines), ...s.types.map((t) => String(b.byType[t] ?? 0))]);
   rows.push(['all', String(s.lines), pct(s.lines, s.lines), ...s.types.map((t) => String(s.byType[t] ?? 0))]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   const t = s.txCount;
   return [
-    fmt(header),
-    rule,
-    ...rows.slice(0, -1).map(fmt),
-    rule,
-    fmt(rows[rows.length - 1]),
+    textTable(header, rows, { align: header.map((_, i) => (i === 0 ? 'left' : 'right')), rulesBefore: [rows.length - 1] }),
     '',
     `txCount: min ${t.min}, median ${t.median}, max ${t.max}, sum ${t.total} (${s.scheme} buckets)`,
   ].join('\n');

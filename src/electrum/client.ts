@@ -5,6 +5,7 @@
  * a timeout on every call whose late reply can never resolve another call, a bounded line size,
  * per-call latency taken with `process.hrtime.bigint()` and the reply's size in bytes.
  */
+import { formatServerUrl } from '../core/server-address';
 import net from 'node:net';
 import tls from 'node:tls';
 import { EventEmitter } from 'node:events';
@@ -126,7 +127,7 @@ export class ElectrumClient extends EventEmitter {
   }
 
   get label(): string {
-    return `${this.opts.tls ? 'ssl' : 'tcp'}://${this.host}:${this.port}`;
+    return formatServerUrl({ host: this.host, port: this.port, tls: !!this.opts.tls }, 'tcp');
   }
 
   /** False once the connection closed or a call on it timed out (its stream may be out of step). */
@@ -235,8 +236,7 @@ export class ElectrumClient extends EventEmitter {
           port: this.port,
           servername: net.isIP(this.host) ? undefined : this.host,
           rejectUnauthorized: !this.opts.tlsInsecure,
-          // Node's `ca` replaces the bundled roots; a user's --ca is meant to add one.
-          ca: this.opts.ca ? [...tls.rootCertificates, this.opts.ca] : undefined,
+          ca: trustedCertificates(this.opts.ca),
         });
         this.socket.once('secureConnect', onConnect);
       } else {
@@ -415,6 +415,14 @@ export class ElectrumClient extends EventEmitter {
   }
 }
 
+/**
+ * What a TLS connection trusts: Node's bundled roots, plus the user's --ca if given. Node's `ca`
+ * option replaces the bundled roots, and a user's --ca is meant to add one, not to distrust the rest.
+ */
+export function trustedCertificates(extra: string | Buffer | undefined): Array<string | Buffer> | undefined {
+  return extra === undefined ? undefined : [...tls.rootCertificates, extra];
+}
+
 function abortError(o: ClientOptions): ElectrumError {
-  return new ElectrumError('disconnect', `${o.tls ? 'ssl' : 'tcp'}://${o.host}:${o.port}: connection attempt abandoned (stopping)`);
+  return new ElectrumError('disconnect', `${formatServerUrl({ host: o.host, port: o.port, tls: !!o.tls }, 'tcp')}: connection attempt abandoned (stopping)`);
 }

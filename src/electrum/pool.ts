@@ -11,6 +11,7 @@
  * A client whose call timed out (its stream may be out of step) or whose socket closed is never
  * handed out again: it is checked on every borrow and every return, and destroyed.
  */
+import { formatServerUrl } from '../core/server-address';
 import * as genericPool from 'generic-pool';
 import { ElectrumClient, ClientOptions, ServerInfo } from './client';
 import { ElectrumError, toElectrumError } from './errors';
@@ -170,5 +171,5 @@ export interface PoolStats {
 }
 
 function label(o: ClientOptions): string {
-  return `${o.tls ? 'ssl' : 'tcp'}://${o.host}:${o.port}`;
+  return formatServerUrl({ host: o.host, port: o.port, tls: !!o.tls }, 'tcp');
 }

@@ -8,6 +8,7 @@
  * attempt made while it waited (never an older one), and the first success ends the outage for all.
  */
 import { ElectrumClient, ClientOptions } from './client';
+import { formatServerUrl } from '../core/server-address';
 import { ElectrumError, toElectrumError } from './errors';
 
 export const RECONNECT_BACKOFF_MS = { first: 100, max: 1000 } as const;
@@ -94,7 +95,7 @@ export class Reconnector {
 }
 
 function closingError(o: ClientOptions): ElectrumError {
-  return new ElectrumError('disconnect', `pool ${o.tls ? 'ssl' : 'tcp'}://${o.host}:${o.port} is closing`);
+  return new ElectrumError('disconnect', `pool ${formatServerUrl({ host: o.host, port: o.port, tls: !!o.tls }, 'tcp')} is closing`);
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -15,6 +15,7 @@ export interface LabPorts {
   electrumxRpc: number;
   electrs: number;
   electrsMonitoring: number;
+  electrumxTls: number; // the same ElectrumX, over TLS with the lab's own CA
 }
 
 export interface LabConfig {
@@ -51,6 +52,7 @@ export function labConfig(env: NodeJS.ProcessEnv = process.env): LabConfig {
       electrumxRpc: base + 4,
       electrs: base + 5,
       electrsMonitoring: base + 6,
+      electrumxTls: base + 7,
     },
     bin: {
       btcd: path.join(home, `btcd-${VERSIONS.btcd}`, 'bin', 'btcd'),
@@ -84,6 +86,7 @@ export interface LabPaths {
   electrumxDir: string;
   electrsDir: string;
   electrsConf: string; // holds `auth`, mode 0600: electrs takes credentials only from a file
+  tlsDir: string; // the lab's CA certificate and ElectrumX's server certificate + key (certificates.ts)
   testEnvFile: string; // written by the test globalSetup for test/lab/env.ts
   datasetPath: string;
   manifestPath: string;
@@ -105,6 +108,7 @@ export function labPaths(cfg: LabConfig): LabPaths {
     electrumxDir: path.join(s, 'electrumx-db'),
     electrsDir: path.join(s, 'electrs-db'),
     electrsConf: path.join(s, 'electrs.toml'),
+    tlsDir: path.join(s, 'tls'),
     testEnvFile: path.join(s, 'test-env.json'),
     datasetPath: path.join(data, 'regtest-lab.jsonl'),
     manifestPath: path.join(data, 'regtest-lab.manifest.json'),

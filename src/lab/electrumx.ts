@@ -9,11 +9,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Credentials } from './adapter/credentials';
+import { labCertificateFiles } from './certificates';
 import type { LabConfig, LabPaths } from './config';
 import { spawnDetached } from './processes';
 
 export function electrumxEnv(cfg: LabConfig, paths: LabPaths, creds: Credentials): NodeJS.ProcessEnv {
   const h = cfg.host;
+  const tls = labCertificateFiles(paths);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -22,7 +24,10 @@ export function electrumxEnv(cfg: LabConfig, paths: LabPaths, creds: Credentials
     DB_ENGINE: 'leveldb', // no default in e-x 2.0
     DB_DIRECTORY: paths.electrumxDir,
     DAEMON_URL: `http://${creds.user}:${creds.password}@${h}:${cfg.ports.adapter}/`,
-    SERVICES: `tcp://${h}:${cfg.ports.electrumx},rpc://${h}:${cfg.ports.electrumxRpc}`,
+    SERVICES: `tcp://${h}:${cfg.ports.electrumx},ssl://${h}:${cfg.ports.electrumxTls},rpc://${h}:${cfg.ports.electrumxRpc}`,
+    // Required by e-x once an ssl:// service is listed (env.py); made by certificates.ts at `up`.
+    SSL_CERTFILE: tls.certFile,
+    SSL_KEYFILE: tls.keyFile,
     PEER_DISCOVERY: 'off',
     PEER_ANNOUNCE: 'false',
     // Milliseconds; the default 5 s poll would make every "mine, then assert" wait seconds.

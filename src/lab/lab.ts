@@ -13,8 +13,9 @@ import { ElectrumClient } from '../electrum/client';
 import { scriptHashOfScript } from '../electrum/scripthash';
 import { NodeRpc } from '../node/rpc';
 import { UserError } from '../user-error';
-import { writeFreshCredentials } from './adapter/credentials';
+import { readCredentials, writeFreshCredentials } from './adapter/credentials';
 import { startBtcd } from './btcd';
+import { generateLabCertificates, labCertificateFiles } from './certificates';
 import {
   LAB_COMPONENTS,
   LAB_DEFAULT_SEED,
@@ -28,7 +29,7 @@ import {
 } from './config';
 import { startElectrs } from './electrs';
 import { startElectrumx } from './electrumx';
-import { runningPid, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
+import { runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const ELECTRUM_SERVERS: ElectrumServerName[] = ['electrumx', 'electrs'];
@@ -54,10 +55,19 @@ export interface ComponentStatus {
   pid: number | null;
 }
 
+/** A TLS listener of a lab server: its certificate is signed by the lab's own CA, `caFile`. */
+export interface TlsEndpoint {
+  url: string; // ssl://127.0.0.1:PORT, as `--server electrumx@ssl://127.0.0.1:PORT` takes it
+  host: string;
+  port: number;
+  caFile: string; // PEM of the lab's CA: pass it to `--ca`
+}
+
 export interface ServerStatus extends ElectrumEndpoint {
   running: boolean;
   tip: number | null;
   error?: string;
+  tls?: TlsEndpoint & { tip: number | null; error?: string }; // ElectrumX only
 }
 
 export interface LabStatus {
@@ -129,6 +139,7 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   fs.mkdirSync(cfg.stateDir, { recursive: true });
   for (const c of LAB_COMPONENTS) fs.rmSync(path.join(paths.pidDir, `${c}.pid`), { force: true });
   const creds = writeFreshCredentials(paths.cookieFile);
+  if (components.includes('electrumx')) await generateLabCertificates(paths);
   const state: LabState = { seed, components, startedAt: new Date().toISOString() };
   writeState(paths, state);
   const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 120_000 });
@@ -205,11 +216,18 @@ export async function labStatus(): Promise<LabStatus> {
     ELECTRUM_SERVERS.map(async (s): Promise<[ElectrumServerName, ServerStatus]> => {
       const ep = electrumEndpoint(cfg, s);
       const st: ServerStatus = { ...ep, running: running(s), tip: null };
+      const tlsEp = electrumTlsEndpoint(cfg, paths, s);
+      if (tlsEp) st.tls = { ...tlsEp, tip: null };
       if (st.running) {
-        try {
-          st.tip = await electrumTip(ep.host, ep.port);
-        } catch (err) {
-          st.error = (err as Error).message;
+        const [plain, secure] = await Promise.allSettled([
+          electrumTip(ep.host, ep.port),
+          tlsEp ? electrumTlsTip(tlsEp) : Promise.resolve(null),
+        ]);
+        if (plain.status === 'fulfilled') st.tip = plain.value;
+        else st.error = (plain.reason as Error).message;
+        if (st.tls) {
+          if (secure.status === 'fulfilled') st.tls.tip = secure.value;
+          else st.tls.error = (secure.reason as Error).message;
         }
       }
       return [s, st];
@@ -221,7 +239,9 @@ export async function labStatus(): Promise<LabStatus> {
     state !== null &&
     components.every((c) => !c.expected || c.running) &&
     node.tip !== null &&
-    ELECTRUM_SERVERS.every((s) => !state.components.includes(s) || electrum[s]?.tip === node.tip);
+    ELECTRUM_SERVERS.every(
+      (s) => !state.components.includes(s) || (electrum[s]?.tip === node.tip && (!electrum[s]?.tls || electrum[s]?.tls?.tip === node.tip)),
+    );
   return {
     up,
     seed: state?.seed ?? null,
@@ -237,6 +257,13 @@ export async function labStatus(): Promise<LabStatus> {
 export function electrumEndpoint(cfg: LabConfig, s: ElectrumServerName): ElectrumEndpoint {
   const port = s === 'electrumx' ? cfg.ports.electrumx : cfg.ports.electrs;
   return { url: `electrum://${cfg.host}:${port}`, host: cfg.host, port };
+}
+
+/** The server's TLS listener, if it has one (ElectrumX; electrs 0.12 has no TLS of its own). */
+export function electrumTlsEndpoint(cfg: LabConfig, paths: LabPaths, s: ElectrumServerName): TlsEndpoint | null {
+  if (s !== 'electrumx') return null;
+  const port = cfg.ports.electrumxTls;
+  return { url: `ssl://${cfg.host}:${port}`, host: cfg.host, port, caFile: labCertificateFiles(paths).caFile };
 }
 
 function adapterUrl(cfg: LabConfig): string {
@@ -291,9 +318,17 @@ async function waitServerSynced(
   watch: MempoolProbe[],
 ): Promise<void> {
   const { host, port } = electrumEndpoint(cfg, s);
-  await waitReady(paths, s, pid, `at the node's tip ${tip} with its mempool`, LAB_TIMEOUTS.readyMs, async () => {
+  const tlsEp = electrumTlsEndpoint(cfg, paths, s);
+  const what = `at the node's tip ${tip} with its mempool${tlsEp ? ', TLS verified with the lab CA' : ''}`;
+  await waitReady(paths, s, pid, what, LAB_TIMEOUTS.readyMs, async () => {
     const height = await electrumTip(host, port);
     if (height !== tip) throw new Error(`${s} at height ${height}, node at ${tip}`);
+    // ElectrumX opens its client ports only once caught up, and only logs a listener that fails:
+    // the TLS one is checked on its own, verified against the lab CA as a user's `--ca` would be.
+    if (tlsEp) {
+      const secure = await electrumTlsTip(tlsEp);
+      if (secure !== tip) throw new Error(`${s} over TLS at height ${secure}, node at ${tip}`);
+    }
     if (watch.length === 0) return height;
     // get_history, not get_mempool: electrs 0.12 lacks get_mempool. Unconfirmed entries have
     // height 0 (or -1 with unconfirmed parents), per the protocol's get_history.
@@ -314,9 +349,30 @@ export async function electrumTip(host: string, port: number): Promise<number> {
   return tip.height;
 }
 
+/** The tip through the TLS port, its certificate verified with the lab CA as `--ca FILE` does. */
+async function electrumTlsTip(ep: TlsEndpoint): Promise<number> {
+  const tls = { ca: fs.readFileSync(ep.caFile) };
+  const [tip] = (await electrumCalls(ep.host, ep.port, [{ method: 'blockchain.headers.subscribe', params: [] }], 5_000, tls)) as Array<{ height: number }>;
+  return tip.height;
+}
+
 /** A short-lived connection for readiness checks: results in the order of `calls`, any error fails. */
-async function electrumCalls(host: string, port: number, calls: Array<{ method: string; params: unknown[] }>, timeoutMs = 5_000): Promise<unknown[]> {
-  const client = await ElectrumClient.connect({ host, port, timeoutMs, keepaliveMs: 0, skipServerInfo: true, clientName: 'electrum-bench-lab' });
+async function electrumCalls(
+  host: string,
+  port: number,
+  calls: Array<{ method: string; params: unknown[] }>,
+  timeoutMs = 5_000,
+  tls?: { ca: Buffer },
+): Promise<unknown[]> {
+  const client = await ElectrumClient.connect({
+    host,
+    port,
+    timeoutMs,
+    keepaliveMs: 0,
+    skipServerInfo: true,
+    clientName: 'electrum-bench-lab',
+    ...(tls ? { tls: true, ca: tls.ca } : {}),
+  });
   try {
     return await Promise.all(calls.map((c) => client.request(c.method, c.params)));
   } finally {
@@ -387,4 +443,32 @@ function sameSet<T>(a: T[], b: T[]): boolean {
 
 function secs(since: number): string {
   return ((Date.now() - since) / 1000).toFixed(1);
+}
+
+/**
+ * Kills one running Electrum server of the lab and starts it again on a fresh index, waiting
+ * until it is back at the node's tip: a real outage for fault tests. Returns how long its port
+ * was down (from the kill to the server answering at the tip again).
+ */
+export async function labRestartServer(s: ElectrumServerName, opts: { killSignal?: NodeJS.Signals } = {}): Promise<{ downMs: number }> {
+  const cfg = labConfig();
+  const paths = labPaths(cfg);
+  return withLabLock(paths, `restart ${s}`, async () => {
+    const pid = runningPid(paths, s);
+    if (pid === null) throw new UserError(`lab ${s} is not running; start the lab with: npm run lab -- up`);
+    const t0 = Date.now();
+    if (opts.killSignal) signalGroup(pid, opts.killSignal);
+    await stopComponent(paths, s, 5_000);
+    const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 30_000 });
+    try {
+      const tip = await rpc.call<number>('getblockcount');
+      const watch = await mempoolWatch(rpc);
+      const creds = readCredentials(paths.cookieFile);
+      const started = s === 'electrumx' ? startElectrumx(cfg, paths, creds) : startElectrs(cfg, paths, creds);
+      await waitServerSynced(cfg, paths, s, started, tip, watch);
+    } finally {
+      rpc.close();
+    }
+    return { downMs: Date.now() - t0 };
+  });
 }

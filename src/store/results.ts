@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrate } from './schema';
-import type { DatasetLine } from '../dataset/line';
+import type { DatasetLine } from '../core/dataset-line';
 import { UserError } from '../user-error';
 
 export interface RunRecord {
@@ -179,7 +179,7 @@ export class ResultsStore {
 
   flush(): void {
     this.lastFlushNs = process.hrtime.bigint();
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0 || !this.db.open) return;
     const rows = this.pending;
     this.pending = [];
     const runId = this.currentRun;

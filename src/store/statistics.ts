@@ -30,6 +30,9 @@ const QUANTILES = [0.5, 0.9, 0.99, 0.999] as const;
 export function computeStatistics(store: ResultsStore, runId: number): MethodSummary[] {
   store.flush();
   const { db } = store;
+  // better-sqlite3 builds SQLite with temporary storage in memory: the sorts below would then hold
+  // every sample in RAM. On disk, SQLite's external sort keeps memory flat.
+  db.pragma('temp_store = FILE');
   const groups = db
     .prepare(
       `SELECT server_id AS serverId, method, count(*) AS n, sum(status = 'ok') AS nOk, sum(coalesce(mismatch, 0)) AS mismatches

@@ -11,6 +11,7 @@ export interface LabEnv {
   rpcUrl: string; // http://127.0.0.1:PORT, the adapter in front of btcd
   rpcCookieFile: string; // user:password
   electrum: Record<ElectrumServerName, { host: string; port: number }>;
+  electrumxTls: { host: string; port: number; caFile: string }; // ElectrumX's TLS port, signed by the lab CA
   datasetPath: string;
   manifestPath: string;
   seed: string;
@@ -28,10 +29,13 @@ export function envFromStatus(s: LabStatus): LabEnv {
     return { host: e.host, port: e.port };
   };
   if (s.node.tip === null || s.seed === null) throw new Error('the lab is not up');
+  const tls = s.electrum.electrumx?.tls;
+  if (!tls) throw new Error('lab status has no electrumx TLS endpoint');
   return {
     rpcUrl: s.node.rpcUrl,
     rpcCookieFile: s.node.cookieFile,
     electrum: { electrumx: endpoint('electrumx'), electrs: endpoint('electrs') },
+    electrumxTls: { host: tls.host, port: tls.port, caFile: tls.caFile },
     datasetPath: s.datasetPath,
     manifestPath: s.manifestPath,
     seed: s.seed,

@@ -36,21 +36,15 @@ function prevoutJson(p: Prevout): Record<string, unknown> {
   return { generated: p.generated, ...(p.height !== null ? { height: p.height } : {}), value: satsToBtc(p.value), scriptPubKey: p.scriptPubKey };
 }
 
-/** btcd's getblock verbosity 2 lists transactions under `rawtx`; Core's key is `tx`. */
-function renameRawtx(block: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(block)) out[k === 'rawtx' ? 'tx' : k] = v;
-  return out;
-}
-
 const getblock: Handler = async (params, ctx) => {
   arity('getblock', params, 1, 2);
   const hash = hashParam(params[0], 'blockhash');
   // Core: 0 = hex, 1 = txids, 2 = transactions, 3 (and above) = transactions with prevouts.
   const verbosity = Math.max(0, Math.min(3, verbosityParam(params[1], 'verbosity', 1)));
   if (verbosity <= 1) return ctx.btcd.get('getblock', [hash, verbosity]);
-  // btcd answers verbosity 3 as if it were 2 (no prevouts), so always ask for 2.
-  const block = renameRawtx(await ctx.btcd.get<Record<string, unknown>>('getblock', [hash, 2]));
+  // btcd answers verbosity 3 as if it were 2 (no prevouts), so always ask for 2. Its `rawtx` is
+  // already `tx` here: the node transport renames it for every client.
+  const block = await ctx.btcd.get<Record<string, unknown>>('getblock', [hash, 2]);
   if (verbosity === 3) await addPrevouts(ctx, block.tx as BtcdTxJson[]);
   return block;
 };
@@ -149,7 +143,7 @@ export const DIALECT: Record<string, Handler> = {
 
 /** One line per translation, for the README. */
 export const DIALECT_NOTES: Record<string, string> = {
-  getblock: 'boolean verbosity → integer; verbosity 2/3 asks btcd for 2 and renames `rawtx` to `tx`',
+  getblock: 'boolean verbosity → integer; verbosity 2/3 asks btcd for 2 (whose `rawtx` the node transport renames to `tx`)',
   getrawtransaction: 'boolean verbose → integer; the optional blockhash is checked by the adapter (btcd takes no third argument)',
   getblockchaininfo: 'forwarded; `initialblockdownload` added (see OWN_FIELDS)',
   getmempoolinfo: 'forwarded; fee fields added (see OWN_FIELDS)',

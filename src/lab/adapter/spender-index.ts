@@ -15,7 +15,7 @@ export interface ConfirmedSpend {
 interface BtcdBlockV2 {
   hash: string;
   previousblockhash?: string;
-  rawtx: Array<{ txid: string; vin: Array<{ txid?: string; vout?: number; coinbase?: string }> }>;
+  tx: Array<{ txid: string; vin: Array<{ txid?: string; vout?: number; coinbase?: string }> }>;
 }
 
 const CHUNK = 50; // blocks per batch request to btcd
@@ -67,7 +67,7 @@ export class SpenderIndex {
 
   private add(b: BtcdBlockV2): void {
     const keys: string[] = [];
-    for (const tx of b.rawtx) {
+    for (const tx of b.tx) {
       for (const vin of tx.vin) {
         if (vin.coinbase !== undefined || vin.txid === undefined || vin.vout === undefined) continue;
         const key = `${vin.txid}:${vin.vout}`;

@@ -1,8 +1,8 @@
 /**
  * The node calls the generator and the chain walk need, over NodeRpc, limited to calls btcd has
  * natively with the same meaning in Bitcoin Core. Both dialects are accepted where they differ:
- * btcd's getblock verbosity 2 lists transactions under `rawtx` (Core: `tx`), and btcd mines with
- * `generate` (Core: `generatetoaddress`).
+ * btcd mines with `generate` (Core: `generatetoaddress`); its getblock shape is normalised by the
+ * node transport.
  */
 import { NodeRpc, NodeRpcError } from '../../node/rpc';
 
@@ -89,13 +89,13 @@ export class ChainClient {
     const out: VerboseBlock[] = [];
     for (let i = 0; i < hashes.length; i += perRequest) {
       const chunk = hashes.slice(i, i + perRequest);
-      const blocks = await this.rpc.batch<{ hash: string; height: number; tx?: unknown; rawtx?: unknown }>(
+      const blocks = await this.rpc.batch<{ hash: string; height: number; tx?: unknown }>(
         chunk.map((h) => ({ method: 'getblock', params: [h, 2] })),
       );
       for (const b of blocks) {
-        const txs = (b.rawtx ?? b.tx) as VerboseTx[] | undefined;
+        const txs = b.tx as VerboseTx[] | undefined;
         if (!Array.isArray(txs) || (txs.length > 0 && typeof txs[0] !== 'object')) {
-          throw new Error(`getblock ${b.hash} 2 returned no transaction objects (neither "tx" nor "rawtx")`);
+          throw new Error(`getblock ${b.hash} 2 returned no transaction objects`);
         }
         out.push({ hash: b.hash, height: b.height, tx: txs });
       }

@@ -4,7 +4,7 @@
  * and the bench read the richer expectations from here.
  */
 import fs from 'node:fs';
-import type { AddressType } from '../../dataset/line';
+import type { AddressType } from '../../core/dataset-line';
 import { UserError } from '../../user-error';
 import type { Profile } from './plan';
 import type { ScriptTruth } from './truth';

@@ -5,6 +5,7 @@
  * Walking from genesis means every prevout of a watched script was seen earlier in the walk, so a
  * spend is recognised without per-input lookups.
  */
+import { confirmedCount, isConfirmedHeight } from '../../core/confirmed';
 import { scriptHashOfScript } from '../../electrum/scripthash';
 import { btcToSats, ChainClient, VerboseTx } from './chain';
 import { HistoryItem, historyDigest, ScriptTruth, utxoKey } from './truth';
@@ -43,7 +44,7 @@ export async function walkChain(chain: ChainClient, scripthashes: Iterable<strin
       if (!prev) continue;
       const a = acc.get(prev.scripthash)!;
       a.history.set(tx.txid, height);
-      if (height > 0) {
+      if (isConfirmedHeight(height)) {
         owned.delete(key);
         a.outs.delete(key);
       } else prev.spentInMempool = true;
@@ -92,7 +93,7 @@ export async function walkChain(chain: ChainClient, scripthashes: Iterable<strin
     let unconfirmed = 0;
     const listunspent: string[] = [];
     for (const [key, o] of a.outs) {
-      if (o.height > 0) {
+      if (isConfirmedHeight(o.height)) {
         if (!o.spentInMempool) utxoCount++;
         confirmed += o.value;
         if (o.spentInMempool) unconfirmed -= o.value;
@@ -106,8 +107,8 @@ export async function walkChain(chain: ChainClient, scripthashes: Iterable<strin
     const history: HistoryItem[] = [...a.history].map(([tx_hash, height]) => ({ tx_hash, height }));
     truths.set(sh, {
       scripthash: sh,
-      txCount: history.filter((h) => h.height > 0).length,
-      mempoolTxCount: history.filter((h) => h.height <= 0).length,
+      txCount: confirmedCount(history),
+      mempoolTxCount: history.length - confirmedCount(history),
       utxoCount,
       balance: { confirmed, unconfirmed },
       listunspent: listunspent.sort(),

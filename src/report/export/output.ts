@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { AtomicWriteError, writeFileAtomic } from '../../core/atomic-write';
 import { UserError } from '../../user-error';
 import type { OutputFile } from './exporter';
 
@@ -37,14 +38,11 @@ export function claimOutputs(outDir: string, names: readonly string[]): void {
 export function writeOutputs(outDir: string, files: readonly OutputFile[]): string[] {
   return files.map((f) => {
     const file = path.join(outDir, f.name);
-    const temporary = `${file}.tmp-${process.pid}`;
     try {
-      // Temp file + rename: a reader never sees a half-written file.
-      fs.writeFileSync(temporary, f.data);
-      fs.renameSync(temporary, file);
+      writeFileAtomic(file, f.data);
     } catch (err) {
-      fs.rmSync(temporary, { force: true });
-      throw new UserError(`--out: cannot write ${file}: ${reason(err)}`);
+      if (err instanceof AtomicWriteError) throw new UserError(`--out: ${err.message}`);
+      throw err;
     }
     return f.name;
   });

@@ -1,10 +1,10 @@
 /**
  * The running lab's Electrum servers as bench targets, found through the lab's own status (never
- * guessed from default ports).
+ * guessed from default ports). Resolved here, in the CLI, so the bench itself never knows the lab.
  */
 import { UserError } from '../user-error';
 import { isProfileName } from '../servers/profiles';
-import type { ServerTarget } from './targets';
+import type { ServerTarget } from '../bench/targets';
 
 export async function labTargets(opts: { quiet?: boolean } = {}): Promise<ServerTarget[]> {
   const { labStatus } = await import('../lab/lab');

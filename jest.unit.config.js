@@ -1,12 +1,13 @@
-/** Tests run against the real regtest lab, brought up once in globalSetup. */
+/**
+ * The unit tier: everything under test/unit/, which needs no lab (local sockets and temporary
+ * files at most), so it runs first and fails fast before the lab tier's minutes of setup.
+ */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test/unit'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
-  globalSetup: '<rootDir>/test/lab/global-setup.ts',
-  globalTeardown: '<rootDir>/test/lab/global-teardown.ts',
-  testTimeout: 120000,
+  testTimeout: 60000,
   // A test that leaks a keep-alive socket must not hang CI until its time limit.
   forceExit: true,
 };

@@ -1,0 +1,36 @@
+/**
+ * A command that fails before storing anything must not leave behind the database it just
+ * created: an empty results file looks like a run happened, and the next command would open it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface CreatedFile {
+  /** Removes the file, its SQLite companions and the directories made for it (if still empty). */
+  remove(): void;
+}
+
+/**
+ * Call before the file is opened. Returns undefined when the file already exists: then it is the
+ * user's and is never removed.
+ */
+export function fileAboutToBeCreated(file: string): CreatedFile | undefined {
+  const target = path.resolve(file);
+  if (fs.existsSync(target)) return undefined;
+  const newDirs: string[] = [];
+  for (let dir = path.dirname(target); !fs.existsSync(dir) && dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    newDirs.push(dir);
+  }
+  return {
+    remove() {
+      for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(target + suffix, { force: true });
+      for (const dir of newDirs) {
+        try {
+          fs.rmdirSync(dir);
+        } catch {
+          return; // no longer empty: something else lives there now
+        }
+      }
+    },
+  };
+}

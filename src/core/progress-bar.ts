@@ -1,0 +1,32 @@
+/**
+ * The one progress bar (cli-progress) for long stages, bench and dataset alike, on stderr so
+ * stdout stays the result. Views build it from their stage's events; no stage draws itself.
+ * Off a terminal (CI logs, `2> file`) it prints a plain line every 10 s instead of redrawing.
+ */
+import cliProgress from 'cli-progress';
+
+export interface ProgressBarOptions {
+  /** Printed first; views of one command pad their labels to one width so bars line up. */
+  label: string;
+  /** What `{value}/{total}` counts: calls, blocks, candidates. */
+  unit: string;
+  /** Appended after the ETA, with cli-progress `{payload}` tokens, e.g. `errors {errors}`. */
+  extra?: string;
+  stream?: NodeJS.WriteStream;
+  /** Updates the ETA is averaged over: more for many small steps, fewer for slow big ones. */
+  etaBuffer?: number;
+}
+
+export function progressBar(opts: ProgressBarOptions): cliProgress.SingleBar {
+  return new cliProgress.SingleBar(
+    {
+      stream: opts.stream ?? process.stderr,
+      format: `${opts.label} [{bar}] {percentage}% | {value}/{total} ${opts.unit} | ETA {eta_formatted}${opts.extra ? ` | ${opts.extra}` : ''}`,
+      etaBuffer: opts.etaBuffer ?? 50,
+      hideCursor: false,
+      noTTYOutput: true,
+      notTTYSchedule: 10_000,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+}

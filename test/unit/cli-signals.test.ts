@@ -1,0 +1,113 @@
+/**
+ * Stopping the bench command as users do: through the `electrum-bench` launcher (which must pass
+ * signals on and return the command's exit code, never leaving it running orphaned), with SIGHUP
+ * (a closed terminal), and with a second signal (exit at once, after writing what is buffered).
+ * The server is a deliberately slow local one whose every answer is a JSON-RPC error sample.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
+let tmp: string;
+let srv: Misbehaving;
+
+beforeEach(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-signals-'));
+  const lines = Array.from({ length: 20 }, (_, i) =>
+    JSON.stringify({
+      address: null,
+      scripthash: createHash('sha256').update(`a${i}`).digest('hex'),
+      type: 'nonstandard',
+      txCount: 1,
+      utxoCount: 1,
+      balance: { confirmed: 1, unconfirmed: 0 },
+    }),
+  );
+  fs.writeFileSync(path.join(tmp, 'd.jsonl'), lines.join('\n') + '\n');
+  srv = await startMisbehavingServer({ delayMs: 100 });
+});
+afterEach(async () => {
+  await srv.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function startBench(db: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    [LAUNCHER, 'bench', '--no-progress', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--passes', '500', '--db', db],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+}
+
+function exited(child: ChildProcess): Promise<{ code: number | null; at: number }> {
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, at: Date.now() })));
+}
+
+async function waitForSamples(db: string, n: number): Promise<void> {
+  const until = Date.now() + 20_000;
+  while (Date.now() < until) {
+    try {
+      const c = new Database(db, { readonly: true, fileMustExist: true });
+      const row = c.prepare('SELECT count(*) AS n FROM samples').get() as { n: number };
+      c.close();
+      if (row.n >= n) return;
+    } catch {
+      /* not created yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no ${n} samples in ${db} within 20 s`);
+}
+
+function commandStillRunning(db: string): boolean {
+  return spawnSync('pgrep', ['-f', db]).status === 0;
+}
+
+function runStatus(db: string): { status: string; n: number; integrity: string } {
+  const c = new Database(db, { readonly: true });
+  const run = c.prepare('SELECT status FROM runs').get() as { status: string };
+  const { n } = c.prepare('SELECT count(*) AS n FROM samples').get() as { n: number };
+  const integrity = c.pragma('integrity_check', { simple: true }) as string;
+  c.close();
+  return { status: run.status, n, integrity };
+}
+
+test.each(['SIGTERM', 'SIGHUP', 'SIGINT'] as const)('%s to the launcher stops the bench within 2 s, exit 130, run interrupted, nothing orphaned', async (signal) => {
+  const db = path.join(tmp, `${signal}.sqlite`);
+  const child = startBench(db);
+  const done = exited(child);
+  await waitForSamples(db, 3);
+  const t0 = Date.now();
+  child.kill(signal);
+  const { code, at } = await done;
+  expect(code).toBe(130);
+  expect(at - t0).toBeLessThan(2500);
+  expect(commandStillRunning(db)).toBe(false);
+  const r = runStatus(db);
+  expect(r.status).toBe('interrupted');
+  expect(r.integrity).toBe('ok');
+});
+
+test('a second signal exits at once, and what was measured is written first', async () => {
+  const db = path.join(tmp, 'twice.sqlite');
+  const child = startBench(db);
+  const done = exited(child);
+  await waitForSamples(db, 3);
+  await new Promise((r) => setTimeout(r, 700)); // samples measured since the last timed write
+  child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 50));
+  const answered = srv.answered;
+  child.kill('SIGTERM');
+  const { code } = await done;
+  expect(code).toBe(130);
+  const r = runStatus(db);
+  expect(r.integrity).toBe('ok');
+  // Every answer the server sent before the exit is a sample (one may have been in flight).
+  expect(r.n).toBeGreaterThanOrEqual(answered - 1);
+});

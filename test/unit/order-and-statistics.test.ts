@@ -1,0 +1,148 @@
+/**
+ * The call order (every planned call once, no method always after another) and the one statistics
+ * definition (nearest rank), computed from SQLite in bounded memory and checked against a plain
+ * in-memory computation of the same samples.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { plannedCalls, CallOrder } from '../../src/bench/order';
+import { ResultsStore } from '../../src/store/results';
+import { computeStatistics } from '../../src/store/statistics';
+import { median, percentile, quantileRank, StreamingQuantiles } from '../../src/stats/quantiles';
+import { seededRandom } from '../../src/random';
+
+const METHODS = ['balance', 'history', 'utxos'] as const;
+
+describe('call order', () => {
+  const plan = (order: CallOrder) => ({ order, passes: 2, addresses: 12, servers: 2, methods: METHODS, shuffle: false, seed: 's' });
+
+  test.each(['address', 'method', 'shuffled'] as const)('%s: every planned call exactly once', (order) => {
+    const calls = [...plannedCalls(plan(order))];
+    expect(calls).toHaveLength(2 * 12 * 2 * 3);
+    expect(new Set(calls.map((c) => `${c.pass}/${c.addressIdx}/${c.server}/${c.method}`)).size).toBe(calls.length);
+    // Passes never interleave: the warm-up pass is over before a counted one begins.
+    expect(calls.map((c) => c.pass)).toEqual([...calls.map((c) => c.pass)].sort());
+  });
+
+  test('address order: the first method and the first server rotate per address', () => {
+    const calls = [...plannedCalls(plan('address'))].filter((c) => c.pass === 0);
+    const firstPerAddress = new Map<number, { method: string; server: number }>();
+    for (const c of calls) if (!firstPerAddress.has(c.addressIdx)) firstPerAddress.set(c.addressIdx, c);
+    expect(new Set([...firstPerAddress.values()].map((c) => c.method))).toEqual(new Set(METHODS));
+    expect(new Set([...firstPerAddress.values()].map((c) => c.server))).toEqual(new Set([0, 1]));
+    // No method always follows the same other method for one address and server.
+    const follows = new Map<string, Set<string>>();
+    for (let i = 1; i < calls.length; i++) {
+      const [a, b] = [calls[i - 1], calls[i]];
+      if (a.addressIdx !== b.addressIdx || a.server !== b.server) continue;
+      const set = follows.get(b.method) ?? new Set<string>();
+      set.add(a.method);
+      follows.set(b.method, set);
+    }
+    for (const m of METHODS) expect(follows.get(m)!.size).toBeGreaterThan(1);
+  });
+
+  test('method order: one method over every address before the next', () => {
+    const calls = [...plannedCalls(plan('method'))].filter((c) => c.pass === 0);
+    const runs = calls.map((c) => c.method).filter((m, i, all) => i === 0 || all[i - 1] !== m);
+    expect(runs).toHaveLength(3);
+  });
+
+  test('shuffled order: the same seed gives the same order, another seed another', () => {
+    const a = [...plannedCalls(plan('shuffled'))];
+    const b = [...plannedCalls(plan('shuffled'))];
+    const c = [...plannedCalls({ ...plan('shuffled'), seed: 'other' })];
+    expect(a).toEqual(b);
+    expect(a).not.toEqual(c);
+  });
+});
+
+describe('statistics', () => {
+  test('nearest rank: an observed value, the lower middle on even counts', () => {
+    expect(median([1, 2, 3, 4])).toBe(2);
+    expect(median([1, 2, 3])).toBe(2);
+    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9)).toBe(9);
+    expect(percentile([], 0.5)).toBeNull();
+    expect(quantileRank(0.999, 10)).toBe(10);
+    const s = new StreamingQuantiles(4, [0.5, 0.99]);
+    [10, 20, 30, 40].forEach((v) => s.push(v));
+    expect(s.values).toEqual([20, 40]);
+    expect(s.max).toBe(40);
+  });
+
+  test('computed from SQLite, they equal a plain in-memory computation over the same samples', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-stats-'));
+    try {
+      const store = ResultsStore.open(path.join(tmp, 'r.sqlite'));
+      const lines = Array.from({ length: 7 }, (_, i) => ({
+        address: null,
+        scripthash: String(i).padStart(64, '0'),
+        type: 'nonstandard' as const,
+        txCount: 1,
+        utxoCount: 1,
+        balance: { confirmed: 1, unconfirmed: 0 },
+      }));
+      const { runId, serverIds } = store.createRun(
+        {
+          started_at: 'now',
+          tool_version: 't',
+          git_commit: null,
+          node_version: 'v',
+          host_json: '{}',
+          config_json: '{}',
+          dataset_id: 'd',
+          dataset_path: 'd',
+          dataset_hash: 'h',
+          dataset_lines: lines.length,
+          passes: 5,
+          warmup: 1,
+          methods: 'balance,history',
+          call_order: 'address',
+        },
+        [0, 1].map((i) => ({ name: `s${i}`, profile: 'generic', url: 'tcp://x:1', software: null, protocol: null, banner: null, features_json: null })),
+        lines,
+      );
+      store.setRun(runId);
+      const rand = seededRandom('stats');
+      const kept: Array<{ server: number; method: string; address: number; latency: number; status: string }> = [];
+      // 4 counted passes: even counts per address, where two median definitions would differ.
+      for (let pass = 0; pass < 5; pass++)
+        for (const serverId of serverIds)
+          for (const method of ['balance', 'history'])
+            for (let a = 0; a < lines.length; a++) {
+              const status = rand() < 0.1 ? 'timeout' : 'ok';
+              const latency = Math.floor(rand() * 1e6) + 1;
+              store.add({ serverId, pass, warmup: pass === 0, addressIdx: a, method, atMs: 0, latencyNs: BigInt(latency), responseBytes: 1, resultSize: 1, status, error: null, tipHeight: null, mismatch: null });
+              if (pass > 0) kept.push({ server: serverId, method, address: a, latency, status });
+            }
+      const summaries = computeStatistics(store, runId);
+      for (const s of summaries) {
+        const mine = kept.filter((k) => k.server === s.serverId && k.method === s.method);
+        const ok = mine.filter((k) => k.status === 'ok').map((k) => k.latency).sort((x, y) => x - y);
+        expect(s.n).toBe(mine.length);
+        expect(s.nOk).toBe(ok.length);
+        expect([s.p50, s.p90, s.p99, s.p999, s.max]).toEqual([percentile(ok, 0.5), percentile(ok, 0.9), percentile(ok, 0.99), percentile(ok, 0.999), ok[ok.length - 1]]);
+        expect(s.errors.timeout ?? 0).toBe(mine.length - ok.length);
+      }
+      const medians = store.db.prepare('SELECT server_id, method, address_idx, median_ns, n_ok, n_error FROM medians WHERE run_id = ?').all(runId) as Array<{
+        server_id: number;
+        method: string;
+        address_idx: number;
+        median_ns: number | null;
+        n_ok: number;
+        n_error: number;
+      }>;
+      expect(medians).toHaveLength(2 * 2 * lines.length);
+      for (const m of medians) {
+        const mine = kept.filter((k) => k.server === m.server_id && k.method === m.method && k.address === m.address_idx);
+        const ok = mine.filter((k) => k.status === 'ok').map((k) => k.latency).sort((x, y) => x - y);
+        expect(m.median_ns).toBe(median(ok));
+        expect([m.n_ok, m.n_error]).toEqual([ok.length, mine.length - ok.length]);
+      }
+      store.close();
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});

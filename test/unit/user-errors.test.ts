@@ -1,0 +1,289 @@
+/**
+ * Every error a user can cause, through the CLIs exactly as a user runs them, with no lab: bad
+ * dataset lines, config files, option values, server specs, unreachable servers and nodes. Each
+ * must print one line naming the input, exit 2, and leave no file behind (no empty database, no
+ * empty report directory). Servers and nodes that "do not exist" are a loopback port just freed.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import * as bitcoin from 'bitcoinjs-lib';
+import { scriptHashOfAddress } from '../../src/electrum/scripthash';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+const CLI = { bench: 'bench.ts', dataset: 'dataset.ts', report: 'report.ts' } as const;
+/** tsx needs about a second per start on a busy 2-core machine: a few at a time keeps it short. */
+const PARALLEL = 3;
+const PER_COMMAND_MS = 30_000;
+
+/** Paths a case can use: read-only fixtures, its own directory (the command's cwd), a dead port. */
+interface Ctx {
+  fx: (name: string) => string;
+  dir: string;
+  dead: number;
+}
+
+interface Case {
+  name: string;
+  cli: keyof typeof CLI;
+  args: (c: Ctx) => string[];
+  /** What the one line must contain: the offending file, value or option. */
+  names: (c: Ctx) => Array<string | RegExp>;
+  /** Files the user had before the command (the listing afterwards must be the same). */
+  setup?: (dir: string) => void;
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-user-errors-'));
+const fixtures = path.join(tmp, 'fixtures');
+const fx = (name: string) => path.join(fixtures, name);
+
+function line(seed: number, overrides: Record<string, unknown> = {}): string {
+  const address = bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, seed), network: bitcoin.networks.regtest }).address!;
+  return JSON.stringify({
+    address,
+    scripthash: scriptHashOfAddress(address, 'regtest'),
+    type: 'p2wpkh',
+    txCount: 3,
+    utxoCount: 1,
+    balance: { confirmed: 5000, unconfirmed: 0 },
+    ...overrides,
+  });
+}
+
+const otherScripthash = scriptHashOfAddress(bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, 99), network: bitcoin.networks.regtest }).address!, 'regtest');
+
+/** Dataset files whose second line (or whole content) is wrong. */
+const DATASETS: Record<string, string> = {
+  'good.jsonl': `${line(1)}\n${line(2)}\n`,
+  'bad-json.jsonl': `${line(1)}\n{"address": "bcrt1q", "scripthash":\n`,
+  'no-scripthash.jsonl': `${line(1)}\n${line(2, { scripthash: undefined })}\n`,
+  'short-scripthash.jsonl': `${line(1)}\n${line(2, { scripthash: 'ab'.repeat(31) })}\n`,
+  'negative-txcount.jsonl': `${line(1)}\n${line(2, { txCount: -1 })}\n`,
+  'string-txcount.jsonl': `${line(1)}\n${line(2, { txCount: '3' })}\n`,
+  'bad-type.jsonl': `${line(1)}\n${line(2, { type: 'p2xx' })}\n`,
+  'bad-address.jsonl': `${line(1)}\n${line(2, { address: 'bcrt1qnotanaddress' })}\n`,
+  'wrong-scripthash.jsonl': `${line(1)}\n${line(2, { scripthash: otherScripthash })}\n`,
+  'duplicate.jsonl': `${line(1)}\n${line(1)}\n`,
+  'empty.jsonl': '',
+};
+
+const CONFIGS: Record<string, string> = {
+  'bad-json.json': '{"passes": 3,',
+  'unknown.json': '{"passes": 3, "frobnicate": true}',
+  'passes-string.json': '{"passes": "many"}',
+  'server-number.json': '{"server": 5}',
+};
+
+async function deadPort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
+/** A bench command line that is fine but for what the case changes. */
+const bench = (c: Ctx, ...extra: string[]) => [
+  '--no-progress',
+  '--server',
+  `electrumx@127.0.0.1:${c.dead}`,
+  '--dataset',
+  c.fx('good.jsonl'),
+  ...(extra.includes('--db') ? [] : ['--db', path.join(c.dir, 'r.sqlite')]),
+  ...extra,
+];
+const benchData = (file: string) => (c: Ctx) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx(file), '--db', path.join(c.dir, 'r.sqlite')];
+const benchServer = (...spec: string[]) => (c: Ctx) => ['--no-progress', ...spec.flatMap((s) => ['--server', s.replace('DEAD', String(c.dead))]), '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite')];
+const build = (c: Ctx, o: Record<string, string> = {}) =>
+  Object.entries({
+    rpc: `http://127.0.0.1:${c.dead}`,
+    from: '0',
+    to: '10',
+    'count-via': `electrum://127.0.0.1:${c.dead}`,
+    out: path.join(c.dir, 'o.jsonl'),
+    ...o,
+  }).flatMap(([k, v]) => [`--${k}`, v]);
+const inFile = (file: string) => (c: Ctx) => [c.fx(file) + ':2'];
+
+const CASES: Case[] = [
+  // dataset lines, through each command that reads them
+  { name: 'dataset: a line that is not JSON', cli: 'bench', args: benchData('bad-json.jsonl'), names: inFile('bad-json.jsonl') },
+  { name: 'dataset: no scripthash', cli: 'dataset', args: (c) => ['stats', '--in', c.fx('no-scripthash.jsonl')], names: (c) => [c.fx('no-scripthash.jsonl') + ':2', '"scripthash"'] },
+  { name: 'dataset: scripthash of 62 hex digits', cli: 'bench', args: benchData('short-scripthash.jsonl'), names: (c) => [c.fx('short-scripthash.jsonl') + ':2', '"scripthash"'] },
+  {
+    name: 'dataset: negative txCount',
+    cli: 'dataset',
+    args: (c) => ['filter', '--in', c.fx('negative-txcount.jsonl'), '--out', path.join(c.dir, 'sub', 'f.jsonl')],
+    names: (c) => [c.fx('negative-txcount.jsonl') + ':2', '"txCount"'],
+  },
+  { name: 'dataset: txCount as a string', cli: 'bench', args: benchData('string-txcount.jsonl'), names: (c) => [c.fx('string-txcount.jsonl') + ':2', '"txCount"'] },
+  { name: 'dataset: unknown type', cli: 'dataset', args: (c) => ['stats', '--in', c.fx('bad-type.jsonl')], names: (c) => [c.fx('bad-type.jsonl') + ':2', '"type"'] },
+  { name: 'dataset: an address that does not parse', cli: 'bench', args: benchData('bad-address.jsonl'), names: (c) => [c.fx('bad-address.jsonl') + ':2', 'bcrt1qnotanaddress'] },
+  { name: 'dataset: address and scripthash disagree', cli: 'dataset', args: (c) => ['stats', '--in', c.fx('wrong-scripthash.jsonl')], names: (c) => [c.fx('wrong-scripthash.jsonl') + ':2', '"scripthash"'] },
+  {
+    name: 'dataset: the same scripthash twice',
+    cli: 'dataset',
+    args: (c) => ['filter', '--in', c.fx('duplicate.jsonl'), '--out', path.join(c.dir, 'f.jsonl')],
+    names: (c) => [c.fx('duplicate.jsonl') + ':2', 'line 1'],
+  },
+  { name: 'dataset: empty file', cli: 'bench', args: benchData('empty.jsonl'), names: (c) => ['--dataset', c.fx('empty.jsonl')] },
+  { name: 'dataset: no such file', cli: 'bench', args: benchData('missing.jsonl'), names: (c) => ['--dataset', c.fx('missing.jsonl')] },
+
+  // --config files
+  { name: 'config: not JSON', cli: 'bench', args: (c) => [...bench(c), '--config', c.fx('bad-json.json')], names: () => ['--config', 'bad-json.json'] },
+  { name: 'config: no such file', cli: 'bench', args: (c) => [...bench(c), '--config', c.fx('missing.json')], names: () => ['--config', 'missing.json'] },
+  { name: 'config: unknown option', cli: 'bench', args: (c) => [...bench(c), '--config', c.fx('unknown.json')], names: () => ['unknown.json', 'frobnicate'] },
+  { name: 'config: passes as a word', cli: 'bench', args: (c) => [...bench(c), '--config', c.fx('passes-string.json')], names: () => ['passes-string.json', '"passes"'] },
+  { name: 'config: server as a number', cli: 'bench', args: (c) => [...bench(c), '--config', c.fx('server-number.json')], names: () => ['server-number.json', '"server"'] },
+
+  // bench option values
+  { name: 'bench: --passes 0', cli: 'bench', args: (c) => bench(c, '--passes', '0'), names: () => ['--passes', '0'] },
+  { name: 'bench: --warmup equal to --passes', cli: 'bench', args: (c) => bench(c, '--passes', '3', '--warmup', '3'), names: () => ['--warmup', '--passes'] },
+  { name: 'bench: --timeout -1', cli: 'bench', args: (c) => bench(c, '--timeout', '-1'), names: () => ['--timeout', '-1'] },
+  { name: 'bench: --concurrency 0', cli: 'bench', args: (c) => bench(c, '--concurrency', '0'), names: () => ['--concurrency', '0'] },
+  { name: 'bench: --methods foo', cli: 'bench', args: (c) => bench(c, '--methods', 'foo'), names: () => ['--methods', 'foo'] },
+  { name: 'bench: --limit abc', cli: 'bench', args: (c) => bench(c, '--limit', 'abc'), names: () => ['--limit'] },
+  {
+    name: 'bench: --db is a directory',
+    cli: 'bench',
+    setup: (dir) => fs.mkdirSync(path.join(dir, 'results.d')),
+    args: (c) => bench(c, '--db', path.join(c.dir, 'results.d')),
+    names: (c) => ['--db', path.join(c.dir, 'results.d')],
+  },
+  {
+    name: 'bench: --db is not a SQLite file',
+    cli: 'bench',
+    setup: (dir) => fs.writeFileSync(path.join(dir, 'notes.sqlite'), 'my notes\n'),
+    args: (c) => bench(c, '--db', path.join(c.dir, 'notes.sqlite')),
+    names: (c) => ['--db', path.join(c.dir, 'notes.sqlite')],
+  },
+  { name: 'bench: --db given twice', cli: 'bench', args: (c) => [...bench(c), '--db', path.join(c.dir, 'other.sqlite')], names: () => ['--db', 'given 2 times'] },
+  { name: 'bench: --resume on a missing database', cli: 'bench', args: (c) => ['--resume', '1', '--db', path.join(c.dir, 'r.sqlite')], names: (c) => ['--resume', path.join(c.dir, 'r.sqlite')] },
+
+  // server specs
+  { name: 'server: unknown profile', cli: 'bench', args: benchServer('nosuch@127.0.0.1:DEAD'), names: () => ['--server', 'nosuch'] },
+  { name: 'server: port 0', cli: 'bench', args: benchServer('electrumx@127.0.0.1:0'), names: () => ['electrumx@127.0.0.1:0', 'port'] },
+  { name: 'server: port 70000', cli: 'bench', args: benchServer('electrumx@127.0.0.1:70000'), names: () => ['electrumx@127.0.0.1:70000', 'port'] },
+  { name: 'server: garbage', cli: 'bench', args: benchServer('!!!'), names: () => ['--server', '!!!'] },
+  { name: 'server: IPv6 without brackets', cli: 'bench', args: benchServer('electrumx@::1:50001'), names: () => ['--server', 'electrumx@::1:50001', 'brackets'] },
+  { name: 'server: IPv6 bracket never closed', cli: 'bench', args: benchServer('electrumx@[::1:50001'), names: () => ['--server', 'electrumx@[::1:50001'] },
+  { name: 'server: not an IPv6 address in brackets', cli: 'bench', args: benchServer('electrumx@[zz::1]:50001'), names: () => ['--server', '[zz::1]'] },
+  { name: 'server: unreachable', cli: 'bench', args: benchServer('electrumx@127.0.0.1:DEAD'), names: (c) => ['electrumx', `127.0.0.1:${c.dead}`, 'unreachable'] },
+  {
+    name: 'server: unreachable, --db in directories that do not exist yet',
+    cli: 'bench',
+    args: (c) => bench(c, '--db', path.join(c.dir, 'new', 'deeper', 'r.sqlite')),
+    names: (c) => [`127.0.0.1:${c.dead}`, 'unreachable'],
+  },
+  { name: 'server: --host that is not a host', cli: 'bench', args: (c) => ['--server', 'electrumx', '--host', 'no such host', '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--host', 'no such host'] },
+
+  // dataset build / filter / stats options
+  { name: 'build: --rpc that is not a URL', cli: 'dataset', args: (c) => ['build', ...build(c, { rpc: 'notaurl' })], names: () => ['--rpc', 'notaurl'] },
+  { name: 'build: unreachable node', cli: 'dataset', args: (c) => ['build', ...build(c)], names: (c) => [`http://127.0.0.1:${c.dead}`, 'unreachable'] },
+  {
+    name: 'build: unreachable node, --out in a directory that does not exist yet',
+    cli: 'dataset',
+    args: (c) => ['build', ...build(c, { out: path.join(c.dir, 'new', 'o.jsonl') })],
+    names: (c) => [`http://127.0.0.1:${c.dead}`],
+  },
+  { name: 'build: --from abc', cli: 'dataset', args: (c) => ['build', ...build(c, { from: 'abc' })], names: () => ['--from', 'abc'] },
+  { name: 'build: --from above --to', cli: 'dataset', args: (c) => ['build', ...build(c, { from: '20', to: '10' })], names: () => ['--from 20', '--to 10'] },
+  { name: 'build: --count-via garbage', cli: 'dataset', args: (c) => ['build', ...build(c, { 'count-via': 'nope' })], names: () => ['--count-via', 'nope'] },
+  { name: 'build: --rpc-cookie missing', cli: 'dataset', args: (c) => ['build', ...build(c, { 'rpc-cookie': c.fx('missing.cookie') })], names: (c) => ['--rpc-cookie', c.fx('missing.cookie')] },
+  { name: 'filter: --types p2xx', cli: 'dataset', args: (c) => ['filter', '--in', c.fx('good.jsonl'), '--out', path.join(c.dir, 'f.jsonl'), '--types', 'p2xx'], names: () => ['--types', 'p2xx'] },
+
+  // report
+  { name: 'report: --db that does not exist', cli: 'report', args: (c) => ['--db', path.join(c.dir, 'none.sqlite'), '--out', path.join(c.dir, 'rep')], names: (c) => ['--db', path.join(c.dir, 'none.sqlite')] },
+  { name: 'report: --db that is a dataset', cli: 'report', args: (c) => ['--db', c.fx('good.jsonl'), '--out', path.join(c.dir, 'rep')], names: (c) => ['--db', c.fx('good.jsonl')] },
+  { name: 'report: no --out, missing --db (nothing in the cwd either)', cli: 'report', args: (c) => ['--db', path.join(c.dir, 'none.sqlite')], names: () => ['none.sqlite'] },
+  {
+    name: 'compare: databases that do not exist',
+    cli: 'report',
+    args: (c) => ['compare', '--db', path.join(c.dir, 'a.sqlite'), '--db', path.join(c.dir, 'b.sqlite'), '--out', path.join(c.dir, 'cmp')],
+    names: (c) => [path.join(c.dir, 'a.sqlite')],
+  },
+];
+
+interface Outcome {
+  code: number | null;
+  stderr: string;
+  before: string[];
+  after: string[];
+  args: string[];
+  ctx: Ctx;
+}
+
+/** Everything under `dir`, so any new file, however deep, shows. */
+function listing(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).sort();
+}
+
+function run(cli: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(TSX, [path.join(ROOT, 'src', 'cli', cli), ...args], {
+      cwd, // a default output path (e.g. results/) would land here, and be seen
+      env: { ...process.env, ELECTRUM_BENCH_RPC_USER: '', ELECTRUM_BENCH_RPC_PASSWORD: '', FORCE_COLOR: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    // tsx runs the CLI in a child of its own: the whole group goes if a command hangs.
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), PER_COMMAND_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+const outcomes = new Map<string, Outcome>();
+
+beforeAll(async () => {
+  fs.mkdirSync(fixtures);
+  for (const [name, text] of Object.entries({ ...DATASETS, ...CONFIGS })) fs.writeFileSync(fx(name), text);
+  const dead = await deadPort();
+  const queue = CASES.map((c, i) => ({ c, dir: path.join(tmp, `case-${i}`) }));
+  const worker = async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) {
+      const { c, dir } = job;
+      fs.mkdirSync(dir);
+      c.setup?.(dir);
+      const ctx: Ctx = { fx, dir, dead };
+      const before = listing(dir);
+      const args = c.args(ctx);
+      const r = await run(CLI[c.cli], args, dir);
+      outcomes.set(c.name, { ...r, before, after: listing(dir), args, ctx });
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+}, 240_000);
+
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+test('the corpus has at least 30 cases, each named once', () => {
+  expect(CASES.length).toBeGreaterThanOrEqual(30);
+  expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
+});
+
+test.each(CASES.map((c) => [c.name, c] as const))('%s: one line naming the input, exit 2, no file left', (_, c) => {
+  const o = outcomes.get(c.name)!;
+  const shown = `${c.cli} ${o.args.join(' ')}\n${o.stderr}`;
+  const text = o.stderr.replace(/\n$/, '');
+  expect({ shown, code: o.code }).toEqual({ shown, code: 2 });
+  expect({ shown, lines: text.split('\n').length }).toEqual({ shown, lines: 1 });
+  expect(text).toMatch(/^electrum-bench: \S/);
+  expect(text).not.toMatch(/internal error|\bat .+:\d+:\d+\)?$/);
+  for (const name of c.names(o.ctx)) {
+    if (typeof name === 'string') expect(text).toContain(name);
+    else expect(text).toMatch(name);
+  }
+  expect(o.after).toEqual(o.before);
+});
+
+test('no command touched the fixtures', () => {
+  expect(listing(fixtures).sort()).toEqual(Object.keys({ ...DATASETS, ...CONFIGS }).sort());
+});
