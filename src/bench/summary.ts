@@ -27,8 +27,10 @@ export function summaryTable(result: RunResult, dbPath: string): string {
     '',
     textTable(header, rows, { align: header.map((_, i) => (i < 2 ? 'left' : 'right')) }),
     '',
-    `generator: event-loop delay p50 ${check.eventLoopDelayMs.p50} ms, p99 ${check.eventLoopDelayMs.p99} ms, max ${check.eventLoopDelayMs.max} ms; ` +
-      `CPU ${(check.cpu.utilisation * 100).toFixed(1)}% of one core; late replies dropped: ${result.lateReplies}`,
+    `generator: loop busy while replies were awaited p50 ${check.inFlightStallMs.p50} ms, p99 ${check.inFlightStallMs.p99} ms, ` +
+      `max ${check.inFlightStallMs.max} ms (${check.inFlightStallMs.atRisk} of ${check.inFlightStallMs.calls} counted calls over 10% of their latency); ` +
+      `event-loop delay p99 ${check.eventLoopDelayMs.p99} ms; CPU ${(check.cpu.utilisation * 100).toFixed(1)}% of one core; ` +
+      `late replies dropped: ${result.lateReplies}; call order: ${result.order}`,
     ...result.warnings,
   ].join('\n');
 }
@@ -41,6 +43,7 @@ export function summaryJson(result: RunResult, dbPath: string): string {
       db: dbPath,
       samples: result.samples,
       lateReplies: result.lateReplies,
+      order: result.order,
       selfCheck: result.selfCheck,
       warnings: result.warnings,
       summaries: result.summaries.map((s) => ({

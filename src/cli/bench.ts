@@ -69,11 +69,14 @@ function positiveInt(name: string, v: number | undefined, min = 1): number {
   return v;
 }
 
-async function resolveTargets(a: Argv): Promise<ServerTarget[]> {
+/** The servers to measure, and the lab CA to trust when a lab server is measured over TLS. */
+async function resolveTargets(a: Argv): Promise<{ targets: ServerTarget[]; labCaFile?: string }> {
   const specs = a.server ?? [];
   if (a.lab) {
     if (specs.length) throw new UserError('--lab measures every lab server; do not combine it with --server');
-    return labTargets();
+    const lab = await labTargets({ tls: a.tls });
+    if (lab.length === 0) throw new UserError('--lab --tls: no running lab server listens with TLS');
+    return { targets: lab.map(({ caFile: _ca, ...t }) => t), labCaFile: lab.find((t) => t.caFile)?.caFile };
   }
   if (specs.length === 0) throw new UserError('no server to measure: give --server PROFILE[@HOST:PORT] (or --lab)');
   const port = a.port === undefined ? undefined : checkPort(a.port, '--port');
@@ -81,14 +84,17 @@ async function resolveTargets(a: Argv): Promise<ServerTarget[]> {
     throw new UserError('--host/--port apply to a single --server; with several, write each as PROFILE@HOST:PORT');
   }
   const targets: ServerTarget[] = [];
+  let labCaFile: string | undefined;
   for (const spec of specs) {
     const partial = parseServerSpec(spec);
     if (a.tls) partial.tls = true;
     if (partial.host === undefined && a.host === undefined && port === undefined) {
-      // No address given: a running lab's server of that profile, if there is one.
-      const lab = (await labTargets({ quiet: true })).find((t) => t.profile === partial.profile);
+      // No address given: a running lab's server of that profile (on its TLS port if asked), if there is one.
+      const lab = (await labTargets({ quiet: true, tls: partial.tls })).find((t) => t.profile === partial.profile);
       if (lab) {
-        targets.push({ ...lab, name: partial.name });
+        const { caFile, ...target } = lab;
+        labCaFile ??= caFile;
+        targets.push({ ...target, name: partial.name });
         continue;
       }
     }
@@ -99,7 +105,7 @@ async function resolveTargets(a: Argv): Promise<ServerTarget[]> {
     if (names.has(t.name)) throw new UserError(`--server: two servers are named ${t.name}; label them, e.g. a=${t.profile}@HOST:PORT`);
     names.add(t.name);
   }
-  return targets;
+  return { targets, labCaFile };
 }
 
 export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
@@ -111,10 +117,13 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   const warmup = positiveInt('warmup', a.warmup, 0);
   if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
   if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
-  const ca = a.ca ? readCa(a.ca) : undefined;
+  const { targets, labCaFile } = await resolveTargets(a);
+  // A lab server over TLS is verified against the lab's own CA unless the user names another.
+  const caFile = a.ca ?? labCaFile;
+  const ca = caFile ? readCa(caFile) : undefined;
   if (!isCallOrder(a.order)) throw new UserError(`--order: unknown ${JSON.stringify(a.order)}; known: ${CALL_ORDERS.join(', ')}`);
   return {
-    servers: await resolveTargets(a),
+    servers: targets,
     datasetPath: a.dataset,
     methods: methods as MethodName[],
     passes,
@@ -127,7 +136,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
     timeoutMs: Math.round(a.timeout * 1000),
     maxLineBytes: positiveInt('max-line-bytes', a['max-line-bytes'], 1024),
     tlsInsecure: a['tls-insecure'],
-    caFile: a.ca,
+    caFile,
     ca,
     verify: a.verify,
   };

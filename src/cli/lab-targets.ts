@@ -6,13 +6,18 @@ import { UserError } from '../user-error';
 import { isProfileName } from '../servers/profiles';
 import type { ServerTarget } from '../bench/targets';
 
-export async function labTargets(opts: { quiet?: boolean } = {}): Promise<ServerTarget[]> {
+/** A lab server; over TLS it comes with the lab CA that signed its certificate. */
+export type LabTarget = ServerTarget & { caFile?: string };
+
+/** With `tls`, only the servers the lab also serves over TLS, on their TLS ports. */
+export async function labTargets(opts: { quiet?: boolean; tls?: boolean } = {}): Promise<LabTarget[]> {
   const { labStatus } = await import('../lab/lab');
   const status = await labStatus();
-  const targets: ServerTarget[] = [];
+  const targets: LabTarget[] = [];
   for (const [name, server] of Object.entries(status.electrum)) {
     if (!server || !server.running || !isProfileName(name)) continue;
-    targets.push({ name, profile: name, host: server.host, port: server.port, tls: false });
+    if (!opts.tls) targets.push({ name, profile: name, host: server.host, port: server.port, tls: false });
+    else if (server.tls) targets.push({ name, profile: name, host: server.tls.host, port: server.tls.port, tls: true, caFile: server.tls.caFile });
   }
   if (targets.length === 0 && !opts.quiet) throw new UserError('--lab: no lab server is running; start it with: npm run lab -- up');
   return targets;

@@ -8,6 +8,7 @@
 import { formatServerUrl } from '../core/server-address';
 import net from 'node:net';
 import tls from 'node:tls';
+import { performance } from 'node:perf_hooks';
 import { EventEmitter } from 'node:events';
 import { LineDecoder, LineTooLongError } from './framing';
 import { ElectrumError } from './errors';
@@ -33,6 +34,11 @@ export interface ClientOptions {
   maxLineBytes?: number;
   /** Send server.ping after this long without traffic; 0 disables. */
   keepaliveMs?: number;
+  /**
+   * Also report, per call, how long our own event loop was busy between the write and the reply's
+   * arrival (CallOutcome.loopBusyMs): time in which a reply that had arrived would have waited.
+   */
+  measureLoop?: boolean;
   clientName?: string;
   /** Skip server.features / server.banner after the handshake (the pool's fast path). */
   skipServerInfo?: boolean;
@@ -50,6 +56,8 @@ export interface CallOutcome<T = unknown> {
   result: T;
   latencyNs: bigint;
   responseBytes: number;
+  /** With `measureLoop`: ms our event loop was busy between the write and the reply's arrival. */
+  loopBusyMs?: number;
 }
 
 export type BatchItem<T = unknown> = { ok: true; result: T } | { ok: false; error: ElectrumError };
@@ -65,6 +73,8 @@ interface Pending {
   deadline: number; // Date.now() value after which the call has timed out
   timeoutMs: number;
   startedNs: bigint;
+  /** The loop's cumulative active ms at the write (with `measureLoop`). */
+  activeAtStart?: number;
   resolve: (outcome: CallOutcome) => void;
   reject: (e: ElectrumError) => void;
 }
@@ -157,8 +167,11 @@ export class ElectrumClient extends EventEmitter {
     // One promise per call, settled straight from the reply, and no timer or closure of its own:
     // this is the hot path the client-overhead benchmark compares with a bare socket loop.
     return new Promise<CallOutcome<T>>((resolve, reject) => {
-      this.pending.set(id, { method, deadline, timeoutMs, startedNs: process.hrtime.bigint(), resolve: resolve as Pending['resolve'], reject });
+      const p: Pending = { method, deadline, timeoutMs, startedNs: process.hrtime.bigint(), resolve: resolve as Pending['resolve'], reject };
+      this.pending.set(id, p);
       this.write(line);
+      // After the write: no reply can arrive before it, so only what the loop does from here on counts.
+      if (this.opts.measureLoop) p.activeAtStart = performance.eventLoopUtilization().active;
     });
   }
 
@@ -330,6 +343,8 @@ export class ElectrumClient extends EventEmitter {
 
   private onData(chunk: Buffer): void {
     const endNs = process.hrtime.bigint();
+    // Read at the arrival, before any parsing: what the loop did until now may have delayed it.
+    const activeAtEnd = this.opts.measureLoop ? performance.eventLoopUtilization().active : undefined;
     this.lastTraffic = Date.now();
     let lines: Buffer[];
     try {
@@ -343,11 +358,11 @@ export class ElectrumClient extends EventEmitter {
     }
     for (const raw of lines) {
       if (this.closed) return;
-      this.onLine(raw, endNs);
+      this.onLine(raw, endNs, activeAtEnd);
     }
   }
 
-  private onLine(raw: Buffer, endNs: bigint): void {
+  private onLine(raw: Buffer, endNs: bigint, activeAtEnd?: number): void {
     if (raw.length === 0 || (raw.length === 1 && raw[0] === 0x0d)) return;
     let msg: RpcMessage | RpcMessage[];
     try {
@@ -359,11 +374,11 @@ export class ElectrumClient extends EventEmitter {
     const bytes = raw.length + 1;
     for (const m of Array.isArray(msg) ? msg : [msg]) {
       if (this.closed) return;
-      this.onMessage(m, endNs, bytes);
+      this.onMessage(m, endNs, bytes, activeAtEnd);
     }
   }
 
-  private onMessage(m: RpcMessage, endNs: bigint, bytes: number): void {
+  private onMessage(m: RpcMessage, endNs: bigint, bytes: number, activeAtEnd?: number): void {
     if (m === null || typeof m !== 'object') {
       this.shutdown(new ElectrumError('protocol', `${this.label} sent a JSON value that is not a message`));
       return;
@@ -395,7 +410,8 @@ export class ElectrumClient extends EventEmitter {
     } else if (!('result' in m)) {
       p.reject(new ElectrumError('protocol', `${this.label}: reply to ${p.method} has neither result nor error`));
     } else {
-      p.resolve({ result: m.result, latencyNs: endNs - p.startedNs, responseBytes: bytes });
+      const loopBusyMs = activeAtEnd !== undefined && p.activeAtStart !== undefined ? activeAtEnd - p.activeAtStart : undefined;
+      p.resolve({ result: m.result, latencyNs: endNs - p.startedNs, responseBytes: bytes, loopBusyMs });
     }
   }
 

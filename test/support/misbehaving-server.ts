@@ -158,3 +158,18 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
       }),
   };
 }
+
+/**
+ * The same server in a child process of its own, for tests that measure our process's event loop
+ * (a server in the same process would be busy on that very loop).
+ */
+export async function startMisbehavingServerProcess(opts: Omit<MisbehavingOptions, 'port'> = {}): Promise<{ port: number; close(): void }> {
+  const { spawn } = await import('node:child_process');
+  const code = `require(${JSON.stringify(__filename)}).startMisbehavingServer(${JSON.stringify(opts)}).then((s) => console.log(s.port))`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+    child.once('exit', (c) => reject(new Error(`misbehaving server process exited with ${c}`)));
+  });
+  return { port, close: () => child.kill('SIGKILL') };
+}
