@@ -14,8 +14,7 @@ import { CALL_ORDERS, isCallOrder } from '../bench/order';
 import { METHOD_NAMES, isMethodName, MethodName } from '../bench/methods';
 import { attachProgress } from '../bench/progress';
 import { summaryJson, summaryTable } from '../bench/summary';
-import { completeTarget, parseServerSpec, ServerTarget, checkPort } from '../bench/targets';
-import { labTargets } from './lab-targets';
+import { readCa, resolveTargets } from './server-targets';
 import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { UserError } from '../user-error';
@@ -69,45 +68,6 @@ function positiveInt(name: string, v: number | undefined, min = 1): number {
   return v;
 }
 
-/** The servers to measure, and the lab CA to trust when a lab server is measured over TLS. */
-async function resolveTargets(a: Argv): Promise<{ targets: ServerTarget[]; labCaFile?: string }> {
-  const specs = a.server ?? [];
-  if (a.lab) {
-    if (specs.length) throw new UserError('--lab measures every lab server; do not combine it with --server');
-    const lab = await labTargets({ tls: a.tls });
-    if (lab.length === 0) throw new UserError('--lab --tls: no running lab server listens with TLS');
-    return { targets: lab.map(({ caFile: _ca, ...t }) => t), labCaFile: lab.find((t) => t.caFile)?.caFile };
-  }
-  if (specs.length === 0) throw new UserError('no server to measure: give --server PROFILE[@HOST:PORT] (or --lab)');
-  const port = a.port === undefined ? undefined : checkPort(a.port, '--port');
-  if ((a.host !== undefined || port !== undefined) && specs.length > 1) {
-    throw new UserError('--host/--port apply to a single --server; with several, write each as PROFILE@HOST:PORT');
-  }
-  const targets: ServerTarget[] = [];
-  let labCaFile: string | undefined;
-  for (const spec of specs) {
-    const partial = parseServerSpec(spec);
-    if (a.tls) partial.tls = true;
-    if (partial.host === undefined && a.host === undefined && port === undefined) {
-      // No address given: a running lab's server of that profile (on its TLS port if asked), if there is one.
-      const lab = (await labTargets({ quiet: true, tls: partial.tls })).find((t) => t.profile === partial.profile);
-      if (lab) {
-        const { caFile, ...target } = lab;
-        labCaFile ??= caFile;
-        targets.push({ ...target, name: partial.name });
-        continue;
-      }
-    }
-    targets.push(completeTarget(partial, { host: a.host, port }));
-  }
-  const names = new Set<string>();
-  for (const t of targets) {
-    if (names.has(t.name)) throw new UserError(`--server: two servers are named ${t.name}; label them, e.g. a=${t.profile}@HOST:PORT`);
-    names.add(t.name);
-  }
-  return { targets, labCaFile };
-}
-
 export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   if (!a.dataset) throw new UserError('--dataset FILE is required');
   const methods = [...new Set(a.methods.split(',').map((m) => m.trim()).filter(Boolean))];
@@ -142,13 +102,6 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   };
 }
 
-function readCa(file: string): Buffer {
-  try {
-    return fs.readFileSync(file);
-  } catch (err) {
-    throw new UserError(`--ca: cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
-  }
-}
 
 /** Options a resumed run may still be given: they change the display, not the measurement. */
 const RESUME_FLAGS = new Set(['resume', 'db', 'json', 'progress', 'no-progress', 'help']);

@@ -29,6 +29,8 @@ export interface ClientOptions {
   ca?: string | Buffer;
   /** Aborting cuts short a connect or handshake still pending (a stop must not wait for them). */
   signal?: AbortSignal;
+  /** Local (source) address to connect from, e.g. 127.0.0.2 to look like another client to per-IP limits. */
+  localAddress?: string;
   timeoutMs?: number;
   connectTimeoutMs?: number;
   maxLineBytes?: number;
@@ -247,13 +249,15 @@ export class ElectrumClient extends EventEmitter {
         this.socket = tls.connect({
           host: this.host,
           port: this.port,
+          // tls.connect hands its options to net.connect, which takes a source address.
+          ...({ localAddress: this.opts.localAddress } as object),
           servername: net.isIP(this.host) ? undefined : this.host,
           rejectUnauthorized: !this.opts.tlsInsecure,
           ca: trustedCertificates(this.opts.ca),
         });
         this.socket.once('secureConnect', onConnect);
       } else {
-        this.socket = net.connect({ host: this.host, port: this.port });
+        this.socket = net.connect({ host: this.host, port: this.port, localAddress: this.opts.localAddress });
         this.socket.once('connect', onConnect);
       }
       this.socket.once('error', onError);

@@ -37,10 +37,10 @@ afterEach(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-function startBench(db: string): ChildProcess {
+function startBench(db: string, port = srv.port): ChildProcess {
   return spawn(
     process.execPath,
-    [LAUNCHER, 'bench', '--no-progress', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--passes', '500', '--db', db],
+    [LAUNCHER, 'bench', '--no-progress', '--server', `generic@127.0.0.1:${port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--passes', '500', '--db', db],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
 }
@@ -95,17 +95,23 @@ test.each(['SIGTERM', 'SIGHUP', 'SIGINT'] as const)('%s to the launcher stops th
 });
 
 test('a second signal exits at once, and what was measured is written first', async () => {
+  // Calls of 600 ms: the first stop is still waiting for one when the second signal comes.
+  const slow = await startMisbehavingServer({ delayMs: 600 });
   const db = path.join(tmp, 'twice.sqlite');
-  const child = startBench(db);
+  const child = startBench(db, slow.port);
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
   const done = exited(child);
   await waitForSamples(db, 3);
   await new Promise((r) => setTimeout(r, 700)); // samples measured since the last timed write
   child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 50));
-  const answered = srv.answered;
+  const answered = slow.answered;
   child.kill('SIGTERM');
   const { code } = await done;
+  await slow.close();
   expect(code).toBe(130);
+  expect(stderr).toMatch(/SIGTERM again: exiting now/);
   const r = runStatus(db);
   expect(r.integrity).toBe('ok');
   // Every answer the server sent before the exit is a sample (one may have been in flight).

@@ -1,0 +1,65 @@
+/**
+ * Which servers a command measures, from its `--server`, `--lab`, `--host`, `--port` and `--tls`
+ * options (bench and load take the same ones). The lab is resolved here, in the CLI, so nothing
+ * under src/bench/ or src/load/ knows it.
+ */
+import fs from 'node:fs';
+import { completeTarget, parseServerSpec, ServerTarget, checkPort } from '../bench/targets';
+import { labTargets } from './lab-targets';
+import { UserError } from '../user-error';
+
+export interface TargetArgs {
+  server?: string[];
+  lab: boolean;
+  host?: string;
+  port?: number;
+  tls: boolean;
+}
+
+/** The servers to measure, and the lab CA to trust when a lab server is measured over TLS. */
+export async function resolveTargets(a: TargetArgs): Promise<{ targets: ServerTarget[]; labCaFile?: string }> {
+  const specs = a.server ?? [];
+  if (a.lab) {
+    if (specs.length) throw new UserError('--lab measures every lab server; do not combine it with --server');
+    const lab = await labTargets({ tls: a.tls });
+    if (lab.length === 0) throw new UserError('--lab --tls: no running lab server listens with TLS');
+    return { targets: lab.map(({ caFile: _ca, ...t }) => t), labCaFile: lab.find((t) => t.caFile)?.caFile };
+  }
+  if (specs.length === 0) throw new UserError('no server to measure: give --server PROFILE[@HOST:PORT] (or --lab)');
+  const port = a.port === undefined ? undefined : checkPort(a.port, '--port');
+  if ((a.host !== undefined || port !== undefined) && specs.length > 1) {
+    throw new UserError('--host/--port apply to a single --server; with several, write each as PROFILE@HOST:PORT');
+  }
+  const targets: ServerTarget[] = [];
+  let labCaFile: string | undefined;
+  for (const spec of specs) {
+    const partial = parseServerSpec(spec);
+    if (a.tls) partial.tls = true;
+    if (partial.host === undefined && a.host === undefined && port === undefined) {
+      // No address given: a running lab's server of that profile (on its TLS port if asked), if there is one.
+      const lab = (await labTargets({ quiet: true, tls: partial.tls })).find((t) => t.profile === partial.profile);
+      if (lab) {
+        const { caFile, ...target } = lab;
+        labCaFile ??= caFile;
+        targets.push({ ...target, name: partial.name });
+        continue;
+      }
+    }
+    targets.push(completeTarget(partial, { host: a.host, port }));
+  }
+  const names = new Set<string>();
+  for (const t of targets) {
+    if (names.has(t.name)) throw new UserError(`--server: two servers are named ${t.name}; label them, e.g. a=${t.profile}@HOST:PORT`);
+    names.add(t.name);
+  }
+  return { targets, labCaFile };
+}
+
+
+export function readCa(file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new UserError(`--ca: cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
+  }
+}
