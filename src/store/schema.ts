@@ -114,6 +114,78 @@ const MIGRATIONS: string[] = [
     PRIMARY KEY (run_id, session)
   );
   `,
+  // 3: load runs (src/load/): per server and per second of the schedule clock, what the generator
+  // did (target, sent, dropped, lag) and, per method and outcome, HdrHistograms of latency from the
+  // intended send and of service time. Raw per-request samples only when asked for (--samples).
+  `
+  CREATE TABLE load_runs (
+    id               INTEGER PRIMARY KEY,
+    started_at       TEXT NOT NULL,
+    finished_at      TEXT,
+    status           TEXT NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed', 'aborted')),
+    tool_version     TEXT NOT NULL,
+    git_commit       TEXT,
+    node_version     TEXT NOT NULL,
+    host_json        TEXT NOT NULL,
+    config_json      TEXT NOT NULL,
+    model_json       TEXT NOT NULL,
+    dataset_path     TEXT,
+    dataset_hash     TEXT,
+    shard            TEXT,
+    merged_from      TEXT,
+    generator_bound  INTEGER NOT NULL DEFAULT 0,
+    generator_json   TEXT,
+    thresholds_json  TEXT,
+    find_max_json    TEXT
+  );
+  CREATE TABLE load_servers (
+    id        INTEGER PRIMARY KEY,
+    run_id    INTEGER NOT NULL REFERENCES load_runs(id),
+    name      TEXT NOT NULL,
+    profile   TEXT NOT NULL,
+    url       TEXT NOT NULL,
+    software  TEXT,
+    protocol  TEXT,
+    UNIQUE (run_id, name)
+  );
+  CREATE TABLE load_intervals (
+    run_id             INTEGER NOT NULL REFERENCES load_runs(id),
+    server_id          INTEGER NOT NULL REFERENCES load_servers(id),
+    idx                INTEGER NOT NULL,
+    start_ms           INTEGER NOT NULL,
+    length_ms          INTEGER NOT NULL,
+    target_rate        REAL,
+    vus                INTEGER,
+    sent               INTEGER NOT NULL,
+    dropped            INTEGER NOT NULL,
+    in_flight          INTEGER NOT NULL,
+    lag_hist           TEXT,
+    loop_delay_p99_us  INTEGER NOT NULL,
+    step               INTEGER,
+    PRIMARY KEY (run_id, server_id, idx)
+  );
+  CREATE TABLE load_cells (
+    run_id        INTEGER NOT NULL REFERENCES load_runs(id),
+    server_id     INTEGER NOT NULL REFERENCES load_servers(id),
+    idx           INTEGER NOT NULL,
+    method        TEXT NOT NULL,
+    outcome       TEXT NOT NULL,
+    count         INTEGER NOT NULL,
+    bytes         INTEGER NOT NULL,
+    latency_hist  TEXT,
+    service_hist  TEXT,
+    PRIMARY KEY (run_id, server_id, idx, method, outcome)
+  );
+  CREATE TABLE load_samples (
+    run_id       INTEGER NOT NULL REFERENCES load_runs(id),
+    server_id    INTEGER NOT NULL REFERENCES load_servers(id),
+    intended_us  INTEGER NOT NULL,
+    method       TEXT NOT NULL,
+    outcome      TEXT NOT NULL,
+    latency_us   INTEGER,
+    service_us   INTEGER
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -37,6 +37,10 @@ export interface MisbehavingOptions {
   hangAfterHandshake?: boolean;
   delayMs?: number;
   software?: string;
+  /** Answer methods it does not know with `null` (a null responder) instead of a JSON-RPC error. */
+  nullResults?: boolean;
+  /** Hold every answer due inside this window (ms after start) until the window ends: a stall. */
+  stall?: { atMs: number; forMs: number };
 }
 
 interface Req {
@@ -51,6 +55,12 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
   // In-flight accounting: area under the in-flight curve, integrated at every change.
   const flight = { now: 0, area: 0, since: 0, first: 0, last: 0 };
   const clock = () => Number(process.hrtime.bigint()) / 1e6;
+  const startedAt = clock();
+  const stallRemainingMs = () => {
+    if (!opts.stall) return 0;
+    const t = clock() - startedAt;
+    return t >= opts.stall.atMs && t < opts.stall.atMs + opts.stall.forMs ? opts.stall.atMs + opts.stall.forMs - t : 0;
+  };
   const inFlight = (delta: number) => {
     const t = clock();
     if (flight.first === 0) flight.first = t;
@@ -76,7 +86,16 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         if (Array.isArray(msg)) {
           const answers = msg.map((r) => answer(r)).filter((a): a is object => a !== null);
           socket.write(JSON.stringify(answers) + '\n');
+        } else if (opts.stall && msg.method.startsWith('blockchain.scripthash.') && stallRemainingMs() > 0) {
+          // Inside the stall window: the answer is held until the window ends.
+          inFlight(+1);
+          setTimeout(() => {
+            inFlight(-1);
+            state.answered++;
+            if (!socket.destroyed) handle(socket, msg);
+          }, stallRemainingMs() + (opts.delayMs ?? 0));
         } else if (!msg.method.startsWith('blockchain.scripthash.') || !(opts.delayMs || opts.hangAfterHandshake)) {
+          if (msg.method.startsWith('blockchain.scripthash.')) state.answered++;
           handle(socket, msg);
         } else if (!opts.hangAfterHandshake) {
           inFlight(+1);
@@ -102,6 +121,7 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
       case 'test.error':
         return { jsonrpc: '2.0', id: r.id, error: { code: r.params[0], message: r.params[1] } };
       default:
+        if (opts.nullResults) return { jsonrpc: '2.0', id: r.id, result: null };
         return { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: `unknown method ${r.method}` } };
     }
   }

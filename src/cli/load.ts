@@ -1,0 +1,277 @@
+/**
+ * `electrum-bench load`: drive Electrum servers at a set arrival rate (open model) or with a set
+ * number of virtual clients (closed model), one server after another, recording HdrHistograms per
+ * second into the results database; k6-style thresholds decide the exit code (99 when one fails).
+ * Options are validated and completed here, before any connection is made.
+ */
+import fs from 'node:fs';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { runCli } from './run-cli';
+import { configFileParser, givenOnce } from './declared-options';
+import { fileAboutToBeCreated } from './created-file';
+import { onStopSignal } from './signals';
+import { readCa, resolveTargets } from './server-targets';
+import { ElectrumClient, DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
+import { targetUrl } from '../bench/targets';
+import { readDataset } from '../dataset/line';
+import { ResultsStore } from '../store/results';
+import { UserError } from '../user-error';
+import { writeFileAtomic } from '../core/atomic-write';
+import { LoadOptions, LoadRunner, ServerResult } from '../load/runner';
+import { LoadStore } from '../load/store';
+import { parseMix } from '../load/requests';
+import { parseDurationMs, parseStages } from '../load/schedule';
+import { intervalLine, summarise, summaryText } from '../load/summary';
+import type { LiveCounts } from '../load/recorder';
+import { parseSourceAddresses } from '../load/source-addresses';
+import type { IntervalRecord, LoadModel } from '../load/types';
+import { toolInfo } from '../bench/tool-info';
+
+export function loadArgs(argv: string[]) {
+  const y = yargs(argv);
+  return y
+    .scriptName('npm run load --')
+    .usage('$0 --server PROFILE[@HOST:PORT] ... [--dataset FILE] (--rate R | --stages S | --vus N | --vus-stages S) [options]')
+    .option('server', { type: 'string', array: true, describe: 'server to load: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable; one after another)' })
+    .option('host', { type: 'string', describe: 'host for a --server given without one' })
+    .option('port', { type: 'number', describe: 'port for a --server given without one' })
+    .option('tls', { type: 'boolean', default: false, describe: 'use TLS for --server given without a scheme' })
+    .option('tls-insecure', { type: 'boolean', default: false, describe: 'accept any TLS certificate (self-signed servers)' })
+    .option('ca', { type: 'string', describe: 'PEM file of extra CA certificates to trust' })
+    .option('lab', { type: 'boolean', default: false, describe: 'load every Electrum server of the running lab' })
+    .option('dataset', { type: 'string', describe: "JSONL dataset of addresses (default with a lab server: the lab's dataset)" })
+    .option('mix', { type: 'string', default: 'balance=40,history=40,utxos=20', describe: 'request mix: METHOD=WEIGHT,...' })
+    .option('rate', { type: 'number', describe: 'open model: constant arrival rate, requests/s' })
+    .option('stages', { type: 'string', describe: 'open model: ramping arrival rate, e.g. "30s:100,2m:2000,30s:0"' })
+    .option('start-rate', { type: 'number', default: 0, describe: 'the rate --stages ramps from' })
+    .option('vus', { type: 'number', describe: 'closed model: virtual clients, one request in flight each' })
+    .option('vus-stages', { type: 'string', describe: 'closed model: ramping virtual clients, e.g. "30s:10,1m:100"' })
+    .option('start-vus', { type: 'number', default: 0, describe: 'the number --vus-stages ramps from' })
+    .option('think-time', { type: 'string', default: '0', describe: 'closed model: pause after each reply (e.g. 100ms)' })
+    .option('duration', { type: 'string', describe: 'run length per server for --rate/--vus (default 60s)' })
+    .option('connections', { type: 'number', describe: 'sockets per server (default 8; --vus: one per client)' })
+    .option('pipeline', { type: 'number', default: 16, describe: 'open model: requests in flight per socket; beyond, requests are dropped' })
+    .option('timeout', { type: 'number', default: 10, describe: 'seconds before a request counts as a timeout' })
+    .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted' })
+    .option('db', { type: 'string', default: 'results/load.sqlite', describe: 'results database (SQLite)' })
+    .option('threshold', { type: 'string', array: true, describe: 'k6-style pass/fail criterion, e.g. "latency:p(99)<250" (repeatable)' })
+    .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
+    .option('summary-export', { type: 'string', describe: 'also write the summary as JSON to this file' })
+    .option('samples', { type: 'boolean', default: false, describe: 'also store every request (memory and disk grow with the run)' })
+    .option('shard', { type: 'string', describe: 'run shard I/N of a larger test: its share of the rate, connections and dataset' })
+    .option('source-addresses', { type: 'string', describe: 'spread connections over loopback source addresses, e.g. 127.0.0.2-127.0.0.9' })
+    .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed of the request sequence' })
+    .option('progress', { type: 'boolean', default: true, describe: 'a line per second on stderr (--no-progress to hide)' })
+    .config('config', 'JSON file with any of these options', configFileParser(y))
+    .check(givenOnce(y))
+    .strict()
+    .fail((msg, err) => {
+      throw err ?? new UserError(msg);
+    })
+    .help();
+}
+
+type Argv = Awaited<ReturnType<ReturnType<typeof loadArgs>['parseAsync']>>;
+
+function positive(name: string, v: number | undefined, integer = true): number {
+  if (v === undefined || !(v > 0) || (integer && !Number.isInteger(v))) throw new UserError(`--${name} must be ${integer ? 'an integer' : 'a number'} > 0, got ${v}`);
+  return v;
+}
+
+function duration(name: string, text: string): number {
+  try {
+    const ms = parseDurationMs(text, `--${name}`);
+    if (!(ms >= 0)) throw new Error(`--${name} must not be negative`);
+    return ms;
+  } catch (err) {
+    throw new UserError((err as Error).message);
+  }
+}
+
+function stages(name: string, text: string) {
+  try {
+    return parseStages(text, `--${name}`);
+  } catch (err) {
+    throw new UserError((err as Error).message);
+  }
+}
+
+function modelFromArgs(a: Argv): { model: LoadModel; durationMs: number } {
+  const given = (['rate', 'stages', 'vus', 'vus-stages'] as const).filter((k) => a[k] !== undefined);
+  if (given.length !== 1) {
+    throw new UserError(`give exactly one load model: --rate R, --stages "30s:100,...", --vus N or --vus-stages "..."${given.length ? ` (got --${given.join(', --')})` : ''}`);
+  }
+  const staged = given[0] === 'stages' || given[0] === 'vus-stages';
+  if (staged && a.duration !== undefined) throw new UserError(`--duration does not apply to --${given[0]}: the stages set the length`);
+  const durationMs = duration('duration', a.duration ?? '60s');
+  if (!staged && durationMs <= 0) throw new UserError('--duration must be above 0');
+  const thinkTimeMs = duration('think-time', a['think-time']);
+  switch (given[0]) {
+    case 'rate':
+      return { model: { kind: 'rate', rate: positive('rate', a.rate, false) }, durationMs };
+    case 'stages':
+      return { model: { kind: 'stages', stages: stages('stages', a.stages!), startRate: Math.max(0, a['start-rate']) }, durationMs };
+    case 'vus':
+      return { model: { kind: 'vus', vus: positive('vus', a.vus), thinkTimeMs }, durationMs };
+    default:
+      return { model: { kind: 'vus-stages', stages: stages('vus-stages', a['vus-stages']!), startVus: Math.max(0, Math.round(a['start-vus'])), thinkTimeMs }, durationMs };
+  }
+}
+
+function parseShard(text: string | undefined): { index: number; count: number } | undefined {
+  if (text === undefined) return undefined;
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index < 1 || index > count) throw new UserError(`--shard: expected I/N with 1 <= I <= N, got ${JSON.stringify(text)}`);
+  return { index, count };
+}
+
+/** The shard's share of an integer (connections, VUs): shares over all shards sum to the whole. */
+function shareOf(total: number, shard?: { index: number; count: number }): number {
+  if (!shard) return total;
+  return Math.floor(total / shard.count) + (shard.index <= total % shard.count ? 1 : 0);
+}
+
+async function datasetPath(a: Argv, targets: Array<{ host: string; port: number }>): Promise<string> {
+  if (a.dataset) return a.dataset;
+  const { labStatus } = await import('../lab/lab');
+  const status = await labStatus();
+  const labPorts = new Set(Object.values(status.electrum).flatMap((e) => (e ? [e.port, e.tls?.port].filter((p): p is number => p !== undefined) : [])));
+  if (targets.every((t) => labPorts.has(t.port)) && fs.existsSync(status.datasetPath)) return status.datasetPath;
+  throw new UserError('--dataset FILE is required (only a lab server defaults to the lab dataset)');
+}
+
+export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; datasetFile: string; datasetHash: string; thresholds: string[] }> {
+  const { model, durationMs } = modelFromArgs(a);
+  const mix = parseMix(a.mix);
+  const shard = parseShard(a.shard);
+  if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
+  const closed = model.kind === 'vus' || model.kind === 'vus-stages';
+  const maxVus = model.kind === 'vus' ? model.vus : model.kind === 'vus-stages' ? Math.max(model.startVus, ...model.stages.map((s) => s.target)) : 0;
+  const connections = a.connections !== undefined ? positive('connections', a.connections) : closed ? Math.max(1, maxVus) : 8;
+  const pipeline = positive('pipeline', a.pipeline);
+  const sourceAddresses = a['source-addresses'] ? parseSourceAddresses(a['source-addresses']) : [];
+  const { targets, labCaFile } = await resolveTargets(a);
+  const caFile = a.ca ?? labCaFile;
+  const file = await datasetPath(a, targets);
+  const dataset = readDataset(file);
+  const lines = shard ? dataset.lines.filter((_, i) => i % shard.count === shard.index - 1) : dataset.lines;
+  if (lines.length === 0) throw new UserError(`--dataset ${file}: no address for this shard`);
+  const thresholds = a.threshold ?? [];
+  return {
+    opts: {
+      servers: targets,
+      lines,
+      mix,
+      model: shard && model.kind === 'vus' ? { ...model, vus: Math.max(1, shareOf(model.vus, shard)) } : model,
+      durationMs,
+      connections: Math.max(1, shareOf(connections, shard)),
+      pipeline,
+      timeoutMs: Math.round(a.timeout * 1000),
+      maxLineBytes: positive('max-line-bytes', a['max-line-bytes']),
+      tlsInsecure: a['tls-insecure'],
+      ca: caFile ? readCa(caFile) : undefined,
+      seed: shard ? `${a.seed}:shard:${shard.index}/${shard.count}` : a.seed,
+      sourceAddresses,
+      shard,
+      samples: a.samples,
+    },
+    datasetFile: file,
+    datasetHash: dataset.hash,
+    thresholds,
+  };
+}
+
+/** Every server answers before anything is written: an unreachable one leaves no database behind. */
+async function checkReachable(opts: LoadOptions): Promise<void> {
+  for (const t of opts.servers) {
+    try {
+      const c = await ElectrumClient.connect({ host: t.host, port: t.port, tls: t.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs, keepaliveMs: 0, skipServerInfo: true });
+      c.close();
+    } catch (err) {
+      throw new UserError(`server ${t.name} (${targetUrl(t)}) is unreachable: ${(err as Error).message}`);
+    }
+  }
+}
+
+async function main(): Promise<number> {
+  const argv = hideBin(process.argv);
+  const a = await loadArgs(argv).parseAsync();
+  const { opts, datasetFile, datasetHash, thresholds } = await optionsFromArgs(a);
+  const tracker = await thresholdTracker(thresholds);
+  if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
+  await checkReachable(opts);
+
+  const created = fileAboutToBeCreated(a.db);
+  const results = ResultsStore.open(a.db);
+  const store = new LoadStore(results);
+  const runner = new LoadRunner(opts);
+  onStopSignal(() => runner.stop());
+  const tool = toolInfo();
+  const { ca: _ca, lines: _lines, ...config } = opts;
+  let runId: number;
+  let serverIds: Map<string, number>;
+  try {
+    ({ runId, serverIds } = store.createRun(
+      { tool_version: tool.version, git_commit: tool.gitCommit, config: { ...config, thresholds, dataset: datasetFile }, model: opts.model, dataset_path: datasetFile, dataset_hash: datasetHash, shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : null },
+      opts.servers.map((t) => ({ name: t.name, profile: t.profile, url: targetUrl(t), software: null, protocol: null })),
+    ));
+  } catch (err) {
+    results.close();
+    created?.remove();
+    throw err;
+  }
+
+  runner.on('interval', ({ server, record, live, samples }: { server: string; record: IntervalRecord; live: LiveCounts; samples: Parameters<LoadStore['addSamples']>[2] }) => {
+    const serverId = serverIds.get(server)!;
+    store.addInterval(runId, serverId, record);
+    if (samples.length) store.addSamples(runId, serverId, samples);
+    tracker?.observe(record);
+    const abort = tracker?.shouldAbort();
+    if (abort) runner.abort(`threshold ${abort.threshold} failed on ${abort.server} (abortOnFail)`);
+    if (a.progress) process.stderr.write(intervalLine(record, live) + '\n');
+  });
+
+  const outcomes: ServerResult[] = [];
+  let failure: unknown;
+  try {
+    for (const [i, target] of opts.servers.entries()) {
+      if (runner.stopped) break;
+      const r = await runner.runServer(target, i);
+      results.db.prepare('UPDATE load_servers SET software = ?, protocol = ? WHERE id = ?').run(r.software, r.protocol, serverIds.get(target.name));
+      outcomes.push(r);
+    }
+  } catch (err) {
+    failure = err;
+  }
+  const summaries = outcomes.map(summarise);
+  const thresholdResults = tracker?.results() ?? [];
+  const status = failure ? 'failed' : runner.aborted ? 'aborted' : runner.stopped ? 'interrupted' : 'completed';
+  store.finishRun(runId, {
+    status,
+    generatorBound: outcomes.some((o) => o.generator.bound),
+    generator: Object.fromEntries(outcomes.map((o) => [o.server, o.generator])),
+    thresholds: thresholdResults,
+  });
+  results.close();
+  if (failure) throw failure;
+
+  const json = { runId, db: a.db, status, model: opts.model, servers: summaries, thresholds: thresholdResults, aborted: runner.aborted };
+  if (a['summary-export']) writeFileAtomic(a['summary-export'], JSON.stringify(json, null, 2) + '\n', { mkdir: true });
+  process.stdout.write((a.json ? JSON.stringify(json, null, 2) : summaryText(summaries, runId, a.db) + (tracker ? '\n\n' + tracker.format() : '')) + '\n');
+  if (runner.aborted) process.stderr.write(`run ${runId} aborted: ${runner.aborted}\n`);
+  if (thresholdResults.some((t) => !t.pass)) return 99;
+  if (status === 'interrupted') return 130;
+  return 0;
+}
+
+/** Thresholds are optional; their module is loaded only when some are given. */
+async function thresholdTracker(texts: string[]) {
+  if (texts.length === 0) return undefined;
+  const { createThresholdTracker } = await import('../load/threshold-wiring');
+  return createThresholdTracker(texts);
+}
+
+if (require.main === module) runCli(main);

@@ -1,0 +1,201 @@
+/**
+ * What one server's load looks like, one second at a time, in bounded memory: per (method, outcome)
+ * an HdrHistogram of latency from the intended send and one of service time, plus counters; the
+ * generator's scheduling lag in a histogram of its own. Run totals are recorded as requests
+ * complete, so nothing is merged at the end and memory does not grow with the run.
+ *
+ * Closing an interval must not stall the schedule: encoding one histogram takes ~0.2 ms, and a
+ * second holds a dozen. So two banks alternate: at each second the full bank is swapped out and
+ * encoded one histogram per loop turn (requests due meanwhile go out between turns), then reset
+ * for reuse two seconds later.
+ */
+import * as hdr from 'hdr-histogram-js';
+import type { MethodName } from '../core/methods';
+import type { IntervalCell, IntervalRecord, LoadOutcome } from './types';
+
+/** Integer µs, 3 significant digits, as the issue and HdrHistogram's tools expect. */
+export function newHistogram(): hdr.Histogram {
+  return hdr.build({ numberOfSignificantValueDigits: 3, bitBucketSize: 32, autoResize: true });
+}
+
+interface Cell {
+  method: MethodName;
+  outcome: LoadOutcome;
+  count: number;
+  bytes: number;
+  latency: hdr.Histogram;
+  service: hdr.Histogram;
+}
+
+class Bank {
+  readonly cells = new Map<string, Cell>();
+  sent = 0;
+  dropped = 0;
+  ok = 0;
+  errors = 0;
+  readonly lag = newHistogram();
+  /** ok latency across methods, for the live console line. */
+  readonly live = newHistogram();
+
+  cell(method: MethodName, outcome: LoadOutcome): Cell {
+    const key = `${method}\u0000${outcome}`;
+    let c = this.cells.get(key);
+    if (!c) this.cells.set(key, (c = { method, outcome, count: 0, bytes: 0, latency: newHistogram(), service: newHistogram() }));
+    return c;
+  }
+
+  reset(): void {
+    for (const c of this.cells.values()) {
+      c.count = 0;
+      c.bytes = 0;
+      c.latency.reset();
+      c.service.reset();
+    }
+    this.sent = this.dropped = this.ok = this.errors = 0;
+    this.lag.reset();
+    this.live.reset();
+  }
+}
+
+export interface Totals {
+  sent: number;
+  dropped: number;
+  byOutcome: Map<string, number>; // outcome → count
+  latency: hdr.Histogram; // ok calls, from the intended send, µs
+  service: hdr.Histogram; // ok calls, from the actual write, µs
+  lag: hdr.Histogram; // actual − intended send, µs
+  bytes: number;
+  perMethod: Map<MethodName, { ok: number; errors: number; latency: hdr.Histogram }>;
+}
+
+export interface LiveCounts {
+  ok: number;
+  errors: number;
+  dropped: number;
+  sent: number;
+  p50Us: number | null;
+  p99Us: number | null;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class IntervalRecorder {
+  private current = new Bank();
+  private spare = new Bank();
+  readonly totals: Totals = {
+    sent: 0,
+    dropped: 0,
+    byOutcome: new Map(),
+    latency: newHistogram(),
+    service: newHistogram(),
+    lag: newHistogram(),
+    bytes: 0,
+    perMethod: new Map(),
+  };
+
+  constructor(readonly server: string) {}
+
+  /** A request went out `lagUs` after its intended time. */
+  sentOne(lagUs: number): void {
+    const v = Math.max(0, Math.round(lagUs));
+    this.current.sent++;
+    this.current.lag.recordValue(v);
+    this.totals.sent++;
+    this.totals.lag.recordValue(v);
+  }
+
+  droppedOne(method: MethodName): void {
+    this.current.dropped++;
+    this.current.cell(method, 'dropped').count++;
+    this.totals.dropped++;
+    this.totals.byOutcome.set('dropped', (this.totals.byOutcome.get('dropped') ?? 0) + 1);
+  }
+
+  /** A reply (or failure) for a request sent at `intended`, written at `actual`, ended at `end` (ns). */
+  completed(method: MethodName, outcome: LoadOutcome, intendedNs: bigint, actualNs: bigint, endNs: bigint, bytes: number): void {
+    const latencyUs = Math.max(0, Number(endNs - intendedNs) / 1000);
+    const serviceUs = Math.max(0, Number(endNs - actualNs) / 1000);
+    const b = this.current;
+    const c = b.cell(method, outcome);
+    c.count++;
+    c.bytes += bytes;
+    c.latency.recordValue(latencyUs);
+    c.service.recordValue(serviceUs);
+    const t = this.totals;
+    t.byOutcome.set(outcome, (t.byOutcome.get(outcome) ?? 0) + 1);
+    t.bytes += bytes;
+    let pm = t.perMethod.get(method);
+    if (!pm) t.perMethod.set(method, (pm = { ok: 0, errors: 0, latency: newHistogram() }));
+    if (outcome === 'ok') {
+      b.ok++;
+      b.live.recordValue(latencyUs);
+      t.latency.recordValue(latencyUs);
+      t.service.recordValue(serviceUs);
+      pm.ok++;
+      pm.latency.recordValue(latencyUs);
+    } else {
+      b.errors++;
+      pm.errors++;
+    }
+  }
+
+  get inFlightInterval(): { sent: number } {
+    return { sent: this.current.sent };
+  }
+
+  /**
+   * Closes the interval: the bank in use is swapped for the spare at once (so requests keep being
+   * recorded), then encoded a histogram per loop turn. Resolves with the interval's record and
+   * its live counts.
+   */
+  async close(
+    index: number,
+    startMs: number,
+    lengthMs: number,
+    context: { targetRate: number | null; vus: number | null; inFlight: number; loopDelayP99Us: number },
+  ): Promise<{ record: IntervalRecord; live: LiveCounts }> {
+    const bank = this.current;
+    this.current = this.spare;
+    this.spare = bank;
+    const live: LiveCounts = {
+      ok: bank.ok,
+      errors: bank.errors,
+      dropped: bank.dropped,
+      sent: bank.sent,
+      p50Us: bank.ok > 0 ? bank.live.getValueAtPercentile(50) : null,
+      p99Us: bank.ok > 0 ? bank.live.getValueAtPercentile(99) : null,
+    };
+    const cells: IntervalCell[] = [];
+    for (const c of bank.cells.values()) {
+      if (c.count === 0) continue;
+      const timed = c.outcome !== 'dropped';
+      let latency: string | null = null;
+      let service: string | null = null;
+      if (timed) {
+        await nextTurn();
+        latency = hdr.encodeIntoCompressedBase64(c.latency);
+        await nextTurn();
+        service = hdr.encodeIntoCompressedBase64(c.service);
+      }
+      cells.push({ method: c.method, outcome: c.outcome, count: c.count, bytes: c.bytes, latency, service });
+    }
+    await nextTurn();
+    const lag = bank.sent > 0 ? hdr.encodeIntoCompressedBase64(bank.lag) : null;
+    const record: IntervalRecord = {
+      server: this.server,
+      index,
+      startMs,
+      lengthMs,
+      targetRate: context.targetRate,
+      vus: context.vus,
+      sent: bank.sent,
+      dropped: bank.dropped,
+      inFlight: context.inFlight,
+      lag,
+      loopDelayP99Us: context.loopDelayP99Us,
+      cells,
+    };
+    bank.reset();
+    return { record, live };
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * A load run: each server in turn gets the whole load profile for itself (servers never share the
+ * generator), through its own connections. Every second of the schedule clock the interval is
+ * closed, stored, shown and given to the thresholds; at the end the run's totals are summarised
+ * and the run is flagged generator-bound when the generator, not the server, fell behind.
+ * It emits events and knows nothing about terminals.
+ */
+import { EventEmitter } from 'node:events';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { DatasetLine } from '../core/dataset-line';
+import { PROFILES } from '../servers/profiles';
+import type { ServerTarget } from '../bench/targets';
+import { targetUrl } from '../bench/targets';
+import { ConnectionSet } from './connections';
+import { ClosedModelDriver, OpenModelDriver, activeVus, RawSample } from './drivers';
+import { IntervalRecorder, Totals } from './recorder';
+import { RequestPicker } from './requests';
+import { modelDurationMs, targetRateAt } from './schedule';
+import type { IntervalRecord, LoadModel, Mix } from './types';
+
+export interface LoadOptions {
+  servers: ServerTarget[];
+  lines: DatasetLine[];
+  mix: Mix;
+  model: LoadModel;
+  durationMs: number;
+  connections: number;
+  pipeline: number;
+  timeoutMs: number;
+  maxLineBytes: number;
+  tlsInsecure: boolean;
+  ca?: Buffer;
+  seed: string;
+  sourceAddresses: string[];
+  shard?: { index: number; count: number };
+  samples: boolean;
+}
+
+/** What the generator itself did: if it fell behind, latencies are partly its own. */
+export interface GeneratorCheck {
+  lagP99Us: number | null;
+  lagMaxUs: number | null;
+  loopDelayP99Ms: number;
+  cpuUtilisation: number;
+  bound: boolean;
+  reasons: string[];
+}
+
+export interface ServerResult {
+  server: string;
+  url: string;
+  software: string;
+  protocol: string;
+  durationMs: number;
+  totals: Totals;
+  generator: GeneratorCheck;
+  refused: number;
+  firstRefusedAtMs: number | null;
+  /** Onset of each error category: when it was first seen, ms after the server's start. */
+  onsetMs: Record<string, number>;
+  lateReplies: number;
+  status: 'completed' | 'interrupted' | 'aborted';
+}
+
+/** Lag p99 above this, or the loop's delay p99 above LOOP_LIMIT_MS: the generator fell behind. */
+const LAG_LIMIT_US = 1000;
+const LOOP_LIMIT_MS = 10;
+/** How long in-flight requests may finish after the schedule ended (beyond that, they time out). */
+const DRAIN_GRACE_MS = 1500;
+
+export class LoadRunner extends EventEmitter {
+  private stopRequested = false;
+  private abortReason: string | null = null;
+  private stopCurrent: (() => void) | undefined;
+
+  constructor(private readonly opts: LoadOptions) {
+    super();
+  }
+
+  /** Stops sending now; what was measured is kept. */
+  stop(): void {
+    this.stopRequested = true;
+    this.stopCurrent?.();
+  }
+
+  /** A threshold with abortOnFail failed: stop, and mark the run aborted. */
+  abort(reason: string): void {
+    this.abortReason ??= reason;
+    this.stop();
+  }
+
+  get aborted(): string | null {
+    return this.abortReason;
+  }
+
+  /** One server's whole load profile; connects first (an unreachable server throws before any load). */
+  async runServer(target: ServerTarget, serverIndex: number): Promise<ServerResult> {
+    const { opts } = this;
+    const profile = PROFILES[target.profile];
+    const conns = new ConnectionSet(
+      { host: target.host, port: target.port, tls: target.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, keepaliveMs: 0 },
+      opts.connections,
+      opts.model.kind === 'vus' || opts.model.kind === 'vus-stages' ? Number.MAX_SAFE_INTEGER : opts.pipeline,
+      opts.sourceAddresses,
+    );
+    await conns.open();
+    const info = conns.slots[0].client!.server;
+    const recorder = new IntervalRecorder(target.name);
+    const durationMs = modelDurationMs(opts.model, opts.durationMs);
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
+    const loopAll = monitorEventLoopDelay({ resolution: 1 });
+    loopAll.enable();
+    const cpu0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    const startMs = Date.now();
+    const onsetMs: Record<string, number> = {};
+    const samples: RawSample[] = [];
+    const ctx = {
+      conns,
+      recorder,
+      picker: new RequestPicker(opts.lines, opts.mix, `${opts.seed}:${serverIndex}`),
+      profile,
+      timeoutMs: opts.timeoutMs,
+      t0,
+      onSample: opts.samples ? (s: RawSample) => samples.push(s) : undefined,
+    };
+    this.emit('server-start', { server: target.name, url: targetUrl(target), software: info.software, durationMs });
+
+    // The schedule clock's seconds: interval i covers [t0 + i s, t0 + (i+1) s). Closes run one
+    // after another (each encodes in small steps between sends), and are emitted in order.
+    let index = 0;
+    let ticker: NodeJS.Timeout | undefined;
+    let closing: Promise<void> = Promise.resolve();
+    const closeInterval = (lengthMs: number) => {
+      const i = index++;
+      const tMs = i * 1000;
+      const context = {
+        targetRate: targetRateAt(opts.model, tMs + lengthMs / 2),
+        vus: activeVus(opts.model, t0),
+        inFlight: conns.inFlight,
+        loopDelayP99Us: loop.count > 0 ? Math.round(loop.percentile(99) / 1000) : 0,
+      };
+      loop.reset();
+      closing = closing.then(async () => {
+        const { record, live } = await recorder.close(i, startMs + tMs, lengthMs, context);
+        for (const c of record.cells) if (c.outcome !== 'ok' && c.outcome !== 'dropped' && onsetMs[c.outcome] === undefined) onsetMs[c.outcome] = tMs;
+        if (record.sent + record.dropped + record.cells.length > 0 || lengthMs >= 1000) {
+          this.emit('interval', { server: target.name, record, live, samples: samples.splice(0) });
+        }
+      });
+    };
+    const scheduleTick = () => {
+      const dueNs = t0 + BigInt(index + 1) * 1_000_000_000n;
+      const waitMs = Math.max(0, Number(dueNs - process.hrtime.bigint()) / 1e6);
+      ticker = setTimeout(() => {
+        closeInterval(1000);
+        scheduleTick();
+      }, waitMs);
+    };
+    scheduleTick();
+
+    const driver =
+      opts.model.kind === 'rate' || opts.model.kind === 'stages'
+        ? new OpenModelDriver(ctx, opts.model, durationMs, opts.shard)
+        : new ClosedModelDriver(ctx, opts.model, durationMs, maxVus(opts.model));
+    this.stopCurrent = () => driver.stop();
+    if (!this.stopRequested) await driver.run();
+    // Let what is in flight answer (or time out) before the last interval is closed.
+    const drainUntil = Date.now() + (this.stopRequested ? DRAIN_GRACE_MS : Math.max(DRAIN_GRACE_MS, opts.timeoutMs + 200));
+    while (conns.inFlight > 0 && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 20));
+    if (ticker) clearTimeout(ticker);
+    const partialMs = Math.max(1, Math.round(Number(process.hrtime.bigint() - t0) / 1e6 - index * 1000));
+    closeInterval(Math.min(1000, partialMs));
+    await closing;
+    conns.close();
+    loop.disable();
+    loopAll.disable();
+    const cpu = process.cpuUsage(cpu0);
+    const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    const t = recorder.totals;
+    const lagP99 = t.lag.totalCount > 0 ? t.lag.getValueAtPercentile(99) : null;
+    const loopP99Ms = loopAll.count > 0 ? loopAll.percentile(99) / 1e6 : 0;
+    const reasons: string[] = [];
+    if (lagP99 !== null && lagP99 > LAG_LIMIT_US) reasons.push(`scheduling lag p99 ${(lagP99 / 1000).toFixed(2)} ms > 1 ms`);
+    if (loopP99Ms > LOOP_LIMIT_MS) reasons.push(`event-loop delay p99 ${loopP99Ms.toFixed(1)} ms > ${LOOP_LIMIT_MS} ms`);
+    return {
+      server: target.name,
+      url: targetUrl(target),
+      software: info.software,
+      protocol: info.protocol,
+      durationMs: wallMs,
+      totals: t,
+      generator: {
+        lagP99Us: lagP99,
+        lagMaxUs: t.lag.totalCount > 0 ? t.lag.maxValue : null,
+        loopDelayP99Ms: Math.round(loopP99Ms * 1000) / 1000,
+        cpuUtilisation: wallMs > 0 ? Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 1000 : 0,
+        bound: reasons.length > 0,
+        reasons,
+      },
+      refused: conns.refused,
+      firstRefusedAtMs: conns.firstRefusedAtMs === null ? null : conns.firstRefusedAtMs - startMs,
+      onsetMs,
+      lateReplies: conns.lateReplies(),
+      status: this.abortReason ? 'aborted' : this.stopRequested ? 'interrupted' : 'completed',
+    };
+  }
+
+  get stopped(): boolean {
+    return this.stopRequested;
+  }
+}
+
+function maxVus(model: LoadModel): number {
+  if (model.kind === 'vus') return model.vus;
+  if (model.kind === 'vus-stages') return Math.max(model.startVus, ...model.stages.map((s) => s.target));
+  return 0;
+}

@@ -1,0 +1,102 @@
+/**
+ * What a load run prints: a line per second while it runs, and at the end a table per server
+ * (achieved rate, latency from the intended send, service time, errors by category with their
+ * onset, dropped, the generator's own lag) as text or JSON.
+ */
+import { textTable } from '../core/text-table';
+import type { ServerResult } from './runner';
+import type { IntervalRecord } from './types';
+
+const ms = (us: number | null | undefined) => (us === null || us === undefined ? '-' : (us / 1000).toFixed(us < 10_000 ? 2 : 1));
+
+import type { LiveCounts } from './recorder';
+
+/** One console line for a finished second. */
+export function intervalLine(rec: IntervalRecord, live: LiveCounts): string {
+  const target = rec.targetRate !== null ? `target ${rec.targetRate.toFixed(0)}/s` : `vus ${rec.vus ?? 0}`;
+  const replies = live.ok + live.errors;
+  const rate = (replies * 1000) / Math.max(1, rec.lengthMs);
+  return (
+    `${rec.server} ${String(rec.index + 1).padStart(4)}s  ${target}  achieved ${rate.toFixed(0)}/s  sent ${live.sent}  in flight ${rec.inFlight}  ` +
+    `p50 ${ms(live.p50Us)} ms  p99 ${ms(live.p99Us)} ms  errors ${live.errors}  dropped ${live.dropped}`
+  );
+}
+
+export interface ServerSummary {
+  server: string;
+  url: string;
+  software: string;
+  status: string;
+  durationS: number;
+  sent: number;
+  ok: number;
+  errors: Record<string, number>;
+  dropped: number;
+  achievedRps: number;
+  latencyMs: { p50: number | null; p90: number | null; p99: number | null; p999: number | null; max: number | null };
+  serviceMs: { p50: number | null; p99: number | null };
+  errorOnsetS: Record<string, number>;
+  refusedConnections: number;
+  generator: ServerResult['generator'];
+  lateReplies: number;
+}
+
+export function summarise(r: ServerResult): ServerSummary {
+  const t = r.totals;
+  const ok = t.byOutcome.get('ok') ?? 0;
+  const errors: Record<string, number> = {};
+  for (const [k, v] of t.byOutcome) if (k !== 'ok' && k !== 'dropped') errors[k] = v;
+  const errorCount = Object.values(errors).reduce((a, b) => a + b, 0);
+  const pct = (h: typeof t.latency, q: number) => (h.totalCount > 0 ? h.getValueAtPercentile(q) / 1000 : null);
+  const onset: Record<string, number> = {};
+  for (const [k, v] of Object.entries(r.onsetMs)) onset[k] = v / 1000;
+  return {
+    server: r.server,
+    url: r.url,
+    software: r.software,
+    status: r.status,
+    durationS: Math.round(r.durationMs) / 1000,
+    sent: t.sent,
+    ok,
+    errors,
+    dropped: t.dropped,
+    achievedRps: Math.round(((ok + errorCount) / Math.max(0.001, r.durationMs / 1000)) * 10) / 10,
+    latencyMs: { p50: pct(t.latency, 50), p90: pct(t.latency, 90), p99: pct(t.latency, 99), p999: pct(t.latency, 99.9), max: t.latency.totalCount > 0 ? t.latency.maxValue / 1000 : null },
+    serviceMs: { p50: pct(t.service, 50), p99: pct(t.service, 99) },
+    errorOnsetS: onset,
+    refusedConnections: r.refused,
+    generator: r.generator,
+    lateReplies: r.lateReplies,
+  };
+}
+
+const f = (v: number | null) => (v === null ? '-' : v.toFixed(v < 10 ? 3 : 1));
+
+export function summaryText(summaries: ServerSummary[], runId: number, db: string): string {
+  const rows = summaries.map((s) => [
+    s.server,
+    s.status,
+    `${s.durationS.toFixed(1)}s`,
+    String(s.sent),
+    String(s.achievedRps),
+    f(s.latencyMs.p50),
+    f(s.latencyMs.p90),
+    f(s.latencyMs.p99),
+    f(s.latencyMs.max),
+    f(s.serviceMs.p99),
+    Object.entries(s.errors)
+      .map(([k, v]) => `${k}:${v}${s.errorOnsetS[k] !== undefined ? `@${s.errorOnsetS[k]}s` : ''}`)
+      .join(' ') || '0',
+    String(s.dropped),
+  ]);
+  const table = textTable(['server', 'status', 'time', 'sent', 'achieved/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'service p99', 'errors (onset)', 'dropped'], rows, {
+    align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'right'],
+  });
+  const generator = summaries.map(
+    (s) =>
+      `generator (${s.server}): scheduling lag p99 ${ms(s.generator.lagP99Us)} ms, max ${ms(s.generator.lagMaxUs)} ms; event-loop delay p99 ${s.generator.loopDelayP99Ms} ms; ` +
+      `CPU ${(s.generator.cpuUtilisation * 100).toFixed(0)}% of one core` +
+      (s.generator.bound ? `\nwarning: ${s.server}: GENERATOR-BOUND (${s.generator.reasons.join('; ')}): part of these latencies is the generator's, not the server's` : ''),
+  );
+  return [`load run ${runId}: latency from each request's intended send (no coordinated omission); service = from the actual write; written to ${db}`, '', table, '', ...generator].join('\n');
+}

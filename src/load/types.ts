@@ -1,0 +1,60 @@
+/**
+ * The load engine's shared vocabulary: load models, what one interval of a run holds, and how it
+ * is stored. Everything under src/load/ and the load report reads and writes these shapes.
+ *
+ * Units: latencies in histograms are integer microseconds (HdrHistogram, 3 significant digits);
+ * wall-clock times are epoch milliseconds; an interval is one second of the run's schedule clock.
+ */
+import type { MethodName } from '../core/methods';
+import type { ErrorCategory } from '../electrum/errors';
+
+/** A call's fate. `dropped`: never sent, because every connection's pipeline was full (k6's dropped_iterations). */
+export type LoadOutcome = 'ok' | ErrorCategory | 'dropped';
+
+/** One stage of a ramp: over `durationMs`, go linearly from the previous target to `target`. */
+export interface Stage {
+  durationMs: number;
+  target: number;
+}
+
+export type LoadModel =
+  | { kind: 'rate'; rate: number } // constant arrival rate, requests/s (open model)
+  | { kind: 'stages'; stages: Stage[]; startRate: number } // ramping arrival rate (open model)
+  | { kind: 'vus'; vus: number; thinkTimeMs: number } // N virtual clients, one request in flight each (closed)
+  | { kind: 'vus-stages'; stages: Stage[]; startVus: number; thinkTimeMs: number }; // ramping VUs (closed)
+
+/** The weight of each method in the request mix (e.g. balance 40, history 40, utxos 20). */
+export type Mix = Partial<Record<MethodName, number>>;
+
+/**
+ * What one server saw of one method with one outcome during one interval. `latency` is measured
+ * from the request's intended send time (coordinated-omission-free); `service` from its actual
+ * write. Dropped requests have count and no latencies.
+ */
+export interface IntervalCell {
+  method: MethodName;
+  outcome: LoadOutcome;
+  count: number;
+  bytes: number;
+  /** Compressed base64 HdrHistogram (µs), as HdrHistogram's own tools encode it; null when count is 0 or dropped. */
+  latency: string | null;
+  service: string | null;
+}
+
+/** One second of one server's load: the generator's side (schedule, lag) and every cell. */
+export interface IntervalRecord {
+  server: string;
+  index: number; // 0-based second of the run's schedule clock
+  startMs: number; // epoch ms of the interval's start on the schedule clock
+  lengthMs: number;
+  targetRate: number | null; // intended requests/s (open model); null in the closed model
+  vus: number | null; // virtual clients active (closed model)
+  sent: number; // requests written
+  dropped: number;
+  inFlight: number; // at the interval's end
+  /** Scheduling lag (actual − intended send) in µs, compressed base64 HdrHistogram; null if nothing was sent. */
+  lag: string | null;
+  /** The generator's event-loop delay p99 over the interval, µs (perf_hooks). */
+  loopDelayP99Us: number;
+  cells: IntervalCell[];
+}

@@ -1,0 +1,145 @@
+/**
+ * The load engine against deliberately misbehaving local servers (a null responder, one that stalls,
+ * one that answers errors): requests go out on schedule whatever the server does, a stall shows up
+ * as latency from the intended send and as dropped requests once every pipeline is full, errors are
+ * categorised, and every interval's histograms survive an encode/decode round trip.
+ */
+import { createHash } from 'node:crypto';
+import * as hdr from 'hdr-histogram-js';
+import { LoadOptions, LoadRunner } from '../../src/load/runner';
+import { arrivalOffsetsNs } from '../../src/load/schedule';
+import { parseSourceAddresses } from '../../src/load/source-addresses';
+import type { IntervalRecord } from '../../src/load/types';
+import type { DatasetLine } from '../../src/core/dataset-line';
+import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../support/misbehaving-server';
+
+const servers: Misbehaving[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function server(o: MisbehavingOptions): Promise<Misbehaving> {
+  const s = await startMisbehavingServer(o);
+  servers.push(s);
+  return s;
+}
+
+const lines: DatasetLine[] = Array.from({ length: 10 }, (_, i) => ({
+  address: null,
+  scripthash: createHash('sha256').update(`l${i}`).digest('hex'),
+  type: 'nonstandard',
+  txCount: 1,
+  utxoCount: 1,
+  balance: { confirmed: 1, unconfirmed: 0 },
+}));
+
+function options(port: number, extra: Partial<LoadOptions>): LoadOptions {
+  return {
+    servers: [{ name: 's', profile: 'generic', host: '127.0.0.1', port, tls: false }],
+    lines,
+    mix: { balance: 1, history: 1, utxos: 1 },
+    model: { kind: 'rate', rate: 100 },
+    durationMs: 2000,
+    connections: 2,
+    pipeline: 4,
+    timeoutMs: 5000,
+    maxLineBytes: 1 << 20,
+    tlsInsecure: false,
+    seed: 't',
+    sourceAddresses: [],
+    samples: false,
+    ...extra,
+  };
+}
+
+async function run(opts: LoadOptions) {
+  const runner = new LoadRunner(opts);
+  const intervals: IntervalRecord[] = [];
+  runner.on('interval', ({ record }: { record: IntervalRecord }) => intervals.push(record));
+  const result = await runner.runServer(opts.servers[0], 0);
+  return { result, intervals };
+}
+
+const decode = (b64: string) => hdr.decodeFromCompressedBase64(b64, 32, false);
+
+test('a constant rate goes out on schedule; interval histograms add up to the run totals', async () => {
+  const s = await server({ nullResults: true });
+  const { result, intervals } = await run(options(s.port, { model: { kind: 'rate', rate: 200 }, durationMs: 2000 }));
+  expect(result.totals.sent).toBe(400);
+  expect(result.totals.byOutcome.get('ok')).toBe(400);
+  expect(result.totals.dropped).toBe(0);
+  expect(intervals.length).toBeGreaterThanOrEqual(2);
+  let count = 0;
+  for (const rec of intervals) {
+    for (const c of rec.cells) {
+      const h = decode(c.latency!);
+      expect(h.totalCount).toBe(c.count); // the encoded histogram round-trips
+      count += c.count;
+    }
+  }
+  expect(count).toBe(400);
+  expect(intervals[0].targetRate).toBe(200);
+  expect(intervals[0].sent).toBeGreaterThanOrEqual(195);
+});
+
+test('a stalled server shows as latency from the intended send, and as dropped requests once every pipeline is full', async () => {
+  // 1 s stall from 0.8 s in; 2 connections x 4 in flight = 8 requests can wait, the rest are dropped.
+  const s = await server({ nullResults: true, stall: { atMs: 800, forMs: 1000 } });
+  const { result } = await run(options(s.port, { model: { kind: 'rate', rate: 100 }, durationMs: 3000, connections: 2, pipeline: 4 }));
+  const t = result.totals;
+  expect(t.sent + t.dropped).toBe(300); // the schedule never paused
+  expect(t.dropped).toBeGreaterThanOrEqual(80); // ~100 due in the stall, minus the 8 that could wait
+  expect(t.dropped).toBeLessThanOrEqual(100);
+  // Held requests waited up to the whole stall, measured from when they were due.
+  expect(t.latency.maxValue).toBeGreaterThan(900_000);
+  expect(t.latency.getValueAtPercentile(50)).toBeLessThan(50_000);
+});
+
+test('error replies are categorised, not counted as successes', async () => {
+  const s = await server({}); // answers scripthash calls with a JSON-RPC error
+  const { result } = await run(options(s.port, { model: { kind: 'rate', rate: 50 }, durationMs: 1000 }));
+  expect(result.totals.byOutcome.get('ok') ?? 0).toBe(0);
+  expect(result.totals.byOutcome.get('server-error')).toBe(50);
+  expect(result.onsetMs['server-error']).toBe(0);
+});
+
+test('a server that disconnects mid-run: the failures are disconnects, and the run goes on', async () => {
+  const s = await server({ nullResults: true });
+  const runner = new LoadRunner(options(s.port, { model: { kind: 'rate', rate: 100 }, durationMs: 2500 }));
+  const done = runner.runServer(runner['opts'].servers[0], 0);
+  await new Promise((r) => setTimeout(r, 800));
+  await s.close(); // every socket dropped, the port closed: the reconnect loop takes over
+  const back = await startMisbehavingServer({ nullResults: true, port: s.port });
+  servers.push(back);
+  const result = await done;
+  const t = result.totals;
+  expect(t.sent + t.dropped).toBe(250);
+  expect(t.byOutcome.get('disconnect') ?? 0).toBeGreaterThan(0);
+  expect(t.byOutcome.get('ok')).toBeGreaterThan(150); // before the drop and after the return
+});
+
+test('the closed model keeps one request in flight per virtual user', async () => {
+  const s = await server({ nullResults: true, delayMs: 20 });
+  const { result } = await run(options(s.port, { model: { kind: 'vus', vus: 5, thinkTimeMs: 0 }, durationMs: 1500, connections: 5 }));
+  // 5 users x (1.5 s / ~20 ms) ≈ 375 requests; never more than 5 at once.
+  expect(result.totals.sent).toBeGreaterThan(250);
+  expect(result.totals.sent).toBeLessThan(400);
+  expect(s.meanInFlight()).toBeGreaterThan(4);
+  expect(s.meanInFlight()).toBeLessThanOrEqual(5.01);
+});
+
+test('a ramp sends the integral of its rate, and shards split the schedule exactly', () => {
+  const ramp = { kind: 'stages' as const, startRate: 0, stages: [{ durationMs: 2000, target: 100 }, { durationMs: 1000, target: 100 }] };
+  const all = [...arrivalOffsetsNs(ramp, 3000)];
+  expect(all.length).toBe(200); // 0→100 over 2 s = 100 requests, then 100 in the last second
+  expect(all.filter((t) => t < 1e9).length).toBe(25); // a quarter of the ramp's area lies in its first half
+  const a = [...arrivalOffsetsNs(ramp, 3000, { index: 1, count: 2 })];
+  const b = [...arrivalOffsetsNs(ramp, 3000, { index: 2, count: 2 })];
+  expect([...a, ...b].sort((x, y) => x - y)).toEqual(all);
+});
+
+test('--source-addresses takes loopback only', () => {
+  expect(parseSourceAddresses('127.0.0.2-127.0.0.4')).toEqual(['127.0.0.2', '127.0.0.3', '127.0.0.4']);
+  expect(() => parseSourceAddresses('10.0.0.1')).toThrow(/not a loopback address/);
+  expect(() => parseSourceAddresses('127.0.0.9-127.0.0.2')).toThrow(/backwards/);
+});
