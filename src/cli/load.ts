@@ -26,6 +26,8 @@ import { intervalLine, summarise, summaryText } from '../load/summary';
 import type { LiveCounts } from '../load/recorder';
 import { parseSourceAddresses } from '../load/source-addresses';
 import type { IntervalRecord, LoadModel } from '../load/types';
+import { findMax, FindMaxOptions, FindMaxResult, parseSlo } from '../load/find-max';
+import { createThresholdTracker } from '../load/thresholds';
 import { toolInfo } from '../bench/tool-info';
 
 export function loadArgs(argv: string[]) {
@@ -62,6 +64,14 @@ export function loadArgs(argv: string[]) {
     .option('shard', { type: 'string', describe: 'run shard I/N of a larger test: its share of the rate, connections and dataset' })
     .option('source-addresses', { type: 'string', describe: 'spread connections over loopback source addresses, e.g. 127.0.0.2-127.0.0.9' })
     .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed of the request sequence' })
+    .option('find-max', { type: 'boolean', default: false, describe: "search each server's max sustainable rate under --slo" })
+    .option('slo', { type: 'string', describe: 'with --find-max: the latency objective, e.g. "p99<100ms"' })
+    .option('max-error-rate', { type: 'number', default: 0.01, describe: 'with --find-max: errors + timeouts + dropped allowed per step' })
+    .option('dwell', { type: 'string', default: '20s', describe: 'with --find-max: how long each step lasts' })
+    .option('warmup', { type: 'string', default: '10s', describe: 'with --find-max: warm-up at the start rate, not judged' })
+    .option('step-factor', { type: 'number', default: 1.5, describe: 'with --find-max: each step multiplies the rate by this' })
+    .option('max-rate', { type: 'number', default: 100_000, describe: 'with --find-max: stop stepping up here' })
+    .option('bisect-steps', { type: 'number', default: 3, describe: 'with --find-max: bisections between the last pass and the first failure' })
     .option('progress', { type: 'boolean', default: true, describe: 'a line per second on stderr (--no-progress to hide)' })
     .config('config', 'JSON file with any of these options', configFileParser(y))
     .check(givenOnce(y))
@@ -97,8 +107,34 @@ function stages(name: string, text: string) {
   }
 }
 
+function findMaxFromArgs(a: Argv): FindMaxOptions | undefined {
+  if (!a['find-max']) {
+    if (a.slo !== undefined) throw new UserError('--slo applies to --find-max only');
+    return undefined;
+  }
+  if (!a.slo) throw new UserError('--find-max needs --slo, e.g. --slo "p99<100ms"');
+  if (!(a['max-error-rate'] >= 0 && a['max-error-rate'] <= 1)) throw new UserError(`--max-error-rate must be 0..1, got ${a['max-error-rate']}`);
+  if (!(a['step-factor'] > 1)) throw new UserError(`--step-factor must be above 1, got ${a['step-factor']}`);
+  const dwellMs = duration('dwell', a.dwell);
+  if (dwellMs < 2000) throw new UserError('--dwell must be at least 2s: a step is judged on whole seconds');
+  return {
+    slo: parseSlo(a.slo),
+    maxErrorRate: a['max-error-rate'],
+    dwellMs,
+    warmupMs: duration('warmup', a.warmup),
+    startRate: a['start-rate'] > 0 ? a['start-rate'] : 50,
+    factor: a['step-factor'],
+    maxRate: positive('max-rate', a['max-rate'], false),
+    bisectSteps: Math.max(0, Math.round(a['bisect-steps'])),
+  };
+}
+
 function modelFromArgs(a: Argv): { model: LoadModel; durationMs: number } {
   const given = (['rate', 'stages', 'vus', 'vus-stages'] as const).filter((k) => a[k] !== undefined);
+  if (a['find-max']) {
+    if (given.length) throw new UserError(`--find-max chooses the rates itself; drop --${given.join(', --')}`);
+    return { model: { kind: 'rate', rate: 1 }, durationMs: 0 };
+  }
   if (given.length !== 1) {
     throw new UserError(`give exactly one load model: --rate R, --stages "30s:100,...", --vus N or --vus-stages "..."${given.length ? ` (got --${given.join(', --')})` : ''}`);
   }
@@ -143,7 +179,8 @@ async function datasetPath(a: Argv, targets: Array<{ host: string; port: number 
   throw new UserError('--dataset FILE is required (only a lab server defaults to the lab dataset)');
 }
 
-export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; datasetFile: string; datasetHash: string; thresholds: string[] }> {
+export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; datasetFile: string; datasetHash: string; thresholds: string[]; findMax?: FindMaxOptions }> {
+  const findMax = findMaxFromArgs(a);
   const { model, durationMs } = modelFromArgs(a);
   const mix = parseMix(a.mix);
   const shard = parseShard(a.shard);
@@ -181,6 +218,7 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
     datasetFile: file,
     datasetHash: dataset.hash,
     thresholds,
+    findMax,
   };
 }
 
@@ -199,8 +237,8 @@ async function checkReachable(opts: LoadOptions): Promise<void> {
 async function main(): Promise<number> {
   const argv = hideBin(process.argv);
   const a = await loadArgs(argv).parseAsync();
-  const { opts, datasetFile, datasetHash, thresholds } = await optionsFromArgs(a);
-  const tracker = await thresholdTracker(thresholds);
+  const { opts, datasetFile, datasetHash, thresholds, findMax: search } = await optionsFromArgs(a);
+  const tracker = thresholds.length ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
   if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
   await checkReachable(opts);
 
@@ -224,9 +262,9 @@ async function main(): Promise<number> {
     throw err;
   }
 
-  runner.on('interval', ({ server, record, live, samples }: { server: string; record: IntervalRecord; live: LiveCounts; samples: Parameters<LoadStore['addSamples']>[2] }) => {
+  runner.on('interval', ({ server, record, live, samples, step }: { server: string; record: IntervalRecord; live: LiveCounts; samples: Parameters<LoadStore['addSamples']>[2]; step: number | null }) => {
     const serverId = serverIds.get(server)!;
-    store.addInterval(runId, serverId, record);
+    store.addInterval(runId, serverId, record, step);
     if (samples.length) store.addSamples(runId, serverId, samples);
     tracker?.observe(record);
     const abort = tracker?.shouldAbort();
@@ -235,11 +273,35 @@ async function main(): Promise<number> {
   });
 
   const outcomes: ServerResult[] = [];
+  const searches: FindMaxResult[] = [];
   let failure: unknown;
   try {
     for (const [i, target] of opts.servers.entries()) {
       if (runner.stopped) break;
-      const r = await runner.runServer(target, i);
+      let r: ServerResult;
+      if (search) {
+        let indexBase = 0;
+        let last: ServerResult | undefined;
+        const found = await findMax(
+          runner,
+          target,
+          search,
+          async (rate, durationMs, step) => {
+            last = await runner.runServer(target, i, { model: { kind: 'rate', rate }, durationMs, indexBase, step });
+            indexBase += last.intervals;
+            return last;
+          },
+          (s) =>
+            process.stderr.write(
+              `${target.name} step ${s.step} (${s.phase}) ${s.targetRate}/s: achieved ${s.achievedRate}/s, p${search.slo.percentile} ${s.sloValueMs?.toFixed(1) ?? '-'} ms, ` +
+                `errors+dropped ${(s.errorRate * 100).toFixed(2)}% → ${s.passed ? 'pass' : `FAIL (${s.why})`}${s.generatorBound ? ' [generator-bound]' : ''}\n`,
+            ),
+        );
+        searches.push(found);
+        r = last!;
+      } else {
+        r = await runner.runServer(target, i);
+      }
       results.db.prepare('UPDATE load_servers SET software = ?, protocol = ? WHERE id = ?').run(r.software, r.protocol, serverIds.get(target.name));
       outcomes.push(r);
     }
@@ -254,24 +316,21 @@ async function main(): Promise<number> {
     generatorBound: outcomes.some((o) => o.generator.bound),
     generator: Object.fromEntries(outcomes.map((o) => [o.server, o.generator])),
     thresholds: thresholdResults,
+    findMax: search ? searches : undefined,
   });
   results.close();
   if (failure) throw failure;
 
-  const json = { runId, db: a.db, status, model: opts.model, servers: summaries, thresholds: thresholdResults, aborted: runner.aborted };
+  const json = { runId, db: a.db, status, model: search ? 'find-max' : opts.model, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted };
   if (a['summary-export']) writeFileAtomic(a['summary-export'], JSON.stringify(json, null, 2) + '\n', { mkdir: true });
-  process.stdout.write((a.json ? JSON.stringify(json, null, 2) : summaryText(summaries, runId, a.db) + (tracker ? '\n\n' + tracker.format() : '')) + '\n');
+  const text = search
+    ? searches.map((f) => f.statement).join('\n') + '\n\n(the summary below is of each server\'s last step)\n' + summaryText(summaries, runId, a.db)
+    : summaryText(summaries, runId, a.db);
+  process.stdout.write((a.json ? JSON.stringify(json, null, 2) : text + (tracker ? '\n\n' + tracker.format() : '')) + '\n');
   if (runner.aborted) process.stderr.write(`run ${runId} aborted: ${runner.aborted}\n`);
   if (thresholdResults.some((t) => !t.pass)) return 99;
   if (status === 'interrupted') return 130;
   return 0;
-}
-
-/** Thresholds are optional; their module is loaded only when some are given. */
-async function thresholdTracker(texts: string[]) {
-  if (texts.length === 0) return undefined;
-  const { createThresholdTracker } = await import('../load/threshold-wiring');
-  return createThresholdTracker(texts);
 }
 
 if (require.main === module) runCli(main);

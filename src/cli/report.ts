@@ -17,11 +17,12 @@ async function main(): Promise<void> {
     .scriptName('npm run report --')
     .command(
       '$0',
-      'write charts (SVG, PNG, Vega-Lite), index.html, summary.md and medians.csv',
+      'write charts (SVG, PNG, Vega-Lite), index.html, summary.md and medians.csv, for bench and load runs',
       (y) =>
         y
-          .option('db', { type: 'string', describe: 'results database (written by npm run bench)' })
-          .option('run', { type: 'string', array: true, describe: 'run id(s) to report; default: the latest completed run' })
+          .option('db', { type: 'string', describe: 'results database (written by npm run bench and npm run load)' })
+          .option('run', { type: 'string', array: true, describe: 'bench run id(s) to report; default: the latest completed run' })
+          .option('load-run', { type: 'string', array: true, describe: 'load run id(s) to report; default: the latest finished load run (naming only --run or only --load-run reports just those)' })
           .option('out', { type: 'string', describe: 'output directory (default results/report-<db name>)' })
           .option('exclude-server', { type: 'string', array: true, describe: 'leave a server out of the charts, to zoom on the rest' })
           .option('baseline', { type: 'string', describe: "server whose p50 the others' are divided by" })
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
         const opts = reportOptions({
           db: a.db,
           run: a.run,
+          loadRun: a['load-run'],
           out: a.out,
           excludeServer: a['exclude-server'],
           baseline: a.baseline,

@@ -31,6 +31,12 @@ export interface ClientOptions {
   signal?: AbortSignal;
   /** Local (source) address to connect from, e.g. 127.0.0.2 to look like another client to per-IP limits. */
   localAddress?: string;
+  /**
+   * Do not parse large results (the load engine needs only the reply's id and size): a line of
+   * tens of kB takes a millisecond to parse, in which requests due go out late. Such a reply
+   * resolves with `result: undefined`.
+   */
+  skipLargeResults?: boolean;
   timeoutMs?: number;
   connectTimeoutMs?: number;
   maxLineBytes?: number;
@@ -368,6 +374,10 @@ export class ElectrumClient extends EventEmitter {
 
   private onLine(raw: Buffer, endNs: bigint, activeAtEnd?: number): void {
     if (raw.length === 0 || (raw.length === 1 && raw[0] === 0x0d)) return;
+    if (this.opts.skipLargeResults && raw.length >= LARGE_LINE_BYTES) {
+      const id = idOfLargeResult(raw);
+      if (id !== null) return this.onMessage({ id, result: undefined }, endNs, raw.length + 1, activeAtEnd);
+    }
     let msg: RpcMessage | RpcMessage[];
     try {
       msg = JSON.parse(raw.toString('utf8'));
@@ -433,6 +443,33 @@ export class ElectrumClient extends EventEmitter {
     this.socket?.destroy();
     this.emit('close', reason);
   }
+}
+
+/** Lines from this size on are results worth not parsing (errors and notifications are small). */
+const LARGE_LINE_BYTES = 8192;
+const ID_AT_START = /^\s*\{\s*(?:"(?:jsonrpc)"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(\d+)\s*,/;
+const ID_AT_END = /,\s*"id"\s*:\s*(\d+)$/;
+
+/**
+ * The id of a large single result line without parsing it: servers put `"id"` first (electrs) or
+ * last (ElectrumX), outside the result. Null when the line is not plainly one result message (a
+ * batch, an error, anything unusual): then it is parsed as usual.
+ */
+function idOfLargeResult(raw: Buffer): number | null {
+  const head = raw.toString('latin1', 0, 128);
+  // An error reply has "error" where a result reply has "result": require "result" in the head.
+  if (head[0] !== '{' || !/"result"\s*:/.test(head)) return null;
+  const start = ID_AT_START.exec(head);
+  if (start) return Number(start[1]);
+  // ElectrumX pads a reply with spaces before its closing brace: look before brace and padding.
+  const isSpace = (b: number) => b === 0x20 || b === 0x0d || b === 0x09;
+  let end = raw.length;
+  while (end > 0 && isSpace(raw[end - 1])) end--;
+  if (raw[end - 1] !== 0x7d) return null;
+  end--;
+  while (end > 0 && isSpace(raw[end - 1])) end--;
+  const m = ID_AT_END.exec(raw.toString('latin1', Math.max(0, end - 48), end));
+  return m ? Number(m[1]) : null;
 }
 
 /**

@@ -58,6 +58,8 @@ export interface ServerResult {
   firstRefusedAtMs: number | null;
   /** Onset of each error category: when it was first seen, ms after the server's start. */
   onsetMs: Record<string, number>;
+  /** Intervals this segment recorded (the next segment numbers its own from here on). */
+  intervals: number;
   lateReplies: number;
   status: 'completed' | 'interrupted' | 'aborted';
 }
@@ -93,12 +95,17 @@ export class LoadRunner extends EventEmitter {
     return this.abortReason;
   }
 
-  /** One server's whole load profile; connects first (an unreachable server throws before any load). */
-  async runServer(target: ServerTarget, serverIndex: number): Promise<ServerResult> {
-    const { opts } = this;
+  /**
+   * One server's whole load profile; connects first (an unreachable server throws before any load).
+   * A `segment` runs another model for a while instead (one step of --find-max), numbering its
+   * intervals from `indexBase` so that the steps of a search follow each other in one run.
+   */
+  async runServer(target: ServerTarget, serverIndex: number, segment: Segment = {}): Promise<ServerResult> {
+    const opts = { ...this.opts, model: segment.model ?? this.opts.model, durationMs: segment.durationMs ?? this.opts.durationMs };
+    const step = segment.step ?? null;
     const profile = PROFILES[target.profile];
     const conns = new ConnectionSet(
-      { host: target.host, port: target.port, tls: target.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, keepaliveMs: 0 },
+      { host: target.host, port: target.port, tls: target.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, keepaliveMs: 0, skipLargeResults: true },
       opts.connections,
       opts.model.kind === 'vus' || opts.model.kind === 'vus-stages' ? Number.MAX_SAFE_INTEGER : opts.pipeline,
       opts.sourceAddresses,
@@ -129,6 +136,7 @@ export class LoadRunner extends EventEmitter {
 
     // The schedule clock's seconds: interval i covers [t0 + i s, t0 + (i+1) s). Closes run one
     // after another (each encodes in small steps between sends), and are emitted in order.
+    const indexBase = segment.indexBase ?? 0;
     let index = 0;
     let ticker: NodeJS.Timeout | undefined;
     let closing: Promise<void> = Promise.resolve();
@@ -143,10 +151,10 @@ export class LoadRunner extends EventEmitter {
       };
       loop.reset();
       closing = closing.then(async () => {
-        const { record, live } = await recorder.close(i, startMs + tMs, lengthMs, context);
+        const { record, live } = await recorder.close(indexBase + i, startMs + tMs, lengthMs, context);
         for (const c of record.cells) if (c.outcome !== 'ok' && c.outcome !== 'dropped' && onsetMs[c.outcome] === undefined) onsetMs[c.outcome] = tMs;
         if (record.sent + record.dropped + record.cells.length > 0 || lengthMs >= 1000) {
-          this.emit('interval', { server: target.name, record, live, samples: samples.splice(0) });
+          this.emit('interval', { server: target.name, record, live, samples: samples.splice(0), step });
         }
       });
     };
@@ -202,6 +210,7 @@ export class LoadRunner extends EventEmitter {
       refused: conns.refused,
       firstRefusedAtMs: conns.firstRefusedAtMs === null ? null : conns.firstRefusedAtMs - startMs,
       onsetMs,
+      intervals: index,
       lateReplies: conns.lateReplies(),
       status: this.abortReason ? 'aborted' : this.stopRequested ? 'interrupted' : 'completed',
     };
@@ -210,6 +219,13 @@ export class LoadRunner extends EventEmitter {
   get stopped(): boolean {
     return this.stopRequested;
   }
+}
+
+export interface Segment {
+  model?: LoadModel;
+  durationMs?: number;
+  indexBase?: number;
+  step?: number | null;
 }
 
 function maxVus(model: LoadModel): number {

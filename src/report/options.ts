@@ -9,6 +9,7 @@ import type { ReportModel } from './model';
 export interface ReportOptions {
   db: string;
   runIds: number[]; // empty: the latest completed run
+  loadRunIds: number[]; // empty: the latest finished load run (when no --run is given either)
   outDir: string;
   excludeServers: string[];
   baseline?: string;
@@ -20,6 +21,7 @@ export interface ReportOptions {
 export interface RawReportOptions {
   db?: unknown;
   run?: unknown;
+  loadRun?: unknown;
   out?: unknown;
   excludeServer?: unknown;
   baseline?: unknown;
@@ -40,16 +42,20 @@ function oneString(v: unknown, flag: string): string | undefined {
 export function reportOptions(raw: RawReportOptions): ReportOptions {
   const db = oneString(raw.db, '--db');
   if (!db) throw new UserError('--db FILE is required (a results database written by npm run bench)');
-  const runIds = list(raw.run).map((r) => {
-    const n = Number(r);
-    if (!Number.isInteger(n) || n <= 0) throw new UserError(`--run: not a run id: ${String(r)}`);
-    return n;
-  });
+  const ids = (v: unknown, flag: string) =>
+    list(v).map((r) => {
+      const n = Number(r);
+      if (!Number.isInteger(n) || n <= 0) throw new UserError(`${flag}: not a run id: ${String(r)}`);
+      return n;
+    });
+  const runIds = ids(raw.run, '--run');
+  const loadRunIds = ids(raw.loadRun, '--load-run');
   const out = oneString(raw.out, '--out') ?? path.join('results', `report-${path.basename(db).replace(/\.(sqlite3?|db)$/, '')}`);
   const excludeServers = list(raw.excludeServer).map(String);
   return {
     db,
     runIds: [...new Set(runIds)],
+    loadRunIds: [...new Set(loadRunIds)],
     outDir: out,
     excludeServers,
     baseline: oneString(raw.baseline, '--baseline'),
@@ -60,7 +66,13 @@ export function reportOptions(raw: RawReportOptions): ReportOptions {
 }
 
 /** --baseline and --exclude-server must name servers of the selected runs. */
-export function checkServerNames(opts: ReportOptions, model: ReportModel): void {
+export function checkServerNames(opts: ReportOptions, model: ReportModel | null): void {
+  if (model === null) {
+    // They shape the bench charts and tables only; silently ignoring them would hide a typo'd intent.
+    const given = [...(opts.excludeServers.length ? ['--exclude-server'] : []), ...(opts.baseline !== undefined ? ['--baseline'] : [])];
+    if (given.length) throw new UserError(`${given.join(' and ')}: apply to bench runs, and this report has none (${opts.db}); name one with --run ID`);
+    return;
+  }
   const names = model.servers.map((s) => s.label);
   const known = `servers in the selected runs: ${names.join(', ')}`;
   for (const name of opts.excludeServers) {

@@ -20,3 +20,6 @@ export function markdownTable(t: Table): string {
   const line = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
   return [line(t.head), line(t.align.map((a) => (a === 'right' ? '---:' : '---'))), ...t.rows.map(line)].join('\n');
 }
+
+/** Requests per second: whole numbers as such, one decimal for small fractional rates. */
+export const fmtRate = (v: number) => (v >= 100 || Number.isInteger(v) ? v.toFixed(0) : v.toFixed(1));

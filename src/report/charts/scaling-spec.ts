@@ -5,11 +5,11 @@
  * failed is visible, never silently missing. With `facet`, one such panel per server.
  */
 import type { ReportModel } from '../model';
-import { FONT_FAMILY } from '../font';
 import { AXIS_TITLE, ChartDef } from './definitions';
 import { chartData } from './data';
 import { colourScale, ERROR_COLOUR } from './palette';
 import { latencyScale, sizeScale } from './scales';
+import { chartConfig, VEGA_LITE_SCHEMA } from './style';
 
 export interface ChartOptions {
   logX: boolean;
@@ -107,10 +107,10 @@ export function chartSpec(model: ReportModel, def: ChartDef, opts: ChartOptions)
     ...(data.values.length === 0 ? [`no ${def.method} calls for these servers in the selected runs`] : []),
   ];
   const base: Spec = {
-    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    $schema: VEGA_LITE_SCHEMA,
     title: { text: def.title, subtitle, anchor: 'start', subtitleFontSize: 11 },
     data: { values: data.values },
-    config: { font: FONT_FAMILY, view: { stroke: '#ddd' }, legend: { symbolType: 'circle' }, axis: { labelFontSize: 11, titleFontSize: 12 } },
+    config: chartConfig(),
   };
   if (opts.facet) {
     return {

@@ -8,8 +8,10 @@ const quote = (v: unknown) => {
 /** Every per-address median, one row each: the raw material behind the charts, for a spreadsheet. */
 export const csvExporter: Exporter = {
   name: 'csv',
-  fileNames: () => ['medians.csv'],
-  serialize: ({ model }) => {
+  fileNames: ({ bench }) => (bench ? ['medians.csv'] : []),
+  serialize: ({ bench }) => {
+    if (!bench) return [];
+    const { model } = bench;
     const runOf = new Map(model.servers.map((s) => [s.label, s.run.id]));
     const header = ['run', 'server', 'method', 'address_idx', 'address', 'scripthash', 'type', 'tx_count', 'utxo_count', 'median_ms', 'n_ok', 'n_error'];
     const lines = model.points.map((p) =>

@@ -1,24 +1,48 @@
 /**
  * Every output format behind one interface (the shape of hyperfine's export/): the report is
  * rendered once, each exporter serializes it into named files, and output.ts alone writes them.
- * An exporter names its files up front, from the chart list only, so the output paths can be
- * claimed before anything is rendered.
+ * An exporter names its files up front, from the plan only (which parts, which charts), so the
+ * output paths can be claimed before anything is rendered.
  */
-import type { ChartDef } from '../charts/definitions';
+import type { LoadRunReport } from '../load-model';
 import type { ReportModel } from '../model';
 import type { Table } from '../table';
 
+/** What names a chart's files and captions it: the bench ChartDefs and the load charts both fit. */
+export interface ChartFile {
+  id: string; // file name stem
+  title: string;
+}
+
 export interface RenderedChart {
-  def: ChartDef;
+  def: ChartFile;
   spec: Record<string, unknown>;
   svg: string;
 }
 
-export interface RenderedReport {
+/** The bench part: per-address medians of the selected bench runs. */
+export interface RenderedBench {
   model: ReportModel;
   charts: RenderedChart[];
   tables: { runs: Table; servers: Table; summary: Table };
   excludedServers: readonly string[];
+}
+
+export interface RenderedLoadRun {
+  report: LoadRunReport;
+  table: Table;
+  charts: RenderedChart[];
+}
+
+export interface RenderedReport {
+  dbPath: string;
+  bench: RenderedBench | null; // null when only load runs were selected
+  load: RenderedLoadRun[];
+}
+
+export interface ReportPlan {
+  bench: boolean;
+  charts: readonly ChartFile[]; // every chart of the report, bench and load
 }
 
 export interface OutputFile {
@@ -28,6 +52,10 @@ export interface OutputFile {
 
 export interface Exporter {
   readonly name: string;
-  fileNames(charts: readonly ChartDef[]): string[];
+  fileNames(plan: ReportPlan): string[];
   serialize(report: RenderedReport): OutputFile[];
+}
+
+export function allCharts(r: RenderedReport): RenderedChart[] {
+  return [...(r.bench?.charts ?? []), ...r.load.flatMap((l) => l.charts)];
 }

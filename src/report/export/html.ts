@@ -5,14 +5,15 @@
 import fs from 'node:fs';
 import { FONT_FAMILY, FONT_FILES } from '../font';
 import type { Table } from '../table';
-import type { Exporter, RenderedReport } from './exporter';
+import type { Exporter, RenderedBench, RenderedChart, RenderedReport } from './exporter';
+import { LOAD_NOTE } from '../load-tables';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-function htmlTable(t: Table, cls: string): string {
+function htmlTable(t: Table, cls: string, heading: 'h2' | 'h3' = 'h2'): string {
   const cell = (tag: string, c: string, i: number) => `<${tag} class="${t.align[i]}">${esc(c)}</${tag}>`;
   return [
-    `<h2>${esc(t.title)}</h2>`,
+    `<${heading}>${esc(t.title)}</${heading}>`,
     t.note ? `<p class="note">${esc(t.note)}</p>` : '',
     `<table class="${cls}"><thead><tr>${t.head.map((h, i) => cell('th', h, i)).join('')}</tr></thead><tbody>`,
     ...t.rows.map((r) => `<tr>${r.map((c, i) => cell('td', c, i)).join('')}</tr>`),
@@ -30,14 +31,39 @@ function fontFace(): string {
   return `@font-face { font-family: "${FONT_FAMILY}"; src: url(data:font/ttf;base64,${b64}) format("truetype"); }`;
 }
 
-export function reportHtml(r: RenderedReport): string {
-  const runs = r.model.runs.map((run) => run.id).join(', ');
-  const figures = r.charts.map(
-    (c) => `<figure class="chart" id="${esc(c.def.id)}">${namespaceIds(c.svg, c.def.id)}<figcaption>${esc(c.def.title)} — ` +
-      `<a href="${esc(c.def.id)}.svg">SVG</a> · <a href="${esc(c.def.id)}.png">PNG</a> · <a href="${esc(c.def.id)}.vl.json">Vega-Lite</a></figcaption></figure>`,
+function figure(c: RenderedChart): string {
+  return (
+    `<figure class="chart" id="${esc(c.def.id)}">${namespaceIds(c.svg, c.def.id)}<figcaption>${esc(c.def.title)} — ` +
+    `<a href="${esc(c.def.id)}.svg">SVG</a> · <a href="${esc(c.def.id)}.png">PNG</a> · <a href="${esc(c.def.id)}.vl.json">Vega-Lite</a></figcaption></figure>`
   );
+}
+
+function benchSection(b: RenderedBench, dbPath: string): string {
+  const runs = b.model.runs.map((run) => run.id).join(', ');
+  return `<p class="note">From <code>${esc(dbPath)}</code>, run${b.model.runs.length > 1 ? 's' : ''} ${esc(runs)}. Latencies are medians per address over the counted passes; warm-up passes are excluded. Hover a point for its address.</p>
+${htmlTable(b.tables.summary, 'summary')}
+<h2>Charts</h2>
+<p class="note">Points: per-address medians, one colour per server; line: median of each log2 size bucket; band: best to worst address of the bucket. Red crosses in the lane under each plot: calls that failed or timed out, at the size of their address.${
+    b.excludedServers.length ? ` The charts leave out ${esc(b.excludedServers.join(', '))} to zoom on the rest; the tables do not.` : ''
+  }</p>
+${b.charts.map(figure).join('\n')}
+${htmlTable(b.tables.runs, 'runs')}
+${htmlTable(b.tables.servers, 'servers')}
+`;
+}
+
+function loadSection(r: RenderedReport): string {
+  if (r.load.length === 0) return '';
+  const intro = r.bench ? '' : `<p class="note">From <code>${esc(r.dbPath)}</code>.</p>\n`;
+  return `${intro}<h2>Load runs</h2>
+<p class="note">${esc(LOAD_NOTE)}</p>
+${r.load.map((l) => `${htmlTable(l.table, 'load', 'h3')}\n${l.charts.map(figure).join('\n')}`).join('\n')}
+`;
+}
+
+export function reportHtml(r: RenderedReport): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Electrum server latency report</title>
+<html lang="en"><head><meta charset="utf-8"><title>${r.bench ? 'Electrum server latency report' : 'Electrum server load report'}</title>
 <style>
 ${fontFace()}
 body { font-family: "${FONT_FAMILY}", sans-serif; margin: 2em; color: #222; max-width: 1400px; }
@@ -47,17 +73,8 @@ td, th { border: 1px solid #ccc; padding: 3px 8px; } th { background: #f4f4f4; }
 .note { color: #555; font-size: 13px; max-width: 60em; }
 figure { margin: 2em 0; } figcaption { font-size: 12px; color: #555; }
 </style></head><body>
-<h1>Electrum server latency report</h1>
-<p class="note">From <code>${esc(r.model.dbPath)}</code>, run${r.model.runs.length > 1 ? 's' : ''} ${esc(runs)}. Latencies are medians per address over the counted passes; warm-up passes are excluded. Hover a point for its address.</p>
-${htmlTable(r.tables.summary, 'summary')}
-<h2>Charts</h2>
-<p class="note">Points: per-address medians, one colour per server; line: median of each log2 size bucket; band: best to worst address of the bucket. Red crosses in the lane under each plot: calls that failed or timed out, at the size of their address.${
-    r.excludedServers.length ? ` The charts leave out ${esc(r.excludedServers.join(', '))} to zoom on the rest; the tables do not.` : ''
-  }</p>
-${figures.join('\n')}
-${htmlTable(r.tables.runs, 'runs')}
-${htmlTable(r.tables.servers, 'servers')}
-</body></html>
+<h1>${r.bench ? 'Electrum server latency report' : 'Electrum server load report'}</h1>
+${r.bench ? benchSection(r.bench, r.dbPath) : ''}${loadSection(r)}</body></html>
 `;
 }
 

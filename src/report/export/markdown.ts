@@ -1,28 +1,52 @@
 /** summary.md: the tables and the PNG charts, ready to paste into a written report. */
 import { markdownTable, Table } from '../table';
-import type { Exporter, RenderedReport } from './exporter';
+import { LOAD_NOTE } from '../load-tables';
+import type { Exporter, RenderedBench, RenderedChart, RenderedReport } from './exporter';
 
-function section(t: Table): string[] {
-  return [`## ${t.title}`, '', ...(t.note ? [t.note, ''] : []), markdownTable(t), ''];
+function section(t: Table, heading = '##'): string[] {
+  return [`${heading} ${t.title}`, '', ...(t.note ? [t.note, ''] : []), markdownTable(t), ''];
 }
 
-export function summaryMarkdown(r: RenderedReport): string {
-  const runs = r.model.runs.map((run) => run.id).join(', ');
+function chartLinks(c: RenderedChart, heading: string): string[] {
+  return [`${heading} ${c.def.title}`, '', `![${c.def.title}](${c.def.id}.png)`, '', `SVG: [${c.def.id}.svg](${c.def.id}.svg) · Vega-Lite spec: [${c.def.id}.vl.json](${c.def.id}.vl.json)`, ''];
+}
+
+function benchMarkdown(b: RenderedBench, dbPath: string): string[] {
+  const runs = b.model.runs.map((run) => run.id).join(', ');
   return [
-    '# Electrum server latency report',
+    `From \`${dbPath}\`, run${b.model.runs.length > 1 ? 's' : ''} ${runs}. Latencies are medians per address over the counted passes; warm-up passes are excluded.`,
     '',
-    `From \`${r.model.dbPath}\`, run${r.model.runs.length > 1 ? 's' : ''} ${runs}. Latencies are medians per address over the counted passes; warm-up passes are excluded.`,
-    '',
-    ...section(r.tables.runs),
-    ...section(r.tables.servers),
-    ...section(r.tables.summary),
+    ...section(b.tables.runs),
+    ...section(b.tables.servers),
+    ...section(b.tables.summary),
     '## Charts',
     '',
     'Points: per-address medians, one colour per server; line: median of each log2 size bucket; band: best to worst address of the bucket. ' +
       'Red crosses in the lane under each plot: calls that failed or timed out, at the size of their address.' +
-      (r.excludedServers.length ? ` The charts leave out ${r.excludedServers.join(', ')} to zoom on the rest; the tables do not.` : ''),
+      (b.excludedServers.length ? ` The charts leave out ${b.excludedServers.join(', ')} to zoom on the rest; the tables do not.` : ''),
     '',
-    ...r.charts.flatMap((c) => [`### ${c.def.title}`, '', `![${c.def.title}](${c.def.id}.png)`, '', `SVG: [${c.def.id}.svg](${c.def.id}.svg) · Vega-Lite spec: [${c.def.id}.vl.json](${c.def.id}.vl.json)`, '']),
+    ...b.charts.flatMap((c) => chartLinks(c, '###')),
+  ];
+}
+
+function loadMarkdown(r: RenderedReport): string[] {
+  if (r.load.length === 0) return [];
+  return [
+    ...(r.bench ? [] : [`From \`${r.dbPath}\`.`, '']),
+    '## Load runs',
+    '',
+    LOAD_NOTE,
+    '',
+    ...r.load.flatMap((l) => [...section(l.table, '###'), ...l.charts.flatMap((c) => chartLinks(c, '####'))]),
+  ];
+}
+
+export function summaryMarkdown(r: RenderedReport): string {
+  return [
+    r.bench ? '# Electrum server latency report' : '# Electrum server load report',
+    '',
+    ...(r.bench ? benchMarkdown(r.bench, r.dbPath) : []),
+    ...loadMarkdown(r),
   ].join('\n');
 }
 

@@ -4,7 +4,7 @@
  */
 import { Resvg } from '@resvg/resvg-js';
 import { FONT_FAMILY, FONT_FILES } from '../font';
-import type { Exporter } from './exporter';
+import { allCharts, Exporter } from './exporter';
 
 /** Twice the SVG's size: sharp on high-density screens and in print. */
 export const PNG_ZOOM = 2;
@@ -20,6 +20,6 @@ export function svgToPng(svg: string, zoom = PNG_ZOOM): Buffer {
 
 export const pngExporter: Exporter = {
   name: 'png',
-  fileNames: (charts) => charts.map((c) => `${c.id}.png`),
-  serialize: ({ charts }) => charts.map((c) => ({ name: `${c.def.id}.png`, data: svgToPng(c.svg) })),
+  fileNames: ({ charts }) => charts.map((c) => `${c.id}.png`),
+  serialize: (r) => allCharts(r).map((c) => ({ name: `${c.def.id}.png`, data: svgToPng(c.svg) })),
 };

@@ -1,0 +1,151 @@
+/**
+ * The breaking point: the highest constant arrival rate a server sustains under a latency
+ * objective. After a warm-up, the rate steps up geometrically, each step dwelling long enough to
+ * be judged; a step passes when its p-th percentile latency (from the intended send) is within the
+ * SLO, its errors and timeouts within the limit, and the achieved rate at least 95 % of the target.
+ * Then the search bisects between the last passing and the first failing rate.
+ *
+ * When a failing step also shows the generator falling behind (scheduling lag, loop delay), the
+ * limit found is the generator's, and the result says so instead of calling it the server's.
+ */
+import type { ServerTarget } from '../bench/targets';
+import type { LoadRunner, ServerResult } from './runner';
+import { UserError } from '../user-error';
+
+export interface Slo {
+  percentile: number; // e.g. 99
+  thresholdMs: number;
+  text: string;
+}
+
+export interface FindMaxOptions {
+  slo: Slo;
+  maxErrorRate: number;
+  dwellMs: number;
+  warmupMs: number;
+  startRate: number;
+  factor: number;
+  maxRate: number;
+  bisectSteps: number;
+}
+
+export interface StepResult {
+  step: number;
+  phase: 'warmup' | 'ramp' | 'bisect';
+  targetRate: number;
+  achievedRate: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  sloValueMs: number | null;
+  errorRate: number;
+  generatorBound: boolean;
+  passed: boolean;
+  why: string;
+}
+
+export interface FindMaxResult {
+  server: string;
+  slo: { percentile: number; thresholdMs: number; text: string };
+  maxErrorRate: number;
+  steps: StepResult[];
+  maxSustainableRate: number | null;
+  limitedBy: 'server' | 'generator' | 'max-rate' | 'interrupted';
+  statement: string;
+}
+
+/** `p99<100ms`, `p(99.9)<50`, `p95<=0.2s`: a percentile of latency and its bound. */
+export function parseSlo(text: string): Slo {
+  const m = /^\s*p\(?\s*([0-9.]+)\s*\)?\s*<=?\s*([0-9.]+)\s*(ms|s)?\s*$/.exec(text);
+  const percentile = m ? Number(m[1]) : NaN;
+  if (!m || !(percentile > 0 && percentile < 100)) throw new UserError(`--slo: cannot parse ${JSON.stringify(text)}; expected e.g. "p99<100ms"`);
+  const thresholdMs = Number(m[2]) * (m[3] === 's' ? 1000 : 1);
+  if (!(thresholdMs > 0)) throw new UserError(`--slo: the bound in ${JSON.stringify(text)} must be above 0`);
+  return { percentile, thresholdMs, text: text.trim() };
+}
+
+function judge(r: ServerResult, target: number, o: FindMaxOptions, step: number, phase: StepResult['phase']): StepResult {
+  const t = r.totals;
+  const ok = t.byOutcome.get('ok') ?? 0;
+  let errors = 0;
+  for (const [k, v] of t.byOutcome) if (k !== 'ok' && k !== 'dropped') errors += v;
+  const replies = ok + errors;
+  const seconds = Math.max(0.001, r.durationMs / 1000);
+  // Dropped requests were never answered: they count against the achieved rate, not as errors.
+  const achievedRate = replies / seconds;
+  const errorRate = t.sent + t.dropped > 0 ? (errors + t.dropped) / (t.sent + t.dropped) : 0;
+  const pct = (q: number) => (t.latency.totalCount > 0 ? t.latency.getValueAtPercentile(q) / 1000 : null);
+  const sloValueMs = pct(o.slo.percentile);
+  const reasons: string[] = [];
+  if (sloValueMs === null || sloValueMs > o.slo.thresholdMs) reasons.push(`p${o.slo.percentile} ${sloValueMs?.toFixed(1) ?? '-'} ms > ${o.slo.thresholdMs} ms`);
+  if (errorRate > o.maxErrorRate) reasons.push(`errors+dropped ${(errorRate * 100).toFixed(2)}% > ${(o.maxErrorRate * 100).toFixed(2)}%`);
+  if (achievedRate < 0.95 * target) reasons.push(`achieved ${achievedRate.toFixed(0)}/s < 95% of ${target.toFixed(0)}/s`);
+  return {
+    step,
+    phase,
+    targetRate: target,
+    achievedRate: Math.round(achievedRate * 10) / 10,
+    p50Ms: pct(50),
+    p99Ms: pct(99),
+    sloValueMs,
+    errorRate,
+    generatorBound: r.generator.bound,
+    passed: reasons.length === 0,
+    why: reasons.join('; ') || 'within the SLO',
+  };
+}
+
+/**
+ * Runs the search on one server. `runStep(rate, durationMs, step)` runs one constant-rate segment
+ * and returns its result; the caller stores its intervals under that step.
+ */
+export async function findMax(
+  runner: LoadRunner,
+  target: ServerTarget,
+  o: FindMaxOptions,
+  runStep: (rate: number, durationMs: number, step: number) => Promise<ServerResult>,
+  onStep: (s: StepResult) => void,
+): Promise<FindMaxResult> {
+  const steps: StepResult[] = [];
+  let step = 0;
+  const attempt = async (rate: number, phase: StepResult['phase'], durationMs = o.dwellMs) => {
+    const r = await runStep(rate, durationMs, step);
+    const s = judge(r, rate, o, step++, phase);
+    steps.push(s);
+    onStep(s);
+    return s;
+  };
+  if (o.warmupMs > 0) await attempt(o.startRate, 'warmup', o.warmupMs);
+  let lastPass: StepResult | null = null;
+  let firstFail: StepResult | null = null;
+  for (let rate = o.startRate; rate <= o.maxRate && !runner.stopped; rate = Math.ceil(rate * o.factor)) {
+    const s = await attempt(rate, 'ramp');
+    if (s.passed) lastPass = s;
+    else {
+      firstFail = s;
+      break;
+    }
+  }
+  for (let i = 0; i < o.bisectSteps && lastPass && firstFail && !runner.stopped; i++) {
+    const mid = Math.round((lastPass.targetRate + firstFail.targetRate) / 2);
+    if (mid <= lastPass.targetRate || mid >= firstFail.targetRate) break;
+    const s = await attempt(mid, 'bisect');
+    if (s.passed) lastPass = s;
+    else firstFail = s;
+  }
+  const maxSustainableRate = lastPass?.targetRate ?? null;
+  let limitedBy: FindMaxResult['limitedBy'] = 'server';
+  if (runner.stopped) limitedBy = 'interrupted';
+  else if (!firstFail) limitedBy = 'max-rate';
+  else if (firstFail.generatorBound) limitedBy = 'generator';
+  const statement =
+    limitedBy === 'generator'
+      ? `${target.name}: the generator, not the server, fell behind at ${firstFail!.targetRate}/s (scheduling lag or loop delay): the server sustains at least ${maxSustainableRate ?? 0}/s under ${o.slo.text}; its own limit was not reached`
+      : limitedBy === 'max-rate'
+        ? `${target.name}: sustained every step up to --max-rate ${o.maxRate}/s under ${o.slo.text}`
+        : limitedBy === 'interrupted'
+          ? `${target.name}: interrupted; highest passing rate so far ${maxSustainableRate ?? 'none'}`
+          : maxSustainableRate === null
+            ? `${target.name}: not even the start rate ${o.startRate}/s is sustained under ${o.slo.text} (${firstFail!.why})`
+            : `${target.name}: max sustainable throughput ${maxSustainableRate}/s under ${o.slo.text} (next step ${firstFail!.targetRate}/s failed: ${firstFail!.why})`;
+  return { server: target.name, slo: o.slo, maxErrorRate: o.maxErrorRate, steps, maxSustainableRate, limitedBy, statement };
+}

@@ -1,0 +1,106 @@
+/**
+ * The load report model, built once per load run from the results database (load-read.ts): per
+ * server one row of scalars per interval and one whole-run latency histogram. Per-interval
+ * histograms are reduced to their percentiles as they are read and never kept, so an hour-long run
+ * costs 3,600 small rows per server, not 3,600 histograms.
+ */
+import type { Histogram } from 'hdr-histogram-js';
+import type { LoadRunRow, LoadServerRow } from '../load/store';
+import type { LoadModel } from '../load/types';
+
+export interface LoadIntervalPoint {
+  index: number;
+  /** Seconds from the server's first interval's start to this interval's end. */
+  t: number;
+  targetRate: number | null;
+  vus: number | null;
+  /** Replies per second: every non-dropped outcome, errors included (a timeout is an answer of sorts). */
+  achievedRate: number;
+  sent: number;
+  dropped: number;
+  ok: number;
+  errors: Record<string, number>;
+  errorCount: number;
+  /** Latency of the ok replies from their intended send, all methods merged; null when none. */
+  p50Ms: number | null;
+  p90Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+}
+
+export interface SpectrumPoint {
+  /** 1 / (1 − q): HdrHistogram's percentile-plot axis, where each decade is one more nine. */
+  x: number;
+  percentile: number; // 0–100
+  ms: number;
+}
+
+export interface LoadTotals {
+  durationS: number;
+  sent: number;
+  ok: number;
+  dropped: number;
+  errors: Record<string, number>;
+  errorCount: number;
+  achievedRate: number;
+  targetMin: number | null;
+  targetMax: number | null;
+  vusMax: number | null;
+  p50Ms: number | null;
+  p90Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+}
+
+export interface GeneratorVerdict {
+  bound: boolean;
+  reasons: string[];
+}
+
+export interface ThresholdVerdict {
+  text: string;
+  server: string | null; // null: the threshold is judged over the whole run
+  pass: boolean;
+}
+
+export interface LoadServerReport {
+  label: string;
+  record: LoadServerRow;
+  intervals: LoadIntervalPoint[];
+  /** Every ok reply of the run, µs from the intended send (the sum of the intervals' histograms). */
+  latency: Histogram;
+  totals: LoadTotals;
+  spectrum: SpectrumPoint[];
+  /** Null when the run stored no per-server generator check (then only the run's flag is known). */
+  generator: GeneratorVerdict | null;
+}
+
+export interface FindMaxStep {
+  step: number;
+  targetRate: number;
+  achievedRate: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  errorRate: number;
+  passed: boolean;
+  phase?: string; // warmup | ramp | bisect
+  sloValueMs?: number | null; // the latency at the SLO's own percentile
+}
+
+export interface FindMaxResult {
+  server: string;
+  slo: { percentile: number; thresholdMs: number; text?: string };
+  steps: FindMaxStep[];
+  maxSustainableRate: number | null;
+  statement?: string; // the search's own one-line conclusion
+}
+
+export interface LoadRunReport {
+  run: LoadRunRow;
+  /** How the run came to be reported: named with --load-run, or picked as the latest finished one. */
+  chosen: 'named' | 'latest';
+  model: LoadModel | null; // null when model_json is unreadable
+  servers: LoadServerReport[]; // in the run's order: the colour order of its charts
+  findMax: FindMaxResult[] | null;
+  thresholds: ThresholdVerdict[] | null;
+}

@@ -1,0 +1,170 @@
+/**
+ * Reads load runs of a results database into LoadRunReports, read-only. Intervals are streamed
+ * (LoadStore.intervals): each interval's ok histograms are merged into one scratch histogram for
+ * its percentiles and then into the server's whole-run histogram, so memory is one row of scalars
+ * per interval plus two histograms per server, however long the run.
+ */
+import { build, decodeFromCompressedBase64, Histogram } from 'hdr-histogram-js';
+import { LoadRunRow, LoadServerRow, LoadStore } from '../load/store';
+import type { LoadModel } from '../load/types';
+import type { ResultsStore } from '../store/results';
+import { UserError } from '../user-error';
+import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, ThresholdVerdict } from './load-model';
+import { percentileSpectrum } from './spectrum';
+
+/** Runs whose intervals are final. A running run may still be written; a failed one broke off. */
+export const FINISHED_LOAD_STATUSES: readonly string[] = ['completed', 'interrupted', 'aborted'];
+
+/** Databases written before the load engine (schema migration 3) have no load tables at all. */
+export function hasLoadTables(store: ResultsStore): boolean {
+  return store.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'load_runs'").get() !== undefined;
+}
+
+export function listLoadRuns(store: ResultsStore): LoadRunRow[] {
+  return hasLoadTables(store) ? new LoadStore(store).runs() : [];
+}
+
+const newHistogram = () => build({ numberOfSignificantValueDigits: 3 });
+const msAt = (h: Histogram, percentile: number) => (h.totalCount > 0 ? h.getValueAtPercentile(percentile) / 1000 : null);
+const maxMs = (h: Histogram) => (h.totalCount > 0 ? h.maxValue / 1000 : null);
+
+function parseJson(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null; // an unreadable annotation is shown as absent, not fatal to the report
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function generatorOf(run: LoadRunRow, server: string): GeneratorVerdict | null {
+  const all = parseJson(run.generator_json);
+  const g = isObject(all) ? all[server] : undefined;
+  if (!isObject(g) || typeof g.bound !== 'boolean') return null;
+  return { bound: g.bound, reasons: Array.isArray(g.reasons) ? g.reasons.map(String) : [] };
+}
+
+function thresholdsOf(run: LoadRunRow): ThresholdVerdict[] | null {
+  const all = parseJson(run.thresholds_json);
+  if (!Array.isArray(all) || all.length === 0) return null;
+  return all.filter(isObject).map((t) => ({
+    text: String(t.threshold ?? t.expression ?? t.text ?? t.name ?? 'threshold'),
+    server: typeof t.server === 'string' ? t.server : null,
+    pass: t.pass === true,
+  }));
+}
+
+function findMaxOf(run: LoadRunRow): FindMaxResult[] | null {
+  const raw = parseJson(run.find_max_json);
+  const entries = (Array.isArray(raw) ? raw : raw === null ? [] : [raw]).filter(
+    (e): e is FindMaxResult => isObject(e) && typeof e.server === 'string' && Array.isArray(e.steps) && isObject(e.slo) && typeof e.slo.thresholdMs === 'number',
+  );
+  return entries.length > 0 ? entries : null;
+}
+
+function decode(b64: string, run: LoadRunRow, server: LoadServerRow, index: number): Histogram {
+  try {
+    return decodeFromCompressedBase64(b64);
+  } catch (err) {
+    throw new UserError(`--db: load run ${run.id}, server ${server.name}, second ${index}: unreadable latency histogram (${(err as Error).message})`);
+  }
+}
+
+function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): LoadServerReport {
+  const whole = newHistogram();
+  const scratch = newHistogram();
+  const intervals: LoadIntervalPoint[] = [];
+  const errors: Record<string, number> = {};
+  let t0: number | null = null;
+  let lengthMs = 0;
+  let sent = 0;
+  let dropped = 0;
+  let ok = 0;
+  let replies = 0;
+  let targetMin: number | null = null;
+  let targetMax: number | null = null;
+  let vusMax: number | null = null;
+  for (const rec of loads.intervals(run.id, server.id)) {
+    t0 ??= rec.startMs;
+    scratch.reset();
+    const point: LoadIntervalPoint = {
+      index: rec.index,
+      t: (rec.startMs + rec.lengthMs - t0) / 1000,
+      targetRate: rec.targetRate,
+      vus: rec.vus,
+      achievedRate: 0,
+      sent: rec.sent,
+      dropped: rec.dropped,
+      ok: 0,
+      errors: {},
+      errorCount: 0,
+      p50Ms: null,
+      p90Ms: null,
+      p99Ms: null,
+      maxMs: null,
+    };
+    let intervalReplies = 0;
+    for (const c of rec.cells) {
+      if (c.outcome === 'dropped') continue;
+      intervalReplies += c.count;
+      if (c.outcome === 'ok') {
+        point.ok += c.count;
+        if (c.latency !== null && c.count > 0) scratch.add(decode(c.latency, run, server, rec.index));
+      } else {
+        point.errors[c.outcome] = (point.errors[c.outcome] ?? 0) + c.count;
+        point.errorCount += c.count;
+        errors[c.outcome] = (errors[c.outcome] ?? 0) + c.count;
+      }
+    }
+    point.achievedRate = rec.lengthMs > 0 ? (intervalReplies * 1000) / rec.lengthMs : 0;
+    point.p50Ms = msAt(scratch, 50);
+    point.p90Ms = msAt(scratch, 90);
+    point.p99Ms = msAt(scratch, 99);
+    point.maxMs = maxMs(scratch);
+    if (scratch.totalCount > 0) whole.add(scratch);
+    intervals.push(point);
+
+    lengthMs += rec.lengthMs;
+    sent += rec.sent;
+    dropped += rec.dropped;
+    ok += point.ok;
+    replies += intervalReplies;
+    if (rec.targetRate !== null) {
+      targetMin = Math.min(targetMin ?? Infinity, rec.targetRate);
+      targetMax = Math.max(targetMax ?? -Infinity, rec.targetRate);
+    }
+    if (rec.vus !== null) vusMax = Math.max(vusMax ?? 0, rec.vus);
+  }
+  const totals: LoadTotals = {
+    durationS: lengthMs / 1000,
+    sent,
+    ok,
+    dropped,
+    errors,
+    errorCount: replies - ok,
+    achievedRate: lengthMs > 0 ? (replies * 1000) / lengthMs : 0,
+    targetMin,
+    targetMax,
+    vusMax,
+    p50Ms: msAt(whole, 50),
+    p90Ms: msAt(whole, 90),
+    p99Ms: msAt(whole, 99),
+    maxMs: maxMs(whole),
+  };
+  return { label: server.name, record: server, intervals, latency: whole, totals, spectrum: percentileSpectrum(whole), generator: generatorOf(run, server.name) };
+}
+
+export function readLoadRun(store: ResultsStore, run: LoadRunRow, chosen: LoadRunReport['chosen']): LoadRunReport {
+  const loads = new LoadStore(store);
+  const model = parseJson(run.model_json);
+  return {
+    run,
+    chosen,
+    model: isObject(model) && typeof model.kind === 'string' ? (model as unknown as LoadModel) : null,
+    servers: loads.servers(run.id).map((s) => readServer(loads, run, s)),
+    findMax: findMaxOf(run),
+    thresholds: thresholdsOf(run),
+  };
+}

@@ -1,0 +1,81 @@
+/** The table of a load run, one row per server, rendered the same way into Markdown and HTML. */
+import type { LoadModel } from '../load/types';
+import type { LoadRunReport, LoadServerReport } from './load-model';
+import { fmtErrors, fmtMs, fmtRate, Table } from './table';
+
+export const LOAD_NOTE =
+  'Latency is measured from each request\'s intended send time, so a server that falls behind is charged for the queue it builds ' +
+  '(no coordinated omission); percentiles are over the ok replies of every method. Achieved rate: replies per second, errors ' +
+  'included; dropped requests were never sent because every connection\'s pipeline was full. Generator-bound: the load generator ' +
+  'itself fell behind, so part of the latency is its own.';
+
+export function describeModel(m: LoadModel | null): string {
+  if (m === null) return '–';
+  switch (m.kind) {
+    case 'rate':
+      return `open, ${fmtRate(m.rate)}/s`;
+    case 'stages':
+      return `open ramp, ${fmtRate(m.startRate)} → ${m.stages.map((s) => fmtRate(s.target)).join(' → ')}/s`;
+    case 'vus':
+      return `closed, ${m.vus} VUs${m.thinkTimeMs ? `, think ${m.thinkTimeMs} ms` : ''}`;
+    case 'vus-stages':
+      return `closed ramp, ${m.startVus} → ${m.stages.map((s) => s.target).join(' → ')} VUs${m.thinkTimeMs ? `, think ${m.thinkTimeMs} ms` : ''}`;
+  }
+}
+
+function target(s: LoadServerReport): string {
+  const t = s.totals;
+  if (t.targetMin !== null && t.targetMax !== null) return t.targetMin === t.targetMax ? `${fmtRate(t.targetMax)}/s` : `${fmtRate(t.targetMin)}–${fmtRate(t.targetMax)}/s`;
+  return t.vusMax !== null ? `≤ ${t.vusMax} VUs` : '–';
+}
+
+function generator(report: LoadRunReport, s: LoadServerReport): string {
+  if (s.generator === null) return report.run.generator_bound ? 'yes (run)' : 'no';
+  if (!s.generator.bound) return 'no';
+  return s.generator.reasons.length ? `yes: ${s.generator.reasons.join('; ')}` : 'yes';
+}
+
+function thresholds(report: LoadRunReport, s: LoadServerReport): string {
+  const mine = (report.thresholds ?? []).filter((t) => t.server === null || t.server === s.label);
+  if (mine.length === 0) return '–';
+  const failed = mine.filter((t) => !t.pass);
+  return failed.length === 0 ? `pass (${mine.length})` : `FAIL: ${failed.map((t) => t.text).join('; ')}`;
+}
+
+function dropped(s: LoadServerReport): string {
+  const intended = s.totals.sent + s.totals.dropped;
+  return intended > 0 && s.totals.dropped > 0 ? `${s.totals.dropped} (${((100 * s.totals.dropped) / intended).toFixed(2)}%)` : String(s.totals.dropped);
+}
+
+export function loadRunTable(report: LoadRunReport): Table {
+  const { run } = report;
+  const withThresholds = report.thresholds !== null;
+  const head = ['server', 'model', 'duration', 'target', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'dropped', 'generator-bound', ...(withThresholds ? ['thresholds'] : [])];
+  const rows = report.servers.map((s) => [
+    s.label,
+    describeModel(report.model),
+    `${s.totals.durationS.toFixed(1)} s`,
+    target(s),
+    fmtRate(s.totals.achievedRate),
+    fmtMs(s.totals.p50Ms),
+    fmtMs(s.totals.p99Ms),
+    fmtMs(s.totals.maxMs),
+    fmtErrors(s.totals.errors),
+    dropped(s),
+    generator(report, s),
+    ...(withThresholds ? [thresholds(report, s)] : []),
+  ]);
+  const started = run.started_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  const how = report.chosen === 'latest' ? ' — the latest finished load run (name others with --load-run ID)' : '';
+  return {
+    title: `Load run ${run.id}${how}`,
+    note:
+      `Started ${started}, ${run.status}; electrum-bench ${run.tool_version}${run.git_commit ? ` @ ${run.git_commit.slice(0, 10)}` : ''}, node ${run.node_version}` +
+      (run.dataset_path ? `; dataset ${run.dataset_path}` : '') +
+      (run.shard ? `; shard ${run.shard}` : '') +
+      '.',
+    head,
+    align: head.map((h, i) => (i < 2 || ['errors', 'generator-bound', 'thresholds'].includes(h) ? 'left' : 'right')),
+    rows,
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * `electrum-bench load` as a user runs it, against a local null responder (every call answered
+ * with null: the engine is measured here, not a server): a line per second and a summary; a failed
+ * threshold exits 99 with every result still written; Ctrl-C keeps every finished interval; user
+ * errors exit 2 and write nothing.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { startMisbehavingServerProcess } from '../support/misbehaving-server';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
+let tmp: string;
+let srv: { port: number; close(): void };
+let dataset: string;
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-load-cli-'));
+  dataset = path.join(tmp, 'd.jsonl');
+  const lines = Array.from({ length: 20 }, (_, i) =>
+    JSON.stringify({ address: null, scripthash: createHash('sha256').update(`x${i}`).digest('hex'), type: 'nonstandard', txCount: 1, utxoCount: 1, balance: { confirmed: 1, unconfirmed: 0 } }),
+  );
+  fs.writeFileSync(dataset, lines.join('\n') + '\n');
+  srv = await startMisbehavingServerProcess({ nullResults: true });
+});
+afterAll(() => {
+  srv.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function load(args: string[]) {
+  return spawnSync(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+}
+
+function query<T>(db: string, sql: string): T {
+  const d = new Database(db, { readonly: true });
+  try {
+    return d.prepare(sql).get() as T;
+  } finally {
+    d.close();
+  }
+}
+
+test('a constant rate prints a line per second and a summary, stores its intervals, exits 0 when thresholds pass', () => {
+  const db = path.join(tmp, 'ok.sqlite');
+  const r = load(['--rate', '100', '--duration', '3s', '--db', db, '--threshold', 'latency:p(99)<500', '--threshold', 'errors:rate<0.01']);
+  expect(r.status).toBe(0);
+  expect(r.stderr.split('\n').filter((l) => /^generic +\d+s +target 100\/s/.test(l)).length).toBeGreaterThanOrEqual(3);
+  expect(r.stdout).toMatch(/load run 1/);
+  expect(r.stdout).toMatch(/✓ latency:p\(99\)<500 \[generic\]/);
+  const row = query<{ status: string; intervals: number; sent: number; ok: number }>(
+    db,
+    `SELECT (SELECT status FROM load_runs) AS status, (SELECT count(*) FROM load_intervals) AS intervals,
+            (SELECT sum(sent) FROM load_intervals) AS sent, (SELECT sum(count) FROM load_cells WHERE outcome = 'ok') AS ok`,
+  );
+  expect(row).toEqual({ status: 'completed', intervals: 3, sent: 300, ok: 300 });
+});
+
+test('an impossible threshold exits 99, prints it, and still writes every result', () => {
+  const db = path.join(tmp, 'fail.sqlite');
+  const summary = path.join(tmp, 'summary.json');
+  const r = load(['--rate', '50', '--duration', '2s', '--db', db, '--threshold', 'latency:p(99)<0.001', '--summary-export', summary, '--no-progress']);
+  expect(r.status).toBe(99);
+  expect(r.stdout).toMatch(/✗ latency:p\(99\)<0.001 \[generic\]/);
+  const exported = JSON.parse(fs.readFileSync(summary, 'utf8'));
+  expect(exported.thresholds[0].pass).toBe(false);
+  expect(exported.servers[0].sent).toBe(100);
+  const stored = query<{ thresholds_json: string; n: number }>(db, 'SELECT thresholds_json, (SELECT count(*) FROM load_intervals) AS n FROM load_runs');
+  expect(JSON.parse(stored.thresholds_json)[0].pass).toBe(false);
+  expect(stored.n).toBe(2);
+});
+
+test('Ctrl-C stops the run, keeps every finished interval, exits 130', async () => {
+  const db = path.join(tmp, 'int.sqlite');
+  const child = spawn(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--rate', '100', '--duration', '60s', '--db', db], { cwd: ROOT, stdio: 'ignore' });
+  const code = new Promise<number | null>((r) => child.on('exit', r));
+  await new Promise((r) => setTimeout(r, 3500));
+  const t0 = Date.now();
+  child.kill('SIGINT');
+  expect(await code).toBe(130);
+  expect(Date.now() - t0).toBeLessThan(2500);
+  const row = query<{ status: string; n: number }>(db, 'SELECT status, (SELECT count(*) FROM load_intervals) AS n FROM load_runs');
+  expect(row.status).toBe('interrupted');
+  expect(row.n).toBeGreaterThanOrEqual(2);
+});
+
+test.each([
+  [['--rate', '10', '--vus', '2'], /exactly one load model/],
+  [['--stages', '30s:abc'], /--stages: cannot parse stage/],
+  [['--rate', '10', '--mix', 'balance=1,fees=2'], /--mix: unknown method "fees"/],
+  [['--rate', '10', '--source-addresses', '10.1.2.3'], /not a loopback address/],
+  [['--rate', '10', '--threshold', 'latency:p(999)<5'], /--threshold "latency:p\(999\)<5": percentile/],
+  [['--find-max'], /--find-max needs --slo/],
+  [['--rate', '10', '--shard', '3/2'], /--shard: expected I\/N/],
+])('user error %j: one line, exit 2, no database', (args, message) => {
+  const db = path.join(tmp, 'never.sqlite');
+  const r = load([...args, '--db', db]);
+  expect(r.status).toBe(2);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(message);
+  expect(fs.existsSync(db)).toBe(false);
+});
