@@ -19,13 +19,13 @@ import { ResultsStore } from '../store/results';
 import { UserError } from '../user-error';
 import { writeFileAtomic } from '../core/atomic-write';
 import { LoadOptions, LoadRunner, ServerResult } from '../load/runner';
-import { LoadStore } from '../load/store';
+import { LoadStore } from '../store/load-results';
 import { parseMix } from '../load/requests';
 import { parseDurationMs, parseStages } from '../load/schedule';
 import { intervalLine, summarise, summaryText } from '../load/summary';
 import type { LiveCounts } from '../load/recorder';
 import { parseSourceAddresses } from '../load/source-addresses';
-import type { IntervalRecord, LoadModel } from '../load/types';
+import type { IntervalRecord, LoadModel } from '../core/load-types';
 import { findMax, FindMaxOptions, FindMaxResult, parseSlo } from '../load/find-max';
 import { createThresholdTracker } from '../load/thresholds';
 import { toolInfo } from '../bench/tool-info';
@@ -122,7 +122,7 @@ function findMaxFromArgs(a: Argv): FindMaxOptions | undefined {
     maxErrorRate: a['max-error-rate'],
     dwellMs,
     warmupMs: duration('warmup', a.warmup),
-    startRate: a['start-rate'] > 0 ? a['start-rate'] : 50,
+    startRate: a['start-rate'] > 0 ? a['start-rate'] : 10,
     factor: a['step-factor'],
     maxRate: positive('max-rate', a['max-rate'], false),
     bisectSteps: Math.max(0, Math.round(a['bisect-steps'])),

@@ -14,7 +14,7 @@ import type { ConnectionSet } from './connections';
 import type { IntervalRecorder } from './recorder';
 import type { RequestPicker, Request } from './requests';
 import { arrivalOffsetsNs, vusAt } from './schedule';
-import type { LoadModel } from './types';
+import type { LoadModel } from '../core/load-types';
 
 /** How long before a due time the timer wakes; the rest is waited in setImmediate turns. */
 const SPIN_NS = 1_000_000;

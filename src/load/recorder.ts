@@ -11,7 +11,7 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import type { MethodName } from '../core/methods';
-import type { IntervalCell, IntervalRecord, LoadOutcome } from './types';
+import type { IntervalCell, IntervalRecord, LoadOutcome } from '../core/load-types';
 
 /** Integer µs, 3 significant digits, as the issue and HdrHistogram's tools expect. */
 export function newHistogram(): hdr.Histogram {

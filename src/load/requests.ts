@@ -6,7 +6,7 @@ import { METHOD_RPC, MethodName, METHOD_NAMES } from '../core/methods';
 import type { DatasetLine } from '../core/dataset-line';
 import { seededRandom } from '../random';
 import { UserError } from '../user-error';
-import type { Mix } from './types';
+import type { Mix } from '../core/load-types';
 
 export interface Request {
   method: MethodName;

@@ -16,7 +16,7 @@ import { ClosedModelDriver, OpenModelDriver, activeVus, RawSample } from './driv
 import { IntervalRecorder, Totals } from './recorder';
 import { RequestPicker } from './requests';
 import { modelDurationMs, targetRateAt } from './schedule';
-import type { IntervalRecord, LoadModel, Mix } from './types';
+import type { IntervalRecord, LoadModel, Mix } from '../core/load-types';
 
 export interface LoadOptions {
   servers: ServerTarget[];

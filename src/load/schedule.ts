@@ -7,7 +7,7 @@
  * stage, so the number of requests due by time t is the integral of the rate; the k-th request is
  * due where that integral reaches k.
  */
-import type { LoadModel, Stage } from './types';
+import type { LoadModel, Stage } from '../core/load-types';
 
 /** The model's length in ms: the stages' total, or the given duration for constant models. */
 export function modelDurationMs(model: LoadModel, durationMs: number): number {

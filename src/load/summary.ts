@@ -5,7 +5,7 @@
  */
 import { textTable } from '../core/text-table';
 import type { ServerResult } from './runner';
-import type { IntervalRecord } from './types';
+import type { IntervalRecord } from '../core/load-types';
 
 const ms = (us: number | null | undefined) => (us === null || us === undefined ? '-' : (us / 1000).toFixed(us < 10_000 ? 2 : 1));
 

@@ -9,7 +9,7 @@
 import * as hdr from 'hdr-histogram-js';
 import { METHOD_NAMES, MethodName, isMethodName } from '../core/methods';
 import { UserError } from '../user-error';
-import type { IntervalRecord } from './types';
+import type { IntervalRecord } from '../core/load-types';
 
 export type ThresholdMetric = 'latency' | 'service' | 'errors' | 'dropped' | 'rps';
 export type ThresholdAggregation = { kind: 'p'; percentile: number } | { kind: 'avg' | 'med' | 'min' | 'max' | 'rate' | 'count' };

@@ -5,8 +5,8 @@
  * costs 3,600 small rows per server, not 3,600 histograms.
  */
 import type { Histogram } from 'hdr-histogram-js';
-import type { LoadRunRow, LoadServerRow } from '../load/store';
-import type { LoadModel } from '../load/types';
+import type { LoadRunRow, LoadServerRow } from '../store/load-results';
+import type { LoadModel } from '../core/load-types';
 
 export interface LoadIntervalPoint {
   index: number;

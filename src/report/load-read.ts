@@ -5,8 +5,8 @@
  * per interval plus two histograms per server, however long the run.
  */
 import { build, decodeFromCompressedBase64, Histogram } from 'hdr-histogram-js';
-import { LoadRunRow, LoadServerRow, LoadStore } from '../load/store';
-import type { LoadModel } from '../load/types';
+import { LoadRunRow, LoadServerRow, LoadStore } from '../store/load-results';
+import type { LoadModel } from '../core/load-types';
 import type { ResultsStore } from '../store/results';
 import { UserError } from '../user-error';
 import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, ThresholdVerdict } from './load-model';

@@ -1,5 +1,5 @@
 /** The table of a load run, one row per server, rendered the same way into Markdown and HTML. */
-import type { LoadModel } from '../load/types';
+import type { LoadModel } from '../core/load-types';
 import type { LoadRunReport, LoadServerReport } from './load-model';
 import { fmtErrors, fmtMs, fmtRate, Table } from './table';
 

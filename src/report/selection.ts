@@ -6,7 +6,7 @@
  */
 import { ResultsStore } from '../store/results';
 import { UserError } from '../user-error';
-import type { LoadRunRow } from '../load/store';
+import type { LoadRunRow } from '../store/load-results';
 import { FINISHED_LOAD_STATUSES, listLoadRuns } from './load-read';
 import type { LoadRunReport } from './load-model';
 

@@ -9,7 +9,7 @@ import * as hdr from 'hdr-histogram-js';
 import { LoadOptions, LoadRunner } from '../../src/load/runner';
 import { arrivalOffsetsNs } from '../../src/load/schedule';
 import { parseSourceAddresses } from '../../src/load/source-addresses';
-import type { IntervalRecord } from '../../src/load/types';
+import type { IntervalRecord } from '../../src/core/load-types';
 import type { DatasetLine } from '../../src/core/dataset-line';
 import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../support/misbehaving-server';
 

@@ -5,7 +5,7 @@
  * Units: latencies in histograms are integer microseconds (HdrHistogram, 3 significant digits);
  * wall-clock times are epoch milliseconds; an interval is one second of the run's schedule clock.
  */
-import type { MethodName } from '../core/methods';
+import type { MethodName } from './methods';
 import type { ErrorCategory } from '../electrum/errors';
 
 /** A call's fate. `dropped`: never sent, because every connection's pipeline was full (k6's dropped_iterations). */

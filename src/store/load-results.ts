@@ -4,10 +4,9 @@
  * Intervals are written as they complete, so an interrupted run keeps every finished second.
  */
 import os from 'node:os';
-import type { ResultsStore } from '../store/results';
-import type { IntervalRecord, LoadModel } from './types';
+import type { ResultsStore } from './results';
+import type { IntervalRecord, LoadModel, LoadOutcome } from '../core/load-types';
 import type { MethodName } from '../core/methods';
-import type { LoadOutcome } from './types';
 
 export type LoadRunStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'aborted';
 
