@@ -7,6 +7,7 @@
  * attempt per backoff step whatever the concurrency, every waiting call fails with the error of an
  * attempt made while it waited (never an older one), and the first success ends the outage for all.
  */
+import { setMaxListeners } from 'node:events';
 import { ElectrumClient, ClientOptions } from './client';
 import { formatServerUrl } from '../core/server-address';
 import { ElectrumError, toElectrumError } from './errors';
@@ -33,7 +34,10 @@ export class Reconnector {
   readonly outages: OutageRecord[] = [];
   attempts = 0;
 
-  constructor(private readonly opts: ClientOptions) {}
+  constructor(private readonly opts: ClientOptions) {
+    // Every connection being opened listens to this one signal: a load run opens dozens at once.
+    setMaxListeners(0, this.abort.signal);
+  }
 
   get down(): boolean {
     return this.outage !== undefined;

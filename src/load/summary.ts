@@ -37,6 +37,7 @@ export interface ServerSummary {
   serviceMs: { p50: number | null; p99: number | null };
   errorOnsetS: Record<string, number>;
   refusedConnections: number;
+  refusedOnsetS: number | null;
   generator: ServerResult['generator'];
   lateReplies: number;
 }
@@ -65,6 +66,7 @@ export function summarise(r: ServerResult): ServerSummary {
     serviceMs: { p50: pct(t.service, 50), p99: pct(t.service, 99) },
     errorOnsetS: onset,
     refusedConnections: r.refused,
+    refusedOnsetS: r.firstRefusedAtMs === null ? null : r.firstRefusedAtMs / 1000,
     generator: r.generator,
     lateReplies: r.lateReplies,
   };
@@ -84,9 +86,10 @@ export function summaryText(summaries: ServerSummary[], runId: number, db: strin
     f(s.latencyMs.p99),
     f(s.latencyMs.max),
     f(s.serviceMs.p99),
-    Object.entries(s.errors)
-      .map(([k, v]) => `${k}:${v}${s.errorOnsetS[k] !== undefined ? `@${s.errorOnsetS[k]}s` : ''}`)
-      .join(' ') || '0',
+    [
+      ...Object.entries(s.errors).map(([k, v]) => `${k}:${v}${s.errorOnsetS[k] !== undefined ? `@${s.errorOnsetS[k]}s` : ''}`),
+      ...(s.refusedConnections > 0 ? [`refused-connections:${s.refusedConnections}@${s.refusedOnsetS}s`] : []),
+    ].join(' ') || '0',
     String(s.dropped),
   ]);
   const table = textTable(['server', 'status', 'time', 'sent', 'achieved/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'service p99', 'errors (onset)', 'dropped'], rows, {
