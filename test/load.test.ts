@@ -87,3 +87,24 @@ test('--find-max steps the rate up and reports a max sustainable rate (or says t
   const steps = all<{ step: number }>(db, 'SELECT DISTINCT step FROM load_intervals ORDER BY step');
   expect(steps.length).toBe(found.steps.length); // every step's intervals are stored, numbered on
 });
+
+test('two shards at half the rate, merged, match one run at the whole rate', async () => {
+  const single = path.join(tmp, 'single.sqlite');
+  expect(load(['--server', server('electrumx'), '--rate', '40', '--duration', '3s', '--db', single]).status).toBe(0);
+  const { spawn } = await import('node:child_process');
+  const shard = (db: string, s: string) =>
+    new Promise<number | null>((resolve) => {
+      const c = spawn(process.execPath, [LAUNCHER, 'load', '--dataset', labEnv().datasetPath, '--no-progress', '--server', server('electrumx'), '--rate', '40', '--duration', '3s', '--shard', s, '--db', db], { cwd: ROOT, stdio: 'ignore' });
+      c.on('exit', resolve);
+    });
+  const a = path.join(tmp, 's1.sqlite');
+  const b = path.join(tmp, 's2.sqlite');
+  expect(await Promise.all([shard(a, '1/2'), shard(b, '2/2')])).toEqual([0, 0]);
+  const merged = path.join(tmp, 'merged.sqlite');
+  const m = spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', a, b, '--db', merged], { cwd: ROOT, encoding: 'utf8' });
+  expect(m.status).toBe(0);
+  const totals = (db: string) =>
+    all<{ sent: number; ok: number; target: number }>(db, `SELECT sum(sent) AS sent, (SELECT sum(count) FROM load_cells WHERE outcome = 'ok') AS ok, max(target_rate) AS target FROM load_intervals`)[0];
+  expect(totals(merged)).toEqual(totals(single));
+  expect(totals(single)).toEqual({ sent: 120, ok: 120, target: 40 });
+});

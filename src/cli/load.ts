@@ -28,13 +28,15 @@ import { parseSourceAddresses } from '../load/source-addresses';
 import type { IntervalRecord, LoadModel } from '../core/load-types';
 import { findMax, FindMaxOptions, FindMaxResult, parseSlo } from '../load/find-max';
 import { createThresholdTracker } from '../load/thresholds';
+import { mergeShards } from '../load/shard-merge';
+import { writeHlog } from '../load/interval-log';
 import { toolInfo } from '../bench/tool-info';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
   return y
     .scriptName('npm run load --')
-    .usage('$0 --server PROFILE[@HOST:PORT] ... [--dataset FILE] (--rate R | --stages S | --vus N | --vus-stages S) [options]')
+    .usage('$0 --server PROFILE[@HOST:PORT] ... [--dataset FILE] (--rate R | --stages S | --vus N | --vus-stages S) [options]\n$0 merge SHARD.sqlite ... --db ALL.sqlite\n$0 hlog --db FILE [--run ID] --out FILE.hlog')
     .option('server', { type: 'string', array: true, describe: 'server to load: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable; one after another)' })
     .option('host', { type: 'string', describe: 'host for a --server given without one' })
     .option('port', { type: 'number', describe: 'port for a --server given without one' })
@@ -234,8 +236,61 @@ async function checkReachable(opts: LoadOptions): Promise<void> {
   }
 }
 
+/** `load merge A.sqlite B.sqlite … --db ALL.sqlite`: one run from the shards of a test. */
+async function merge(argv: string[]): Promise<number> {
+  const a = await yargs(argv)
+    .scriptName('npm run load -- merge')
+    .usage('$0 SHARD.sqlite SHARD.sqlite ... --db ALL.sqlite')
+    .option('db', { type: 'string', demandOption: true, describe: 'database to write the merged run into' })
+    .strictOptions()
+    .fail((msg, err) => {
+      throw err ?? new UserError(msg);
+    })
+    .help()
+    .parseAsync();
+  const inputs = a._.map(String);
+  const created = fileAboutToBeCreated(a.db);
+  try {
+    const { runId, seconds } = mergeShards(inputs, a.db);
+    process.stdout.write(`merged ${inputs.length} shards into load run ${runId} of ${a.db} (${seconds} s); report it with: npm run report -- --db ${a.db} --load-run ${runId}\n`);
+    return 0;
+  } catch (err) {
+    created?.remove();
+    throw err;
+  }
+}
+
+/** `load hlog --db FILE [--run ID] --out FILE.hlog [--method M]`: HdrHistogram interval log. */
+async function hlog(argv: string[]): Promise<number> {
+  const a = await yargs(argv)
+    .scriptName('npm run load -- hlog')
+    .option('db', { type: 'string', default: 'results/load.sqlite', describe: 'results database' })
+    .option('run', { type: 'number', describe: 'load run (default: the latest)' })
+    .option('out', { type: 'string', demandOption: true, describe: '.hlog file to write' })
+    .option('method', { type: 'string', describe: 'only this method (balance, history, utxos)' })
+    .strict()
+    .fail((msg, err) => {
+      throw err ?? new UserError(msg);
+    })
+    .help()
+    .parseAsync();
+  const results = ResultsStore.open(a.db, { readonly: true });
+  try {
+    const store = new LoadStore(results);
+    const runId = a.run ?? store.runs().at(-1)?.id;
+    if (runId === undefined) throw new UserError(`--db ${a.db} holds no load run`);
+    const { lines } = writeHlog(store, runId, a.out, { method: a.method });
+    process.stdout.write(`wrote ${lines} intervals of load run ${runId} to ${a.out}\n`);
+    return 0;
+  } finally {
+    results.close();
+  }
+}
+
 async function main(): Promise<number> {
   const argv = hideBin(process.argv);
+  if (argv[0] === 'merge') return merge(argv.slice(1));
+  if (argv[0] === 'hlog') return hlog(argv.slice(1));
   const a = await loadArgs(argv).parseAsync();
   const { opts, datasetFile, datasetHash, thresholds, findMax: search } = await optionsFromArgs(a);
   const tracker = thresholds.length ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;

@@ -118,6 +118,9 @@ export class LoadRunner extends EventEmitter {
     loop.enable();
     const loopAll = monitorEventLoopDelay({ resolution: 1 });
     loopAll.enable();
+    // Shards of one test share the schedule clock: each starts on a whole second of the epoch, so
+    // their intervals line up second for second when merged.
+    if (opts.shard) await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
     const cpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const startMs = Date.now();
@@ -144,7 +147,8 @@ export class LoadRunner extends EventEmitter {
       const i = index++;
       const tMs = i * 1000;
       const context = {
-        targetRate: targetRateAt(opts.model, tMs + lengthMs / 2),
+        // A shard sends every N-th request of the schedule: its own target is 1/N of the rate.
+        targetRate: scaled(targetRateAt(opts.model, tMs + lengthMs / 2), opts.shard),
         vus: activeVus(opts.model, t0),
         inFlight: conns.inFlight,
         loopDelayP99Us: loop.count > 0 ? Math.round(loop.percentile(99) / 1000) : 0,
@@ -226,6 +230,10 @@ export interface Segment {
   durationMs?: number;
   indexBase?: number;
   step?: number | null;
+}
+
+function scaled(rate: number | null, shard?: { count: number }): number | null {
+  return rate === null || !shard ? rate : rate / shard.count;
 }
 
 function maxVus(model: LoadModel): number {

@@ -104,3 +104,44 @@ test.each([
   expect(r.stderr).toMatch(message);
   expect(fs.existsSync(db)).toBe(false);
 });
+
+test('two shards of one test, merged, make one run of the whole rate; its .hlog reads back with HdrHistogram', async () => {
+  const a = path.join(tmp, 'shard1.sqlite');
+  const b = path.join(tmp, 'shard2.sqlite');
+  const run = (db: string, shard: string) =>
+    new Promise<number | null>((resolve) => {
+      const c = spawn(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--rate', '100', '--duration', '3s', '--shard', shard, '--db', db, '--no-progress'], { cwd: ROOT, stdio: 'ignore' });
+      c.on('exit', resolve);
+    });
+  expect(await Promise.all([run(a, '1/2'), run(b, '2/2')])).toEqual([0, 0]);
+  const perShard = [a, b].map((db) => query<{ sent: number }>(db, 'SELECT sum(sent) AS sent FROM load_intervals').sent);
+  expect(perShard).toEqual([150, 150]); // every other request of the same 100/s schedule
+
+  const all = path.join(tmp, 'all.sqlite');
+  const m = spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', a, b, '--db', all], { cwd: ROOT, encoding: 'utf8' });
+  expect({ status: m.status, stderr: m.stderr }).toEqual({ status: 0, stderr: '' });
+  const merged = query<{ sent: number; ok: number; seconds: number; target: number }>(
+    all,
+    `SELECT sum(sent) AS sent, (SELECT sum(count) FROM load_cells WHERE outcome = 'ok') AS ok, count(*) AS seconds, max(target_rate) AS target FROM load_intervals`,
+  );
+  expect(merged).toEqual({ sent: 300, ok: 300, seconds: 3, target: 100 });
+
+  const refused = spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', a, a, '--db', path.join(tmp, 'bad.sqlite')], { cwd: ROOT, encoding: 'utf8' });
+  expect(refused.status).toBe(2);
+  expect(refused.stderr).toMatch(/shard 1\/2 appears twice/);
+  expect(fs.existsSync(path.join(tmp, 'bad.sqlite'))).toBe(false);
+
+  const hlog = path.join(tmp, 'all.hlog');
+  const h = spawnSync(process.execPath, [LAUNCHER, 'load', 'hlog', '--db', all, '--out', hlog], { cwd: ROOT, encoding: 'utf8' });
+  expect(h.status).toBe(0);
+  const { HistogramLogReader } = await import('hdr-histogram-js');
+  const reader = new HistogramLogReader(fs.readFileSync(hlog, 'utf8'));
+  let count = 0;
+  let intervals = 0;
+  for (let hist = reader.nextIntervalHistogram(); hist; hist = reader.nextIntervalHistogram()) {
+    expect(hist.tag).toBe('generic');
+    count += hist.totalCount;
+    intervals++;
+  }
+  expect({ count, intervals }).toEqual({ count: 300, intervals: 3 });
+});

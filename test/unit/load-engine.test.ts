@@ -109,6 +109,7 @@ test('a server that disconnects mid-run: the failures are disconnects, and the r
   const done = runner.runServer(runner['opts'].servers[0], 0);
   await new Promise((r) => setTimeout(r, 800));
   await s.close(); // every socket dropped, the port closed: the reconnect loop takes over
+  await new Promise((r) => setTimeout(r, 400)); // ~40 requests fall due while nothing listens
   const back = await startMisbehavingServer({ nullResults: true, port: s.port });
   servers.push(back);
   const result = await done;
