@@ -148,11 +148,18 @@ export class BenchRunner extends EventEmitter {
       let samples = 0;
       let passSeen = -1;
       let finalized = false;
+      let flushError: unknown;
       this.emit('start', { runId, total, alreadyDone: done.count });
       // Samples are written between calls when due; this timer covers calls that take seconds.
       flushTimer = setInterval(() => {
-        if (store.flushDue) store.flush();
-      }, 1000);
+        try {
+          if (store.flushDue) store.flush();
+        } catch (err) {
+          // The database refused a write: stop, and fail the run with that error.
+          flushError ??= err;
+          this.stop();
+        }
+      }, 250);
       flushTimer.unref();
 
       const exec = async (task: Task): Promise<void> => {
@@ -173,6 +180,7 @@ export class BenchRunner extends EventEmitter {
 
       try {
         await this.runUntilStopped(lines.length, done, exec);
+        if (flushError) throw flushError;
       } catch (err) {
         // E.g. the database refused a write: stop every worker, keep what was stored, say so.
         finalized = true;
@@ -188,8 +196,9 @@ export class BenchRunner extends EventEmitter {
       const interrupted = this.stopRequested && completed < total;
       const status = interrupted ? 'interrupted' : 'completed';
       store.flush();
-      const stats = computeStatistics(store, runId);
+      // Connections first (a stop must not wait for statistics), then the statistics.
       await Promise.all(pools.map((p) => p.close())); // pool statistics are final once closed
+      const stats = computeStatistics(store, runId);
       const lateReplies = pools.reduce((n, p) => n + p.stats.lateReplies, 0);
       store.finishRun(runId, status, {
         selfcheck: { ...selfCheck, scheduler: schedulerName(opts.concurrency, opts.servers.length) },

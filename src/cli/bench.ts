@@ -7,7 +7,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser, givenOnce } from './declared-options';
-import { fileAboutToBeCreated } from './created-file';
+import { fileAboutToBeCreated } from '../core/created-file';
 import { onStopSignal } from './signals';
 import { BenchOptions, BenchRunner, StoppedBeforeStart } from '../bench/runner';
 import { CALL_ORDERS, isCallOrder } from '../bench/order';

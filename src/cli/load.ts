@@ -9,7 +9,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser, givenOnce } from './declared-options';
-import { fileAboutToBeCreated } from './created-file';
+import { fileAboutToBeCreated } from '../core/created-file';
 import { onStopSignal } from './signals';
 import { readCa, resolveTargets } from './server-targets';
 import { ElectrumClient, DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
@@ -28,8 +28,9 @@ import { parseSourceAddresses } from '../load/source-addresses';
 import type { IntervalRecord, LoadModel } from '../core/load-types';
 import { findMax, FindMaxOptions, FindMaxResult, parseSlo } from '../load/find-max';
 import { createThresholdTracker } from '../load/thresholds';
-import { mergeShards } from '../load/shard-merge';
-import { writeHlog } from '../load/interval-log';
+import { mergeShards } from '../load/merge';
+import { writeHlog } from '../load/hlog';
+import { parseShard, shareOf, linesOfShard } from '../load/shard';
 import { toolInfo } from '../bench/tool-info';
 
 export function loadArgs(argv: string[]) {
@@ -157,19 +158,14 @@ function modelFromArgs(a: Argv): { model: LoadModel; durationMs: number } {
   }
 }
 
-function parseShard(text: string | undefined): { index: number; count: number } | undefined {
-  if (text === undefined) return undefined;
-  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
-  const index = m ? Number(m[1]) : NaN;
-  const count = m ? Number(m[2]) : NaN;
-  if (!m || count < 1 || index < 1 || index > count) throw new UserError(`--shard: expected I/N with 1 <= I <= N, got ${JSON.stringify(text)}`);
-  return { index, count };
-}
-
-/** The shard's share of an integer (connections, VUs): shares over all shards sum to the whole. */
-function shareOf(total: number, shard?: { index: number; count: number }): number {
-  if (!shard) return total;
-  return Math.floor(total / shard.count) + (shard.index <= total % shard.count ? 1 : 0);
+/** A shard's share of a closed model's users (open models thin the schedule instead). */
+function shardModel(model: LoadModel, shard?: { index: number; count: number }): LoadModel {
+  if (!shard) return model;
+  if (model.kind === 'vus') return { ...model, vus: Math.max(1, shareOf(shard, model.vus)) };
+  if (model.kind === 'vus-stages') {
+    return { ...model, startVus: shareOf(shard, model.startVus), stages: model.stages.map((st) => ({ ...st, target: shareOf(shard, st.target) })) };
+  }
+  return model;
 }
 
 async function datasetPath(a: Argv, targets: Array<{ host: string; port: number }>): Promise<string> {
@@ -185,7 +181,7 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
   const findMax = findMaxFromArgs(a);
   const { model, durationMs } = modelFromArgs(a);
   const mix = parseMix(a.mix);
-  const shard = parseShard(a.shard);
+  const shard = a.shard === undefined ? undefined : parseShard(a.shard);
   if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
   const closed = model.kind === 'vus' || model.kind === 'vus-stages';
   const maxVus = model.kind === 'vus' ? model.vus : model.kind === 'vus-stages' ? Math.max(model.startVus, ...model.stages.map((s) => s.target)) : 0;
@@ -196,7 +192,7 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
   const caFile = a.ca ?? labCaFile;
   const file = await datasetPath(a, targets);
   const dataset = readDataset(file);
-  const lines = shard ? dataset.lines.filter((_, i) => i % shard.count === shard.index - 1) : dataset.lines;
+  const lines = linesOfShard(dataset.lines, shard);
   if (lines.length === 0) throw new UserError(`--dataset ${file}: no address for this shard`);
   const thresholds = a.threshold ?? [];
   return {
@@ -204,9 +200,9 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
       servers: targets,
       lines,
       mix,
-      model: shard && model.kind === 'vus' ? { ...model, vus: Math.max(1, shareOf(model.vus, shard)) } : model,
+      model: shardModel(model, shard),
       durationMs,
-      connections: Math.max(1, shareOf(connections, shard)),
+      connections: Math.max(1, shareOf(shard, connections)),
       pipeline,
       timeoutMs: Math.round(a.timeout * 1000),
       maxLineBytes: positive('max-line-bytes', a['max-line-bytes']),
@@ -251,8 +247,8 @@ async function merge(argv: string[]): Promise<number> {
   const inputs = a._.map(String);
   const created = fileAboutToBeCreated(a.db);
   try {
-    const { runId, seconds } = mergeShards(inputs, a.db);
-    process.stdout.write(`merged ${inputs.length} shards into load run ${runId} of ${a.db} (${seconds} s); report it with: npm run report -- --db ${a.db} --load-run ${runId}\n`);
+    const { runId, intervals, status } = mergeShards(inputs, a.db);
+    process.stdout.write(`merged ${inputs.length} shards into load run ${runId} of ${a.db} (${intervals} intervals, ${status}); report it with: npm run report -- --db ${a.db} --load-run ${runId}\n`);
     return 0;
   } catch (err) {
     created?.remove();
@@ -279,8 +275,8 @@ async function hlog(argv: string[]): Promise<number> {
     const store = new LoadStore(results);
     const runId = a.run ?? store.runs().at(-1)?.id;
     if (runId === undefined) throw new UserError(`--db ${a.db} holds no load run`);
-    const { lines } = writeHlog(store, runId, a.out, { method: a.method });
-    process.stdout.write(`wrote ${lines} intervals of load run ${runId} to ${a.out}\n`);
+    const { intervals } = writeHlog(store, runId, a.out, { method: a.method });
+    process.stdout.write(`wrote ${intervals} intervals of load run ${runId} to ${a.out}\n`);
     return 0;
   } finally {
     results.close();

@@ -33,6 +33,8 @@ export class Reconnector {
   /** Outages that ended, for the run's record. */
   readonly outages: OutageRecord[] = [];
   attempts = 0;
+  /** Attempts that failed: each counted once, however many callers shared it. */
+  failedAttempts = 0;
 
   constructor(private readonly opts: ClientOptions) {
     // Every connection being opened listens to this one signal: a load run opens dozens at once.
@@ -43,8 +45,9 @@ export class Reconnector {
     return this.outage !== undefined;
   }
 
-  /** Cuts short every pending attempt and backoff; later calls fail at once. */
+  /** Cuts short every pending attempt and backoff; later calls fail at once. An outage still on is recorded as lasting until now. */
   close(): void {
+    if (this.outage && !this.abort.signal.aborted) this.outages.push({ since: this.outage.since, until: Date.now(), failedAttempts: this.outage.failures });
     this.abort.abort();
   }
 
@@ -57,8 +60,9 @@ export class Reconnector {
       } catch (err) {
         const e = toElectrumError(err);
         if (this.abort.signal.aborted) throw e;
-        this.outage ??= { since: Date.now(), failures: 0, attempt: undefined };
-        this.outage.failures++;
+        this.failedAttempts++;
+        // Several callers dialling as the outage begins start it once: the backoff starts at its first step.
+        if (!this.outage) this.outage = { since: Date.now(), failures: 1, attempt: undefined };
         throw e;
       }
     }
@@ -85,8 +89,10 @@ export class Reconnector {
       if (this.outage === outage) this.outage = undefined;
       return client;
     } catch (err) {
+      if (this.abort.signal.aborted) return closingError(this.opts);
       outage.failures++;
-      return this.abort.signal.aborted ? closingError(this.opts) : toElectrumError(err);
+      this.failedAttempts++;
+      return toElectrumError(err);
     } finally {
       outage.attempt = undefined;
     }

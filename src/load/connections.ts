@@ -22,8 +22,7 @@ export class ConnectionSet {
   private readonly reconnectors: Reconnector[];
   private next = 0;
   private closed = false;
-  /** Connection failures (refused, reset, TLS), counted with the time of the first. */
-  refused = 0;
+  /** When a connection attempt first failed during the run. */
   firstRefusedAtMs: number | null = null;
 
   constructor(
@@ -38,9 +37,17 @@ export class ConnectionSet {
     this.reconnectors = sources.map((localAddress) => new Reconnector({ ...opts, localAddress }));
   }
 
-  /** Opens every connection; rejects with the first failure (an unreachable server before any load). */
+  /**
+   * Opens every connection; on the first failure closes what did open and rejects (a server that
+   * refuses some of our connections, e.g. a per-IP cap, before any load).
+   */
   async open(): Promise<void> {
-    await Promise.all(this.slots.map((_, i) => this.connect(i, true)));
+    try {
+      await Promise.all(this.slots.map((_, i) => this.connect(i, true)));
+    } catch (err) {
+      this.close();
+      throw err;
+    }
   }
 
   private reconnectorOf(i: number): Reconnector {
@@ -55,13 +62,17 @@ export class ConnectionSet {
       for (;;) {
         try {
           slot.client = await this.reconnectorOf(i).connect(true);
+          if (this.closed) {
+            slot.client.close();
+            return;
+          }
           slot.client.on('close', () => {
             if (!this.closed) void this.connect(i);
           });
           return;
         } catch (err) {
-          if (mustSucceed || this.closed) throw err;
-          this.refused++;
+          if (mustSucceed) throw err;
+          if (this.closed) return; // closing: nobody waits for this connection any more
           this.firstRefusedAtMs ??= Date.now();
         }
       }
@@ -93,25 +104,46 @@ export class ConnectionSet {
     return this.slots.reduce((n, s) => n + s.inFlight, 0);
   }
 
-  /** After a call on `index` failed in a way that spoils the connection, replace it. */
+  /**
+   * After a call on `index` timed out (the stream may be out of step), the slot gets a new
+   * connection; the old one takes no new request but keeps its other calls, which finish or time
+   * out on their own (closing it would turn them into disconnects of ours), and its late replies
+   * are counted before it is closed.
+   */
   replaceIfUnusable(index: number): void {
     const slot = this.slots[index];
     if (slot.client && !slot.client.usable) {
       const old = slot.client;
       slot.client = null;
       old.removeAllListeners('close');
-      old.close();
+      this.retiring.add(old);
+      setTimeout(() => this.retire(old), (this.opts.timeoutMs ?? 10_000) + 1000).unref();
       void this.connect(index);
     }
   }
 
+  private readonly retiring = new Set<ElectrumClient>();
+  private retiredLateReplies = 0;
+
+  private retire(client: ElectrumClient): void {
+    if (!this.retiring.delete(client)) return;
+    this.retiredLateReplies += client.lateReplies;
+    client.close();
+  }
+
+  /** Failed connection attempts (refused, reset, TLS), one per real attempt however many waited on it. */
+  get refused(): number {
+    return this.reconnectors.reduce((n, r) => n + r.failedAttempts, 0);
+  }
+
   lateReplies(): number {
-    return this.slots.reduce((n, s) => n + (s.client?.lateReplies ?? 0), 0);
+    return this.retiredLateReplies + [...this.retiring].reduce((n, c) => n + c.lateReplies, 0) + this.slots.reduce((n, s) => n + (s.client?.lateReplies ?? 0), 0);
   }
 
   close(): void {
     this.closed = true;
     for (const r of this.reconnectors) r.close();
+    for (const c of [...this.retiring]) this.retire(c);
     for (const s of this.slots) s.client?.close();
   }
 }

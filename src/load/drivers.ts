@@ -150,7 +150,15 @@ export class ClosedModelDriver {
     private readonly maxVus: number,
   ) {}
 
+  private finish: (() => void) | undefined;
+
+  /** Resolves when the duration is over or stop() is called (requests in flight are the runner's to wait for). */
   async run(): Promise<void> {
+    const stopped = new Promise<void>((resolve) => (this.finish = resolve));
+    await Promise.race([this.users(), stopped]);
+  }
+
+  private async users(): Promise<void> {
     const { ctx } = this;
     const endNs = ctx.t0 + BigInt(this.durationMs) * 1_000_000n;
     const thinkMs = this.model.kind === 'vus' || this.model.kind === 'vus-stages' ? this.model.thinkTimeMs : 0;
@@ -164,7 +172,9 @@ export class ClosedModelDriver {
         // In a closed model the next request is due when the previous one answered: intended = now.
         const p = send(ctx, ctx.picker.next(), process.hrtime.bigint());
         if (p) await p;
-        else await this.sleep(10); // no usable connection right now: do not spin
+        // No usable connection (an outage): the failure is recorded; wait about one reconnect
+        // step, so an outage costs a few errors per user per second, not one per poll.
+        else await this.sleep(250);
         if (thinkMs > 0) await this.sleep(thinkMs);
       }
     };
@@ -187,6 +197,7 @@ export class ClosedModelDriver {
   stop(): void {
     this.stopped = true;
     for (const wake of [...this.sleepers]) wake();
+    this.finish?.();
   }
 }
 

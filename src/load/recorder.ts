@@ -93,10 +93,18 @@ export class IntervalRecorder {
     perMethod: new Map(),
   };
 
+  private frozen = false;
+
   constructor(readonly server: string) {}
+
+  /** Records nothing more: what completes after the run's last interval is not part of it. */
+  freeze(): void {
+    this.frozen = true;
+  }
 
   /** A request went out `lagUs` after its intended time. */
   sentOne(lagUs: number): void {
+    if (this.frozen) return;
     const v = Math.max(0, Math.round(lagUs));
     this.current.sent++;
     this.current.lag.recordValue(v);
@@ -105,6 +113,7 @@ export class IntervalRecorder {
   }
 
   droppedOne(method: MethodName): void {
+    if (this.frozen) return;
     this.current.dropped++;
     this.current.cell(method, 'dropped').count++;
     this.totals.dropped++;
@@ -113,6 +122,7 @@ export class IntervalRecorder {
 
   /** A reply (or failure) for a request sent at `intended`, written at `actual`, ended at `end` (ns). */
   completed(method: MethodName, outcome: LoadOutcome, intendedNs: bigint, actualNs: bigint, endNs: bigint, bytes: number): void {
+    if (this.frozen) return;
     const latencyUs = Math.max(0, Number(endNs - intendedNs) / 1000);
     const serviceUs = Math.max(0, Number(endNs - actualNs) / 1000);
     const b = this.current;

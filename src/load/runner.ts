@@ -11,6 +11,7 @@ import type { DatasetLine } from '../core/dataset-line';
 import { PROFILES } from '../servers/profiles';
 import type { ServerTarget } from '../bench/targets';
 import { targetUrl } from '../bench/targets';
+import { UserError } from '../user-error';
 import { ConnectionSet } from './connections';
 import { ClosedModelDriver, OpenModelDriver, activeVus, RawSample } from './drivers';
 import { IntervalRecorder, Totals } from './recorder';
@@ -74,6 +75,7 @@ export class LoadRunner extends EventEmitter {
   private stopRequested = false;
   private abortReason: string | null = null;
   private stopCurrent: (() => void) | undefined;
+  private scheduleMs = 0;
 
   constructor(private readonly opts: LoadOptions) {
     super();
@@ -110,7 +112,12 @@ export class LoadRunner extends EventEmitter {
       opts.model.kind === 'vus' || opts.model.kind === 'vus-stages' ? Number.MAX_SAFE_INTEGER : opts.pipeline,
       opts.sourceAddresses,
     );
-    await conns.open();
+    try {
+      await conns.open();
+    } catch (err) {
+      // E.g. a server that caps connections per IP below --connections (see --source-addresses).
+      throw new UserError(`server ${target.name} (${targetUrl(target)}): cannot open ${opts.connections} connections: ${(err as Error).message}`);
+    }
     const info = conns.slots[0].client!.server;
     const recorder = new IntervalRecorder(target.name);
     const durationMs = modelDurationMs(opts.model, opts.durationMs);
@@ -143,6 +150,7 @@ export class LoadRunner extends EventEmitter {
     let index = 0;
     let ticker: NodeJS.Timeout | undefined;
     let closing: Promise<void> = Promise.resolve();
+    let failed: unknown;
     const closeInterval = (lengthMs: number) => {
       const i = index++;
       const tMs = i * 1000;
@@ -155,11 +163,16 @@ export class LoadRunner extends EventEmitter {
       };
       loop.reset();
       closing = closing.then(async () => {
+        if (failed) return;
         const { record, live } = await recorder.close(indexBase + i, startMs + tMs, lengthMs, context);
         for (const c of record.cells) if (c.outcome !== 'ok' && c.outcome !== 'dropped' && onsetMs[c.outcome] === undefined) onsetMs[c.outcome] = tMs;
         if (record.sent + record.dropped + record.cells.length > 0 || lengthMs >= 1000) {
           this.emit('interval', { server: target.name, record, live, samples: samples.splice(0), step });
         }
+      }).catch((err) => {
+        // E.g. the database refused an interval: stop, and fail the run with that error below.
+        failed ??= err;
+        this.stop();
       });
     };
     const scheduleTick = () => {
@@ -176,18 +189,35 @@ export class LoadRunner extends EventEmitter {
       opts.model.kind === 'rate' || opts.model.kind === 'stages'
         ? new OpenModelDriver(ctx, opts.model, durationMs, opts.shard)
         : new ClosedModelDriver(ctx, opts.model, durationMs, maxVus(opts.model));
-    this.stopCurrent = () => driver.stop();
-    if (!this.stopRequested) await driver.run();
-    // Let what is in flight answer (or time out) before the last interval is closed.
-    const drainUntil = Date.now() + (this.stopRequested ? DRAIN_GRACE_MS : Math.max(DRAIN_GRACE_MS, opts.timeoutMs + 200));
-    while (conns.inFlight > 0 && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 20));
-    if (ticker) clearTimeout(ticker);
-    const partialMs = Math.max(1, Math.round(Number(process.hrtime.bigint() - t0) / 1e6 - index * 1000));
-    closeInterval(Math.min(1000, partialMs));
-    await closing;
-    conns.close();
-    loop.disable();
-    loopAll.disable();
+    let stoppedAtMs: number | null = null;
+    this.stopCurrent = () => {
+      stoppedAtMs ??= Date.now();
+      driver.stop();
+    };
+    try {
+      if (!this.stopRequested) await driver.run();
+      const scheduleEndMs = Math.min(durationMs, Number(process.hrtime.bigint() - t0) / 1e6);
+      // Let what is in flight answer (or time out) before the last interval is closed; a stop
+      // asked for meanwhile shortens the wait to its grace.
+      const naturalEnd = Date.now() + Math.max(DRAIN_GRACE_MS, opts.timeoutMs + 200);
+      const deadline = () => Math.min(naturalEnd, (stoppedAtMs ?? Infinity) + DRAIN_GRACE_MS);
+      while (conns.inFlight > 0 && Date.now() < deadline()) await new Promise((r) => setTimeout(r, 20));
+      if (ticker) clearTimeout(ticker);
+      const partialMs = Math.max(1, Math.round(Number(process.hrtime.bigint() - t0) / 1e6 - index * 1000));
+      // From here on nothing is recorded: what is still in flight is cut short by our own close,
+      // not by the server, and intervals and totals must hold the same requests.
+      recorder.freeze();
+      closeInterval(Math.min(1000, partialMs));
+      await closing;
+      if (failed) throw failed;
+      this.scheduleMs = stoppedAtMs !== null ? Math.min(scheduleEndMs, stoppedAtMs - startMs) : scheduleEndMs;
+    } finally {
+      if (ticker) clearTimeout(ticker);
+      recorder.freeze();
+      conns.close();
+      loop.disable();
+      loopAll.disable();
+    }
     const cpu = process.cpuUsage(cpu0);
     const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
     const t = recorder.totals;
@@ -201,7 +231,8 @@ export class LoadRunner extends EventEmitter {
       url: targetUrl(target),
       software: info.software,
       protocol: info.protocol,
-      durationMs: wallMs,
+      // The achieved rate is over the schedule's length, not the drain after it.
+      durationMs: Math.max(1, this.scheduleMs),
       totals: t,
       generator: {
         lagP99Us: lagP99,

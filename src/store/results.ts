@@ -181,7 +181,6 @@ export class ResultsStore {
     this.lastFlushNs = process.hrtime.bigint();
     if (this.pending.length === 0 || !this.db.open) return;
     const rows = this.pending;
-    this.pending = [];
     const runId = this.currentRun;
     this.db.transaction(() => {
       for (const s of rows) {
@@ -203,6 +202,8 @@ export class ResultsStore {
         });
       }
     })();
+    // Cleared only once committed: a refused batch (SQLITE_BUSY, a full disk) is not lost.
+    this.pending = this.pending.slice(rows.length);
   }
 
   finishRun(runId: number, status: RunRecord['status'], extra: { selfcheck?: unknown; pool?: unknown }): void {

@@ -1,0 +1,283 @@
+/**
+ * `load merge`: the shards of one load test (each run with `--shard I/N` on its own process or
+ * machine, into its own results database) added back into one load run, as if one generator had
+ * sent the whole load: per server and per second of the shared schedule clock, counts and
+ * histograms summed. A set of shards that is not one whole test is refused before anything is
+ * written, and the merged run is written in one transaction: it appears whole or not at all.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { toolInfo } from '../bench/tool-info';
+import { fileAboutToBeCreated } from '../core/created-file';
+import type { LoadModel } from '../core/load-types';
+import { LoadStore, type LoadRunRow, type LoadRunStatus, type LoadServerRow } from '../store/load-results';
+import { ResultsStore } from '../store/results';
+import { UserError } from '../user-error';
+import { alignedSeconds, sumSecond } from './merge-intervals';
+import { formatShard, parseShard, type Shard } from './shard';
+
+export interface MergeOptions {
+  /** One load run id per input, in the same order; default: each file's latest load run. */
+  runIds?: number[];
+}
+
+export interface MergeResult {
+  runId: number;
+  output: string;
+  shards: Array<{ file: string; runId: number; shard: string }>;
+  servers: string[];
+  /** Merged intervals written, over all servers. */
+  intervals: number;
+  status: LoadRunStatus;
+}
+
+interface Input {
+  file: string;
+  results: ResultsStore;
+  store: LoadStore;
+  run: LoadRunRow;
+  shard: Shard;
+  model: LoadModel;
+  servers: LoadServerRow[];
+}
+
+export function mergeShards(inputs: string[], output: string, opts: MergeOptions = {}): MergeResult {
+  if (inputs.length === 0) throw new UserError('merge: no input: give the result databases of the shards');
+  if (opts.runIds && opts.runIds.length !== inputs.length) {
+    throw new UserError(`merge: --run: one run id per input file (${inputs.length}), got ${opts.runIds.length}`);
+  }
+  const outputPath = path.resolve(output);
+  for (const file of inputs) {
+    if (path.resolve(file) === outputPath) throw new UserError(`merge: ${file} is both an input and the output; write the merge to a new database`);
+  }
+  const opened: Input[] = [];
+  try {
+    inputs.forEach((file, i) => opened.push(openInput(file, opts.runIds?.[i])));
+    checkOneTest(opened);
+    return write(opened, output);
+  } finally {
+    for (const input of opened) input.results.close();
+  }
+}
+
+function openInput(file: string, runId: number | undefined): Input {
+  if (!fs.existsSync(file)) throw new UserError(`merge: ${file}: no such file`);
+  let results: ResultsStore;
+  try {
+    results = ResultsStore.open(file, { readonly: true });
+  } catch {
+    throw new UserError(`merge: ${file} is not an electrum-bench results database`);
+  }
+  try {
+    const hasLoadTables = results.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'load_runs'").get() !== undefined;
+    const store = new LoadStore(results);
+    const id = runId ?? (hasLoadTables ? (results.db.prepare('SELECT max(id) AS id FROM load_runs').get() as { id: number | null }).id : null);
+    if (id === null) throw new UserError(`merge: ${file} has no load run`);
+    const run = hasLoadTables ? store.run(id) : undefined;
+    if (!run) throw new UserError(`merge: ${file} has no load run ${id}`);
+    if (run.shard === null) throw new UserError(`merge: ${file}: load run ${id} is not a shard (it ran without --shard I/N); only the shards of one test merge`);
+    const shard = parseShard(run.shard, `merge: ${file}: load run ${id}: shard`);
+    let model: LoadModel;
+    try {
+      model = JSON.parse(run.model_json) as LoadModel;
+    } catch {
+      throw new UserError(`merge: ${file}: load run ${id} has an unreadable load model`);
+    }
+    if (typeof model?.kind !== 'string') throw new UserError(`merge: ${file}: load run ${id} has an unreadable load model`);
+    return { file, results, store, run, shard, model, servers: store.servers(id) };
+  } catch (err) {
+    results.close();
+    throw err;
+  }
+}
+
+const where = (i: Input): string => `${i.file} (shard ${i.run.shard}, run ${i.run.id})`;
+
+/** N shards, each I from 1 to N exactly once, the same model (up to the rate share) and servers. */
+function checkOneTest(inputs: Input[]): void {
+  const [first] = inputs;
+  const count = first.shard.count;
+  for (const i of inputs) {
+    if (i.shard.count !== count) throw new UserError(`merge: ${i.file} is shard ${i.run.shard} but ${first.file} is shard ${first.run.shard}: shards of different tests`);
+  }
+  const byIndex = new Map<number, Input>();
+  for (const i of inputs) {
+    const other = byIndex.get(i.shard.index);
+    if (other) throw new UserError(`merge: ${other.file} and ${i.file} are both shard ${i.run.shard}`);
+    byIndex.set(i.shard.index, i);
+  }
+  const missing = Array.from({ length: count }, (_, k) => k + 1).filter((k) => !byIndex.has(k));
+  if (missing.length > 0) {
+    throw new UserError(`merge: shard${missing.length > 1 ? 's' : ''} ${missing.map((k) => `${k}/${count}`).join(', ')} missing (given: ${inputs.map(where).join(', ')})`);
+  }
+  for (const i of inputs.slice(1)) {
+    const why = modelDifference(first.model, i.model);
+    if (why) throw new UserError(`merge: ${i.file} ran a different load model than ${first.file}: ${why}`);
+    const names = (x: Input) => x.servers.map((s) => s.name).sort().join(', ');
+    if (names(i) !== names(first)) throw new UserError(`merge: ${i.file} measured servers ${names(i) || 'none'} but ${first.file} measured ${names(first) || 'none'}`);
+  }
+}
+
+/** Why two shards' models are not one test; undefined when they differ at most in the rate or VU share. */
+function modelDifference(a: LoadModel, b: LoadModel): string | undefined {
+  if (a.kind !== b.kind) return `${b.kind} instead of ${a.kind}`;
+  if ((a.kind === 'stages' || a.kind === 'vus-stages') && (b.kind === 'stages' || b.kind === 'vus-stages')) {
+    const durations = (m: typeof a) => m.stages.map((s) => `${s.durationMs / 1000}s`).join(',');
+    if (durations(a) !== durations(b)) return `stage durations ${durations(b)} instead of ${durations(a)}`;
+  }
+  if ((a.kind === 'vus' || a.kind === 'vus-stages') && (b.kind === 'vus' || b.kind === 'vus-stages') && a.thinkTimeMs !== b.thinkTimeMs) {
+    return `think time ${b.thinkTimeMs} ms instead of ${a.thinkTimeMs} ms`;
+  }
+  return undefined;
+}
+
+/**
+ * The whole test's model. Open-model shards follow the whole schedule and take every N-th arrival
+ * (schedule.ts), so shards that agree carry the whole test's rate; shards that differ carry their
+ * shares, as closed-model shards carry their share of the VUs: those add up.
+ */
+function mergedModel(models: LoadModel[]): LoadModel {
+  const [first] = models;
+  const add = (pick: (m: LoadModel) => number) => round(models.reduce((a, m) => a + pick(m), 0));
+  const same = models.every((m) => JSON.stringify(m) === JSON.stringify(first));
+  switch (first.kind) {
+    case 'rate':
+      return same ? first : { ...first, rate: add((m) => (m as typeof first).rate) };
+    case 'stages':
+      return same
+        ? first
+        : { ...first, startRate: add((m) => (m as typeof first).startRate), stages: first.stages.map((s, k) => ({ ...s, target: add((m) => (m as typeof first).stages[k].target) })) };
+    case 'vus':
+      return { ...first, vus: add((m) => (m as typeof first).vus) };
+    case 'vus-stages':
+      return { ...first, startVus: add((m) => (m as typeof first).startVus), stages: first.stages.map((s, k) => ({ ...s, target: add((m) => (m as typeof first).stages[k].target) })) };
+  }
+}
+
+const round = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+/** Completed only if every shard completed; otherwise the worst shard's ending (a shard still "running" died or is not done). */
+function mergedStatus(inputs: Input[]): LoadRunStatus {
+  const statuses = new Set(inputs.map((i) => i.run.status));
+  for (const s of ['failed', 'aborted', 'interrupted', 'running'] as const) if (statuses.has(s)) return s === 'running' ? 'interrupted' : s;
+  return 'completed';
+}
+
+/**
+ * Per server, the shards' generator checks side by side (a generator-bound shard makes the whole
+ * test's load suspect), keyed by server name like a single run's, so the report reads it alike.
+ */
+function mergedGenerator(inputs: Input[], servers: string[]): Record<string, unknown> | undefined {
+  const out: Record<string, { bound: boolean; reasons: string[]; shards: unknown[] }> = {};
+  for (const i of inputs) {
+    let all: unknown;
+    try {
+      all = i.run.generator_json === null ? null : JSON.parse(i.run.generator_json);
+    } catch {
+      all = null;
+    }
+    for (const server of servers) {
+      const g = (all as Record<string, unknown> | null)?.[server] as { bound?: unknown; reasons?: unknown } | undefined;
+      if (typeof g !== 'object' || g === null) continue;
+      const entry = (out[server] ??= { bound: false, reasons: [], shards: [] });
+      entry.bound ||= g.bound === true;
+      if (Array.isArray(g.reasons)) entry.reasons.push(...g.reasons.map((r) => `shard ${i.run.shard}: ${String(r)}`));
+      entry.shards.push({ shard: i.run.shard, ...g });
+    }
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function write(inputs: Input[], output: string): MergeResult {
+  const byShard = [...inputs].sort((a, b) => a.shard.index - b.shard.index);
+  const serverNames = inputs[0].servers.map((s) => s.name);
+  const created = fileAboutToBeCreated(output);
+  let results: ResultsStore;
+  try {
+    results = ResultsStore.open(output);
+  } catch (err) {
+    created?.remove();
+    throw err;
+  }
+  const store = new LoadStore(results);
+  const tool = toolInfo();
+  const distinct = (values: Array<string | null>) => [...new Set(values)];
+  const hashes = distinct(inputs.map((i) => i.run.dataset_hash));
+  const paths = distinct(inputs.map((i) => i.run.dataset_path));
+  const status = mergedStatus(inputs);
+  try {
+    return results.db.transaction(() => {
+      const { runId, serverIds } = store.createRun(
+        {
+          tool_version: tool.version,
+          git_commit: tool.gitCommit,
+          config: {
+            merge: byShard.map((i) => ({
+              file: path.resolve(i.file),
+              runId: i.run.id,
+              shard: i.run.shard,
+              status: i.run.status,
+              toolVersion: i.run.tool_version,
+              gitCommit: i.run.git_commit,
+              host: parseOr(i.run.host_json),
+              config: parseOr(i.run.config_json),
+              model: i.model,
+            })),
+          },
+          model: mergedModel(byShard.map((i) => i.model)),
+          dataset_path: paths.length === 1 ? paths[0] : null,
+          dataset_hash: hashes.length === 1 ? hashes[0] : null,
+          shard: null,
+          merged_from: byShard.map((i) => path.resolve(i.file)),
+        },
+        serverNames.map((name) => {
+          const rows = byShard.map((i) => i.servers.find((s) => s.name === name)!);
+          return { name, profile: rows[0].profile, url: rows[0].url, software: rows.find((r) => r.software)?.software ?? null, protocol: rows.find((r) => r.protocol)?.protocol ?? null };
+        }),
+      );
+      let intervals = 0;
+      for (const name of serverNames) {
+        const streams = byShard.map((i) => ({ source: `${i.file} run ${i.run.id}`, it: i.store.intervals(i.run.id, i.servers.find((s) => s.name === name)!.id) }));
+        let first: number | undefined; // seconds come in order: the first is the earliest of any shard
+        for (const { second, records } of alignedSeconds(streams)) {
+          first ??= second;
+          const rec = sumSecond(name, second - first, second, records);
+          store.addInterval(runId, serverIds.get(name)!, rec, rec.step);
+          intervals++;
+        }
+      }
+      store.finishRun(runId, {
+        status,
+        generatorBound: inputs.some((i) => i.run.generator_bound !== 0),
+        generator: mergedGenerator(byShard, serverNames),
+      });
+      // The test ran when its shards ran, not when they were merged.
+      const finished = inputs.map((i) => i.run.finished_at);
+      results.db
+        .prepare('UPDATE load_runs SET started_at = ?, finished_at = coalesce(?, finished_at) WHERE id = ?')
+        .run(inputs.map((i) => i.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1) : null, runId);
+      return {
+        runId,
+        output,
+        shards: byShard.map((i) => ({ file: i.file, runId: i.run.id, shard: formatShard(i.shard) })),
+        servers: serverNames,
+        intervals,
+        status,
+      };
+    })();
+  } catch (err) {
+    results.close();
+    created?.remove();
+    throw err;
+  } finally {
+    results.close(); // idempotent
+  }
+}
+
+function parseOr(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

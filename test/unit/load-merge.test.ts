@@ -1,0 +1,258 @@
+/**
+ * Merging the shards of one load test: two synthetic shard runs in two databases, written through
+ * LoadStore with known histograms, merged into a third. The merge must be the sum of the shards,
+ * second by second of the shared clock, and a set of shards that is not one whole test is refused
+ * before anything is written.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as hdr from 'hdr-histogram-js';
+import type { IntervalCell, LoadModel } from '../../src/core/load-types';
+import type { MethodName } from '../../src/core/methods';
+import { mergeShards } from '../../src/load/merge';
+import { LoadStore } from '../../src/store/load-results';
+import { ResultsStore } from '../../src/store/results';
+import { UserError } from '../../src/user-error';
+
+const T0 = 1_700_000_000_000;
+const SERVERS = ['alpha', 'beta'];
+const METHODS: MethodName[] = ['balance', 'history'];
+
+let tmp: string;
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-merge-'));
+});
+afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function histogramOf(values: number[]): hdr.Histogram {
+  const h = hdr.build({ numberOfSignificantValueDigits: 3 });
+  for (const v of values) h.recordValue(v);
+  return h;
+}
+const b64 = (values: number[]) => (values.length ? hdr.encodeIntoCompressedBase64(histogramOf(values)) : null);
+
+/** What a shard wrote, kept to check the merge against: values per (server, epoch second, method). */
+interface Shard {
+  file: string;
+  runId: number;
+  ok: Map<string, number[]>;
+  lag: Map<string, number[]>;
+}
+const key = (...parts: Array<string | number>) => parts.join('/');
+
+interface ShardSpec {
+  name: string;
+  shard: string | null;
+  startMs?: number; // the first interval's start; jitter within a second must not matter
+  seconds?: number;
+  model?: LoadModel;
+  seed?: number;
+  status?: 'completed' | 'interrupted';
+  bound?: boolean;
+  corruptAt?: number; // a second whose balance histogram is unreadable
+}
+
+function writeShard(spec: ShardSpec): Shard {
+  const file = path.join(tmp, spec.name);
+  const results = ResultsStore.open(file);
+  const store = new LoadStore(results);
+  const model = spec.model ?? { kind: 'rate', rate: 200 };
+  const { runId, serverIds } = store.createRun(
+    { tool_version: 't', git_commit: null, config: { shard: spec.shard }, model, dataset_path: 'd.jsonl', dataset_hash: 'h', shard: spec.shard },
+    SERVERS.map((name) => ({ name, profile: 'electrumx', url: 'tcp://127.0.0.1:50001', software: 'ElectrumX 1.16', protocol: '1.4' })),
+  );
+  const ok = new Map<string, number[]>();
+  const lag = new Map<string, number[]>();
+  const seed = spec.seed ?? 1;
+  const startMs = spec.startMs ?? T0;
+  for (const [si, server] of SERVERS.entries()) {
+    for (let s = 0; s < (spec.seconds ?? 5); s++) {
+      const second = Math.floor(startMs / 1000) + s;
+      const cells: IntervalCell[] = [];
+      for (const [m, method] of METHODS.entries()) {
+        const values = Array.from({ length: 40 + 10 * m + seed * 7 + s }, (_, k) => 300 + ((k * 7919 * seed + s * 104729 + si * 613 + m * 97) % (20_000 * seed)));
+        ok.set(key(server, second, method), values);
+        const latency = spec.corruptAt === s && method === 'balance' ? 'HISTFAAAAnot-a-histogram' : b64(values);
+        cells.push({ method, outcome: 'ok', count: values.length, bytes: values.length * 111, latency, service: b64(values.map((v) => Math.ceil(v / 2))) });
+      }
+      cells.push({ method: 'history', outcome: 'timeout', count: seed, bytes: 0, latency: b64([5_000_000]), service: b64([4_000_000]) });
+      cells.push({ method: 'balance', outcome: 'dropped', count: 2 * seed, bytes: 0, latency: null, service: null });
+      const lagValues = Array.from({ length: 10 }, (_, k) => 5 + k * seed + s);
+      lag.set(key(server, second), lagValues);
+      store.addInterval(runId, serverIds.get(server)!, {
+        server, index: s, startMs: startMs + s * 1000, lengthMs: 1000, targetRate: 100, vus: null,
+        sent: 100 * seed + s, dropped: 2 * seed, inFlight: seed, lag: b64(lagValues), loopDelayP99Us: 100 * seed + s, cells,
+      });
+    }
+  }
+  store.finishRun(runId, {
+    status: spec.status ?? 'completed',
+    generatorBound: spec.bound ?? false,
+    generator: Object.fromEntries(SERVERS.map((s) => [s, { bound: spec.bound ?? false, reasons: spec.bound ? ['lag p99 2 ms > 1 ms'] : [], lagP99Us: 10 }])),
+  });
+  results.close();
+  return { file, runId, ok, lag };
+}
+
+function readMerged(file: string) {
+  const results = ResultsStore.open(file, { readonly: true });
+  const store = new LoadStore(results);
+  const run = store.runs().at(-1)!;
+  const servers = Object.fromEntries(store.servers(run.id).map((s) => [s.name, [...store.intervals(run.id, s.id)]]));
+  results.close();
+  return { run, servers };
+}
+
+describe('mergeShards', () => {
+  it('adds the shards second by second, aligned on the shared clock when they started 1 s apart', () => {
+    const a = writeShard({ name: 'a.sqlite', shard: '1/2', seed: 1 });
+    // Shard 2 started one second later, a few ms into its second: the same schedule clock.
+    const b = writeShard({ name: 'b.sqlite', shard: '2/2', seed: 2, startMs: T0 + 1007, bound: true });
+    const out = path.join(tmp, 'all', 'merged.sqlite');
+    const merged = mergeShards([b.file, a.file], out);
+    expect(merged).toEqual({
+      runId: 1,
+      output: out,
+      shards: [{ file: a.file, runId: a.runId, shard: '1/2' }, { file: b.file, runId: b.runId, shard: '2/2' }],
+      servers: SERVERS,
+      intervals: 2 * 6,
+      status: 'completed',
+    });
+
+    const { run, servers } = readMerged(out);
+    expect(run.shard).toBeNull();
+    expect(JSON.parse(run.merged_from!)).toEqual([path.resolve(a.file), path.resolve(b.file)]);
+    expect(run.status).toBe('completed');
+    expect(JSON.parse(run.model_json)).toEqual({ kind: 'rate', rate: 200 }); // the whole schedule both shards thinned
+    expect(run.generator_bound).toBe(1);
+    const generator = JSON.parse(run.generator_json!);
+    expect(generator.alpha.bound).toBe(true);
+    expect(generator.alpha.reasons).toEqual(['shard 2/2: lag p99 2 ms > 1 ms']);
+    expect(generator.alpha.shards.map((g: { shard: string }) => g.shard)).toEqual(['1/2', '2/2']);
+
+    const first = T0 / 1000;
+    for (const server of SERVERS) {
+      const intervals = servers[server];
+      expect(intervals.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5]);
+      for (const r of intervals) {
+        const second = first + r.index;
+        expect(r.startMs).toBe(second * 1000);
+        const from = [a, b].filter((sh) => sh.lag.has(key(server, second)));
+        expect(from.length).toBe(r.index === 0 || r.index === 5 ? 1 : 2);
+        const seeds = from.map((sh) => (sh === a ? 1 : 2));
+        const s = (sh: Shard) => second - (sh === a ? first : first + 1); // the shard's own index
+        expect(r.sent).toBe(from.reduce((t, sh, i) => t + 100 * seeds[i] + s(sh), 0));
+        expect(r.dropped).toBe(seeds.reduce((t, x) => t + 2 * x, 0));
+        expect(r.inFlight).toBe(seeds.reduce((t, x) => t + x, 0));
+        expect(r.targetRate).toBe(100 * from.length);
+        expect(r.vus).toBeNull();
+        expect(r.loopDelayP99Us).toBe(Math.max(...from.map((sh, i) => 100 * seeds[i] + s(sh))));
+        const lag = hdr.decodeFromCompressedBase64(r.lag!);
+        expect(lag.totalCount).toBe(10 * from.length);
+        for (const method of METHODS) {
+          const all = from.flatMap((sh) => sh.ok.get(key(server, second, method))!);
+          const cell = r.cells.find((c) => c.method === method && c.outcome === 'ok')!;
+          expect(cell.count).toBe(all.length);
+          expect(cell.bytes).toBe(all.length * 111);
+          const latency = hdr.decodeFromCompressedBase64(cell.latency!);
+          expect(latency.totalCount).toBe(all.length);
+          expect(latency.getValueAtPercentile(99)).toBe(histogramOf(all).getValueAtPercentile(99));
+          expect(hdr.decodeFromCompressedBase64(cell.service!).totalCount).toBe(all.length);
+        }
+        expect(r.cells.find((c) => c.outcome === 'timeout')).toMatchObject({ method: 'history', count: seeds.reduce((t, x) => t + x, 0) });
+        expect(r.cells.find((c) => c.outcome === 'dropped')).toMatchObject({ method: 'balance', count: seeds.reduce((t, x) => t + 2 * x, 0), latency: null, service: null });
+      }
+      // The whole run's p99 of the merge is the p99 of one histogram holding every value of both shards.
+      const whole = hdr.build({ numberOfSignificantValueDigits: 3 });
+      for (const r of intervals) for (const c of r.cells) if (c.outcome === 'ok') whole.add(hdr.decodeFromCompressedBase64(c.latency!));
+      const everything = [a, b].flatMap((sh) => [...sh.ok].filter(([k]) => k.startsWith(`${server}/`)).flatMap(([, v]) => v));
+      expect(whole.totalCount).toBe(everything.length);
+      expect(whole.getValueAtPercentile(99)).toBe(histogramOf(everything).getValueAtPercentile(99));
+    }
+  });
+
+  it('takes the run asked for, adds closed-model VU shares, and carries the worst shard status', () => {
+    const vus = (n: number): LoadModel => ({ kind: 'vus', vus: n, thinkTimeMs: 0 });
+    const a = writeShard({ name: 'a.sqlite', shard: '1/2', model: vus(3), status: 'interrupted' });
+    const b = writeShard({ name: 'b.sqlite', shard: '2/2', model: vus(2) });
+    // A later, unrelated run in a.sqlite: the default would take it.
+    const results = ResultsStore.open(a.file);
+    new LoadStore(results).createRun({ tool_version: 't', git_commit: null, config: {}, model: vus(9), dataset_path: null, dataset_hash: null, shard: null }, []);
+    results.close();
+    const out = path.join(tmp, 'merged.sqlite');
+    expect(() => mergeShards([a.file, b.file], out)).toThrow(/is not a shard/);
+    const merged = mergeShards([a.file, b.file], out, { runIds: [a.runId, b.runId] });
+    expect(merged.status).toBe('interrupted');
+    expect(JSON.parse(readMerged(out).run.model_json)).toEqual(vus(5));
+  });
+
+  it('refuses files that hold no load run, naming them, and leaves no output behind', () => {
+    const a = writeShard({ name: 'a.sqlite', shard: '1/2' });
+    const text = path.join(tmp, 'notes.txt');
+    fs.writeFileSync(text, 'not a database at all, just some words that are long enough\n'.repeat(20));
+    const empty = path.join(tmp, 'empty.sqlite');
+    ResultsStore.open(empty).close();
+    const out = path.join(tmp, 'out', 'merged.sqlite');
+    const refusal = (inputs: string[]) => {
+      try {
+        mergeShards(inputs, out);
+      } catch (err) {
+        expect(err).toBeInstanceOf(UserError);
+        return (err as Error).message;
+      }
+      throw new Error('not refused');
+    };
+    expect(refusal([a.file, text])).toBe(`merge: ${text} is not an electrum-bench results database`);
+    expect(refusal([a.file, empty])).toBe(`merge: ${empty} has no load run`);
+    expect(refusal([a.file, path.join(tmp, 'nope.sqlite')])).toBe(`merge: ${path.join(tmp, 'nope.sqlite')}: no such file`);
+    expect(refusal([a.file, a.file])).toBe(`merge: ${a.file} and ${a.file} are both shard 1/2`);
+    expect(refusal([a.file])).toMatch(/^merge: shard 2\/2 missing/);
+    expect(fs.existsSync(path.join(tmp, 'out'))).toBe(false);
+    expect(() => mergeShards([a.file], a.file)).toThrow(/is both an input and the output/);
+  });
+
+  it('refuses shards that are not one whole test, naming the input', () => {
+    const out = path.join(tmp, 'merged.sqlite');
+    const stages = (d: number[]): LoadModel => ({ kind: 'stages', startRate: 0, stages: d.map((s) => ({ durationMs: s * 1000, target: 100 })) });
+    const s1of2 = writeShard({ name: 'one-of-two.sqlite', shard: '1/2' });
+    const again = writeShard({ name: 'one-of-two-again.sqlite', shard: '1/2' });
+    const s2of3 = writeShard({ name: 'two-of-three.sqlite', shard: '2/3' });
+    const s1of3 = writeShard({ name: 'one-of-three.sqlite', shard: '1/3' });
+    const vus = writeShard({ name: 'vus.sqlite', shard: '2/2', model: { kind: 'vus', vus: 4, thinkTimeMs: 0 } });
+    const st1 = writeShard({ name: 'st1.sqlite', shard: '1/2', model: stages([10, 20]) });
+    const st2 = writeShard({ name: 'st2.sqlite', shard: '2/2', model: stages([10, 30]) });
+    const whole = writeShard({ name: 'whole.sqlite', shard: null });
+
+    expect(() => mergeShards([s1of2.file, again.file], out)).toThrow(new UserError(`merge: ${s1of2.file} and ${again.file} are both shard 1/2`));
+    expect(() => mergeShards([s1of3.file, s2of3.file], out)).toThrow(
+      new UserError(`merge: shard 3/3 missing (given: ${s1of3.file} (shard 1/3, run 1), ${s2of3.file} (shard 2/3, run 1))`),
+    );
+    expect(() => mergeShards([s1of2.file, s2of3.file], out)).toThrow(new UserError(`merge: ${s2of3.file} is shard 2/3 but ${s1of2.file} is shard 1/2: shards of different tests`));
+    expect(() => mergeShards([s1of2.file, vus.file], out)).toThrow(new UserError(`merge: ${vus.file} ran a different load model than ${s1of2.file}: vus instead of rate`));
+    expect(() => mergeShards([st1.file, st2.file], out)).toThrow(
+      new UserError(`merge: ${st2.file} ran a different load model than ${st1.file}: stage durations 10s,30s instead of 10s,20s`),
+    );
+    expect(() => mergeShards([whole.file, s1of2.file], out)).toThrow(
+      new UserError(`merge: ${whole.file}: load run 1 is not a shard (it ran without --shard I/N); only the shards of one test merge`),
+    );
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it('leaves no half-written run when the merge fails midway: no new file, or the old file as it was', () => {
+    const a = writeShard({ name: 'a.sqlite', shard: '1/2' });
+    const b = writeShard({ name: 'b.sqlite', shard: '2/2', seed: 2, corruptAt: 3 });
+    const fresh = path.join(tmp, 'new', 'merged.sqlite');
+    expect(() => mergeShards([a.file, b.file], fresh)).toThrow(/^merge: .*b\.sqlite run 1, server alpha, balance ok latency at second 3: unreadable histogram/);
+    expect(fs.existsSync(path.join(tmp, 'new'))).toBe(false);
+
+    const existing = path.join(tmp, 'existing.sqlite');
+    mergeShards([a.file, writeShard({ name: 'b-good.sqlite', shard: '2/2' }).file], existing);
+    expect(() => mergeShards([a.file, b.file], existing)).toThrow(UserError);
+    const results = ResultsStore.open(existing, { readonly: true });
+    const store = new LoadStore(results);
+    expect(store.runs().map((r) => r.id)).toEqual([1]);
+    expect((results.db.prepare('SELECT count(*) AS n FROM load_intervals WHERE run_id <> 1').get() as { n: number }).n).toBe(0);
+    results.close();
+  });
+});
