@@ -18,7 +18,7 @@ import { readDataset } from '../dataset/line';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../user-error';
 import { writeFileAtomic } from '../core/atomic-write';
-import { LoadOptions, LoadRunner, ServerResult } from '../load/runner';
+import { LoadOptions, LoadRunner, LoadStopped, ServerResult } from '../load/runner';
 import { LoadStore } from '../store/load-results';
 import { parseMix } from '../load/requests';
 import { parseDurationMs, parseStages } from '../load/schedule';
@@ -65,6 +65,7 @@ export function loadArgs(argv: string[]) {
     .option('summary-export', { type: 'string', describe: 'also write the summary as JSON to this file' })
     .option('samples', { type: 'boolean', default: false, describe: 'also store every request (memory and disk grow with the run)' })
     .option('shard', { type: 'string', describe: 'run shard I/N of a larger test: its share of the rate, connections and dataset' })
+    .option('start-at', { type: 'number', describe: 'with --shard: start the schedule at this time (seconds since the epoch), the same for every shard' })
     .option('source-addresses', { type: 'string', describe: 'spread connections over loopback source addresses, e.g. 127.0.0.2-127.0.0.9' })
     .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed of the request sequence' })
     .option('find-max', { type: 'boolean', default: false, describe: "search each server's max sustainable rate under --slo" })
@@ -158,6 +159,14 @@ function modelFromArgs(a: Argv): { model: LoadModel; durationMs: number } {
   }
 }
 
+function startAt(seconds: number | undefined): number | undefined {
+  if (seconds === undefined) return undefined;
+  const ms = Math.round(seconds * 1000);
+  if (!Number.isFinite(ms) || ms < Date.now() - 1000) throw new UserError(`--start-at ${seconds} is in the past (now ${Math.floor(Date.now() / 1000)})`);
+  if (ms > Date.now() + 3_600_000) throw new UserError(`--start-at ${seconds} is more than an hour away`);
+  return ms;
+}
+
 /** A shard's share of a closed model's users (open models thin the schedule instead). */
 function shardModel(model: LoadModel, shard?: { index: number; count: number }): LoadModel {
   if (!shard) return model;
@@ -211,6 +220,7 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
       seed: shard ? `${a.seed}:shard:${shard.index}/${shard.count}` : a.seed,
       sourceAddresses,
       shard,
+      startAtMs: startAt(a['start-at']),
       samples: a.samples,
     },
     datasetFile: file,
@@ -357,7 +367,8 @@ async function main(): Promise<number> {
       outcomes.push(r);
     }
   } catch (err) {
-    failure = err;
+    // A stop while connecting is an interruption, not a failure: what was measured stands.
+    if (!(err instanceof LoadStopped)) failure = err;
   }
   const summaries = outcomes.map(summarise);
   const thresholdResults = tracker?.results() ?? [];

@@ -34,6 +34,8 @@ export interface LoadOptions {
   seed: string;
   sourceAddresses: string[];
   shard?: { index: number; count: number };
+  /** Epoch ms to start the schedule at: the rendezvous of a test's shards. */
+  startAtMs?: number;
   samples: boolean;
 }
 
@@ -112,9 +114,13 @@ export class LoadRunner extends EventEmitter {
       opts.model.kind === 'vus' || opts.model.kind === 'vus-stages' ? Number.MAX_SAFE_INTEGER : opts.pipeline,
       opts.sourceAddresses,
     );
+    // A stop while connecting (a server that never answers its handshake) cuts the connects short.
+    this.stopCurrent = () => conns.close();
     try {
+      if (this.stopRequested) throw new LoadStopped();
       await conns.open();
     } catch (err) {
+      if (this.stopRequested) throw new LoadStopped();
       // E.g. a server that caps connections per IP below --connections (see --source-addresses).
       throw new UserError(`server ${target.name} (${targetUrl(target)}): cannot open ${opts.connections} connections: ${(err as Error).message}`);
     }
@@ -127,7 +133,11 @@ export class LoadRunner extends EventEmitter {
     loopAll.enable();
     // Shards of one test share the schedule clock: each starts on a whole second of the epoch, so
     // their intervals line up second for second when merged.
-    if (opts.shard) await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
+    // `startAtMs` is the shards' rendezvous (--start-at); without it, the next whole second.
+    if (opts.shard || opts.startAtMs !== undefined) {
+      const at = opts.startAtMs !== undefined && opts.startAtMs > Date.now() ? opts.startAtMs : Date.now() + 1000 - (Date.now() % 1000);
+      await new Promise((r) => setTimeout(r, at - Date.now()));
+    }
     const cpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const startMs = Date.now();
@@ -253,6 +263,13 @@ export class LoadRunner extends EventEmitter {
 
   get stopped(): boolean {
     return this.stopRequested;
+  }
+}
+
+/** A stop asked for while a server's connections were being opened: nothing was sent to it. */
+export class LoadStopped extends Error {
+  constructor() {
+    super('stopped while connecting; nothing was sent');
   }
 }
 

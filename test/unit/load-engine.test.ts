@@ -129,6 +129,17 @@ test('the closed model keeps one request in flight per virtual user', async () =
   expect(s.meanInFlight()).toBeLessThanOrEqual(5.01);
 });
 
+test('a stop while the handshake hangs ends within 2 s, with nothing sent', async () => {
+  const s = await server({ silent: true });
+  const runner = new LoadRunner(options(s.port, { timeoutMs: 30_000 }));
+  const running = runner.runServer(runner['opts'].servers[0], 0);
+  await new Promise((r) => setTimeout(r, 300));
+  const t0 = Date.now();
+  runner.stop();
+  await expect(running).rejects.toThrow(/stopped while connecting/);
+  expect(Date.now() - t0).toBeLessThan(2000);
+});
+
 test('a ramp sends the integral of its rate, and shards split the schedule exactly', () => {
   const ramp = { kind: 'stages' as const, startRate: 0, stages: [{ durationMs: 2000, target: 100 }, { durationMs: 1000, target: 100 }] };
   const all = [...arrivalOffsetsNs(ramp, 3000)];
