@@ -104,6 +104,10 @@ test('a second signal exits at once, and what was measured is written first', as
   const done = exited(child);
   await waitForSamples(db, 3);
   await new Promise((r) => setTimeout(r, 700)); // samples measured since the last timed write
+  // Signal right after an answer, so the call that follows has most of its 600 ms still to run
+  // when both signals arrive (a first stop that happened to end within 50 ms would exit cleanly).
+  const seen = slow.answered;
+  while (slow.answered === seen) await new Promise((r) => setTimeout(r, 2));
   child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 50));
   const answered = slow.answered;
