@@ -8,6 +8,7 @@ import os from 'node:os';
 import type { DatasetLine, LoadedDataset } from '../core/dataset-line';
 import { ElectrumPool } from '../electrum/pool';
 import { toElectrumError } from '../electrum/errors';
+import { answerSizeProblem } from '../servers/answer-size';
 import { classify, PROFILES } from '../servers/profiles';
 import { ResultsStore, SampleRow } from '../store/results';
 import { computeStatistics, MethodSummary } from '../store/statistics';
@@ -266,13 +267,15 @@ export class BenchRunner extends EventEmitter {
       // Only the counted passes: the warm-up's stalls (JIT, first use of every code path) are not in any figure.
       if (!base.warmup) monitor.recordCall(outcome.loopBusyMs, outcome.latencyNs);
       const mismatch = this.opts.verify ? spec.mismatch(outcome.result, line) : null;
+      // Too small an answer is its own outcome, counted like an error, whatever --verify says.
+      const short = answerSizeProblem(profile, task.method, outcome.result, line);
       return {
         ...base,
         latencyNs: outcome.latencyNs,
         responseBytes: outcome.responseBytes,
         resultSize: spec.resultSize(outcome.result),
-        status: 'ok',
-        error: mismatch,
+        status: short ? short.category : 'ok',
+        error: short ? short.message : mismatch,
         tipHeight: tip.height,
         mismatch: this.opts.verify ? mismatch !== null : null,
       };

@@ -9,6 +9,7 @@
  * Drivers only send and record; the runner owns the clock's intervals, the store and the console.
  */
 import { toElectrumError } from '../electrum/errors';
+import { answerSizeProblem } from '../servers/answer-size';
 import { classify, ServerProfile } from '../servers/profiles';
 import type { ConnectionSet } from './connections';
 import type { IntervalRecorder } from './recorder';
@@ -65,8 +66,10 @@ function send(ctx: DriverContext, req: Request, intendedNs: bigint): Promise<voi
   return client.call(req.rpc, [req.scripthash], ctx.timeoutMs).then(
     (o) => {
       const endNs = actualNs + o.latencyNs;
-      ctx.recorder.completed(req.method, 'ok', intendedNs, actualNs, endNs, o.responseBytes);
-      ctx.onSample?.({ intendedUs: Number(intendedNs - ctx.t0) / 1000, method: req.method, outcome: 'ok', latencyUs: Number(endNs - intendedNs) / 1000, serviceUs: Number(o.latencyNs) / 1000 });
+      // An empty answer where the dataset has data is never a fast success (src/servers/answer-size.ts).
+      const outcome = answerSizeProblem(ctx.profile, req.method, o.result, req.line)?.category ?? 'ok';
+      ctx.recorder.completed(req.method, outcome, intendedNs, actualNs, endNs, o.responseBytes);
+      ctx.onSample?.({ intendedUs: Number(intendedNs - ctx.t0) / 1000, method: req.method, outcome, latencyUs: Number(endNs - intendedNs) / 1000, serviceUs: Number(o.latencyNs) / 1000 });
       slot.inFlight--;
     },
     (err) => {

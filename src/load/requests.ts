@@ -12,6 +12,7 @@ export interface Request {
   method: MethodName;
   rpc: string;
   scripthash: string;
+  line: DatasetLine; // what the answer's size is checked against
 }
 
 export class RequestPicker {
@@ -38,7 +39,7 @@ export class RequestPicker {
     const r = this.rand() * this.total;
     const method = (this.cumulative.find(([c]) => r < c) ?? this.cumulative[this.cumulative.length - 1])[1];
     const line = this.lines[Math.floor(this.rand() * this.lines.length)];
-    return { method, rpc: METHOD_RPC[method], scripthash: line.scripthash };
+    return { method, rpc: METHOD_RPC[method], scripthash: line.scripthash, line };
   }
 }
 

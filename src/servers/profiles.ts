@@ -20,6 +20,12 @@ export interface ServerProfile {
   /** Largest number of calls sent in one batch; 1 = the server takes no batches. */
   batchCap: number;
   rules: ErrorRule[];
+  /**
+   * A server that refuses large histories by answering as if the address were empty (no error):
+   * such an empty answer for an address with at least `minHistory` confirmed transactions is its
+   * limit at work (history-too-large); below that, no setting of the server can explain it.
+   */
+  silentHistoryLimit?: { minHistory: number; setting: string };
 }
 
 // Shared by every profile: aiorpcx-style busy/cost codes are also used by Fulcrum.
@@ -60,6 +66,9 @@ export const PROFILES: Record<ProfileName, ServerProfile> = {
     defaultTlsPort: 50002,
     batchCap: 345,
     rules: [{ category: 'history-too-large', message: /max_history|history.*too large/i }, ...COMMON_RULES],
+    // Above max_history (default 125,000, at least 1,000) Fulcrum 2.1 answers get_history and
+    // listunspent with [] and get_balance with zeros.
+    silentHistoryLimit: { minHistory: 1000, setting: 'max_history' },
   },
   generic: {
     name: 'generic',

@@ -15,7 +15,9 @@
  * `port`, it listens on that port (a server "restarted" after an outage). With `delayMs`, every
  * answer to a scripthash call comes that late (a slow server), and the time-weighted average of
  * requests in flight is tracked, so tests can see the concurrency a client really applied. Any
- * method it does not know (e.g. the scripthash methods) is answered with a JSON-RPC error.
+ * method it does not know (e.g. the scripthash methods) is answered with a JSON-RPC error; with
+ * `emptyAnswers`, the scripthash methods answer as for an address that never received anything
+ * ([] and a zero balance), the way Fulcrum answers above its max_history.
  * It is not a fake of a real server: no test uses it for anything a real server answers.
  */
 import net from 'node:net';
@@ -39,6 +41,8 @@ export interface MisbehavingOptions {
   software?: string;
   /** Answer methods it does not know with `null` (a null responder) instead of a JSON-RPC error. */
   nullResults?: boolean;
+  /** Answer get_history and listunspent with [] and get_balance with zeros: nothing, no error. */
+  emptyAnswers?: boolean;
   /** Hold every answer due inside this window (ms after start) until the window ends: a stall. */
   stall?: { atMs: number; forMs: number };
 }
@@ -120,10 +124,21 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         return { jsonrpc: '2.0', id: r.id, result: r.params };
       case 'test.error':
         return { jsonrpc: '2.0', id: r.id, error: { code: r.params[0], message: r.params[1] } };
+      case 'blockchain.scripthash.get_balance':
+        if (opts.emptyAnswers) return { jsonrpc: '2.0', id: r.id, result: { confirmed: 0, unconfirmed: 0 } };
+        return answerUnknown(r);
+      case 'blockchain.scripthash.get_history':
+      case 'blockchain.scripthash.listunspent':
+        if (opts.emptyAnswers) return { jsonrpc: '2.0', id: r.id, result: [] };
+        return answerUnknown(r);
       default:
-        if (opts.nullResults) return { jsonrpc: '2.0', id: r.id, result: null };
-        return { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: `unknown method ${r.method}` } };
+        return answerUnknown(r);
     }
+  }
+
+  function answerUnknown(r: Req): object {
+    if (opts.nullResults) return { jsonrpc: '2.0', id: r.id, result: null };
+    return { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: `unknown method ${r.method}` } };
   }
 
   function handle(socket: net.Socket, r: Req): void {
