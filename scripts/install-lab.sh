@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the lab's real servers, idempotently, into $ELECTRUM_BENCH_HOME (default ~/.cache/electrum-bench).
-# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs]   (no argument: all three)
+# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs] [esplora] [fulcrum]   (no argument: all)
+# Esplora (Blockstream's electrs) and Fulcrum are in no registry: they build from source at pinned
+# commits, from git where reachable, else from local archives (ELECTRUM_BENCH_ESPLORA_SRC,
+# ELECTRUM_BENCH_ESPLORA_BITCOIN_SRC, ELECTRUM_BENCH_FULCRUM_SRC: a .tar.gz or an unpacked folder).
 # Builds are cached outside the repository, so a second run returns in seconds.
 set -euo pipefail
 
@@ -8,6 +11,12 @@ HOME_DIR="${ELECTRUM_BENCH_HOME:-$HOME/.cache/electrum-bench}"
 BTCD_VERSION=v0.24.2
 EX_VERSION=2.0.0
 ELECTRS_VERSION=0.12.0
+ESPLORA_REPO=https://github.com/Blockstream/electrs
+ESPLORA_COMMIT=abfbce73eb0504630a09f1e6599114ef4fa25bda
+ESPLORA_BITCOIN_REPO=https://github.com/Blockstream/rust-bitcoin
+ESPLORA_BITCOIN_COMMIT=dd131855022c2cdd691a531c1d5c2f5ab707e4d4
+FULCRUM_REPO=https://github.com/cculianu/Fulcrum
+FULCRUM_COMMIT=01ed27b200d0edd41235910243800c5a0be15391
 mkdir -p "$HOME_DIR"
 
 say() { echo "[install-lab] $*" >&2; }
@@ -58,13 +67,105 @@ install_electrs() {
   mv "$root.partial" "$root"
 }
 
+# Puts the source of NAME at COMMIT into DEST: from ARCHIVE (a .tar.gz with one top folder, or a
+# folder) when given, else from its git repository.
+fetch_source() {
+  local name="$1" repo="$2" commit="$3" archive="$4" dest="$5"
+  rm -rf "$dest"; mkdir -p "$dest"
+  if [ -n "$archive" ]; then
+    if [ -d "$archive" ]; then cp -a "$archive/." "$dest/"
+    elif [ -f "$archive" ]; then tar -xzf "$archive" -C "$dest" --strip-components=1
+    else say "$name: source archive not found: $archive"; exit 2; fi
+    say "$name: source from $archive"
+    return
+  fi
+  need git "git, to fetch $name's source (or set its *_SRC variable to a source archive)"
+  say "$name: fetching $repo at $commit"
+  git init -q "$dest"
+  if ! git -C "$dest" fetch -q --depth 1 "$repo" "$commit" 2>/dev/null; then
+    say "$name: cannot reach $repo; set its *_SRC variable to a source archive of commit $commit"
+    exit 2
+  fi
+  git -C "$dest" checkout -q FETCH_HEAD
+}
+
+install_esplora() {
+  local dir="$HOME_DIR/esplora-${ESPLORA_COMMIT:0:7}"
+  if [ -x "$dir/bin/electrs" ]; then say "Esplora electrs ${ESPLORA_COMMIT:0:7} cached"; return; fi
+  need cargo "Rust toolchain, https://rustup.rs"
+  need python3 "Python 3, to adapt the 2021 build files"
+  if ! ldconfig -p | grep -q 'libclang\.so\|libclang-[0-9.]*\.so'; then apt_install libclang-dev; fi
+  command -v c++ >/dev/null 2>&1 || apt_install g++
+  local work="$HOME_DIR/build/esplora"
+  fetch_source "Esplora electrs" "$ESPLORA_REPO" "$ESPLORA_COMMIT" "${ELECTRUM_BENCH_ESPLORA_SRC:-}" "$work/electrs"
+  fetch_source "Blockstream rust-bitcoin" "$ESPLORA_BITCOIN_REPO" "$ESPLORA_BITCOIN_COMMIT" \
+    "${ELECTRUM_BENCH_ESPLORA_BITCOIN_SRC:-}" "$work/rust-bitcoin"
+  # Cargo resolves every [patch] and lock-file source, even of features we never build: the bitcoin
+  # fork comes from the folder fetched above, and the patches of the liquid and electrum-discovery
+  # features (elements, electrum-client) are dropped with their lock entries.
+  python3 - "$work/electrs" <<'PY'
+import re, sys, pathlib
+root = pathlib.Path(sys.argv[1])
+toml = root / 'Cargo.toml'
+text = toml.read_text()
+head, sep, _ = text.partition('[patch.crates-io.bitcoin]')
+assert sep, 'Cargo.toml: no [patch.crates-io.bitcoin] section'
+toml.write_text(head + '[patch.crates-io.bitcoin]\npath = "../rust-bitcoin"\n')
+lock = root / 'Cargo.lock'
+blocks = lock.read_text().split('\n[[package]]\n')
+kept = [b for b in blocks if not re.search(r'^name = "(elements|electrum-client)"\n(.*\n)*source = "git\+', b, re.M)]
+text = '\n[[package]]\n'.join(kept)
+text = re.sub(r'\nsource = "git\+https://github.com/blockstream/rust-bitcoin[^\n]*', '', text)
+lock.write_text(text)
+PY
+  # Two 2021 crates no longer compile with today's Rust; their later patch releases do.
+  (cd "$work/electrs" && cargo update -q -p protobuf --precise 2.28.0 && cargo update -q -p rustc-serialize --precise 0.3.25) >&2
+  say "building Esplora electrs ${ESPLORA_COMMIT:0:7} (about 20 min on 2 cores, once per machine)"
+  (cd "$work/electrs" && cargo build --release --bin electrs) >&2
+  mkdir -p "$dir.partial/bin"
+  cp "$work/electrs/target/release/electrs" "$dir.partial/bin/electrs"
+  rm -rf "$dir"; mv "$dir.partial" "$dir"
+  rm -rf "$work"
+}
+
+install_fulcrum() {
+  local dir="$HOME_DIR/fulcrum-${FULCRUM_COMMIT:0:7}"
+  if [ -x "$dir/bin/Fulcrum" ]; then say "Fulcrum ${FULCRUM_COMMIT:0:7} cached"; return; fi
+  # Debian's Qt 5 and RocksDB 7.8 (Fulcrum's own prebuilt RocksDB is not used).
+  local pkgs=(qtbase5-dev qt5-qmake librocksdb-dev libbz2-dev zlib1g-dev libzmq3-dev libjemalloc-dev pkg-config g++ make)
+  local missing=()
+  for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+  local work="$HOME_DIR/build/fulcrum"
+  fetch_source "Fulcrum" "$FULCRUM_REPO" "$FULCRUM_COMMIT" "${ELECTRUM_BENCH_FULCRUM_SRC:-}" "$work"
+  # The one RocksDB 7.8 incompatibility: ReadOptions::auto_readahead_size exists from RocksDB 8.x.
+  python3 - "$work/src/Storage.cpp" <<'PY'
+import sys, pathlib
+p = pathlib.Path(sys.argv[1])
+line = 'rdOpts.auto_readahead_size = false;'
+text = p.read_text()
+assert text.count(line) == 1, 'Storage.cpp: the auto_readahead_size line moved'
+guarded = ('\n#if ROCKSDB_MAJOR > 8 || (ROCKSDB_MAJOR == 8 && ROCKSDB_MINOR >= 6)\n'
+           + line + '\n#endif\n')
+p.write_text(text.replace(line, guarded))
+PY
+  say "building Fulcrum ${FULCRUM_COMMIT:0:7} (about 12 min on 2 cores, once per machine)"
+  (cd "$work" && qmake -makefile Fulcrum.pro && make -j"$(nproc)") >&2
+  mkdir -p "$dir.partial/bin"
+  cp "$work/Fulcrum" "$dir.partial/bin/Fulcrum"
+  rm -rf "$dir"; mv "$dir.partial" "$dir"
+  rm -rf "$work"
+}
+
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(btcd electrumx electrs)
+[ ${#targets[@]} -gt 0 ] || targets=(btcd electrumx electrs esplora fulcrum)
 for t in "${targets[@]}"; do
   case "$t" in
     btcd) install_btcd ;;
     electrumx) install_electrumx ;;
     electrs) install_electrs ;;
-    *) say "unknown component: $t (expected btcd, electrumx or electrs)"; exit 2 ;;
+    esplora) install_esplora ;;
+    fulcrum) install_fulcrum ;;
+    *) say "unknown component: $t (expected btcd, electrumx, electrs, esplora or fulcrum)"; exit 2 ;;
   esac
 done

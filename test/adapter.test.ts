@@ -4,6 +4,7 @@
  * funding outputs, and Core's HTTP behaviour (401, 404, JSON-RPC 1.0 vs 2.0 replies).
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import { labEnv } from './lab/env';
 import { NodeRpc } from '../src/node/rpc';
 import { DIALECT } from '../src/lab/adapter/dialect';
@@ -96,7 +97,8 @@ describe('own answers', () => {
     expect(info.version).toBeGreaterThanOrEqual(310000);
     expect(info.relayfee).toBe(btcd.relayfee);
     expect(info.protocolversion).toBe(btcd.protocolversion);
-    expect(info.subversion).toMatch(/^\/btcd:\d+\.\d+\.\d+\//);
+    // Core's form: Fulcrum takes a node whose subversion does not start /Satoshi: for Bitcoin Cash.
+    expect(info.subversion).toMatch(/^\/Satoshi:31\.0\.0\(btcd \d+\.\d+\.\d+; [^)]*\)\/$/);
     expect(typeof info.connections).toBe('number');
   });
 
@@ -308,5 +310,72 @@ describe('JSON-RPC over HTTP like bitcoind', () => {
     ]);
     expect(batch.status).toBe(200);
     expect((batch.json as unknown[]).length).toBe(2);
+  });
+});
+
+/**
+ * Esplora's electrs as its daemon.rs writes and reads (one persistent socket, bare-LF request lines,
+ * no Host header, batches whose entries share one id, an empty batch when it has nothing to ask; it
+ * reads `Content-Length` by exact name and the body as one line of Content-Length − 1 bytes).
+ */
+describe('JSON-RPC for Esplora (its minimal HTTP)', () => {
+  function esploraExchange(bodies: string[]): Promise<Array<{ status: string; headers: Record<string, string>; body: string }>> {
+    const { hostname, port } = new URL(env.rpcUrl);
+    const auth = authHeader();
+    return new Promise((resolve, reject) => {
+      const sock = net.connect(Number(port), hostname);
+      const replies: Array<{ status: string; headers: Record<string, string>; body: string }> = [];
+      let buf = '';
+      const next = () => {
+        if (replies.length === bodies.length) {
+          sock.end();
+          resolve(replies);
+          return;
+        }
+        const b = bodies[replies.length];
+        sock.write(`POST / HTTP/1.1\nAuthorization: ${auth}\nContent-Length: ${Buffer.byteLength(b)}\n\n${b}`);
+      };
+      sock.on('connect', next);
+      sock.on('error', reject);
+      sock.on('data', (d) => {
+        buf += d.toString('utf8');
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const [status, ...lines] = buf.slice(0, end).split('\r\n');
+        const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]));
+        const length = Number(headers['Content-Length']);
+        if (buf.length < end + 4 + length) return;
+        replies.push({ status, headers, body: buf.slice(end + 4, end + 4 + length) });
+        buf = buf.slice(end + 4 + length);
+        next();
+      });
+    });
+  }
+
+  test('bare-LF requests without Host on one socket; shared-id batches; empty batch; one-line bodies', async () => {
+    const hash = await rpc.call<string>('getbestblockhash');
+    const replies = await esploraExchange([
+      JSON.stringify([{ method: 'getblockchaininfo', params: [], id: 1 }]),
+      JSON.stringify([]),
+      JSON.stringify([
+        { method: 'getblock', params: [hash, false], id: 3 },
+        { method: 'getblockhash', params: [0], id: 3 },
+      ]),
+    ]);
+    for (const r of replies) {
+      expect(r.status).toBe('HTTP/1.1 200 OK');
+      // Esplora reads one line and checks it against Content-Length − 1.
+      expect(r.body.endsWith('\n')).toBe(true);
+      expect(r.body.slice(0, -1)).not.toContain('\n');
+    }
+    const [info] = JSON.parse(replies[0].body) as Array<{ id: number; result: { verificationprogress: number; initialblockdownload: boolean; blocks: number } }>;
+    expect(info.id).toBe(1);
+    expect(info.result.verificationprogress).toBe(1);
+    expect(info.result.initialblockdownload).toBe(false);
+    expect(JSON.parse(replies[1].body)).toEqual([]);
+    const batch = JSON.parse(replies[2].body) as Array<{ id: number; result: string }>;
+    expect(batch.map((b) => b.id)).toEqual([3, 3]);
+    expect(batch[0].result).toBe(await rpc.call<string>('getblock', [hash, 0]));
+    expect(batch[1].result).toBe(await rpc.call<string>('getblockhash', [0]));
   });
 });

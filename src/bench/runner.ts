@@ -6,7 +6,6 @@
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import type { DatasetLine, LoadedDataset } from '../core/dataset-line';
-import { ElectrumPool } from '../electrum/pool';
 import { toElectrumError } from '../electrum/errors';
 import { answerSizeProblem } from '../servers/answer-size';
 import { classify, PROFILES } from '../servers/profiles';
@@ -17,7 +16,7 @@ import { METHODS, MethodName } from './methods';
 import { CallOrder, plannedCalls } from './order';
 import { ClosedLoopScheduler, schedulerName } from './schedulers/closed-loop';
 import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
-import { TipFollower } from './tip';
+import { followTip, openPool, type MeasuringPool, type Tip } from './transport';
 import { ServerTarget, targetUrl } from './targets';
 import { toolInfo } from './tool-info';
 
@@ -74,7 +73,7 @@ export class BenchRunner extends EventEmitter {
   private wakeStop: (() => void) | undefined;
   /** Aborts connects and handshakes still pending when a stop is asked for. */
   private readonly startup = new AbortController();
-  private pools: ElectrumPool[] = [];
+  private pools: MeasuringPool[] = [];
 
   constructor(
     private readonly opts: BenchOptions,
@@ -100,22 +99,17 @@ export class BenchRunner extends EventEmitter {
   async run(dataset: LoadedDataset, resumeRunId?: number): Promise<RunResult> {
     const { opts, store } = this;
     const lines = opts.limit !== undefined ? dataset.lines.slice(0, opts.limit) : dataset.lines;
-    const pools = (this.pools = opts.servers.map(
-      (t) =>
-        new ElectrumPool({
-          host: t.host,
-          port: t.port,
-          tls: t.tls,
-          tlsInsecure: opts.tlsInsecure,
-          ca: opts.ca,
-          timeoutMs: opts.timeoutMs,
-          maxLineBytes: opts.maxLineBytes,
-          max: opts.concurrency,
-          measureLoop: true,
-          clientName: `electrum-bench/${toolInfo().version}`,
-        }),
-    ));
-    const tips: TipFollower[] = [];
+    const transport = (signal?: AbortSignal) => ({
+      timeoutMs: opts.timeoutMs,
+      maxLineBytes: opts.maxLineBytes,
+      tlsInsecure: opts.tlsInsecure,
+      ca: opts.ca,
+      concurrency: opts.concurrency,
+      clientName: `electrum-bench/${toolInfo().version}`,
+      signal,
+    });
+    const pools = (this.pools = opts.servers.map((t) => openPool(t, transport())));
+    const tips: Tip[] = [];
     let flushTimer: NodeJS.Timeout | undefined;
     try {
       const infos = await Promise.all(
@@ -128,7 +122,7 @@ export class BenchRunner extends EventEmitter {
       );
       for (const t of opts.servers) {
         const signal = this.startup.signal;
-        tips.push(await TipFollower.start({ host: t.host, port: t.port, tls: t.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs, signal }));
+        tips.push(await followTip(t, transport(signal)));
       }
       if (this.stopRequested) throw new StoppedBeforeStart();
       const { runId, serverIds, done } = resumeRunId === undefined
@@ -247,7 +241,7 @@ export class BenchRunner extends EventEmitter {
     await Promise.race([running, stopped]);
   }
 
-  private async measure(task: Task, line: DatasetLine, pool: ElectrumPool, serverId: number, tip: TipFollower, monitor: SelfMonitor): Promise<SampleRow> {
+  private async measure(task: Task, line: DatasetLine, pool: MeasuringPool, serverId: number, tip: Tip, monitor: SelfMonitor): Promise<SampleRow> {
     const spec = METHODS[task.method];
     const profile = PROFILES[this.opts.servers[task.server].profile];
     const base = {
@@ -278,6 +272,7 @@ export class BenchRunner extends EventEmitter {
         error: short ? short.message : mismatch,
         tipHeight: tip.height,
         mismatch: this.opts.verify ? mismatch !== null : null,
+        requests: outcome.requests ?? null,
       };
     } catch (err) {
       const e = classify(profile, toElectrumError(err));

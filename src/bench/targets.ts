@@ -5,8 +5,9 @@
  *   PROFILE                          e.g. electrumx (host/port from --host/--port, or the running lab)
  *   [LABEL=]PROFILE@HOST[:PORT]      e.g. electrs@127.0.0.1:50001, old=electrumx@[::1]:50001
  *   [LABEL=]PROFILE@ssl://HOST:PORT  TLS (also tcp://, electrum://, electrums://)
+ *   [LABEL=]esplora-rest@http://HOST:PORT   Esplora's REST API (https:// with TLS)
  */
-import { checkHost, checkPort, formatServerUrl, parseServerSpec as parseSpec, type ServerAddress } from '../core/server-address';
+import { checkHost, checkPort, formatServerUrl, HTTP_SCHEMES, parseServerSpec as parseSpec, type ServerAddress } from '../core/server-address';
 import { isProfileName, PROFILES, PROFILE_NAMES, ProfileName } from '../servers/profiles';
 import { UserError } from '../user-error';
 
@@ -30,6 +31,14 @@ export function parseServerSpec(spec: string): PartialTarget {
   if (!isProfileName(profile)) {
     throw new UserError(`--server: unknown server profile ${JSON.stringify(profile)} in ${JSON.stringify(spec)}; known: ${PROFILE_NAMES.join(', ')}`);
   }
+  const http = address?.scheme !== undefined && HTTP_SCHEMES.includes(address.scheme);
+  const rest = PROFILES[profile].transport === 'esplora-rest';
+  if (http && !rest) {
+    throw new UserError(`--server: ${address!.scheme}:// is for the esplora-rest profile (Esplora's REST API), not ${profile}, in ${JSON.stringify(spec)}`);
+  }
+  if (rest && address?.scheme !== undefined && !http) {
+    throw new UserError(`--server: esplora-rest speaks HTTP: write esplora-rest@http://HOST:PORT (or https://), not ${address.scheme}://, in ${JSON.stringify(spec)}`);
+  }
   const target: PartialTarget = { name: label ?? profile, profile, tls: address?.tls ?? false };
   if (address) target.host = address.host;
   if (address?.port !== undefined) target.port = address.port;
@@ -49,7 +58,7 @@ export function completeTarget(t: PartialTarget, flags: { host?: string; port?: 
   };
 }
 
-/** tcp:// or ssl://, the spelling stored in results databases. */
+/** tcp:// or ssl:// (http:// or https:// for REST), the spelling stored in results databases. */
 export function targetUrl(t: ServerTarget): string {
-  return formatServerUrl(t, 'tcp');
+  return formatServerUrl(t, PROFILES[t.profile].transport === 'esplora-rest' ? 'http' : 'tcp');
 }

@@ -9,7 +9,10 @@ import type { ServerTarget } from '../bench/targets';
 /** A lab server; over TLS it comes with the lab CA that signed its certificate. */
 export type LabTarget = ServerTarget & { caFile?: string };
 
-/** With `tls`, only the servers the lab also serves over TLS, on their TLS ports. */
+/**
+ * With `tls`, only the servers the lab also serves over TLS, on their TLS ports. Esplora is also
+ * measured over its REST API, as the target `esplora-rest`.
+ */
 export async function labTargets(opts: { quiet?: boolean; tls?: boolean } = {}): Promise<LabTarget[]> {
   const { labStatus } = await import('../lab/lab');
   const status = await labStatus();
@@ -18,6 +21,10 @@ export async function labTargets(opts: { quiet?: boolean; tls?: boolean } = {}):
     if (!server || !server.running || !isProfileName(name)) continue;
     if (!opts.tls) targets.push({ name, profile: name, host: server.host, port: server.port, tls: false });
     else if (server.tls) targets.push({ name, profile: name, host: server.tls.host, port: server.tls.port, tls: true, caFile: server.tls.caFile });
+    if (!opts.tls && server.rest) {
+      const rest = new URL(server.rest);
+      targets.push({ name: 'esplora-rest', profile: 'esplora-rest', host: rest.hostname, port: Number(rest.port), tls: false });
+    }
   }
   if (targets.length === 0 && !opts.quiet) throw new UserError('--lab: no lab server is running; start it with: npm run lab -- up');
   return targets;

@@ -1,11 +1,11 @@
 /**
- * `npm run lab -- up|down|status|reset [--json] [--seed S] [--without electrs]`
+ * `npm run lab -- up|down|status|reset [--json] [--seed S] [--without esplora fulcrum]`
  * Progress goes to stderr; the result (status table or JSON) to stdout. Exit codes: 0 done / lab up,
  * 1 failure or (status) lab not fully up, 2 a problem the user can fix (missing tool, lab already up).
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { LAB_DEFAULT_SEED, type ElectrumServerName } from '../lab/config';
+import { LAB_DEFAULT_SEED, LAB_SERVERS, type ElectrumServerName } from '../lab/config';
 import { labDown, labStatus, labUp, type LabStatus } from '../lab/lab';
 import { isUserError } from '../user-error';
 import { textTable } from '../core/text-table';
@@ -33,8 +33,8 @@ function printStatus(s: LabStatus, json: boolean): void {
     if (c.name === 'adapter') {
       endpoint = s.node.rpcUrl;
       tip = s.node.tip === null ? '-' : String(s.node.tip);
-    } else if (c.name === 'electrumx' || c.name === 'electrs') {
-      const e = s.electrum[c.name]!;
+    } else if ((LAB_SERVERS as readonly string[]).includes(c.name)) {
+      const e = s.electrum[c.name as ElectrumServerName]!;
       endpoint = e.url;
       tip = e.tip === null ? (e.error ? `- (${e.error})` : '-') : `${e.tip}${s.node.tip !== null && e.tip !== s.node.tip ? ` (node ${s.node.tip})` : ''}`;
     } else {
@@ -45,11 +45,15 @@ function printStatus(s: LabStatus, json: boolean): void {
   const lines = [textTable(rows[0], rows.slice(1)), ''];
   lines.push(`lab:         ${s.up ? 'UP' : 'not up'}${s.seed ? ` (seed ${s.seed})` : ''}`);
   lines.push(`node RPC:    ${s.node.rpcUrl}  (credentials: ${s.node.cookieFile})`);
-  const tls = s.electrum.electrumx?.tls;
-  if (tls) {
+  for (const name of LAB_SERVERS) {
+    const e = s.electrum[name];
+    const tls = e?.running ? e.tls : undefined;
+    if (!tls) continue;
     const tip = tls.tip === null ? (tls.error ? `, not answering: ${tls.error}` : '') : `, tip ${tls.tip}`;
-    lines.push(`TLS:         electrumx ${tls.url}  (--ca ${tls.caFile}${tip})`);
+    lines.push(`TLS:         ${name.padEnd(10)}${tls.url}  (--ca ${tls.caFile}${tip})`);
   }
+  const esplora = s.electrum.esplora;
+  if (esplora?.running && esplora.rest) lines.push(`REST:        esplora   ${esplora.rest}  (--server esplora-rest@${esplora.rest})`);
   lines.push(`dataset:     ${s.datasetPath}`);
   lines.push(`state dir:   ${s.stateDir}`);
   process.stdout.write(lines.join('\n') + '\n');
@@ -98,7 +102,7 @@ async function main(): Promise<void> {
   let run: ((a: Args) => Promise<number>) | undefined;
   const argv = await yargs(hideBin(process.argv))
     .scriptName('npm run lab --')
-    .command('up', 'install if needed, start btcd + adapter, generate the chain, start ElectrumX and electrs, wait for their tips', {}, () => { run = up; })
+    .command('up', 'install if needed, start btcd + adapter, generate the chain, start ElectrumX, electrs, Esplora and Fulcrum, wait for their tips', {}, () => { run = up; })
     .command('down', 'stop every lab process (by pid file)', {}, () => { run = down; })
     .command('status', "each component's state, endpoints and tips (exit 1 unless fully up)", {}, () => { run = status; })
     .command('reset', 'down, then up', {}, () => { run = reset; })
@@ -106,9 +110,9 @@ async function main(): Promise<void> {
     .option('seed', { type: 'string', default: LAB_DEFAULT_SEED, describe: 'chain generator seed (up, reset)' })
     .option('without', {
       type: 'array',
-      choices: ['electrumx', 'electrs'],
+      choices: [...LAB_SERVERS],
       default: [],
-      describe: 'skip a server (quick local iteration only)',
+      describe: 'leave servers out (e.g. where Esplora or Fulcrum cannot be built)',
     })
     .demandCommand(1, 'name a command: up, down, status or reset')
     .strict()

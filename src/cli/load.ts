@@ -12,6 +12,7 @@ import { configFileParser, givenOnce } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { onStopSignal } from './signals';
 import { readCa, resolveTargets } from './server-targets';
+import { PROFILES } from '../servers/profiles';
 import { ElectrumClient, DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { targetUrl } from '../bench/targets';
 import { readDataset } from '../dataset/line';
@@ -197,7 +198,12 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
   const connections = a.connections !== undefined ? positive('connections', a.connections) : closed ? Math.max(1, maxVus) : 8;
   const pipeline = positive('pipeline', a.pipeline);
   const sourceAddresses = a['source-addresses'] ? parseSourceAddresses(a['source-addresses']) : [];
-  const { targets, labCaFile } = await resolveTargets(a);
+  const { targets: resolved, labCaFile } = await resolveTargets(a);
+  // The load engine pipelines Electrum requests on its sockets; Esplora's REST API is measured by
+  // bench. With --lab, its REST target is left out; named on its own, it is refused.
+  const rest = resolved.filter((t) => PROFILES[t.profile].transport === 'esplora-rest');
+  if (rest.length && !a.lab) throw new UserError(`--server ${rest[0].name}: the load engine drives Electrum connections only; measure Esplora's REST API with: npm run bench -- --server ${rest[0].name}@http://HOST:PORT`);
+  const targets = resolved.filter((t) => !rest.includes(t));
   const caFile = a.ca ?? labCaFile;
   const file = await datasetPath(a, targets);
   const dataset = readDataset(file);

@@ -3,7 +3,8 @@
  * (`--server [LABEL=]PROFILE[@[scheme://]HOST[:PORT]]`), dataset (`--count-via electrum://HOST:PORT`),
  * the lab and the scripts under bench/. An IPv6 address goes in brackets (`[::1]:50001`), as in
  * URLs (RFC 3986 §3.2.2): without them its colons cannot be told from the port's.
- * Schemes: tcp:// and electrum:// are plain TCP; ssl://, tls:// and electrums:// are TLS.
+ * Schemes: tcp:// and electrum:// are plain TCP; ssl://, tls:// and electrums:// are TLS; http://
+ * and https:// are for HTTP APIs (Esplora's REST), which their owners insist on.
  * Every malformed input is a UserError naming the input.
  */
 import net from 'node:net';
@@ -30,7 +31,8 @@ export interface ServerSpec {
   address?: ParsedAddress;
 }
 
-const SCHEME_TLS: Record<string, boolean> = { tcp: false, electrum: false, ssl: true, tls: true, electrums: true };
+const SCHEME_TLS: Record<string, boolean> = { tcp: false, electrum: false, ssl: true, tls: true, electrums: true, http: false, https: true };
+export const HTTP_SCHEMES = ['http', 'https'];
 export const SERVER_SCHEMES = Object.keys(SCHEME_TLS);
 
 const HOST_NAME = /^[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$/;
@@ -122,7 +124,7 @@ export function formatHostPort(host: string, port: number): string {
  * `electrum://` / `electrums://` (the dataset's and lab's spelling) or `tcp://` / `ssl://` (the
  * bench's, as stored in results databases: changing it would make old and new runs differ).
  */
-export function formatServerUrl(a: ServerAddress, style: 'electrum' | 'tcp' = 'electrum'): string {
-  const scheme = style === 'electrum' ? (a.tls ? 'electrums' : 'electrum') : a.tls ? 'ssl' : 'tcp';
+export function formatServerUrl(a: ServerAddress, style: 'electrum' | 'tcp' | 'http' = 'electrum'): string {
+  const scheme = style === 'http' ? (a.tls ? 'https' : 'http') : style === 'electrum' ? (a.tls ? 'electrums' : 'electrum') : a.tls ? 'ssl' : 'tcp';
   return `${scheme}://${formatHostPort(a.host, a.port)}`;
 }

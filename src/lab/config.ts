@@ -5,7 +5,15 @@
 import os from 'node:os';
 import path from 'node:path';
 
-export const VERSIONS = { btcd: 'v0.24.2', electrumx: '2.0.0', electrs: '0.12.0' } as const;
+// Esplora (Blockstream's electrs) and Fulcrum are in no registry: scripts/install-lab.sh builds them
+// from source at these commits and caches the binary under the commit's first 7 digits.
+export const VERSIONS = {
+  btcd: 'v0.24.2',
+  electrumx: '2.0.0',
+  electrs: '0.12.0',
+  esplora: 'abfbce73eb0504630a09f1e6599114ef4fa25bda',
+  fulcrum: '01ed27b200d0edd41235910243800c5a0be15391',
+} as const;
 
 export interface LabPorts {
   btcdP2p: number;
@@ -16,6 +24,13 @@ export interface LabPorts {
   electrs: number;
   electrsMonitoring: number;
   electrumxTls: number; // the same ElectrumX, over TLS with the lab's own CA
+  esplora: number; // Esplora's Electrum port
+  esploraHttp: number; // Esplora's REST API
+  esploraMonitoring: number;
+  fulcrum: number;
+  fulcrumTls: number; // with the lab CA, like ElectrumX's
+  fulcrumAdmin: number;
+  fulcrumStats: number;
 }
 
 export interface LabConfig {
@@ -23,7 +38,7 @@ export interface LabConfig {
   stateDir: string; // a running lab's datadirs, logs, pid files, credentials
   host: '127.0.0.1';
   ports: LabPorts;
-  bin: { btcd: string; btcctl: string; electrumxVenv: string; electrs: string };
+  bin: { btcd: string; btcctl: string; electrumxVenv: string; electrs: string; esplora: string; fulcrum: string };
   /**
    * ElectrumX 2.0 pads TCP replies and holds a small reply up to 1 s waiting for more (a
    * traffic-analysis countermeasure, electrumx/server/transport.py). Off in the lab unless
@@ -53,27 +68,44 @@ export function labConfig(env: NodeJS.ProcessEnv = process.env): LabConfig {
       electrs: base + 5,
       electrsMonitoring: base + 6,
       electrumxTls: base + 7,
+      esplora: base + 8,
+      esploraHttp: base + 9,
+      esploraMonitoring: base + 10,
+      fulcrum: base + 11,
+      fulcrumTls: base + 12,
+      fulcrumAdmin: base + 13,
+      fulcrumStats: base + 14,
     },
     bin: {
       btcd: path.join(home, `btcd-${VERSIONS.btcd}`, 'bin', 'btcd'),
       btcctl: path.join(home, `btcd-${VERSIONS.btcd}`, 'bin', 'btcctl'),
       electrumxVenv: path.join(home, `electrumx-${VERSIONS.electrumx}`),
       electrs: path.join(home, `electrs-${VERSIONS.electrs}`, 'bin', 'electrs'),
+      esplora: path.join(home, `esplora-${VERSIONS.esplora.slice(0, 7)}`, 'bin', 'electrs'),
+      fulcrum: path.join(home, `fulcrum-${VERSIONS.fulcrum.slice(0, 7)}`, 'bin', 'Fulcrum'),
     },
   };
 }
 
 /** The lab's processes, in start order; `down` stops them in reverse. */
-export const LAB_COMPONENTS = ['btcd', 'adapter', 'electrumx', 'electrs'] as const;
+export const LAB_COMPONENTS = ['btcd', 'adapter', 'electrumx', 'electrs', 'esplora', 'fulcrum'] as const;
 export type LabComponent = (typeof LAB_COMPONENTS)[number];
-export type ElectrumServerName = 'electrumx' | 'electrs';
+export const LAB_SERVERS = ['electrumx', 'electrs', 'esplora', 'fulcrum'] as const;
+export type ElectrumServerName = (typeof LAB_SERVERS)[number];
+
+/**
+ * Settings a lab server is started with beyond the lab's own (a fault test's limit, a sweep's
+ * value): ElectrumX takes them as environment variables, electrs and Esplora as `--NAME VALUE`
+ * flags, Fulcrum as `NAME = VALUE` lines of its config file.
+ */
+export type ServerSettings = Record<string, string>;
 
 export const LAB_DEFAULT_SEED = 'electrum-bench-lab';
 
 export const LAB_TIMEOUTS = {
   readyMs: 120_000, // each component must be ready (tip matched) within this
   stopMs: 10_000, // SIGTERM grace before SIGKILL
-  installMs: 60 * 60_000, // install-lab.sh may build electrs from source (~23 min on 2 cores)
+  installMs: 90 * 60_000, // install-lab.sh may build electrs, Esplora and Fulcrum (~55 min on 2 cores)
 };
 
 /** Every file a running lab writes, all under `stateDir` so `down` and `reset` know what is theirs. */
@@ -86,6 +118,9 @@ export interface LabPaths {
   electrumxDir: string;
   electrsDir: string;
   electrsConf: string; // holds `auth`, mode 0600: electrs takes credentials only from a file
+  esploraDir: string; // its index, and the daemon dir where it reads the lab cookie (regtest/.cookie)
+  fulcrumDir: string;
+  fulcrumConf: string;
   tlsDir: string; // the lab's CA certificate and ElectrumX's server certificate + key (certificates.ts)
   testEnvFile: string; // written by the test globalSetup for test/lab/env.ts
   datasetPath: string;
@@ -108,6 +143,9 @@ export function labPaths(cfg: LabConfig): LabPaths {
     electrumxDir: path.join(s, 'electrumx-db'),
     electrsDir: path.join(s, 'electrs-db'),
     electrsConf: path.join(s, 'electrs.toml'),
+    esploraDir: path.join(s, 'esplora'),
+    fulcrumDir: path.join(s, 'fulcrum-db'),
+    fulcrumConf: path.join(s, 'fulcrum.conf'),
     tlsDir: path.join(s, 'tls'),
     testEnvFile: path.join(s, 'test-env.json'),
     datasetPath: path.join(data, 'regtest-lab.jsonl'),

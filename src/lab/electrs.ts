@@ -6,12 +6,12 @@
  */
 import fs from 'node:fs';
 import type { Credentials } from './adapter/credentials';
-import type { LabConfig, LabPaths } from './config';
+import type { LabConfig, LabPaths, ServerSettings } from './config';
 import { spawnDetached } from './processes';
 
-export function electrsArgs(cfg: LabConfig, paths: LabPaths): string[] {
+export function electrsArgs(cfg: LabConfig, paths: LabPaths, settings: ServerSettings = {}): string[] {
   const h = cfg.host;
-  return [
+  const args = [
     '--skip-default-conf-files',
     '--conf',
     paths.electrsConf,
@@ -31,13 +31,15 @@ export function electrsArgs(cfg: LabConfig, paths: LabPaths): string[] {
     '--log-filters',
     'INFO',
   ];
+  for (const [name, value] of Object.entries(settings)) args.push(`--${name}`, value);
+  return args;
 }
 
 /** Starts electrs on a wiped index directory; returns its pid. Readiness is checked by the caller. */
-export function startElectrs(cfg: LabConfig, paths: LabPaths, creds: Credentials): number {
+export function startElectrs(cfg: LabConfig, paths: LabPaths, creds: Credentials, settings: ServerSettings = {}): number {
   fs.rmSync(paths.electrsDir, { recursive: true, force: true });
   fs.mkdirSync(paths.electrsDir, { recursive: true });
   fs.rmSync(paths.electrsConf, { force: true });
   fs.writeFileSync(paths.electrsConf, `auth = "${creds.user}:${creds.password}"\n`, { mode: 0o600 });
-  return spawnDetached(paths, { name: 'electrs', command: cfg.bin.electrs, args: electrsArgs(cfg, paths) });
+  return spawnDetached(paths, { name: 'electrs', command: cfg.bin.electrs, args: electrsArgs(cfg, paths, settings) });
 }

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Credentials } from './adapter/credentials';
 import { labCertificateFiles } from './certificates';
-import type { LabConfig, LabPaths } from './config';
+import type { LabConfig, LabPaths, ServerSettings } from './config';
 import { spawnDetached } from './processes';
 
 export function electrumxEnv(cfg: LabConfig, paths: LabPaths, creds: Credentials): NodeJS.ProcessEnv {
@@ -58,13 +58,13 @@ const NO_REPLY_HOLD = [
 ].join('\n');
 
 /** Starts ElectrumX on a wiped index directory; returns its pid. Readiness is checked by the caller. */
-export function startElectrumx(cfg: LabConfig, paths: LabPaths, creds: Credentials): number {
+export function startElectrumx(cfg: LabConfig, paths: LabPaths, creds: Credentials, settings: ServerSettings = {}): number {
   fs.rmSync(paths.electrumxDir, { recursive: true, force: true });
   fs.mkdirSync(paths.electrumxDir, { recursive: true });
   return spawnDetached(paths, {
     name: 'electrumx',
     command: path.join(cfg.bin.electrumxVenv, 'bin', cfg.electrumxReplyHold ? 'electrumx_server' : 'python3'),
     args: cfg.electrumxReplyHold ? [] : ['-c', NO_REPLY_HOLD],
-    env: electrumxEnv(cfg, paths, creds),
+    env: { ...electrumxEnv(cfg, paths, creds), ...settings },
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The regtest lab as one unit: `labUp` installs and starts btcd, the Core-dialect adapter, the chain
- * generator, ElectrumX and electrs and returns once every server is at the node's tip (and has the
- * generator's mempool); `labDown` stops exactly what `up` started, through pid files; `labStatus`
+ * generator, ElectrumX, electrs, Esplora and Fulcrum and returns once every server is at the node's
+ * tip (and has the generator's mempool); `labDown` stops exactly what `up` started, through pid files; `labStatus`
  * reports each component and each server's tip. Everything binds 127.0.0.1; all state lives in
  * `labConfig().stateDir`.
  */
@@ -22,21 +22,25 @@ import {
   LAB_TIMEOUTS,
   labConfig,
   labPaths,
+  LAB_SERVERS,
   type ElectrumServerName,
   type LabComponent,
   type LabConfig,
   type LabPaths,
+  type ServerSettings,
 } from './config';
+import type { Credentials } from './adapter/credentials';
 import { startElectrs } from './electrs';
 import { startElectrumx } from './electrumx';
+import { startEsplora } from './esplora';
+import { startFulcrum } from './fulcrum';
 import { runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
-const ELECTRUM_SERVERS: ElectrumServerName[] = ['electrumx', 'electrs'];
 
 export interface LabUpOptions {
   seed?: string;
-  without?: ElectrumServerName[]; // quick local iteration only: the full lab runs both servers
+  without?: ElectrumServerName[]; // servers to leave out (the full lab runs all four)
   mempoolTxs?: number; // passed to the generator (its default when absent)
   skipInstall?: boolean;
   log?: (line: string) => void;
@@ -67,7 +71,8 @@ export interface ServerStatus extends ElectrumEndpoint {
   running: boolean;
   tip: number | null;
   error?: string;
-  tls?: TlsEndpoint & { tip: number | null; error?: string }; // ElectrumX only
+  tls?: TlsEndpoint & { tip: number | null; error?: string }; // ElectrumX and Fulcrum
+  rest?: string; // Esplora's HTTP REST API, http://127.0.0.1:PORT
 }
 
 export interface LabStatus {
@@ -139,7 +144,7 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   fs.mkdirSync(cfg.stateDir, { recursive: true });
   for (const c of LAB_COMPONENTS) fs.rmSync(path.join(paths.pidDir, `${c}.pid`), { force: true });
   const creds = writeFreshCredentials(paths.cookieFile);
-  if (components.includes('electrumx')) await generateLabCertificates(paths);
+  if (components.some((c) => electrumTlsEndpoint(cfg, paths, c as ElectrumServerName))) await generateLabCertificates(paths);
   const state: LabState = { seed, components, startedAt: new Date().toISOString() };
   writeState(paths, state);
   const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 120_000 });
@@ -160,14 +165,10 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
     const tip = await rpc.call<number>('getblockcount');
     const watch = await mempoolWatch(rpc);
     log(`chain at height ${tip} with ${watch.length} mempool transactions (${secs(t1)} s); starting Electrum servers`);
-    const starters: Record<ElectrumServerName, () => number> = {
-      electrumx: () => startElectrumx(cfg, paths, creds),
-      electrs: () => startElectrs(cfg, paths, creds),
-    };
     await Promise.all(
-      ELECTRUM_SERVERS.filter((s) => components.includes(s)).map(async (s) => {
+      LAB_SERVERS.filter((s) => components.includes(s)).map(async (s) => {
         const t2 = Date.now();
-        await waitServerSynced(cfg, paths, s, starters[s](), tip, watch);
+        await waitServerSynced(cfg, paths, s, startServer(cfg, paths, creds, s), tip, watch);
         log(`${s} at height ${tip}, mempool seen (${secs(t2)} s)`);
       }),
     );
@@ -213,9 +214,10 @@ export async function labStatus(): Promise<LabStatus> {
   }
 
   const servers = await Promise.all(
-    ELECTRUM_SERVERS.map(async (s): Promise<[ElectrumServerName, ServerStatus]> => {
+    LAB_SERVERS.map(async (s): Promise<[ElectrumServerName, ServerStatus]> => {
       const ep = electrumEndpoint(cfg, s);
       const st: ServerStatus = { ...ep, running: running(s), tip: null };
+      if (s === 'esplora') st.rest = `http://${cfg.host}:${cfg.ports.esploraHttp}`;
       const tlsEp = electrumTlsEndpoint(cfg, paths, s);
       if (tlsEp) st.tls = { ...tlsEp, tip: null };
       if (st.running) {
@@ -239,7 +241,7 @@ export async function labStatus(): Promise<LabStatus> {
     state !== null &&
     components.every((c) => !c.expected || c.running) &&
     node.tip !== null &&
-    ELECTRUM_SERVERS.every(
+    LAB_SERVERS.every(
       (s) => !state.components.includes(s) || (electrum[s]?.tip === node.tip && (!electrum[s]?.tls || electrum[s]?.tls?.tip === node.tip)),
     );
   return {
@@ -255,15 +257,29 @@ export async function labStatus(): Promise<LabStatus> {
 }
 
 export function electrumEndpoint(cfg: LabConfig, s: ElectrumServerName): ElectrumEndpoint {
-  const port = s === 'electrumx' ? cfg.ports.electrumx : cfg.ports.electrs;
+  const port = cfg.ports[s];
   return { url: `electrum://${cfg.host}:${port}`, host: cfg.host, port };
 }
 
-/** The server's TLS listener, if it has one (ElectrumX; electrs 0.12 has no TLS of its own). */
+/** The server's TLS listener, if it has one (ElectrumX, Fulcrum; electrs and Esplora have no TLS of their own). */
 export function electrumTlsEndpoint(cfg: LabConfig, paths: LabPaths, s: ElectrumServerName): TlsEndpoint | null {
-  if (s !== 'electrumx') return null;
-  const port = cfg.ports.electrumxTls;
+  const port = s === 'electrumx' ? cfg.ports.electrumxTls : s === 'fulcrum' ? cfg.ports.fulcrumTls : null;
+  if (port === null) return null;
   return { url: `ssl://${cfg.host}:${port}`, host: cfg.host, port, caFile: labCertificateFiles(paths).caFile };
+}
+
+/** Starts one lab server on a fresh index, with `settings` beyond the lab's own; returns its pid. */
+function startServer(cfg: LabConfig, paths: LabPaths, creds: Credentials, s: ElectrumServerName, settings: ServerSettings = {}): number {
+  switch (s) {
+    case 'electrumx':
+      return startElectrumx(cfg, paths, creds, settings);
+    case 'electrs':
+      return startElectrs(cfg, paths, creds, settings);
+    case 'esplora':
+      return startEsplora(cfg, paths, creds, settings);
+    case 'fulcrum':
+      return startFulcrum(cfg, paths, settings);
+  }
 }
 
 function adapterUrl(cfg: LabConfig): string {
@@ -330,7 +346,7 @@ async function waitServerSynced(
       if (secure !== tip) throw new Error(`${s} over TLS at height ${secure}, node at ${tip}`);
     }
     if (watch.length === 0) return height;
-    // get_history, not get_mempool: electrs 0.12 lacks get_mempool. Unconfirmed entries have
+    // get_history, not get_mempool: electrs 0.12 and Esplora lack get_mempool. Unconfirmed entries have
     // height 0 (or -1 with unconfirmed parents), per the protocol's get_history.
     const hashes = [...new Set(watch.map((w) => w.scripthash))];
     const histories = (await electrumCalls(host, port, hashes.map((h) => ({ method: 'blockchain.scripthash.get_history', params: [h] })))) as Array<
@@ -394,8 +410,11 @@ async function checkPortsFree(cfg: LabConfig): Promise<void> {
   }
 }
 
-/** scripts/install-lab.sh for the components `up` starts; it is idempotent and fast once cached. */
-async function runInstall(components: LabComponent[], log: (line: string) => void): Promise<void> {
+/**
+ * scripts/install-lab.sh for these components; it is idempotent and fast once cached. A component
+ * that cannot be had (a missing tool, a source archive that is not there) is a UserError naming it.
+ */
+export async function runInstall(components: LabComponent[], log: (line: string) => void): Promise<void> {
   const targets = components.filter((c) => c !== 'adapter');
   log(`installing/checking ${targets.join(', ')} (scripts/install-lab.sh)`);
   const tail: string[] = [];
@@ -447,10 +466,14 @@ function secs(since: number): string {
 
 /**
  * Kills one running Electrum server of the lab and starts it again on a fresh index, waiting
- * until it is back at the node's tip: a real outage for fault tests. Returns how long its port
- * was down (from the kill to the server answering at the tip again).
+ * until it is back at the node's tip: a real outage for fault tests, or a restart with other
+ * `settings` (a limit under test). Returns how long its port was down (from the kill to the server
+ * answering at the tip again).
  */
-export async function labRestartServer(s: ElectrumServerName, opts: { killSignal?: NodeJS.Signals } = {}): Promise<{ downMs: number }> {
+export async function labRestartServer(
+  s: ElectrumServerName,
+  opts: { killSignal?: NodeJS.Signals; settings?: ServerSettings } = {},
+): Promise<{ downMs: number }> {
   const cfg = labConfig();
   const paths = labPaths(cfg);
   return withLabLock(paths, `restart ${s}`, async () => {
@@ -464,7 +487,7 @@ export async function labRestartServer(s: ElectrumServerName, opts: { killSignal
       const tip = await rpc.call<number>('getblockcount');
       const watch = await mempoolWatch(rpc);
       const creds = readCredentials(paths.cookieFile);
-      const started = s === 'electrumx' ? startElectrumx(cfg, paths, creds) : startElectrs(cfg, paths, creds);
+      const started = startServer(cfg, paths, creds, s, opts.settings);
       await waitServerSynced(cfg, paths, s, started, tip, watch);
     } finally {
       rpc.close();

@@ -4,7 +4,7 @@
  */
 import { ElectrumError, ErrorCategory } from '../electrum/errors';
 
-export const PROFILE_NAMES = ['electrumx', 'electrs', 'esplora', 'fulcrum', 'generic'] as const;
+export const PROFILE_NAMES = ['electrumx', 'electrs', 'esplora', 'esplora-rest', 'fulcrum', 'generic'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 interface ErrorRule {
@@ -13,8 +13,12 @@ interface ErrorRule {
   message?: RegExp;
 }
 
+/** How calls reach the server: the Electrum protocol (TCP/TLS), or Esplora's HTTP REST API. */
+export type Transport = 'electrum' | 'esplora-rest';
+
 export interface ServerProfile {
   name: ProfileName;
+  transport: Transport;
   defaultPort: number;
   defaultTlsPort: number;
   /** Largest number of calls sent in one batch; 1 = the server takes no batches. */
@@ -39,6 +43,7 @@ const COMMON_RULES: ErrorRule[] = [
 export const PROFILES: Record<ProfileName, ServerProfile> = {
   electrumx: {
     name: 'electrumx',
+    transport: 'electrum',
     defaultPort: 50001,
     defaultTlsPort: 50002,
     batchCap: 100,
@@ -47,6 +52,7 @@ export const PROFILES: Record<ProfileName, ServerProfile> = {
   },
   electrs: {
     name: 'electrs',
+    transport: 'electrum',
     defaultPort: 50001,
     defaultTlsPort: 50002,
     batchCap: 100,
@@ -55,13 +61,25 @@ export const PROFILES: Record<ProfileName, ServerProfile> = {
   esplora: {
     // Blockstream's electrs fork: `--electrum-txs-limit` answers "Too many history entries".
     name: 'esplora',
+    transport: 'electrum',
     defaultPort: 50001,
     defaultTlsPort: 50002,
     batchCap: 20,
     rules: [{ category: 'history-too-large', message: /too many history entries/i }, ...COMMON_RULES],
   },
+  'esplora-rest': {
+    // Esplora's HTTP API (`--http-addr`; 3000 is its mainnet default). Errors are plain-text HTTP
+    // 400 bodies: "Too many history entries" (--electrum-txs-limit) and "Too many txs" (--utxos-limit).
+    name: 'esplora-rest',
+    transport: 'esplora-rest',
+    defaultPort: 3000,
+    defaultTlsPort: 443,
+    batchCap: 1,
+    rules: [{ category: 'history-too-large', message: /too many (history entries|txs|utxos)/i }, ...COMMON_RULES],
+  },
   fulcrum: {
     name: 'fulcrum',
+    transport: 'electrum',
     defaultPort: 50001,
     defaultTlsPort: 50002,
     batchCap: 345,
@@ -72,6 +90,7 @@ export const PROFILES: Record<ProfileName, ServerProfile> = {
   },
   generic: {
     name: 'generic',
+    transport: 'electrum',
     defaultPort: 50001,
     defaultTlsPort: 50002,
     batchCap: 20,

@@ -78,6 +78,8 @@ export interface SampleRow {
   error: string | null;
   tipHeight: number | null;
   mismatch: boolean | null;
+  /** Requests the answer took (REST history pages); absent or null for one Electrum call. */
+  requests?: number | null;
 }
 
 export type NewRun = Omit<RunRecord, 'id' | 'finished_at' | 'status' | 'selfcheck_json' | 'pool_json' | 'holder'>;
@@ -96,8 +98,8 @@ export class ResultsStore {
   private constructor(db: Database.Database) {
     this.db = db;
     this.insertSample = db.prepare(`INSERT OR REPLACE INTO samples
-      (run_id, server_id, pass, warmup, address_idx, method, at_ms, latency_ns, response_bytes, result_size, status, error, tip_height, mismatch)
-      VALUES (@runId, @serverId, @pass, @warmup, @addressIdx, @method, @atMs, @latencyNs, @responseBytes, @resultSize, @status, @error, @tipHeight, @mismatch)`);
+      (run_id, server_id, pass, warmup, address_idx, method, at_ms, latency_ns, response_bytes, result_size, status, error, tip_height, mismatch, requests)
+      VALUES (@runId, @serverId, @pass, @warmup, @addressIdx, @method, @atMs, @latencyNs, @responseBytes, @resultSize, @status, @error, @tipHeight, @mismatch, @requests)`);
   }
 
   /** Which run `add()` writes samples into. */
@@ -199,6 +201,7 @@ export class ResultsStore {
           error: s.error,
           tipHeight: s.tipHeight,
           mismatch: s.mismatch === null ? null : s.mismatch ? 1 : 0,
+          requests: s.requests ?? null,
         });
       }
     })();

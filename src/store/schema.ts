@@ -186,6 +186,11 @@ const MIGRATIONS: string[] = [
     service_us   INTEGER
   );
   `,
+  // 4: how many requests one sample took, where a transport needs several for one answer (Esplora
+  // REST fetches a history 25 transactions a page); null for the Electrum protocol's single call.
+  `
+  ALTER TABLE samples ADD COLUMN requests INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -4,13 +4,18 @@
  * globalSetup writes it to a file because it runs in another context than the test files.
  */
 import fs from 'node:fs';
-import { labConfig, labPaths, type ElectrumServerName } from '../../src/lab/config';
+import { LAB_SERVERS, labConfig, labPaths, type ElectrumServerName } from '../../src/lab/config';
 import type { LabStatus } from '../../src/lab/lab';
 
 export interface LabEnv {
   rpcUrl: string; // http://127.0.0.1:PORT, the adapter in front of btcd
   rpcCookieFile: string; // user:password
-  electrum: Record<ElectrumServerName, { host: string; port: number }>;
+  /** ElectrumX and electrs always; Esplora and Fulcrum unless this run goes without them. */
+  electrum: Record<'electrumx' | 'electrs', Endpoint> & Partial<Record<BuiltFromSource, Endpoint>>;
+  /** Lab servers this run goes without, and why (their source could not be had): their tests skip saying so. */
+  without: Partial<Record<BuiltFromSource, string>>;
+  esploraRest?: string; // Esplora's REST API, http://127.0.0.1:PORT
+  fulcrumTls?: { host: string; port: number; caFile: string };
   electrumxTls: { host: string; port: number; caFile: string }; // ElectrumX's TLS port, signed by the lab CA
   datasetPath: string;
   manifestPath: string;
@@ -18,11 +23,18 @@ export interface LabEnv {
   tip: number;
 }
 
+interface Endpoint {
+  host: string;
+  port: number;
+}
+/** The lab servers built from source archives: a run may go without them (and says why). */
+export type BuiltFromSource = 'esplora' | 'fulcrum';
+
 export function labEnvFile(): string {
   return labPaths(labConfig()).testEnvFile;
 }
 
-export function envFromStatus(s: LabStatus): LabEnv {
+export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}): LabEnv {
   const endpoint = (name: ElectrumServerName) => {
     const e = s.electrum[name];
     if (!e) throw new Error(`lab status has no ${name} endpoint`);
@@ -34,7 +46,14 @@ export function envFromStatus(s: LabStatus): LabEnv {
   return {
     rpcUrl: s.node.rpcUrl,
     rpcCookieFile: s.node.cookieFile,
-    electrum: { electrumx: endpoint('electrumx'), electrs: endpoint('electrs') },
+    electrum: {
+      electrumx: endpoint('electrumx'),
+      electrs: endpoint('electrs'),
+      ...Object.fromEntries(LAB_SERVERS.filter((n) => (n === 'esplora' || n === 'fulcrum') && !(n in without)).map((n) => [n, endpoint(n)])),
+    },
+    without,
+    esploraRest: s.electrum.esplora?.running ? s.electrum.esplora.rest : undefined,
+    fulcrumTls: s.electrum.fulcrum?.running && s.electrum.fulcrum.tls ? { host: s.electrum.fulcrum.tls.host, port: s.electrum.fulcrum.tls.port, caFile: s.electrum.fulcrum.tls.caFile } : undefined,
     electrumxTls: { host: tls.host, port: tls.port, caFile: tls.caFile },
     datasetPath: s.datasetPath,
     manifestPath: s.manifestPath,

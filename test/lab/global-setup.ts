@@ -1,18 +1,36 @@
 /**
  * jest globalSetup: a fresh lab for the run (labUp), or, with ELECTRUM_BENCH_LAB_KEEP=1, the lab
  * that is already up if every component runs at the same tip. Throws (failing the whole run, never
- * skipping) if the lab cannot come up.
+ * skipping) if the lab cannot come up. The one exception: Esplora and Fulcrum build from source
+ * archives (or git), and where their source cannot be had the run goes without them, and every
+ * test of theirs is reported skipped with that reason. A build that fails still fails the run.
  */
 import fs from 'node:fs';
-import { labDown, labStatus, labUp } from '../../src/lab/lab';
-import { envFromStatus, labEnvFile } from './env';
+import { labDown, labStatus, labUp, runInstall } from '../../src/lab/lab';
+import { isUserError } from '../../src/user-error';
+import { envFromStatus, labEnvFile, type BuiltFromSource, type LabEnv } from './env';
+
+async function unavailable(log: (line: string) => void): Promise<LabEnv['without']> {
+  const without: LabEnv['without'] = {};
+  for (const s of ['esplora', 'fulcrum'] as BuiltFromSource[]) {
+    try {
+      await runInstall([s], log);
+    } catch (err) {
+      if (!isUserError(err)) throw err;
+      without[s] = (err as Error).message;
+      log(`going without ${s}: ${without[s]}`);
+    }
+  }
+  return without;
+}
 
 export default async function globalSetup(): Promise<void> {
   const log = (line: string) => process.stderr.write(`[lab] ${line}\n`);
   const keep = process.env.ELECTRUM_BENCH_LAB_KEEP === '1';
+  const without = await unavailable(log);
   let status = await labStatus();
   // Reuse only a full lab (not one started with --without): the tests use every server.
-  if (keep && status.up && status.components.every((c) => c.expected)) {
+  if (keep && status.up && status.components.every((c) => c.expected || c.name in without)) {
     log(`reusing the running lab (ELECTRUM_BENCH_LAB_KEEP=1) at height ${status.node.tip}`);
   } else {
     if (status.components.some((c) => c.running)) {
@@ -20,8 +38,8 @@ export default async function globalSetup(): Promise<void> {
       await labDown();
     }
     log('bringing the lab up (npm run lab -- up)');
-    status = await labUp({ log });
+    status = await labUp({ log, without: Object.keys(without) as BuiltFromSource[] });
     if (!status.up) throw new Error(`lab did not come up: ${JSON.stringify(status, null, 2)}`);
   }
-  fs.writeFileSync(labEnvFile(), JSON.stringify(envFromStatus(status), null, 2) + '\n');
+  fs.writeFileSync(labEnvFile(), JSON.stringify(envFromStatus(status, without), null, 2) + '\n');
 }

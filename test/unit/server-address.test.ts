@@ -41,7 +41,7 @@ describe('parseServerAddress', () => {
     ['h:abc', /port must be 1\.\.65535, got "abc"/],
     ['h:', /port must be/],
     [':50001', /no host/],
-    ['http://h:1', /unknown scheme http:\/\//],
+    ['gopher://h:1', /unknown scheme gopher:\/\//],
     ['no such host', /is not a host name/],
     ['1.2.3', /is not a host name/],
     ['a@b', /is not a host name/],
@@ -66,6 +66,24 @@ describe('parseServerSpec', () => {
   test.each(['!!!', 'electrumx@@@', 'electrumx@::1:50001', 'electrumx@[::1:50001', 'a=b=electrumx', ''])('%j is refused, naming the spec', (spec) => {
     const err = userError(() => parseServerSpec(spec));
     expect(err.message).toContain('--server');
+    expect(err.message).toContain(JSON.stringify(spec));
+  });
+});
+
+describe('bench targets: HTTP only for the REST profile', () => {
+  test('esplora-rest takes http:// and https://, on port 3000 by default', () => {
+    expect(completeTarget(parseBenchSpec('r=esplora-rest@http://127.0.0.1:3002'), {})).toEqual({ name: 'r', profile: 'esplora-rest', host: '127.0.0.1', port: 3002, tls: false });
+    expect(completeTarget(parseBenchSpec('esplora-rest@https://h'), {})).toMatchObject({ port: 443, tls: true });
+    expect(completeTarget(parseBenchSpec('esplora-rest@h'), {})).toMatchObject({ port: 3000, tls: false });
+    expect(targetUrl(completeTarget(parseBenchSpec('esplora-rest@[::1]:3002'), {}))).toBe('http://[::1]:3002');
+  });
+
+  test.each([
+    ['electrumx@http://h:1', /http:\/\/ is for the esplora-rest profile/],
+    ['esplora-rest@ssl://h:1', /esplora-rest speaks HTTP/],
+  ])('%s is refused, naming the spec', (spec, message) => {
+    const err = userError(() => parseBenchSpec(spec));
+    expect(err.message).toMatch(message);
     expect(err.message).toContain(JSON.stringify(spec));
   });
 });

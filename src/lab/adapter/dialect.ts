@@ -78,6 +78,13 @@ const getblockchaininfo: Handler = async (params, ctx) => {
   const info = await ctx.btcd.get<Record<string, unknown> & { bestblockhash: string }>('getblockchaininfo');
   const tip = await ctx.btcd.get<{ time: number }>('getblockheader', [info.bestblockhash, true]);
   info.initialblockdownload = tip.time < Date.now() / 1000 - MAX_TIP_AGE_S;
+  // btcd leaves it out when it has nothing to say; Esplora's electrs requires it. A node whose
+  // blocks reach its best header has verified everything it knows of.
+  if (typeof info.verificationprogress !== 'number') {
+    const blocks = Number(info.blocks);
+    const headers = Number(info.headers);
+    info.verificationprogress = headers > 0 ? Math.min(1, blocks / headers) : 1;
+  }
   return info;
 };
 
@@ -145,7 +152,7 @@ export const DIALECT: Record<string, Handler> = {
 export const DIALECT_NOTES: Record<string, string> = {
   getblock: 'boolean verbosity → integer; verbosity 2/3 asks btcd for 2 (whose `rawtx` the node transport renames to `tx`)',
   getrawtransaction: 'boolean verbose → integer; the optional blockhash is checked by the adapter (btcd takes no third argument)',
-  getblockchaininfo: 'forwarded; `initialblockdownload` added (see OWN_FIELDS)',
+  getblockchaininfo: 'forwarded; `initialblockdownload` and, where btcd omits it, `verificationprogress` added (see OWN_FIELDS)',
   getmempoolinfo: 'forwarded; fee fields added (see OWN_FIELDS)',
   getrawmempool: 'verbose entries reshaped to Core\'s getmempoolentry shape; mempool_sequence refused',
   estimatefee: 'extra arguments dropped (btcd takes one)',

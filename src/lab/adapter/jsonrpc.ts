@@ -34,7 +34,9 @@ export async function handleJsonRpc(body: string, deps: AdapterDeps): Promise<Ht
   }
   const ctx = new RequestContext(deps);
   if (Array.isArray(parsed)) {
-    if (parsed.length === 0) return json(400, { result: null, error: { code: RPC_INVALID_REQUEST, message: 'Invalid Request object' }, id: null });
+    // Core answers an empty batch with an empty array; Esplora's electrs sends one when it has
+    // nothing to ask (e.g. no new blocks) and fails on anything else.
+    if (parsed.length === 0) return json(200, []);
     const reqs = parsed.map(toRequest);
     const outcomes = await Promise.all(reqs.map((r) => run(r, ctx)));
     const replies = reqs.map((r, i) => reply(r, outcomes[i])).filter((_, i) => !(reqs[i].v2 && !reqs[i].hasId));

@@ -23,7 +23,9 @@ export const getnetworkinfo: Handler = async (params, ctx) => {
   const info = await ctx.btcdInfo();
   return {
     version: CORE_DIALECT_VERSION,
-    subversion: `/btcd:${btcdVersionString(info.version)}/electrum-bench-adapter:core-dialect/`,
+    // Core's form, /Satoshi:X.Y.Z(comments)/: Fulcrum tells Bitcoin from Bitcoin Cash by the
+    // /Satoshi: prefix alone. The comment says what really answers.
+    subversion: `/Satoshi:${btcdVersionString(CORE_DIALECT_VERSION * 100)}(btcd ${btcdVersionString(info.version)}; electrum-bench-adapter core-dialect)/`,
     protocolversion: info.protocolversion,
     networkactive: true,
     connections: info.connections,

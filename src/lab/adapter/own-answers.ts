@@ -17,7 +17,7 @@ export interface OwnAnswer {
 export const OWN_METHODS: Record<string, OwnAnswer & { handler: Handler }> = {
   getnetworkinfo: {
     name: 'getnetworkinfo',
-    reason: 'btcd lacks it; version reported as 31.0 (the Core dialect served, ElectrumX 2.0 needs ≥ 31.0), relayfee/connections/protocolversion from btcd getinfo',
+    reason: 'btcd lacks it; version reported as 31.0 (the Core dialect served, ElectrumX 2.0 needs ≥ 31.0) and a Core-style subversion naming btcd (Fulcrum takes anything not starting /Satoshi: for Bitcoin Cash), relayfee/connections/protocolversion from btcd getinfo',
     handler: getnetworkinfo,
   },
   getindexinfo: {
@@ -45,6 +45,7 @@ export const OWN_METHODS: Record<string, OwnAnswer & { handler: Handler }> = {
 /** Fields the adapter adds to results it otherwise forwards. */
 export const OWN_FIELDS: OwnAnswer[] = [
   { name: 'getblockchaininfo.initialblockdownload', reason: 'btcd lacks it; Core\'s rule: tip time older than 24 h (electrs waits while true)' },
+  { name: 'getblockchaininfo.verificationprogress', reason: 'btcd omits it; blocks / headers (Esplora\'s electrs requires the field)' },
   { name: 'getmempoolinfo.loaded', reason: 'btcd lacks it; always true, btcd has no persisted mempool to load' },
   { name: 'getmempoolinfo.total_fee', reason: 'btcd lacks it; sum of btcd getrawmempool verbose fees' },
   { name: 'getmempoolinfo.mempoolminfee/minrelaytxfee/incrementalrelayfee', reason: 'btcd lacks them; all equal btcd\'s relay fee (getinfo.relayfee), its only fee floor (ElectrumX reads them)' },

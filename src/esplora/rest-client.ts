@@ -1,0 +1,238 @@
+/**
+ * Esplora's HTTP REST API (Blockstream's electrs `--http-addr`, as blockstream.info and
+ * mempool.space serve it) asked the three Electrum questions, with answers reshaped into the
+ * Electrum protocol's forms so that the size checks, --verify and every report treat both transports
+ * alike. One call is one sample whatever it takes: a history is fetched page by page (the first
+ * `/txs` page, then 25 confirmed transactions a page) and the sample counts its HTTP requests.
+ *
+ * Same rules as the Electrum client: one deadline per call (all its pages), a reply that comes after
+ * it is counted late, never as a sample; HTTP 400 bodies are the server's error messages ("Too many
+ * history entries" is a limit), 5xx a server error, a body that is not the expected JSON a protocol
+ * error, a refused or reset connection a disconnect.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { ElectrumError, toElectrumError } from '../electrum/errors';
+import type { CallOutcome } from '../electrum/client';
+import { METHOD_RPC } from '../core/methods';
+
+/** Esplora's confirmed-history page size (`/txs/chain/:last_seen_txid`). */
+export const CHAIN_PAGE = 25;
+/** Caps a history walk, so a server that never stops paging cannot keep a call running forever. */
+const MAX_PAGES = 100_000;
+/** How long a timed-out request may still answer (and be counted late) before its socket is dropped. */
+const LATE_GRACE_MS = 5_000;
+
+export interface RestClientOptions {
+  host: string;
+  port: number;
+  tls: boolean;
+  tlsInsecure?: boolean;
+  ca?: Buffer | string;
+  timeoutMs: number;
+  /** Keep-alive sockets at most (one request in flight on each: HTTP/1.1 without pipelining). */
+  maxSockets: number;
+  /** With it, CallOutcome.loopBusyMs: our event loop's busy time during the call, as the Electrum client measures it. */
+  measureLoop?: boolean;
+}
+
+export interface RestCallOutcome<T = unknown> extends CallOutcome<T> {
+  /** HTTP requests the call took (history pages). */
+  requests: number;
+}
+
+/** REST's `:hash` is the SHA-256 of the script in plain byte order: the Electrum scripthash reversed. */
+export function restScriptHash(electrumScripthash: string): string {
+  return Buffer.from(electrumScripthash, 'hex').reverse().toString('hex');
+}
+
+interface TxStatus {
+  confirmed: boolean;
+  block_height?: number;
+}
+
+export class EsploraRestClient {
+  private readonly agent: http.Agent;
+  private readonly base: string;
+  lateReplies = 0;
+  private closed = false;
+  private readonly open = new Set<http.ClientRequest>();
+
+  constructor(private readonly opts: RestClientOptions) {
+    const agentOpts = { keepAlive: true, maxSockets: opts.maxSockets, maxFreeSockets: opts.maxSockets };
+    this.agent = opts.tls
+      ? new https.Agent({ ...agentOpts, rejectUnauthorized: !opts.tlsInsecure, ...(opts.ca ? { ca: opts.ca } : {}) })
+      : new http.Agent(agentOpts);
+    const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+    this.base = `${opts.tls ? 'https' : 'http'}://${host}:${opts.port}`;
+  }
+
+  /** An Electrum method (get_balance, get_history, listunspent) of `[scripthash]`, over REST. */
+  async call(rpc: string, params: unknown[], timeoutMs = this.opts.timeoutMs): Promise<RestCallOutcome> {
+    const scripthash = params[0];
+    if (typeof scripthash !== 'string' || !/^[0-9a-f]{64}$/i.test(scripthash)) {
+      throw new ElectrumError('protocol', `${rpc}: expected a scripthash, got ${JSON.stringify(scripthash)}`);
+    }
+    const h = restScriptHash(scripthash);
+    const deadline = Date.now() + timeoutMs;
+    const activeAtStart = this.opts.measureLoop ? performance.eventLoopUtilization().active : undefined;
+    const startedNs = process.hrtime.bigint();
+    const acc = { bytes: 0, requests: 0 };
+    const get = async (path: string) => {
+      const r = await this.get(path, deadline);
+      acc.bytes += r.bytes;
+      acc.requests++;
+      return r.json;
+    };
+    let result: unknown;
+    switch (rpc) {
+      case METHOD_RPC.balance:
+        result = balanceOf(await get(`/scripthash/${h}`));
+        break;
+      case METHOD_RPC.history:
+        result = await historyOf(h, get);
+        break;
+      case METHOD_RPC.utxos:
+        result = utxosOf(await get(`/scripthash/${h}/utxo`));
+        break;
+      default:
+        throw new ElectrumError('protocol', `${rpc} has no Esplora REST equivalent here`);
+    }
+    const endNs = process.hrtime.bigint();
+    const loopBusyMs = activeAtStart !== undefined ? performance.eventLoopUtilization().active - activeAtStart : undefined;
+    return { result, latencyNs: endNs - startedNs, responseBytes: acc.bytes, loopBusyMs, requests: acc.requests };
+  }
+
+  /** The chain tip's height (`GET /blocks/tip/height`). */
+  async tipHeight(timeoutMs = this.opts.timeoutMs): Promise<number> {
+    const r = await this.get('/blocks/tip/height', Date.now() + timeoutMs);
+    if (typeof r.json !== 'number' || !Number.isInteger(r.json)) throw new ElectrumError('protocol', `/blocks/tip/height: not a height: ${JSON.stringify(r.json)}`);
+    return r.json;
+  }
+
+  /** One GET with what is left of the call's deadline; the body parsed as JSON. */
+  private get(path: string, deadline: number): Promise<{ json: unknown; bytes: number }> {
+    if (this.closed) return Promise.reject(new ElectrumError('disconnect', 'client closed'));
+    const left = deadline - Date.now();
+    if (left <= 0) return Promise.reject(new ElectrumError('timeout', `no complete answer within the call's timeout (at ${path})`));
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        fn();
+      };
+      const req = (this.opts.tls ? https : http).get(this.base + path, { agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (err) => settle(() => reject(toElectrumError(err))));
+        res.on('end', () => {
+          this.open.delete(req);
+          if (settled) {
+            this.lateReplies++; // the call already failed with a timeout: counted, never a sample
+            return;
+          }
+          const body = Buffer.concat(chunks);
+          settle(() => {
+            try {
+              resolve({ json: parseReply(path, res.statusCode ?? 0, body), bytes: body.length });
+            } catch (err) {
+              reject(err);
+            }
+          });
+        });
+      });
+      this.open.add(req);
+      req.on('error', (err) => {
+        this.open.delete(req);
+        settle(() => reject(toElectrumError(err)));
+      });
+      const timer = setTimeout(() => {
+        settle(() => reject(new ElectrumError('timeout', `no answer within the call's timeout (at ${path})`)));
+        // Left running a while so a late answer is counted; then its socket goes.
+        setTimeout(() => req.destroy(), LATE_GRACE_MS).unref();
+      }, left);
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const req of this.open) req.destroy();
+    this.open.clear();
+    this.agent.destroy();
+  }
+}
+
+function parseReply(path: string, status: number, body: Buffer): unknown {
+  const text = body.toString('utf8');
+  if (status >= 500) throw new ElectrumError('server-error', `HTTP ${status} at ${path}: ${text.trim().slice(0, 200)}`, status);
+  // Esplora answers its errors as plain text with 400 ("Too many history entries", "Invalid hex string").
+  if (status !== 200) throw new ElectrumError('server-error', `HTTP ${status}: ${text.trim().slice(0, 200)}`, status);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ElectrumError('protocol', `${path}: the body is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+  }
+}
+
+function malformed(what: string, v: unknown): ElectrumError {
+  return new ElectrumError('protocol', `${what}: unexpected answer ${JSON.stringify(v).slice(0, 120)}`);
+}
+
+const sats = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
+
+function balanceOf(v: unknown): { confirmed: number; unconfirmed: number } {
+  const o = v as { chain_stats?: Record<string, unknown>; mempool_stats?: Record<string, unknown> } | null;
+  const c = o?.chain_stats;
+  const m = o?.mempool_stats;
+  const confirmed = sats(c?.funded_txo_sum) - sats(c?.spent_txo_sum);
+  const unconfirmed = sats(m?.funded_txo_sum) - sats(m?.spent_txo_sum);
+  if (Number.isNaN(confirmed) || Number.isNaN(unconfirmed)) throw malformed('/scripthash/:hash', v);
+  return { confirmed, unconfirmed };
+}
+
+function heightOf(status: TxStatus | undefined, what: string, v: unknown): number {
+  if (!status || typeof status.confirmed !== 'boolean') throw malformed(what, v);
+  if (!status.confirmed) return 0; // Electrum's mempool height (REST does not tell 0 from -1)
+  if (typeof status.block_height !== 'number') throw malformed(what, v);
+  return status.block_height;
+}
+
+/**
+ * The whole history, in the Electrum protocol's order (confirmed oldest first, then mempool). The
+ * first page holds the mempool transactions and the newest confirmed ones; each further page the
+ * 25 confirmed ones before the last seen.
+ */
+async function historyOf(h: string, get: (path: string) => Promise<unknown>): Promise<Array<{ tx_hash: string; height: number }>> {
+  const mempool: Array<{ tx_hash: string; height: number }> = [];
+  const confirmed: Array<{ tx_hash: string; height: number }> = [];
+  const take = (page: unknown, what: string): number => {
+    if (!Array.isArray(page)) throw malformed(what, page);
+    let chain = 0;
+    for (const tx of page as Array<{ txid?: unknown; status?: TxStatus }>) {
+      if (typeof tx?.txid !== 'string') throw malformed(what, tx);
+      const height = heightOf(tx.status, what, tx);
+      if (height > 0) {
+        confirmed.push({ tx_hash: tx.txid, height });
+        chain++;
+      } else mempool.push({ tx_hash: tx.txid, height });
+    }
+    return chain;
+  };
+  let chain = take(await get(`/scripthash/${h}/txs`), '/scripthash/:hash/txs');
+  for (let pages = 1; chain >= CHAIN_PAGE; pages++) {
+    if (pages >= MAX_PAGES) throw new ElectrumError('protocol', `/scripthash/:hash/txs/chain: still paging after ${MAX_PAGES} pages`);
+    const last = confirmed[confirmed.length - 1].tx_hash;
+    chain = take(await get(`/scripthash/${h}/txs/chain/${last}`), '/scripthash/:hash/txs/chain');
+  }
+  return [...confirmed.reverse(), ...mempool];
+}
+
+function utxosOf(v: unknown): Array<{ tx_hash: string; tx_pos: number; value: number; height: number }> {
+  if (!Array.isArray(v)) throw malformed('/scripthash/:hash/utxo', v);
+  return v.map((u: { txid?: unknown; vout?: unknown; value?: unknown; status?: TxStatus }) => {
+    if (typeof u?.txid !== 'string' || typeof u.vout !== 'number' || typeof u.value !== 'number') throw malformed('/scripthash/:hash/utxo', u);
+    return { tx_hash: u.txid, tx_pos: u.vout, value: u.value, height: heightOf(u.status, '/scripthash/:hash/utxo', u) };
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * The Esplora REST client's fault rules, against a deliberately misbehaving local HTTP server (the
+ * real Esplora is the lab tier's): limit errors, server errors, bodies that are not what Esplora
+ * sends, timeouts with late answers counted, and a refused connection.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import { EsploraRestClient, restScriptHash } from '../../src/esplora/rest-client';
+import { toElectrumError } from '../../src/electrum/errors';
+import { classify, PROFILES } from '../../src/servers/profiles';
+import { METHOD_RPC } from '../../src/core/methods';
+
+const SH = '0f'.repeat(31) + 'a1';
+/** How the server answers the next requests. */
+let next: 'ok' | 'limit' | 'busy' | 'garbage' | 'slow' = 'ok';
+let server: http.Server;
+let port: number;
+const seen: string[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    seen.push(req.url ?? '');
+    const reply = (status: number, body: string) => {
+      res.writeHead(status, { 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    };
+    const mode = next;
+    if (mode === 'limit') reply(400, 'Too many history entries');
+    else if (mode === 'busy') reply(503, 'upstream unavailable');
+    else if (mode === 'garbage') reply(200, '<html>not json</html>');
+    else if (mode === 'slow') setTimeout(() => reply(200, '{"chain_stats":{"funded_txo_sum":5,"spent_txo_sum":0},"mempool_stats":{"funded_txo_sum":0,"spent_txo_sum":0}}'), 300);
+    else reply(200, '[]');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as net.AddressInfo).port;
+});
+afterAll(() => new Promise((r) => server.close(r)));
+
+
+const client = (timeoutMs = 2000) => new EsploraRestClient({ host: '127.0.0.1', port, tls: false, timeoutMs, maxSockets: 2 });
+const failure = async (p: Promise<unknown>) => classify(PROFILES['esplora-rest'], toElectrumError(await p.then(() => null, (e) => e)));
+
+test('REST asks by the scripthash in plain byte order (the Electrum form reversed)', async () => {
+  next = 'ok';
+  const c = client();
+  await c.call(METHOD_RPC.utxos, [SH]);
+  c.close();
+  expect(seen.pop()).toBe(`/scripthash/${restScriptHash(SH)}/utxo`);
+  expect(restScriptHash(SH)).toBe('a1' + '0f'.repeat(31));
+});
+
+test('HTTP 400 "Too many history entries" is history-too-large; 5xx server-error; a non-JSON body protocol', async () => {
+  const c = client();
+  next = 'limit';
+  expect((await failure(c.call(METHOD_RPC.history, [SH]))).category).toBe('history-too-large');
+  next = 'busy';
+  expect((await failure(c.call(METHOD_RPC.balance, [SH]))).category).toBe('server-error');
+  next = 'garbage';
+  expect((await failure(c.call(METHOD_RPC.balance, [SH]))).category).toBe('protocol');
+  next = 'ok'; // '[]' is no balance object
+  expect((await failure(c.call(METHOD_RPC.balance, [SH]))).category).toBe('protocol');
+  c.close();
+});
+
+test('a call past its timeout fails with timeout, and the answer that comes later is counted late', async () => {
+  next = 'slow';
+  const c = client(100);
+  expect((await failure(c.call(METHOD_RPC.balance, [SH]))).category).toBe('timeout');
+  await new Promise((r) => setTimeout(r, 400));
+  expect(c.lateReplies).toBe(1);
+  c.close();
+});
+
+test('a refused connection is a disconnect', async () => {
+  const dead = await new Promise<number>((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const c = new EsploraRestClient({ host: '127.0.0.1', port: dead, tls: false, timeoutMs: 1000, maxSockets: 1 });
+  expect((await failure(c.call(METHOD_RPC.utxos, [SH]))).category).toBe('disconnect');
+  c.close();
+});
