@@ -18,6 +18,12 @@ ESPLORA_BITCOIN_COMMIT=dd131855022c2cdd691a531c1d5c2f5ab707e4d4
 FULCRUM_REPO=https://github.com/cculianu/Fulcrum
 FULCRUM_COMMIT=01ed27b200d0edd41235910243800c5a0be15391
 mkdir -p "$HOME_DIR"
+# One install at a time per cache: a second one (another `lab up`, a test setup) waits here
+# instead of building into the same folders.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$HOME_DIR/.install.lock"
+  flock 9
+fi
 
 say() { echo "[install-lab] $*" >&2; }
 need() {

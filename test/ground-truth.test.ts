@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
-import { labEnv } from './lab/env';
+import { describeBuilt, labEnv } from './lab/env';
+import { EsploraRestClient } from '../src/esplora/rest-client';
 import { ElectrumClient } from '../src/electrum/client';
 import { NodeRpc } from '../src/node/rpc';
 import { parseDatasetLine } from '../src/dataset/line';
@@ -82,11 +83,37 @@ describe('lab dataset against the node', () => {
   });
 });
 
-describe.each(['electrumx', 'electrs'] as const)('%s answers what the manifest expects', (server) => {
-  let client: ElectrumClient;
+/** Each lab server over the Electrum protocol, and Esplora over its REST API too. */
+const SERVERS = ['electrumx', 'electrs', 'esplora', 'fulcrum', 'esplora-rest'] as const;
+
+for (const server of SERVERS) {
+  const built = server === 'electrumx' || server === 'electrs' ? null : server === 'fulcrum' ? 'fulcrum' : 'esplora';
+  (built ? (t: string, f: () => void) => describeBuilt(built, t, f) : describe)(`${server} answers what the manifest expects`, () => groundTruth(server));
+}
+
+interface Asker {
+  request<T>(method: string, params: unknown[]): Promise<T>;
+  close(): void;
+}
+
+/** The REST client behind the same three questions (answers already in the Electrum protocol's shapes). */
+function restAsker(url: string): Asker {
+  const u = new URL(url);
+  const c = new EsploraRestClient({ host: u.hostname, port: Number(u.port), tls: false, timeoutMs: 30_000, maxSockets: 8 });
+  return {
+    request: async <T>(method: string, params: unknown[]) => {
+      if (method === 'blockchain.headers.subscribe') return { height: await c.tipHeight() } as T;
+      return (await c.call(method, params)).result as T;
+    },
+    close: () => c.close(),
+  };
+}
+
+function groundTruth(server: (typeof SERVERS)[number]): void {
+  let client: Asker;
 
   beforeAll(async () => {
-    client = await ElectrumClient.connect(env.electrum[server]);
+    client = server === 'esplora-rest' ? restAsker(env.esploraRest!) : await ElectrumClient.connect(env.electrum[server]!);
     await waitForSync(client);
   });
   afterAll(() => client?.close());
@@ -133,10 +160,10 @@ describe.each(['electrumx', 'electrs'] as const)('%s answers what the manifest e
   function forAll<T>(ask: (a: ManifestAddress) => Promise<T>): Promise<T[]> {
     return Promise.all(manifest.addresses.map(ask));
   }
-});
+}
 
 /** Until the server is at the manifest's tip and shows every mempool transaction (or time runs out). */
-async function waitForSync(client: ElectrumClient): Promise<void> {
+async function waitForSync(client: Asker): Promise<void> {
   const deadline = Date.now() + SYNC_TIMEOUT_MS;
   const withMempool = manifest.addresses.filter((a) => a.mempoolTxCount > 0);
   for (;;) {

@@ -141,7 +141,13 @@ export class ElectrumClient extends EventEmitter {
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
-    return client;
+    if (!client.closed || opts.skipServerInfo) return client;
+    // Some servers (Esplora's electrs) drop the connection on a method they lack, such as
+    // server.features: the courtesy calls cost us that connection, so open one without them.
+    const known = client.server;
+    const again = await ElectrumClient.connect({ ...opts, skipServerInfo: true });
+    again.server = { ...known, ...again.server };
+    return again;
   }
 
   get label(): string {

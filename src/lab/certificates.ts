@@ -17,6 +17,7 @@ const run = promisify(execFile);
 export interface LabCertificates {
   caFile: string; // PEM; what users pass to `--ca`
   certFile: string; // the server's certificate, for 127.0.0.1 and localhost
+  fullChainFile: string; // the server's certificate then the CA's: Fulcrum accepts only a full chain
   keyFile: string; // the server's private key, mode 0600
 }
 
@@ -24,6 +25,7 @@ export function labCertificateFiles(paths: LabPaths): LabCertificates {
   return {
     caFile: path.join(paths.tlsDir, 'ca.pem'),
     certFile: path.join(paths.tlsDir, 'server.pem'),
+    fullChainFile: path.join(paths.tlsDir, 'fullchain.pem'),
     keyFile: path.join(paths.tlsDir, 'server.key'),
   };
 }
@@ -77,6 +79,7 @@ export async function generateLabCertificates(paths: LabPaths): Promise<LabCerti
     for (const f of [caKey, csr, cnf]) fs.rmSync(f, { force: true });
   }
   fs.chmodSync(files.keyFile, 0o600);
+  fs.writeFileSync(files.fullChainFile, Buffer.concat([fs.readFileSync(files.certFile), fs.readFileSync(files.caFile)]));
   return files;
 }
 

@@ -17,7 +17,7 @@ export function fulcrumConfig(cfg: LabConfig, paths: LabPaths, settings: ServerS
     rpccookie: paths.cookieFile,
     tcp: `${h}:${cfg.ports.fulcrum}`,
     ssl: `${h}:${cfg.ports.fulcrumTls}`,
-    cert: tls.certFile,
+    cert: tls.fullChainFile,
     key: tls.keyFile,
     admin: `${h}:${cfg.ports.fulcrumAdmin}`,
     stats: `${h}:${cfg.ports.fulcrumStats}`,

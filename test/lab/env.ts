@@ -70,3 +70,13 @@ export function labEnv(): LabEnv {
     throw new Error(`no lab test environment at ${file} (jest's globalSetup test/lab/global-setup.ts writes it): ${(err as Error).message}`);
   }
 }
+
+/**
+ * `describe` for tests of a lab server built from source, or, when this run goes without it
+ * (its source could not be had), `describe.skip` whose title says why: reported, never silently passed.
+ */
+export function describeBuilt(server: BuiltFromSource, title: string, fn: () => void): void {
+  const reason = labEnv().without[server];
+  if (reason === undefined) describe(title, fn);
+  else describe.skip(`${title} [skipped: ${server} is not in this lab: ${reason}]`, fn);
+}

@@ -43,6 +43,8 @@ export interface MisbehavingOptions {
   nullResults?: boolean;
   /** Answer get_history and listunspent with [] and get_balance with zeros: nothing, no error. */
   emptyAnswers?: boolean;
+  /** Close the connection on a method it does not know, as Esplora's electrs does (e.g. server.features). */
+  closeOnUnknown?: boolean;
   /** Hold every answer due inside this window (ms after start) until the window ends: a stall. */
   stall?: { atMs: number; forMs: number };
 }
@@ -167,7 +169,8 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         return;
       default: {
         const a = answer(r);
-        if (a) socket.write(JSON.stringify(a) + '\n');
+        if (opts.closeOnUnknown && a && 'error' in a) socket.destroy();
+        else if (a) socket.write(JSON.stringify(a) + '\n');
       }
     }
   }

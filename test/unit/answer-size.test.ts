@@ -43,6 +43,8 @@ describe('answerSizeProblem', () => {
 
   test('no UTXO or a zero balance where the dataset has funds is wrong-size; where it has none, fine', () => {
     expect(answerSizeProblem(generic, 'utxos', [], line(10, 2))?.category).toBe('wrong-size');
+    // Only mempool entries: no confirmed UTXO where the dataset has some (Fulcrum above max_history).
+    expect(answerSizeProblem(generic, 'utxos', entries(0, 1), line(10, 2))?.category).toBe('wrong-size');
     expect(answerSizeProblem(generic, 'utxos', [], line(10, 0, 0))).toBeNull();
     expect(answerSizeProblem(generic, 'utxos', entries(1), line(10, 2))).toBeNull();
     expect(answerSizeProblem(generic, 'balance', { confirmed: 0, unconfirmed: 0 }, line(10))?.category).toBe('wrong-size');

@@ -46,6 +46,20 @@ test('negotiates the protocol version and keeps the server identity', async () =
   expect(out.responseBytes).toBe(Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 4, result: ['a', 1] })) + 1);
 });
 
+test('a server that drops the connection on server.features (Esplora) still gives a usable, identified client', async () => {
+  const dropper = await startMisbehavingServer({ closeOnUnknown: true, software: 'electrs-esplora 0.4.1' });
+  try {
+    const c = await ElectrumClient.connect({ host: '127.0.0.1', port: dropper.port, timeoutMs: 2000, keepaliveMs: 0 });
+    clients.push(c);
+    expect(c.usable).toBe(true);
+    expect(c.server.software).toBe('electrs-esplora 0.4.1');
+    expect((await c.call('test.echo', [1])).result).toEqual([1]);
+    expect(dropper.connections).toBe(2);
+  } finally {
+    await dropper.close();
+  }
+});
+
 test('a stalled call times out on time and the connection is marked unusable', async () => {
   const c = await connect({ timeoutMs: 300 });
   const t0 = Date.now();

@@ -1,0 +1,139 @@
+/**
+ * Server limits on the lab's real servers, as a benchmark must see them: Esplora's default
+ * `--electrum-txs-limit`/`--utxos-limit` (500) refuse the big lab addresses with an error, over
+ * Electrum and REST alike; Fulcrum 2.1 with `max_history = 1000` answers get_history above it with
+ * [] and no error (measured here: listunspent then lists only mempool outputs, and get_balance a
+ * wrong figure), which the bench must record as refused, never as fast successes. Each server is
+ * restarted with the limit under test and then again with the lab's own settings.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describeBuilt, labEnv } from './lab/env';
+import { labRestartServer } from '../src/lab/lab';
+import { BenchRunner } from '../src/bench/runner';
+import type { ServerTarget } from '../src/bench/targets';
+import { ResultsStore } from '../src/store/results';
+import { readDataset } from '../src/dataset/line';
+import { EsploraRestClient } from '../src/esplora/rest-client';
+import { METHOD_RPC } from '../src/core/methods';
+
+const env = labEnv();
+let tmp: string;
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-limits-'));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+interface Outcome {
+  server: string;
+  method: string;
+  txCount: number;
+  utxoCount: number;
+  confirmed: number;
+  status: string;
+  mismatch: number | null;
+}
+
+/** One counted pass over the lab dataset; each sample's outcome with its address's dataset sizes. */
+async function bench(servers: ServerTarget[], verify = false): Promise<Outcome[]> {
+  const db = path.join(tmp, `${servers[0].name}-${Date.now()}.sqlite`);
+  const store = ResultsStore.open(db);
+  try {
+    const result = await new BenchRunner(
+      {
+        servers,
+        datasetPath: env.datasetPath,
+        methods: ['balance', 'history', 'utxos'],
+        passes: 1,
+        warmup: 0,
+        shuffle: false,
+        order: 'address',
+        seed: 'limits',
+        concurrency: 1,
+        timeoutMs: 30_000,
+        maxLineBytes: 64 << 20,
+        tlsInsecure: false,
+        verify,
+      },
+      store,
+    ).run(readDataset(env.datasetPath));
+    return store.db
+      .prepare(
+        `SELECT s.name AS server, x.method, a.tx_count AS txCount, a.utxo_count AS utxoCount, a.balance_confirmed AS confirmed, x.status, x.mismatch
+           FROM samples x JOIN servers s ON s.id = x.server_id JOIN addresses a ON a.run_id = x.run_id AND a.idx = x.address_idx
+          WHERE x.run_id = ?`,
+      )
+      .all(result.runId) as Outcome[];
+  } finally {
+    store.close();
+  }
+}
+
+/** Whether the dataset expects something the method's answer would show (an empty answer is then detectable). */
+const expectsData = (o: Outcome) => (o.method === 'history' ? o.txCount > 0 : o.method === 'utxos' ? o.utxoCount > 0 : o.confirmed > 0);
+
+describeBuilt('fulcrum', 'Fulcrum with max_history = 1000', () => {
+  afterAll(() => labRestartServer('fulcrum'), 60_000);
+
+  test('histories above it are refused (history-too-large), never fast successes; no empty or truncated list passes as ok; the rest are ok', async () => {
+    await labRestartServer('fulcrum', { settings: { max_history: '1000' } });
+    const fulcrum = env.electrum.fulcrum!;
+    const outcomes = await bench([{ name: 'fulcrum', profile: 'fulcrum', host: fulcrum.host, port: fulcrum.port, tls: false }], true);
+    const big = outcomes.filter((o) => o.txCount > 1000);
+    const histories = big.filter((o) => o.method === 'history');
+    expect(histories.length).toBeGreaterThanOrEqual(3);
+    expect(histories.filter((o) => o.status !== 'history-too-large')).toEqual([]);
+    // Histories and UTXO lists of big addresses are right or refused, never an empty or truncated ok.
+    expect(big.filter((o) => o.method !== 'balance' && o.status === 'ok' && o.mismatch !== 0)).toEqual([]);
+    expect(big.filter((o) => o.method === 'utxos' && o.utxoCount > 0 && o.status !== 'ok').length).toBeGreaterThanOrEqual(1);
+    // (A balance it gets wrong is nonzero, which no size check can tell from spending: only
+    // --verify's exact comparison flags it, as a mismatch.)
+    const small = outcomes.filter((o) => o.txCount < 1000);
+    expect(small.filter((o) => o.status !== 'ok' || o.mismatch !== 0)).toEqual([]);
+  });
+});
+
+describeBuilt('esplora', "Esplora with its default limits (--electrum-txs-limit 500, --utxos-limit 500)", () => {
+  afterAll(() => labRestartServer('esplora'), 60_000);
+
+  test('over Electrum histories above 500 and UTXO lists above 500 are refused; over REST only UTXO lists (histories page); the rest is ok', async () => {
+    await labRestartServer('esplora', { settings: { 'electrum-txs-limit': '500', 'utxos-limit': '500' } });
+    const electrum = env.electrum.esplora!;
+    const rest = new URL(env.esploraRest!);
+    const outcomes = await bench([
+      { name: 'esplora', profile: 'esplora', host: electrum.host, port: electrum.port, tls: false },
+      { name: 'esplora-rest', profile: 'esplora-rest', host: rest.hostname, port: Number(rest.port), tls: false },
+    ]);
+    // Measured here: --electrum-txs-limit guards the Electrum port's histories only; --utxos-limit
+    // guards listunspent and REST's /utxo alike ("Too many history entries" either way).
+    const refused = (o: Outcome) =>
+      (o.method === 'utxos' && o.utxoCount > 500) || (o.server === 'esplora' && o.method === 'history' && o.txCount > 500);
+    const expected = outcomes.map((o) => ({ ...o, status: refused(o) ? 'history-too-large' : 'ok' }));
+    expect(outcomes).toEqual(expected);
+    expect(outcomes.filter(refused).length).toBeGreaterThanOrEqual(2 * 4 + 9);
+  });
+});
+
+describeBuilt('esplora', 'Esplora REST paging', () => {
+  test('a history is fetched 25 confirmed transactions a page until a short page: floor(n/25)+1 requests', async () => {
+    const rest = new URL(env.esploraRest!);
+    const client = new EsploraRestClient({ host: rest.hostname, port: Number(rest.port), tls: false, timeoutMs: 30_000, maxSockets: 1 });
+    try {
+      const lines = readDataset(env.datasetPath).lines;
+      const sizes = [lines.find((l) => l.txCount > 25 && l.txCount < 100)!, lines.find((l) => l.txCount === 25), lines.find((l) => l.txCount > 500)!].filter(
+        (l): l is NonNullable<typeof l> => l !== undefined,
+      );
+      expect(sizes.some((l) => l.txCount > 500)).toBe(true);
+      for (const line of sizes) {
+        const out = await client.call(METHOD_RPC.history, [line.scripthash]);
+        const confirmed = (out.result as Array<{ height: number }>).filter((e) => e.height > 0);
+        expect({ n: confirmed.length, requests: out.requests }).toEqual({ n: line.txCount, requests: Math.floor(line.txCount / 25) + 1 });
+        // In the protocol's order: confirmed entries oldest first.
+        expect(confirmed.every((e, i) => i === 0 || e.height >= confirmed[i - 1].height)).toBe(true);
+      }
+    } finally {
+      client.close();
+    }
+  });
+});
