@@ -13,7 +13,7 @@ import type { ReportModel } from './model';
 import { checkServerNames, ReportOptions } from './options';
 import { renderSvg } from './render';
 import { selectRuns } from './selection';
-import { runsTable, serversTable, summaryTable } from './tables';
+import { limitsTable, runsTable, serversTable, summaryTable, transportsTable } from './tables';
 import { loadRunTable } from './load-tables';
 import { ResultsStore } from '../store/results';
 import type { ChartFile, Exporter, RenderedBench, RenderedChart, RenderedLoadRun, RenderedReport } from './export/exporter';
@@ -61,7 +61,13 @@ async function renderBench(model: ReportModel, opts: ReportOptions): Promise<Ren
   return {
     model,
     charts,
-    tables: { runs: runsTable(model), servers: serversTable(model), summary: summaryTable(model, opts.baseline) },
+    tables: {
+      runs: runsTable(model),
+      servers: serversTable(model),
+      summary: summaryTable(model, opts.baseline),
+      limits: limitsTable(model),
+      transports: transportsTable(model),
+    },
     excludedServers: opts.excludeServers,
   };
 }

@@ -7,11 +7,18 @@ import type { ReportMethod, ReportModel } from './model';
 import { SLOPE_AXIS } from './charts/definitions';
 import { leastSquares } from './fit';
 import { fmtErrors, fmtMs, Table } from './table';
+import { isProfileName, PROFILES } from '../servers/profiles';
+
+/** How a server's calls went: the Electrum protocol, or Esplora's REST API. */
+export function transportOf(model: ReportModel, server: string): string {
+  const profile = model.servers.find((s) => s.label === server)?.record.profile ?? '';
+  return isProfileName(profile) && PROFILES[profile].transport === 'esplora-rest' ? 'REST' : 'Electrum';
+}
 
 export function summaryTable(model: ReportModel, baseline?: string): Table {
   const base = new Map<ReportMethod, number | null>();
   if (baseline) for (const s of model.summaries.filter((s) => s.server === baseline)) base.set(s.method, s.p50Ms);
-  const head = ['server', 'method', 'n', 'ok', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', ...(baseline ? [`p50 ÷ ${baseline}`] : []), 'slope ms/100'];
+  const head = ['server', 'via', 'method', 'n', 'ok', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', ...(baseline ? [`p50 ÷ ${baseline}`] : []), 'slope ms/100'];
   const rows = model.summaries.map((s) => {
     const axis = SLOPE_AXIS[s.method];
     const pts = model.points.filter((p) => p.server === s.server && p.method === s.method && p.medianMs !== null);
@@ -20,6 +27,7 @@ export function summaryTable(model: ReportModel, baseline?: string): Table {
     const ratio = b && s.p50Ms !== null ? `${(s.p50Ms / b).toFixed(2)}×` : '–';
     return [
       s.server,
+      transportOf(model, s.server),
       s.method,
       String(s.n),
       String(s.nOk),
@@ -40,7 +48,74 @@ export function summaryTable(model: ReportModel, baseline?: string): Table {
       'transactions for balance and history and per 100 unspent outputs for utxos (listunspent).' +
       (baseline ? ` The ratio divides each p50 by ${baseline}'s p50 for the same method.` : ''),
     head,
-    align: head.map((h, i) => (i < 2 || h === 'errors' ? 'left' : 'right')),
+    align: head.map((h, i) => (i < 3 || h === 'errors' ? 'left' : 'right')),
+    rows,
+  };
+}
+
+/** Outcomes that mean "this server will not answer an address this large". */
+const LIMIT_OUTCOMES = ['history-too-large', 'wrong-size'];
+
+/**
+ * The largest servable history per server and method, from the run's own outcomes: the largest
+ * address (by confirmed transactions) answered, and the smallest refused (an error naming a limit,
+ * or an answer smaller than the dataset's, which is how Fulcrum refuses).
+ */
+export function limitsTable(model: ReportModel): Table {
+  const head = ['server', 'via', 'method', 'largest history served', 'smallest history refused', 'addresses refused'];
+  const rows = model.summaries.map((s) => {
+    const served = model.points.filter((p) => p.server === s.server && p.method === s.method && p.nOk > 0).map((p) => p.txCount);
+    const refused = model.errors.filter((e) => e.server === s.server && e.method === s.method && LIMIT_OUTCOMES.includes(e.category));
+    const refusedAddresses = new Set(refused.map((e) => e.addressIdx));
+    return [
+      s.server,
+      transportOf(model, s.server),
+      s.method,
+      served.length ? `${Math.max(...served)} txs` : '–',
+      refused.length ? `${Math.min(...refused.map((e) => e.txCount))} txs` : 'none refused',
+      String(refusedAddresses.size),
+    ];
+  });
+  return {
+    title: 'Largest servable history',
+    note:
+      'Per server and method: the largest address (in confirmed transactions) answered at least once, and the smallest refused: ' +
+      'an error naming a limit (history-too-large) or an answer smaller than the dataset says (wrong-size, e.g. Fulcrum above its max_history answering []). ' +
+      'An address is counted refused if any counted call for it was.',
+    head,
+    align: head.map((_, i) => (i < 3 ? 'left' : 'right')),
+    rows,
+  };
+}
+
+/**
+ * One server measured over both transports in one run (Esplora's Electrum port and its REST API):
+ * the two side by side, method by method.
+ */
+export function transportsTable(model: ReportModel): Table | null {
+  const pairs: Array<[string, string]> = [];
+  for (const rest of model.servers.filter((s) => transportOf(model, s.label) === 'REST')) {
+    const electrum = model.servers.find((s) => s.run.id === rest.run.id && s.record.profile === 'esplora' && s.label !== rest.label);
+    if (electrum) pairs.push([electrum.label, rest.label]);
+  }
+  if (pairs.length === 0) return null;
+  const head = ['Electrum', 'REST', 'method', 'Electrum p50 ms', 'REST p50 ms', 'Electrum p99 ms', 'REST p99 ms', 'REST ÷ Electrum (p50)'];
+  const rows = pairs.flatMap(([e, r]) =>
+    model.summaries
+      .filter((s) => s.server === e)
+      .map((es) => {
+        const rs = model.summaries.find((s) => s.server === r && s.method === es.method);
+        const ratio = rs?.p50Ms != null && es.p50Ms ? `${(rs.p50Ms / es.p50Ms).toFixed(2)}×` : '–';
+        return [e, r, es.method, fmtMs(es.p50Ms), fmtMs(rs?.p50Ms ?? null), fmtMs(es.p99Ms), fmtMs(rs?.p99Ms ?? null), ratio];
+      }),
+  );
+  return {
+    title: 'One server, two transports: Electrum protocol and REST API',
+    note:
+      'The same Esplora instance and addresses in the same run. A REST history is one call however many pages it takes ' +
+      '(25 confirmed transactions a page), so its latency includes every page and our parsing of each.',
+    head,
+    align: head.map((_, i) => (i < 3 ? 'left' : 'right')),
     rows,
   };
 }
@@ -78,7 +153,7 @@ export function runsTable(model: ReportModel): Table {
 }
 
 export function serversTable(model: ReportModel): Table {
-  const head = ['server', 'run', 'profile', 'software', 'protocol', 'endpoint'];
-  const rows = model.servers.map((s) => [s.label, String(s.run.id), s.record.profile, s.record.software ?? '–', s.record.protocol ?? '–', s.record.url]);
+  const head = ['server', 'run', 'profile', 'via', 'software', 'protocol', 'endpoint'];
+  const rows = model.servers.map((s) => [s.label, String(s.run.id), s.record.profile, transportOf(model, s.label), s.record.software ?? '–', s.record.protocol ?? '–', s.record.url]);
   return { title: 'Servers', head, align: head.map(() => 'left'), rows };
 }

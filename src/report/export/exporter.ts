@@ -24,7 +24,7 @@ export interface RenderedChart {
 export interface RenderedBench {
   model: ReportModel;
   charts: RenderedChart[];
-  tables: { runs: Table; servers: Table; summary: Table };
+  tables: { runs: Table; servers: Table; summary: Table; limits: Table; transports: Table | null };
   excludedServers: readonly string[];
 }
 

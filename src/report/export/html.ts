@@ -42,6 +42,8 @@ function benchSection(b: RenderedBench, dbPath: string): string {
   const runs = b.model.runs.map((run) => run.id).join(', ');
   return `<p class="note">From <code>${esc(dbPath)}</code>, run${b.model.runs.length > 1 ? 's' : ''} ${esc(runs)}. Latencies are medians per address over the counted passes; warm-up passes are excluded. Hover a point for its address.</p>
 ${htmlTable(b.tables.summary, 'summary')}
+${b.tables.transports ? htmlTable(b.tables.transports, 'transports') : ''}
+${htmlTable(b.tables.limits, 'limits')}
 <h2>Charts</h2>
 <p class="note">Points: per-address medians, one colour per server; line: median of each log2 size bucket; band: best to worst address of the bucket. Red crosses in the lane under each plot: calls that failed or timed out, at the size of their address.${
     b.excludedServers.length ? ` The charts leave out ${esc(b.excludedServers.join(', '))} to zoom on the rest; the tables do not.` : ''

@@ -19,6 +19,8 @@ function benchMarkdown(b: RenderedBench, dbPath: string): string[] {
     ...section(b.tables.runs),
     ...section(b.tables.servers),
     ...section(b.tables.summary),
+    ...(b.tables.transports ? section(b.tables.transports) : []),
+    ...section(b.tables.limits),
     '## Charts',
     '',
     'Points: per-address medians, one colour per server; line: median of each log2 size bucket; band: best to worst address of the bucket. ' +
