@@ -29,13 +29,13 @@ function electrumx(): string {
   return `electrumx@${s.host}:${s.port}`;
 }
 
-/** Resolves once `n` samples are in the database (or the process ended first). */
-async function samplesWritten(db: string, n: number, exited: Promise<unknown>): Promise<void> {
+/** Resolves once the run is in the database, measuring (or the process ended first). */
+async function runCreated(db: string, exited: Promise<unknown>): Promise<void> {
   let over = false;
   void exited.then(() => (over = true));
   while (!over) {
     try {
-      if (fs.existsSync(db) && query<{ n: number }>(db, 'SELECT count(*) AS n FROM samples').n >= n) return;
+      if (fs.existsSync(db) && query<{ n: number }>(db, 'SELECT count(*) AS n FROM runs').n >= 1) return;
     } catch {
       /* schema not there yet */
     }
@@ -59,17 +59,31 @@ test('SIGKILL at 20 random moments: integrity_check ok, and --resume completes t
   const lines = fs.readFileSync(env.datasetPath, 'utf8').trim().split('\n').length;
   const total = passes * lines * 3;
   const outcomes = { beforeRun: 0, resumed: 0, alreadyComplete: 0 };
-  for (let i = 0; i < 20; i++) {
-    const db = path.join(tmp, `kill-${i}.sqlite`);
+  const start = (db: string) => {
     const child = spawn(process.execPath, [...NODE_ARGS, '--server', electrumx(), '--dataset', env.datasetPath, '--passes', String(passes), '--db', db], {
       cwd: ROOT,
       stdio: 'ignore',
     });
-    const exited = new Promise((r) => child.on('exit', r));
-    // Moments drawn from the run's own progress, so a slow machine cannot push them all past the
-    // end or before the start: a few during start-up, the rest after a random number of samples.
-    if (i < 4) await new Promise((r) => setTimeout(r, rand() * 1500));
-    else await samplesWritten(db, Math.floor(rand() * total * 0.9), exited);
+    return { child, exited: new Promise((r) => child.on('exit', r)) };
+  };
+  // One whole run first, to learn when this machine's runs start measuring and how long they
+  // measure: the moments are drawn inside that span, so a fast machine (a run measures in about a
+  // second, and samples reach the file once a second) cannot push them all past the end.
+  const calibration = start(path.join(tmp, 'calibration.sqlite'));
+  const t0 = Date.now();
+  await runCreated(path.join(tmp, 'calibration.sqlite'), calibration.exited);
+  const runAt = Date.now() - t0;
+  await calibration.exited;
+  const measuring = Math.max(200, Date.now() - t0 - runAt);
+  for (let i = 0; i < 20; i++) {
+    const db = path.join(tmp, `kill-${i}.sqlite`);
+    const { child, exited } = start(db);
+    // A few during start-up, the rest at a random point of the measuring span.
+    if (i < 4) await new Promise((r) => setTimeout(r, rand() * runAt));
+    else {
+      await runCreated(db, exited);
+      await new Promise((r) => setTimeout(r, rand() * measuring * 0.8));
+    }
     child.kill('SIGKILL');
     await exited;
     if (!fs.existsSync(db)) {

@@ -110,8 +110,8 @@ test('PNGs have the expected size and real content', () => {
 
 test('summary.md holds the run, the server table with a baseline ratio and slope, and the chart links', () => {
   const md = fs.readFileSync(path.join(out, 'summary.md'), 'utf8');
-  expect(md).toMatch(/\| server \| method \| n \| ok \| p50 ms \| p90 ms \| p99 ms \| max ms \| errors \| p50 ÷ electrumx \| slope ms\/100 \|/);
-  const rows = md.split('\n').filter((l) => /^\| (electrumx|electrs) \| (balance|history|utxos) \|/.test(l));
+  expect(md).toMatch(/\| server \| via \| method \| n \| ok \| p50 ms \| p90 ms \| p99 ms \| max ms \| errors \| p50 ÷ electrumx \| slope ms\/100 \|/);
+  const rows = md.split('\n').filter((l) => /^\| (electrumx|electrs) \| Electrum \| (balance|history|utxos) \| \d+ \| \d+ \| [\d.]+ \|/.test(l));
   expect(rows).toHaveLength(6);
   for (const row of rows.filter((r) => r.startsWith('| electrumx'))) expect(row).toMatch(/\| 1\.00× \|/);
   for (const c of CHARTS) expect(md).toContain(`](${c.id}.png)`);
@@ -152,7 +152,7 @@ test('--facet, --log-x, --log-y and --exclude-server reshape the charts, not the
   expect(plot.layer[2].encoding.y.scale.type).toBe('log');
   expect(spec.data.values.some((v: { server: string }) => v.server === 'electrs')).toBe(false);
   const md = fs.readFileSync(path.join(zoom, 'summary.md'), 'utf8');
-  expect(md).toMatch(/\| electrs \| history \|/);
+  expect(md).toMatch(/\| electrs \| Electrum \| history \|/);
   expect(md).toMatch(/leave out electrs/);
 });
 

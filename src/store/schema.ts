@@ -191,6 +191,45 @@ const MIGRATIONS: string[] = [
   `
   ALTER TABLE samples ADD COLUMN requests INTEGER;
   `,
+  // 5: what the servers cost while they worked (src/resources/): per run and target, /proc readings
+  // of each server's process tree at a fixed pace (counters cumulative as the kernel keeps them),
+  // data-directory sizes, the host for context ('host' rows), and scraped Prometheus series.
+  `
+  CREATE TABLE resource_samples (
+    run_kind        TEXT NOT NULL CHECK (run_kind IN ('bench', 'load', 'index')),
+    run_id          INTEGER NOT NULL,
+    target          TEXT NOT NULL,
+    at_ms           INTEGER NOT NULL,
+    processes       INTEGER,
+    cpu_user_s      REAL,
+    cpu_system_s    REAL,
+    rss_bytes       INTEGER,
+    peak_rss_bytes  INTEGER,
+    read_bytes      INTEGER,
+    write_bytes     INTEGER,
+    read_calls      INTEGER,
+    write_calls     INTEGER,
+    fds             INTEGER,
+    threads         INTEGER,
+    datadir_bytes   INTEGER,
+    host_cpu_busy_s REAL,
+    host_cpu_idle_s REAL,
+    host_iowait_s   REAL,
+    host_mem_available_bytes INTEGER,
+    host_disk_read_bytes     INTEGER,
+    host_disk_write_bytes    INTEGER
+  );
+  CREATE INDEX resource_samples_run ON resource_samples (run_kind, run_id, target, at_ms);
+  CREATE TABLE metric_samples (
+    run_kind  TEXT NOT NULL,
+    run_id    INTEGER NOT NULL,
+    target    TEXT NOT NULL,
+    at_ms     INTEGER NOT NULL,
+    name      TEXT NOT NULL,
+    value     REAL NOT NULL
+  );
+  CREATE INDEX metric_samples_run ON metric_samples (run_kind, run_id, target, name, at_ms);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
