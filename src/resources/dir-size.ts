@@ -6,12 +6,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 export async function dirSizeBytes(dir: string): Promise<number | null> {
+  let total: number;
   try {
-    await fs.lstat(dir);
+    total = (await fs.lstat(dir)).blocks * 512;
   } catch {
     return null;
   }
-  let total = 0;
   const walk = async (d: string): Promise<void> => {
     let entries: import('node:fs').Dirent[];
     try {
@@ -23,7 +23,8 @@ export async function dirSizeBytes(dir: string): Promise<number | null> {
       entries.map(async (e) => {
         const p = path.join(d, e.name);
         try {
-          total += (await fs.lstat(p)).blocks * 512;
+          const st = await fs.lstat(p);
+          total += st.blocks * 512; // not `total += await …`: that would add to a stale total
           if (e.isDirectory()) await walk(p);
         } catch {
           /* gone meanwhile */

@@ -16,6 +16,8 @@ export interface ResourceTarget {
   pidFile?: string; // read at every tick: a restarted server is followed
   datadir?: string;
   metricsUrl?: string;
+  /** The measured servers this process serves (for per-request figures); default: the one of the same name. */
+  servers?: string[];
 }
 
 export interface ResourceRow {
@@ -36,6 +38,12 @@ export interface SamplerOptions {
   host?: boolean;
 }
 
+/**
+ * Scraped by default: process figures (Esplora's process_*) and the sums and counts of every
+ * histogram (electrs' per-method RPC and loop durations): a few dozen series, not thousands of buckets.
+ */
+export const DEFAULT_METRICS = /^process_|_(sum|count)(\{|$)/;
+
 export class ResourceSampler {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> = Promise.resolve();
@@ -51,7 +59,7 @@ export class ResourceSampler {
     private readonly onRows: (rows: ResourceRow[]) => void,
     opts: SamplerOptions = {},
   ) {
-    this.o = { everyMs: 1_000, dirEveryMs: 10_000, treeEveryMs: 10_000, metricsMatch: /^process_/, host: true, ...opts };
+    this.o = { everyMs: 1_000, dirEveryMs: 10_000, treeEveryMs: 10_000, metricsMatch: DEFAULT_METRICS, host: true, ...opts };
   }
 
   /** Takes the first readings now (datadirs included), then one every `everyMs`. */

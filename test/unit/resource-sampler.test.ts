@@ -7,10 +7,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { ResourceSampler, type ResourceRow } from '../../src/resources/sampler';
 import { readProcessTree } from '../../src/resources/proc';
+import { dirSizeBytes } from '../../src/resources/dir-size';
 import { parsePrometheusText } from '../../src/resources/prometheus';
 import { migrate } from '../../src/store/schema';
 import { resourceSummaries, resourceWriter } from '../../src/store/resources';
@@ -90,6 +91,17 @@ test('a process tree of known behaviour: memory, CPU, disk writes and reads, cal
   // Gone: no reading, not zeros.
   await new Promise((r) => setTimeout(r, 200));
   expect(await readProcessTree(child.pid!)).toBeNull();
+});
+
+test('a data directory is measured as du measures it, nested folders and many files included', async () => {
+  for (let d = 0; d < 5; d++) {
+    const sub = path.join(tmp, `d${d}`, 'deeper');
+    fs.mkdirSync(sub, { recursive: true });
+    for (let f = 0; f < 40; f++) fs.writeFileSync(path.join(sub, `f${f}`), Buffer.alloc(1000 + f * 300, 1));
+  }
+  const du = Number(execFileSync('du', ['-s', '-B1', tmp], { encoding: 'utf8' }).split(/\s/)[0]);
+  expect(await dirSizeBytes(tmp)).toBe(du);
+  expect(await dirSizeBytes(path.join(tmp, 'missing'))).toBeNull();
 });
 
 test('Prometheus text: names with labels, comments and non-finite values skipped, filtered by name', () => {

@@ -1,0 +1,89 @@
+/**
+ * Which processes, data directories and metrics endpoints to sample beside a run: named with
+ * `--server-pid NAME=PID`, `--server-pidfile NAME=FILE`, `--server-datadir NAME=DIR` and
+ * `--metrics NAME=URL`, or, with `--lab`, every lab process (the node and adapter too) with its
+ * data directory and electrs' monitoring port. Resolved here, so nothing under src/bench/ knows the lab.
+ */
+import fs from 'node:fs';
+import { UserError } from '../user-error';
+import type { ResourceTarget } from '../resources/sampler';
+
+export interface ResourceArgs {
+  'server-pid'?: string[];
+  'server-pidfile'?: string[];
+  'server-datadir'?: string[];
+  metrics?: string[];
+}
+
+function pairs(flag: string, values: string[] | undefined): Array<[string, string]> {
+  return (values ?? []).map((v) => {
+    const m = /^([A-Za-z0-9_.-]+)=(.+)$/.exec(v);
+    if (!m) throw new UserError(`--${flag}: expected NAME=VALUE, got ${JSON.stringify(v)}`);
+    return [m[1], m[2]];
+  });
+}
+
+export function explicitResourceTargets(a: ResourceArgs): ResourceTarget[] {
+  const byName = new Map<string, ResourceTarget>();
+  const target = (name: string) => byName.get(name) ?? byName.set(name, { name }).get(name)!;
+  for (const [name, v] of pairs('server-pid', a['server-pid'])) {
+    const pid = Number(v);
+    if (!Number.isInteger(pid) || pid < 2) throw new UserError(`--server-pid ${name}=${v}: not a process id`);
+    try {
+      process.kill(pid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') throw new UserError(`--server-pid ${name}=${v}: no such process`);
+    }
+    target(name).pid = pid;
+  }
+  for (const [name, file] of pairs('server-pidfile', a['server-pidfile'])) {
+    if (!fs.existsSync(file)) throw new UserError(`--server-pidfile ${name}=${file}: no such file`);
+    target(name).pidFile = file;
+  }
+  for (const [name, dir] of pairs('server-datadir', a['server-datadir'])) {
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UserError(`--server-datadir ${name}=${dir}: no such directory`);
+    target(name).datadir = dir;
+  }
+  for (const [name, url] of pairs('metrics', a.metrics)) {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      throw new UserError(`--metrics ${name}=${url}: not a URL`);
+    }
+    if (u.protocol !== 'http:') throw new UserError(`--metrics ${name}=${url}: expected an http:// URL of a Prometheus endpoint`);
+    target(name).metricsUrl = url;
+  }
+  return [...byName.values()];
+}
+
+/** Every running lab process, by its pid file (a restarted server is followed), with its datadir. */
+export async function labResourceTargets(): Promise<ResourceTarget[]> {
+  const { labConfig, labPaths } = await import('../lab/config');
+  const { pidFile } = await import('../lab/processes');
+  const { labStatus } = await import('../lab/lab');
+  const cfg = labConfig();
+  const paths = labPaths(cfg);
+  const datadirs: Record<string, string> = {
+    btcd: paths.btcdDir,
+    electrumx: paths.electrumxDir,
+    electrs: paths.electrsDir,
+    esplora: paths.esploraDir,
+    fulcrum: paths.fulcrumDir,
+  };
+  const metrics: Record<string, string> = {
+    electrs: `http://${cfg.host}:${cfg.ports.electrsMonitoring}/`,
+    esplora: `http://${cfg.host}:${cfg.ports.esploraMonitoring}/`,
+  };
+  const status = await labStatus();
+  return status.components
+    .filter((c) => c.running)
+    .map((c) => ({
+      name: c.name === 'btcd' ? 'node' : c.name,
+      pidFile: pidFile(paths, c.name),
+      ...(datadirs[c.name] ? { datadir: datadirs[c.name] } : {}),
+      ...(metrics[c.name] ? { metricsUrl: metrics[c.name] } : {}),
+      // One Esplora process serves both its Electrum port and its REST API.
+      ...(c.name === 'esplora' ? { servers: ['esplora', 'esplora-rest'] } : {}),
+    }));
+}
