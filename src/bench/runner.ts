@@ -414,7 +414,8 @@ export function storedConfig(opts: BenchOptions): Record<string, unknown> {
   return rest;
 }
 
-function hostInfo() {
+/** The machine a run measured from, as every kind of run records it. */
+export function hostInfo() {
   const cpus = os.cpus();
   return {
     hostname: os.hostname(),

@@ -35,9 +35,12 @@ export function esploraArgs(cfg: LabConfig, paths: LabPaths, settings: ServerSet
     `${h}:${cfg.ports.esploraHttp}`,
     '--monitoring-addr',
     `${h}:${cfg.ports.esploraMonitoring}`,
-    '-v',
   ];
-  for (const [name, value] of Object.entries({ ...ESPLORA_LAB_LIMITS, ...settings })) args.push(`--${name}`, value);
+  // `verbosity: N` is -v repeated N times (1 = warnings, the lab's; 3 = debug, whose lines
+  // index-bench reads its phases from); every other setting is a --flag.
+  const { verbosity = '1', ...flags } = settings;
+  args.push(`-${'v'.repeat(Math.max(1, Number(verbosity) || 1))}`);
+  for (const [name, value] of Object.entries({ ...ESPLORA_LAB_LIMITS, ...flags })) args.push(`--${name}`, value);
   return args;
 }
 

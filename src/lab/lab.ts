@@ -307,6 +307,12 @@ async function startAdapter(cfg: LabConfig, paths: LabPaths, rpc: NodeRpc): Prom
   await waitReady(paths, 'adapter', pid, 'answering RPC', LAB_TIMEOUTS.readyMs, () => rpc.call('getblockchaininfo'));
 }
 
+/** An address whose whole confirmed history the server must list before its index counts as built. */
+export interface IndexProbe {
+  scripthash: string;
+  confirmed: number;
+}
+
 interface MempoolProbe {
   txid: string;
   scripthash: string; // of one of its outputs: its history must list the tx as unconfirmed
@@ -332,6 +338,8 @@ async function waitServerSynced(
   pid: number,
   tip: number,
   watch: MempoolProbe[],
+  pollMs?: number,
+  indexed?: IndexProbe,
 ): Promise<void> {
   const { host, port } = electrumEndpoint(cfg, s);
   const tlsEp = electrumTlsEndpoint(cfg, paths, s);
@@ -345,6 +353,12 @@ async function waitServerSynced(
       const secure = await electrumTlsTip(tlsEp);
       if (secure !== tip) throw new Error(`${s} over TLS at height ${secure}, node at ${tip}`);
     }
+    if (indexed) {
+      // A tip is not an index: electrs answers the tip from headers before its index is built.
+      const [history] = (await electrumCalls(host, port, [{ method: 'blockchain.scripthash.get_history', params: [indexed.scripthash] }])) as Array<Array<{ height: number }>>;
+      const n = history.filter((e) => e.height > 0).length;
+      if (n < indexed.confirmed) throw new Error(`${s} indexed ${n} of ${indexed.confirmed} transactions of the probe address`);
+    }
     if (watch.length === 0) return height;
     // get_history, not get_mempool: electrs 0.12 and Esplora lack get_mempool. Unconfirmed entries have
     // height 0 (or -1 with unconfirmed parents), per the protocol's get_history.
@@ -356,7 +370,7 @@ async function waitServerSynced(
     const missing = watch.filter((w) => !seen.has(w.txid)).length;
     if (missing > 0) throw new Error(`${s} misses ${missing} of ${watch.length} mempool transactions`);
     return height;
-  });
+  }, pollMs);
 }
 
 /** The server's tip height, from `blockchain.headers.subscribe`. */
@@ -472,14 +486,26 @@ function secs(since: number): string {
  */
 export async function labRestartServer(
   s: ElectrumServerName,
-  opts: { killSignal?: NodeJS.Signals; settings?: ServerSettings } = {},
-): Promise<{ downMs: number }> {
+  opts: {
+    killSignal?: NodeJS.Signals;
+    settings?: ServerSettings;
+    /** Called right after the new process is spawned, with its pid (an index build's clock starts here). */
+    onStarted?: (pid: number) => void;
+    /** How often readiness is probed; finer for timing an index build. */
+    pollMs?: number;
+    /** Ready at the node's tip alone, without the mempool probe (an index build's end). */
+    tipOnly?: boolean;
+    /** Ready only once this address's whole confirmed history is listed (the index is built). */
+    indexed?: IndexProbe;
+  } = {},
+): Promise<{ downMs: number; indexMs: number }> {
   const cfg = labConfig();
   const paths = labPaths(cfg);
   return withLabLock(paths, `restart ${s}`, async () => {
     const pid = runningPid(paths, s);
     if (pid === null) throw new UserError(`lab ${s} is not running; start the lab with: npm run lab -- up`);
     const t0 = Date.now();
+    let startedAt = t0;
     if (opts.killSignal) signalGroup(pid, opts.killSignal);
     await stopComponent(paths, s, 5_000);
     const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 30_000 });
@@ -488,13 +514,15 @@ export async function labRestartServer(
       const watch = await mempoolWatch(rpc);
       const creds = readCredentials(paths.cookieFile);
       const started = startServer(cfg, paths, creds, s, opts.settings);
+      startedAt = Date.now();
+      opts.onStarted?.(started);
       // A server started with other settings may refuse the very histories the mempool probe asks
       // for (a limit under test): its readiness is then its tip alone.
       const limited = Object.keys(opts.settings ?? {}).length > 0;
-      await waitServerSynced(cfg, paths, s, started, tip, limited ? [] : watch);
+      await waitServerSynced(cfg, paths, s, started, tip, limited || opts.tipOnly ? [] : watch, opts.pollMs, opts.indexed);
     } finally {
       rpc.close();
     }
-    return { downMs: Date.now() - t0 };
+    return { downMs: Date.now() - t0, indexMs: Date.now() - startedAt };
   });
 }

@@ -262,6 +262,7 @@ export async function waitReady<T>(
   what: string,
   timeoutMs: number,
   probe: () => Promise<T | undefined>,
+  pollMs = 250,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer yet';
@@ -276,7 +277,7 @@ export async function waitReady<T>(
     if (Date.now() > deadline) {
       throw new ComponentFailed(name, `not ${what} within ${Math.round(timeoutMs / 1000)} s (${last})`, logTail(paths, name), logFile(paths, name));
     }
-    await sleep(250);
+    await sleep(pollMs);
   }
 }
 

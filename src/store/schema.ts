@@ -230,6 +230,36 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX metric_samples_run ON metric_samples (run_kind, run_id, target, name, at_ms);
   `,
+  // 6: index builds (npm run index-bench): each server started on an empty data directory and timed
+  // to the node's tip, with what it spent and the phases its log showed; its resource samples are
+  // stored with run_kind 'index' and run_id = the build's id.
+  `
+  CREATE TABLE index_runs (
+    id            INTEGER PRIMARY KEY,
+    started_at    TEXT NOT NULL,
+    finished_at   TEXT,
+    status        TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed', 'interrupted')),
+    tool_version  TEXT NOT NULL,
+    git_commit    TEXT,
+    host_json     TEXT NOT NULL,
+    chain_json    TEXT NOT NULL,
+    config_json   TEXT NOT NULL
+  );
+  CREATE TABLE index_builds (
+    id              INTEGER PRIMARY KEY,
+    run_id          INTEGER NOT NULL REFERENCES index_runs(id),
+    server          TEXT NOT NULL,
+    settings_json   TEXT NOT NULL,
+    repeat          INTEGER NOT NULL,
+    index_ms        INTEGER NOT NULL,
+    cpu_s           REAL,
+    peak_rss_bytes  INTEGER,
+    read_bytes      INTEGER,
+    write_bytes     INTEGER,
+    datadir_bytes   INTEGER,
+    phases_json     TEXT NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

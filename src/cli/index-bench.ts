@@ -1,0 +1,144 @@
+/**
+ * `npm run index-bench -- --server electrumx,electrs[,esplora,fulcrum] [--repeat 3] [--param NAME=v1,v2]`
+ * On the running lab: each server rebuilds its index from an empty data directory, timed until it is
+ * at the node's tip and lists the whole history of the dataset's largest address, with CPU, peak RSS, disk I/O, final size and the phases its log shows; medians of
+ * the repeats, everything stored in --db. The lab's servers are left at the tip with their lab
+ * settings afterwards.
+ */
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { runCli } from './run-cli';
+import { onStopSignal } from './signals';
+import { UserError } from '../user-error';
+import { ResultsStore } from '../store/results';
+import { hostInfo } from '../bench/runner';
+import { toolInfo } from '../bench/tool-info';
+import { textTable } from '../core/text-table';
+import { runIndexBench, summarizeBuilds, type IndexedServer, type IndexSummary } from '../indexing/index-bench';
+import { fileAboutToBeCreated } from '../core/created-file';
+
+const MiB = 1024 * 1024;
+
+async function main(): Promise<number> {
+  const a = await yargs(hideBin(process.argv))
+    .scriptName('npm run index-bench --')
+    .option('server', { type: 'string', default: 'electrumx,electrs', describe: 'lab servers, comma-separated: electrumx, electrs, esplora, fulcrum' })
+    .option('repeat', { type: 'number', default: 3, describe: 'builds per server (and per --param value); the table shows medians' })
+    .option('param', { type: 'string', describe: 'a server setting swept over values: NAME=v1,v2,v3 (env var for ElectrumX, --flag for electrs/Esplora, config key for Fulcrum)' })
+    .option('sample-every', { type: 'number', default: 0.2, describe: 'seconds between resource samples' })
+    .option('db', { type: 'string', default: 'results/index.sqlite', describe: 'results database (SQLite)' })
+    .option('json', { type: 'boolean', default: false, describe: 'print the medians as JSON' })
+    .strict()
+    .fail((msg, err) => {
+      throw err ?? new UserError(msg);
+    })
+    .help()
+    .parseAsync();
+  const { LAB_SERVERS, labConfig, labPaths } = await import('../lab/config');
+  const { logFile, pidFile } = await import('../lab/processes');
+  const { labRestartServer, labStatus } = await import('../lab/lab');
+  const names = a.server.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(LAB_SERVERS as readonly string[]).includes(n));
+  if (names.length === 0 || unknown.length) throw new UserError(`--server: unknown lab server ${unknown.join(', ') || '(none)'}; known: ${LAB_SERVERS.join(', ')}`);
+  if (!Number.isInteger(a.repeat) || a.repeat < 1 || a.repeat > 100) throw new UserError(`--repeat must be an integer in 1..100, got ${a.repeat}`);
+  if (!(a['sample-every'] >= 0.05 && a['sample-every'] <= 60)) throw new UserError(`--sample-every must be between 0.05 and 60 seconds, got ${a['sample-every']}`);
+  let sweep: { name: string; values: string[] } | undefined;
+  if (a.param !== undefined) {
+    const m = /^([A-Za-z0-9_.-]+)=(.+)$/.exec(a.param);
+    const values = m ? m[2].split(',').map((v) => v.trim()).filter(Boolean) : [];
+    if (!m || values.length === 0) throw new UserError(`--param: expected NAME=v1,v2,..., got ${JSON.stringify(a.param)}`);
+    sweep = { name: m[1], values };
+  }
+  const status = await labStatus();
+  if (!status.up) throw new UserError('index-bench runs on the lab: start it with: npm run lab -- up');
+  const missing = names.filter((n) => !status.electrum[n as keyof typeof status.electrum]?.running);
+  if (missing.length) throw new UserError(`--server: ${missing.join(', ')} not running in the lab (started with --without?)`);
+
+  const paths = labPaths(labConfig());
+  // The build is done when the largest address's whole history is listed: it spans the chain.
+  const { readDataset } = await import('../dataset/line');
+  const largest = readDataset(status.datasetPath).lines.reduce((a, b) => (b.txCount > a.txCount ? b : a));
+  const indexed = { scripthash: largest.scripthash, confirmed: largest.txCount };
+  const datadirs: Record<string, string> = { electrumx: paths.electrumxDir, electrs: paths.electrsDir, esplora: paths.esploraDir, fulcrum: paths.fulcrumDir };
+  const servers: IndexedServer[] = names.map((n) => ({
+    name: n,
+    pidFile: pidFile(paths, n as never),
+    datadir: datadirs[n],
+    logFile: logFile(paths, n as never),
+    ...(n === 'esplora' ? { observe: { verbosity: '3' } } : {}),
+  }));
+
+  const created = fileAboutToBeCreated(a.db);
+  const store = ResultsStore.open(a.db);
+  const tool = toolInfo();
+  const runId = Number(
+    store.db
+      .prepare(`INSERT INTO index_runs (started_at, status, tool_version, git_commit, host_json, chain_json, config_json) VALUES (?, 'running', ?, ?, ?, ?, ?)`)
+      .run(
+        new Date().toISOString(),
+        tool.version,
+        tool.gitCommit,
+        JSON.stringify(hostInfo()),
+        JSON.stringify({ tipHeight: status.node.tip, seed: status.seed }),
+        JSON.stringify({ servers: names, repeat: a.repeat, sweep: sweep ?? null }),
+      ).lastInsertRowid,
+  );
+  let interrupted = false;
+  const stopSignals = onStopSignal(() => {
+    interrupted = true;
+    process.stderr.write('stopping after the build in progress\n');
+  });
+  const progress = (line: string) => process.stderr.write(`[index-bench] ${line}\n`);
+  let outcome: 'completed' | 'failed' | 'interrupted' = 'failed';
+  try {
+    const builds = await runIndexBench(store.db, runId, { servers, repeat: a.repeat, sweep, sampleEveryMs: Math.round(a['sample-every'] * 1000), log: progress }, async (server, o) => {
+      if (interrupted) throw new UserError('interrupted');
+      return labRestartServer(server as never, { settings: o.settings, onStarted: o.onStarted, pollMs: 50, tipOnly: true, indexed });
+    });
+    outcome = 'completed';
+    const summaries = summarizeBuilds(builds);
+    process.stdout.write(a.json ? JSON.stringify({ runId, db: a.db, tipHeight: status.node.tip, servers: summaries }, null, 2) + '\n' : printable(summaries, runId, a.db, status.node.tip));
+    return 0;
+  } catch (err) {
+    if (interrupted) outcome = 'interrupted';
+    throw err;
+  } finally {
+    store.db.prepare('UPDATE index_runs SET status = ?, finished_at = ? WHERE id = ?').run(outcome, new Date().toISOString(), runId);
+    stopSignals();
+    // Each server goes back to the lab's own settings, at the tip, whatever happened.
+    for (const n of names) await labRestartServer(n as never).catch((e) => progress(`could not restore ${n}: ${(e as Error).message}`));
+    store.close();
+    if (created && outcome !== 'completed' && !interrupted) created.remove();
+  }
+}
+
+function printable(summaries: IndexSummary[], runId: number, db: string, tip: number | null): string {
+  const mib = (b: number | null) => (b === null ? '–' : `${(b / MiB).toFixed(1)} MiB`);
+  const head = ['server', 'setting', 'builds', 'to tip s', 'CPU s', 'peak RSS', 'disk read', 'disk write', 'datadir'];
+  const rows = summaries.map((s) => [
+    s.server,
+    Object.entries(s.settings).map(([k, v]) => `${k}=${v}`).join(' ') || '(lab)',
+    String(s.builds),
+    (s.indexMs / 1000).toFixed(2),
+    s.cpuS === null ? '–' : s.cpuS.toFixed(2),
+    mib(s.peakRssBytes),
+    mib(s.readBytes),
+    mib(s.writeBytes),
+    mib(s.datadirBytes),
+  ]);
+  const phases = summaries.map(
+    (s) =>
+      `  ${s.server}${Object.keys(s.settings).length ? ` ${Object.entries(s.settings).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}: ` +
+      s.phases.map((p) => `${p.name} ${(p.ms / 1000).toFixed(2)} s (${Math.round(p.share * 100)} %)`).join(' → '),
+  );
+  return [
+    `index-bench run ${runId} (${db}): each server from an empty data directory to the node's tip ${tip}; medians of the builds`,
+    textTable(head, rows),
+    '',
+    'phases (from each server\'s own log lines, medians):',
+    ...phases,
+    '',
+  ].join('\n');
+}
+
+if (require.main === module) runCli(main);

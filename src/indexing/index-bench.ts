@@ -1,0 +1,172 @@
+/**
+ * The index-build benchmark: each server started on an empty data directory and timed until it
+ * answers at the node's tip, sampled meanwhile (CPU, peak RSS, disk I/O, data directory) and its
+ * log read for phases. Repeated, and optionally once per value of a server setting (a sweep). The
+ * server is started through `restart` (the lab's, given by the CLI), so nothing here knows the lab.
+ */
+import fs from 'node:fs';
+import type Database from 'better-sqlite3';
+import { ResourceSampler } from '../resources/sampler';
+import { resourceSummaries, resourceWriter } from '../store/resources';
+import { LogFollower, PHASE_RULES, phasesOf, type Phase } from './phases';
+import { median } from '../stats/quantiles';
+
+export interface IndexedServer {
+  name: string;
+  pidFile: string;
+  datadir: string;
+  logFile: string;
+  /** Settings the build needs to be observable (e.g. Esplora's debug log for its phases). */
+  observe?: Record<string, string>;
+}
+
+export type Restart = (
+  server: string,
+  opts: { settings: Record<string, string>; onStarted: (pid: number) => void },
+) => Promise<{ indexMs: number }>;
+
+export interface IndexBuild {
+  server: string;
+  settings: Record<string, string>;
+  repeat: number;
+  indexMs: number;
+  cpuS: number | null;
+  peakRssBytes: number | null;
+  readBytes: number | null;
+  writeBytes: number | null;
+  datadirBytes: number | null;
+  phases: Phase[];
+}
+
+export interface IndexBenchOptions {
+  servers: IndexedServer[];
+  repeat: number;
+  /** A setting swept over values; one set of builds per value. */
+  sweep?: { name: string; values: string[] };
+  sampleEveryMs: number;
+  log?: (line: string) => void;
+}
+
+function readFrom(file: string, offset: number): Buffer | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size <= offset) return null;
+    const buf = Buffer.alloc(size - offset);
+    fs.readSync(fd, buf, 0, buf.length, offset);
+    return buf;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export async function runIndexBench(db: Database.Database, runId: number, opts: IndexBenchOptions, restart: Restart): Promise<IndexBuild[]> {
+  const log = opts.log ?? (() => undefined);
+  const builds: IndexBuild[] = [];
+  const addBuild = db.prepare(`INSERT INTO index_builds (run_id, server, settings_json, repeat, index_ms, cpu_s, peak_rss_bytes, read_bytes,
+    write_bytes, datadir_bytes, phases_json) VALUES (@runId, @server, @settings, @repeat, 0, NULL, NULL, NULL, NULL, NULL, '[]')`);
+  const finishBuild = db.prepare(`UPDATE index_builds SET index_ms = @indexMs, cpu_s = @cpuS, peak_rss_bytes = @peakRssBytes,
+    read_bytes = @readBytes, write_bytes = @writeBytes, datadir_bytes = @datadirBytes, phases_json = @phases WHERE id = @id`);
+  const values = opts.sweep ? opts.sweep.values.map((v) => ({ [opts.sweep!.name]: v })) : [{}];
+  for (const server of opts.servers) {
+    for (const swept of values) {
+      for (let repeat = 1; repeat <= opts.repeat; repeat++) {
+        const settings = { ...(server.observe ?? {}), ...swept };
+        const buildId = Number(addBuild.run({ runId, server: server.name, settings: JSON.stringify(swept), repeat }).lastInsertRowid);
+        const sampler = new ResourceSampler([{ name: server.name, pidFile: server.pidFile, datadir: server.datadir }], resourceWriter(db, 'index', buildId), {
+          everyMs: opts.sampleEveryMs,
+          dirEveryMs: 1_000,
+          host: true,
+        });
+        let follower: LogFollower | undefined;
+        let started = false;
+        const { indexMs } = await restart(server.name, {
+          settings,
+          onStarted: () => {
+            follower = new LogFollower(server.logFile, Date.now(), readFrom);
+            follower.start(50);
+            sampler.start();
+            started = true;
+          },
+        }).finally(async () => {
+          follower?.stop();
+          if (started) await sampler.stop();
+        });
+        const [cost] = resourceSummaries(db, 'index', buildId);
+        const phases = phasesOf(PHASE_RULES[server.name] ?? [], follower?.lines ?? [], indexMs);
+        const build: IndexBuild = {
+          server: server.name,
+          settings: swept,
+          repeat,
+          indexMs,
+          cpuS: cost?.cpuSeconds ?? null,
+          peakRssBytes: cost?.peakRssBytes ?? null,
+          readBytes: cost?.readBytes ?? null,
+          writeBytes: cost?.writeBytes ?? null,
+          datadirBytes: cost?.datadirEndBytes ?? null,
+          phases,
+        };
+        finishBuild.run({ ...build, id: buildId, phases: JSON.stringify(phases) });
+        builds.push(build);
+        const label = Object.entries(swept).map(([k, v]) => ` ${k}=${v}`).join('');
+        log(`${server.name}${label} #${repeat}: at the tip in ${(indexMs / 1000).toFixed(2)} s`);
+      }
+    }
+  }
+  return builds;
+}
+
+/** The median build of each (server, setting value): time, CPU, peak RSS, disk, size, and phases' shares. */
+export interface IndexSummary {
+  server: string;
+  settings: Record<string, string>;
+  builds: number;
+  indexMs: number;
+  cpuS: number | null;
+  peakRssBytes: number | null;
+  readBytes: number | null;
+  writeBytes: number | null;
+  datadirBytes: number | null;
+  phases: Array<{ name: string; ms: number; share: number }>;
+}
+
+export function summarizeBuilds(builds: IndexBuild[]): IndexSummary[] {
+  const groups = new Map<string, IndexBuild[]>();
+  for (const b of builds) {
+    const k = `${b.server}\u0000${JSON.stringify(b.settings)}`;
+    groups.set(k, [...(groups.get(k) ?? []), b]);
+  }
+  return [...groups.values()].map((g) => {
+    const med = (f: (b: IndexBuild) => number | null) => {
+      const xs = g.map(f).filter((v): v is number => v !== null).sort((a, b) => a - b);
+      return xs.length ? median(xs) : null;
+    };
+    const indexMs = med((b) => b.indexMs)!;
+    // Each phase's median duration over the builds where it appeared.
+    const names = [...new Set(g.flatMap((b) => b.phases.map((p) => p.name)))];
+    const phases = names.map((name) => {
+      const ms = med((b) => {
+        const own = b.phases.filter((p) => p.name === name);
+        return own.length ? own.reduce((n, p) => n + p.endMs - p.startMs, 0) : null;
+      })!;
+      return { name, ms, share: indexMs > 0 ? ms / indexMs : 0 };
+    });
+    return {
+      server: g[0].server,
+      settings: g[0].settings,
+      builds: g.length,
+      indexMs,
+      cpuS: med((b) => b.cpuS),
+      peakRssBytes: med((b) => b.peakRssBytes),
+      readBytes: med((b) => b.readBytes),
+      writeBytes: med((b) => b.writeBytes),
+      datadirBytes: med((b) => b.datadirBytes),
+      phases,
+    };
+  });
+}

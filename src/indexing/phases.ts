@@ -1,0 +1,91 @@
+/**
+ * What each server says it is doing while it builds its index, read from its own log: a line that
+ * matches a rule starts that phase, which lasts until the next phase starts or the index is at the
+ * node's tip. Lines are timed when we read them (the log is followed every 50 ms), so every
+ * server's phases are on one clock, whether or not its log has timestamps (ElectrumX's has none).
+ * Everything before the first matching line is "start-up".
+ */
+export type PhaseRules = Array<[RegExp, string]>;
+
+export const PHASE_RULES: Record<string, PhaseRules> = {
+  electrumx: [
+    [/catching up to daemon height/, 'indexing blocks'],
+    [/caught up to height/, 'flushing and opening listeners'],
+  ],
+  // bindex says when it opens its database and when it has indexed, not when it starts indexing.
+  electrs: [
+    [/bindex::chain\] index:|bindex::db\] CF /, 'opening the index and indexing blocks'],
+    [/indexed \d+ blocks/, 'compaction and first sync'],
+  ],
+  // With -vvv (debug), as index-bench starts it.
+  esplora: [
+    [/opening DB/, 'opening the index'],
+    [/adding transactions from/, 'adding transactions'],
+    [/starting full compaction/, 'compaction'],
+    [/indexing history from/, 'indexing history'],
+    [/flushing to disk/, 'flushing'],
+    [/updating synced tip/, 'finishing'],
+  ],
+  fulcrum: [
+    [/downloading new blocks/, 'downloading and indexing blocks'],
+    [/Processed \d+ new blocks/, 'merkle cache and listeners'],
+  ],
+};
+
+export interface TimedLine {
+  atMs: number; // ms since the server was started
+  line: string;
+}
+
+export interface Phase {
+  name: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** The phases of one build, from start (0) to `readyMs`; consecutive lines of one phase merge. */
+export function phasesOf(rules: PhaseRules, lines: TimedLine[], readyMs: number): Phase[] {
+  const phases: Phase[] = [{ name: 'start-up', startMs: 0, endMs: readyMs }];
+  for (const { atMs, line } of lines) {
+    if (atMs > readyMs) break;
+    const rule = rules.find(([re]) => re.test(line));
+    if (!rule || rule[1] === phases[phases.length - 1].name) continue;
+    phases[phases.length - 1].endMs = atMs;
+    phases.push({ name: rule[1], startMs: atMs, endMs: readyMs });
+  }
+  return phases.filter((p) => p.endMs > p.startMs || p === phases[phases.length - 1]);
+}
+
+/** Follows a log file from its start, timing each new complete line as it is read. */
+export class LogFollower {
+  private offset = 0;
+  private partial = '';
+  private timer: NodeJS.Timeout | undefined;
+  readonly lines: TimedLine[] = [];
+
+  constructor(
+    private readonly file: string,
+    private readonly t0: number,
+    private readonly read: (file: string, offset: number) => Buffer | null,
+  ) {}
+
+  start(everyMs = 50): void {
+    this.timer = setInterval(() => this.poll(), everyMs);
+  }
+
+  poll(): void {
+    const chunk = this.read(this.file, this.offset);
+    if (!chunk || chunk.length === 0) return;
+    this.offset += chunk.length;
+    const text = this.partial + chunk.toString('utf8');
+    const parts = text.split('\n');
+    this.partial = parts.pop() ?? '';
+    const at = Date.now() - this.t0;
+    for (const line of parts) this.lines.push({ atMs: at, line });
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.poll();
+  }
+}
