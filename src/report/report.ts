@@ -16,7 +16,9 @@ import { selectRuns } from './selection';
 import { limitsTable, runsTable, serversTable, summaryTable, transportsTable } from './tables';
 import { loadRunTable } from './load-tables';
 import { ResultsStore } from '../store/results';
-import type { ChartFile, Exporter, RenderedBench, RenderedChart, RenderedLoadRun, RenderedReport } from './export/exporter';
+import type { ChartFile, Exporter, RenderedBench, RenderedChart, RenderedLoadRun, RenderedReport, RenderedSection } from './export/exporter';
+import { indexTable, readLatestIndexRun, readResourceRuns, type IndexRunReport, type ResourceRunReport } from './resources';
+import { indexPhasesSpec, resourceSpec, sweepSpec } from './charts/resource-charts';
 import { claimOutputs, writeOutputs } from './export/output';
 import { svgExporter } from './export/svg';
 import { pngExporter } from './export/png';
@@ -31,25 +33,57 @@ export interface ReportModels {
   dbPath: string;
   bench: ReportModel | null;
   load: LoadRunReport[];
+  resources: ResourceRunReport[];
+  index: IndexRunReport | null;
 }
 
 export function readModels(opts: ReportOptions): ReportModels {
   const store = ResultsStore.open(opts.db, { readonly: true });
   let bench: boolean;
   let load: LoadRunReport[];
+  let index: IndexRunReport | null;
   try {
     const selection = selectRuns(store, opts.db, opts.runIds, opts.loadRunIds);
     bench = selection.bench;
     load = selection.load.map((l) => readLoadRun(store, l.run, l.chosen));
+    index = readLatestIndexRun(store.db);
   } finally {
     store.close();
   }
-  return { dbPath: opts.db, bench: bench ? loadModel(opts.db, { runIds: opts.runIds }) : null, load };
+  const model = bench ? loadModel(opts.db, { runIds: opts.runIds }) : null;
+  let resources: ResourceRunReport[] = [];
+  if (model) {
+    const again = ResultsStore.open(opts.db, { readonly: true });
+    try {
+      resources = readResourceRuns(again.db, model.runs.map((r) => r.id));
+    } finally {
+      again.close();
+    }
+  }
+  return { dbPath: opts.db, bench: model, load, resources, index };
+}
+
+/** The resource part's charts, named by run so several runs share an output directory. */
+function resourceChartFiles(models: ReportModels): Array<ChartFile & { spec: () => Record<string, unknown> }> {
+  const files = models.resources.map((r) => {
+    const title = `Server resources over time — run ${r.runId}`;
+    return { id: `resources-${r.runId}`, title, spec: () => resourceSpec(r, title) };
+  });
+  const ix = models.index;
+  if (ix) {
+    const title = `Index build phases — index-bench run ${ix.runId}`;
+    files.push({ id: `index-${ix.runId}-phases`, title, spec: () => indexPhasesSpec(ix, title) });
+    if (ix.sweep) {
+      const sweepTitle = `Index build per ${ix.sweep.name} — index-bench run ${ix.runId}`;
+      files.push({ id: `index-${ix.runId}-sweep`, title: sweepTitle, spec: () => sweepSpec(ix, sweepTitle) });
+    }
+  }
+  return files;
 }
 
 /** Every chart file of the report, known from the models alone: output paths are claimed before rendering. */
 export function chartFiles(models: ReportModels): ChartFile[] {
-  return [...(models.bench ? CHARTS : []), ...models.load.flatMap(loadChartFiles)];
+  return [...(models.bench ? CHARTS : []), ...models.load.flatMap(loadChartFiles), ...resourceChartFiles(models).map(({ id, title }) => ({ id, title }))];
 }
 
 async function renderBench(model: ReportModel, opts: ReportOptions): Promise<RenderedBench> {
@@ -81,10 +115,21 @@ async function renderLoadRun(run: LoadRunReport, opts: ReportOptions): Promise<R
   return { report: run, table: loadRunTable(run), charts };
 }
 
+async function renderResources(models: ReportModels): Promise<RenderedSection | null> {
+  const files = resourceChartFiles(models);
+  if (files.length === 0) return null;
+  const charts: RenderedChart[] = [];
+  for (const f of files) {
+    const spec = f.spec();
+    charts.push({ def: { id: f.id, title: f.title }, spec, svg: await renderSvg(spec) });
+  }
+  return { tables: [...models.resources.map((r) => r.table), ...(models.index ? [indexTable(models.index)] : [])], charts };
+}
+
 export async function renderReport(models: ReportModels, opts: ReportOptions): Promise<RenderedReport> {
   const load: RenderedLoadRun[] = [];
   for (const run of models.load) load.push(await renderLoadRun(run, opts));
-  return { dbPath: models.dbPath, bench: models.bench ? await renderBench(models.bench, opts) : null, load };
+  return { dbPath: models.dbPath, bench: models.bench ? await renderBench(models.bench, opts) : null, load, resources: await renderResources(models) };
 }
 
 /** Writes the whole report; returns the file names written, relative to opts.outDir. */

@@ -8,6 +8,7 @@ import { ResultsStore } from '../store/results';
 import { UserError } from '../user-error';
 import type { LoadRunRow } from '../store/load-results';
 import { FINISHED_LOAD_STATUSES, listLoadRuns } from './load-read';
+import { readLatestIndexRun } from './resources';
 import type { LoadRunReport } from './load-model';
 
 export interface RunSelection {
@@ -25,6 +26,8 @@ export function selectRuns(store: ResultsStore, dbPath: string, runIds: readonly
     });
     return { bench: runIds.length > 0, load };
   }
+  // A database of index-bench runs alone (npm run index-bench's own) reports just those.
+  if (runIds.length === 0 && loadRuns.length === 0 && store.listRuns().length === 0 && readLatestIndexRun(store.db)) return { bench: false, load: [] };
   if (runIds.length > 0 || loadRuns.length === 0) return { bench: true, load: [] };
   const finished = loadRuns.filter((r) => FINISHED_LOAD_STATUSES.includes(r.status));
   const latest = finished.length > 0 ? [{ run: finished[finished.length - 1], chosen: 'latest' as const }] : [];

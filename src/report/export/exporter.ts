@@ -34,10 +34,17 @@ export interface RenderedLoadRun {
   charts: RenderedChart[];
 }
 
+/** Tables and charts of the resource part: what servers spent during bench runs, and index builds. */
+export interface RenderedSection {
+  tables: Table[];
+  charts: RenderedChart[];
+}
+
 export interface RenderedReport {
   dbPath: string;
   bench: RenderedBench | null; // null when only load runs were selected
   load: RenderedLoadRun[];
+  resources: RenderedSection | null; // null when nothing was sampled
 }
 
 export interface ReportPlan {
@@ -57,5 +64,5 @@ export interface Exporter {
 }
 
 export function allCharts(r: RenderedReport): RenderedChart[] {
-  return [...(r.bench?.charts ?? []), ...r.load.flatMap((l) => l.charts)];
+  return [...(r.bench?.charts ?? []), ...r.load.flatMap((l) => l.charts), ...(r.resources?.charts ?? [])];
 }

@@ -54,6 +54,18 @@ ${htmlTable(b.tables.servers, 'servers')}
 `;
 }
 
+function resourcesSection(r: RenderedReport): string {
+  if (!r.resources) return '';
+  return `<h2>Server resources</h2>
+${r.resources.tables.map((t) => htmlTable(t, 'resources', 'h3')).join('\n')}
+${r.resources.charts.map(figure).join('\n')}
+`;
+}
+
+function title(r: RenderedReport): string {
+  return r.bench ? 'Electrum server latency report' : r.load.length ? 'Electrum server load report' : 'Electrum server resources report';
+}
+
 function loadSection(r: RenderedReport): string {
   if (r.load.length === 0) return '';
   const intro = r.bench ? '' : `<p class="note">From <code>${esc(r.dbPath)}</code>.</p>\n`;
@@ -65,7 +77,7 @@ ${r.load.map((l) => `${htmlTable(l.table, 'load', 'h3')}\n${l.charts.map(figure)
 
 export function reportHtml(r: RenderedReport): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${r.bench ? 'Electrum server latency report' : 'Electrum server load report'}</title>
+<html lang="en"><head><meta charset="utf-8"><title>${title(r)}</title>
 <style>
 ${fontFace()}
 body { font-family: "${FONT_FAMILY}", sans-serif; margin: 2em; color: #222; max-width: 1400px; }
@@ -75,8 +87,8 @@ td, th { border: 1px solid #ccc; padding: 3px 8px; } th { background: #f4f4f4; }
 .note { color: #555; font-size: 13px; max-width: 60em; }
 figure { margin: 2em 0; } figcaption { font-size: 12px; color: #555; }
 </style></head><body>
-<h1>${r.bench ? 'Electrum server latency report' : 'Electrum server load report'}</h1>
-${r.bench ? benchSection(r.bench, r.dbPath) : ''}${loadSection(r)}</body></html>
+<h1>${title(r)}</h1>
+${r.bench ? benchSection(r.bench, r.dbPath) : ''}${loadSection(r)}${resourcesSection(r)}</body></html>
 `;
 }
 

@@ -43,12 +43,18 @@ function loadMarkdown(r: RenderedReport): string[] {
   ];
 }
 
+function resourcesMarkdown(r: RenderedReport): string[] {
+  if (!r.resources) return [];
+  return ['## Server resources', '', ...r.resources.tables.flatMap((t) => section(t, '###')), ...r.resources.charts.flatMap((c) => chartLinks(c, '###'))];
+}
+
 export function summaryMarkdown(r: RenderedReport): string {
   return [
-    r.bench ? '# Electrum server latency report' : '# Electrum server load report',
+    r.bench ? '# Electrum server latency report' : r.load.length ? '# Electrum server load report' : '# Electrum server resources report',
     '',
     ...(r.bench ? benchMarkdown(r.bench, r.dbPath) : []),
     ...loadMarkdown(r),
+    ...resourcesMarkdown(r),
   ].join('\n');
 }
 
