@@ -56,6 +56,16 @@ test('bench --lab stores each server\'s resource time series and the electrs Pro
   } finally {
     d.close();
   }
+  // The report draws them beside the latency charts.
+  const out = path.join(tmp, 'report');
+  const rep = cli('report', ['--db', db, '--out', out]);
+  expect(rep.status).toBe(0);
+  const md = fs.readFileSync(path.join(out, 'summary.md'), 'utf8');
+  expect(md).toMatch(/### What the servers spent — run 1/);
+  for (const s of servers) expect(md).toMatch(new RegExp(`\\| ${s} \\| [\\d.]+ \\| [\\d.]+ \\| [\\d.]+ MiB \\|`));
+  const svg = fs.readFileSync(path.join(out, 'resources-1.svg'), 'utf8');
+  expect(svg).toContain('CPU % of one core');
+  for (const s of servers) expect(svg).toContain(`>${s}<`);
 });
 
 test('index-bench rebuilds every lab server from empty: time, CPU, peak RSS, disk writes, size and phases; the lab stays up', () => {
@@ -86,4 +96,9 @@ test('index-bench rebuilds every lab server from empty: time, CPU, peak RSS, dis
   expect(d.prepare(`SELECT count(*) AS n FROM index_builds`).get()).toEqual({ n: servers.length });
   expect((d.prepare(`SELECT count(*) AS n FROM resource_samples WHERE run_kind = 'index'`).get() as { n: number }).n).toBeGreaterThan(servers.length);
   d.close();
+  const reportDir = path.join(tmp, 'index-report');
+  expect(cli('report', ['--db', db, '--out', reportDir]).status).toBe(0);
+  expect(fs.readFileSync(path.join(reportDir, 'summary.md'), 'utf8')).toMatch(/### Index build — index-bench run 1/);
+  const svg = fs.readFileSync(path.join(reportDir, 'index-1-phases.svg'), 'utf8');
+  for (const s of servers) expect(svg).toContain(`>${s}<`);
 });
