@@ -16,8 +16,7 @@ import { toolInfo } from '../bench/tool-info';
 import { textTable } from '../core/text-table';
 import { runIndexBench, summarizeBuilds, type IndexedServer, type IndexSummary } from '../indexing/index-bench';
 import { fileAboutToBeCreated } from '../core/created-file';
-
-const MiB = 1024 * 1024;
+import { indexTable, type IndexRunReport } from '../report/resources';
 
 async function main(): Promise<number> {
   const a = await yargs(hideBin(process.argv))
@@ -97,7 +96,7 @@ async function main(): Promise<number> {
     });
     outcome = 'completed';
     const summaries = summarizeBuilds(builds);
-    process.stdout.write(a.json ? JSON.stringify({ runId, db: a.db, tipHeight: status.node.tip, servers: summaries }, null, 2) + '\n' : printable(summaries, runId, a.db, status.node.tip));
+    process.stdout.write(a.json ? JSON.stringify({ runId, db: a.db, tipHeight: status.node.tip, servers: summaries }, null, 2) + '\n' : printable(summaries, runId, a.db, status.node.tip, sweep ?? null));
     return 0;
   } catch (err) {
     if (interrupted) outcome = 'interrupted';
@@ -112,20 +111,9 @@ async function main(): Promise<number> {
   }
 }
 
-function printable(summaries: IndexSummary[], runId: number, db: string, tip: number | null): string {
-  const mib = (b: number | null) => (b === null ? '–' : `${(b / MiB).toFixed(1)} MiB`);
-  const head = ['server', 'setting', 'builds', 'to tip s', 'CPU s', 'peak RSS', 'disk read', 'disk write', 'datadir'];
-  const rows = summaries.map((s) => [
-    s.server,
-    Object.entries(s.settings).map(([k, v]) => `${k}=${v}`).join(' ') || '(lab)',
-    String(s.builds),
-    (s.indexMs / 1000).toFixed(2),
-    s.cpuS === null ? '–' : s.cpuS.toFixed(2),
-    mib(s.peakRssBytes),
-    mib(s.readBytes),
-    mib(s.writeBytes),
-    mib(s.datadirBytes),
-  ]);
+function printable(summaries: IndexSummary[], runId: number, db: string, tip: number | null, sweep: IndexRunReport['sweep']): string {
+  const t = indexTable({ runId, tipHeight: tip, sweep, summaries });
+  const phaseless = t.head.slice(0, -1);
   const phases = summaries.map(
     (s) =>
       `  ${s.server}${Object.keys(s.settings).length ? ` ${Object.entries(s.settings).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}: ` +
@@ -133,9 +121,9 @@ function printable(summaries: IndexSummary[], runId: number, db: string, tip: nu
   );
   return [
     `index-bench run ${runId} (${db}): each server from an empty data directory to the node's tip ${tip}; medians of the builds`,
-    textTable(head, rows),
+    textTable(phaseless, t.rows.map((r) => r.slice(0, -1))),
     '',
-    'phases (from each server\'s own log lines, medians):',
+    "phases (from each server's own log lines, medians):",
     ...phases,
     '',
   ].join('\n');

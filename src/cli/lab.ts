@@ -13,6 +13,7 @@ import { textTable } from '../core/text-table';
 interface Args {
   json: boolean;
   seed: string;
+  scale: number;
   without: ElectrumServerName[];
 }
 
@@ -73,7 +74,7 @@ async function up(args: Args): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const status = await labUp({ seed: args.seed, without: args.without, log: progress });
+  const status = await labUp({ seed: args.seed, scale: args.scale, without: args.without, log: progress });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   printStatus(status, args.json);
@@ -108,6 +109,7 @@ async function main(): Promise<void> {
     .command('reset', 'down, then up', {}, () => { run = reset; })
     .option('json', { type: 'boolean', default: false, describe: 'print JSON instead of a table' })
     .option('seed', { type: 'string', default: LAB_DEFAULT_SEED, describe: 'chain generator seed (up, reset)' })
+    .option('scale', { type: 'number', default: 1, describe: 'chain scale (up, reset): S × the addresses per history size, longer histories from 4 (10: 600 addresses, ~100 k transactions)' })
     .option('without', {
       type: 'array',
       choices: [...LAB_SERVERS],
@@ -118,7 +120,7 @@ async function main(): Promise<void> {
     .strict()
     .help()
     .parseAsync();
-  const code = await run!({ json: argv.json, seed: argv.seed, without: argv.without as ElectrumServerName[] });
+  const code = await run!({ json: argv.json, seed: argv.seed, scale: argv.scale, without: argv.without as ElectrumServerName[] });
   process.exit(code);
 }
 

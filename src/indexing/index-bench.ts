@@ -25,16 +25,20 @@ export type Restart = (
   opts: { settings: Record<string, string>; onStarted: (pid: number) => void },
 ) => Promise<{ indexMs: number }>;
 
-export interface IndexBuild {
+/** What one build cost (or the median build of several). */
+interface IndexCost {
   server: string;
   settings: Record<string, string>;
-  repeat: number;
   indexMs: number;
   cpuS: number | null;
   peakRssBytes: number | null;
   readBytes: number | null;
   writeBytes: number | null;
   datadirBytes: number | null;
+}
+
+export interface IndexBuild extends IndexCost {
+  repeat: number;
   phases: Phase[];
 }
 
@@ -122,16 +126,8 @@ export async function runIndexBench(db: Database.Database, runId: number, opts: 
 }
 
 /** The median build of each (server, setting value): time, CPU, peak RSS, disk, size, and phases' shares. */
-export interface IndexSummary {
-  server: string;
-  settings: Record<string, string>;
+export interface IndexSummary extends IndexCost {
   builds: number;
-  indexMs: number;
-  cpuS: number | null;
-  peakRssBytes: number | null;
-  readBytes: number | null;
-  writeBytes: number | null;
-  datadirBytes: number | null;
   phases: Array<{ name: string; ms: number; share: number }>;
 }
 

@@ -42,6 +42,7 @@ export interface LabUpOptions {
   seed?: string;
   without?: ElectrumServerName[]; // servers to leave out (the full lab runs all four)
   mempoolTxs?: number; // passed to the generator (its default when absent)
+  scale?: number; // the chain's scale (1, the default: 51 addresses; 10: 600 addresses, histories to 3,300)
   skipInstall?: boolean;
   log?: (line: string) => void;
 }
@@ -88,6 +89,7 @@ export interface LabStatus {
 
 interface LabState {
   seed: string;
+  scale?: number; // absent: 1
   components: LabComponent[];
   startedAt: string;
   readyAt?: string;
@@ -113,6 +115,8 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   const log = opts.log ?? (() => undefined);
   const seed = opts.seed ?? LAB_DEFAULT_SEED;
   if (seed.length === 0) throw new UserError('--seed must not be empty');
+  const scale = opts.scale ?? 1;
+  if (!Number.isInteger(scale) || scale < 1 || scale > 20) throw new UserError(`--scale must be an integer in 1..20, got ${opts.scale}`);
   const without = new Set<LabComponent>(opts.without ?? []);
   const components = LAB_COMPONENTS.filter((c) => !without.has(c));
 
@@ -125,9 +129,10 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
     current = await labStatus();
   }
   if (current.components.some((c) => c.running)) {
-    const same = current.seed === seed && sameSet(current.components.filter((c) => c.expected).map((c) => c.name), components);
+    const same =
+      current.seed === seed && (previous?.scale ?? 1) === scale && sameSet(current.components.filter((c) => c.expected).map((c) => c.name), components);
     if (current.up && same) {
-      log(`already up (seed ${seed}) at height ${current.node.tip}`);
+      log(`already up (seed ${seed}${scale > 1 ? `, scale ${scale}` : ''}) at height ${current.node.tip}`);
       return current;
     }
     throw new UserError(
@@ -145,7 +150,7 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   for (const c of LAB_COMPONENTS) fs.rmSync(path.join(paths.pidDir, `${c}.pid`), { force: true });
   const creds = writeFreshCredentials(paths.cookieFile);
   if (components.some((c) => electrumTlsEndpoint(cfg, paths, c as ElectrumServerName))) await generateLabCertificates(paths);
-  const state: LabState = { seed, components, startedAt: new Date().toISOString() };
+  const state: LabState = { seed, ...(scale > 1 ? { scale } : {}), components, startedAt: new Date().toISOString() };
   writeState(paths, state);
   const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 120_000 });
   try {
@@ -153,13 +158,14 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
     await startBtcd(cfg, paths, creds, generator.miningAddress(seed));
     log('starting the Core-dialect adapter');
     await startAdapter(cfg, paths, rpc);
-    log(`generating the chain (seed ${seed})`);
+    log(`generating the chain (seed ${seed}${scale > 1 ? `, scale ${scale}` : ''})`);
     const t1 = Date.now();
     await generator.generateChain(rpc, {
       seed,
       datasetPath: paths.datasetPath,
       manifestPath: paths.manifestPath,
       mempoolTxs: opts.mempoolTxs,
+      ...generator.scaleShape(scale),
       log: (m) => log(`generator: ${m}`),
     });
     const tip = await rpc.call<number>('getblockcount');
@@ -168,7 +174,7 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
     await Promise.all(
       LAB_SERVERS.filter((s) => components.includes(s)).map(async (s) => {
         const t2 = Date.now();
-        await waitServerSynced(cfg, paths, s, startServer(cfg, paths, creds, s), tip, watch);
+        await waitServerSynced(cfg, paths, s, startServer(cfg, paths, creds, s), tip, watch, undefined, undefined, LAB_TIMEOUTS.readyMs * scale);
         log(`${s} at height ${tip}, mempool seen (${secs(t2)} s)`);
       }),
     );
@@ -340,11 +346,12 @@ async function waitServerSynced(
   watch: MempoolProbe[],
   pollMs?: number,
   indexed?: IndexProbe,
+  readyMs: number = LAB_TIMEOUTS.readyMs,
 ): Promise<void> {
   const { host, port } = electrumEndpoint(cfg, s);
   const tlsEp = electrumTlsEndpoint(cfg, paths, s);
   const what = `at the node's tip ${tip} with its mempool${tlsEp ? ', TLS verified with the lab CA' : ''}`;
-  await waitReady(paths, s, pid, what, LAB_TIMEOUTS.readyMs, async () => {
+  await waitReady(paths, s, pid, what, readyMs, async () => {
     const height = await electrumTip(host, port);
     if (height !== tip) throw new Error(`${s} at height ${height}, node at ${tip}`);
     // ElectrumX opens its client ports only once caught up, and only logs a listener that fails:
@@ -410,13 +417,22 @@ async function electrumCalls(
   }
 }
 
-/** Fails before anything starts if another process holds one of the lab's ports. */
+/**
+ * Fails before anything starts if another process listens on one of the lab's ports. Probed by
+ * connecting, not by a trial listen: a trial listen also fails for a minute after a server closed
+ * connections itself (its side's sockets linger in TIME_WAIT, as Esplora's do), though the
+ * servers themselves can bind again.
+ */
 async function checkPortsFree(cfg: LabConfig): Promise<void> {
   for (const [name, port] of Object.entries(cfg.ports)) {
     const free = await new Promise<boolean>((resolve) => {
-      const srv = net.createServer();
-      srv.once('error', () => resolve(false));
-      srv.listen(port, cfg.host, () => srv.close(() => resolve(true)));
+      const sock = net.connect({ port, host: cfg.host });
+      sock.setTimeout(1_000, () => sock.destroy(new Error('timeout')));
+      sock.once('connect', () => {
+        sock.destroy();
+        resolve(false);
+      });
+      sock.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
     });
     if (!free) {
       throw new UserError(`port ${cfg.host}:${port} (${name}) is in use by another process; stop it or pick other ports with ELECTRUM_BENCH_LAB_PORT_BASE`);

@@ -30,6 +30,7 @@ export interface GenerateOptions {
   manifestPath: string;
   mempoolTxs?: number; // default 3
   maxTxCount?: number; // longest confirmed history; default 1100
+  addressesPerSize?: number; // addresses at each history size; default 3 (the chain's scale)
   log?: (message: string) => void;
 }
 
@@ -69,7 +70,7 @@ export async function generateChain(rpc: NodeRpc, opts: GenerateOptions): Promis
   }
 
   const seed = opts.seed;
-  const plan = makePlan(maxTxCount);
+  const plan = makePlan(maxTxCount, opts.addressesPerSize);
   const miner = minerOwner(seed);
   const funder = deriveOwner(seed, 'funder', 'p2wpkh');
   const sink = deriveOwner(seed, 'sink', 'p2wpkh');
@@ -117,7 +118,9 @@ export async function generateChain(rpc: NodeRpc, opts: GenerateOptions): Promis
 
   log(`mining ${ACTIVATION_TIP} blocks to ${miner.address}`);
   await chain.mine(ACTIVATION_TIP, miner.address);
-  const coinbases = Math.ceil((plan.rounds + mempoolTxs + 1) / FUNDING_COINS_PER_COINBASE);
+  // One funding coin pays a round of the default chain; a larger one takes more per round.
+  const coinsPerRound = Math.ceil(plan.addresses.length / 51);
+  const coinbases = Math.ceil((plan.rounds * coinsPerRound + mempoolTxs + 1) / FUNDING_COINS_PER_COINBASE);
   for (const coin of await coinbaseCoins(chain, ledger, miner, coinbases)) {
     const split = Array.from({ length: FUNDING_COINS_PER_COINBASE }, () => ({ owner: funder, value: FUNDING_VALUE }));
     keep(buildTx(ledger, [coin], split, funder));

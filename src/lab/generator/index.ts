@@ -4,7 +4,7 @@ export type { GenerateOptions } from './generate';
 export { miningAddress } from './keys';
 export { readManifest, MANIFEST_FORMAT, GENERATOR_VERSION } from './manifest';
 export type { LabManifest, ManifestAddress } from './manifest';
-export { DEFAULT_MAX_TX_COUNT } from './plan';
+export { DEFAULT_MAX_TX_COUNT, scaleShape } from './plan';
 export { walkChain } from './walk';
 export type { WalkResult } from './walk';
 export { ChainClient } from './chain';

@@ -15,9 +15,18 @@ export type Profile = 'hold' | 'mixed' | 'drained';
 const PROFILES: Profile[] = ['hold', 'mixed', 'drained'];
 
 // Log-spaced (roughly Fibonacci then x1.6) so every decade of history length is represented.
-export const HISTORY_LADDER = [1, 2, 3, 5, 8, 13, 20, 32, 50, 80, 125, 200, 320, 500, 800, 1000, 1100];
+export const HISTORY_LADDER = [1, 2, 3, 5, 8, 13, 20, 32, 50, 80, 125, 200, 320, 500, 800, 1000, 1100, 1600, 2500, 4000];
 export const DEFAULT_MAX_TX_COUNT = 1100;
 const ADDRESSES_PER_SIZE = 3;
+
+/**
+ * A lab chain of scale S: S times the addresses at every history size, and from scale 4 on longer
+ * histories too (up to 1,100 × ⌈S/4⌉ transactions, 5,000 at most). Scale 1 is the default chain.
+ */
+export function scaleShape(scale: number): { maxTxCount: number; addressesPerSize: number } {
+  if (!Number.isInteger(scale) || scale < 1 || scale > 20) throw new Error(`scale must be an integer in 1..20, got ${scale}`);
+  return { maxTxCount: Math.min(5000, DEFAULT_MAX_TX_COUNT * Math.ceil(scale / 4)), addressesPerSize: ADDRESSES_PER_SIZE * scale };
+}
 
 export interface AddressPlan {
   index: number; // position in the plan; keys derive from it
@@ -45,20 +54,20 @@ export function historyLadder(maxTxCount: number): number[] {
   return ladder;
 }
 
-export function makePlan(maxTxCount: number = DEFAULT_MAX_TX_COUNT): Plan {
+export function makePlan(maxTxCount: number = DEFAULT_MAX_TX_COUNT, addressesPerSize = ADDRESSES_PER_SIZE): Plan {
   const ladder = historyLadder(maxTxCount);
   const addresses: AddressPlan[] = [];
   ladder.forEach((size, sizeIndex) => {
-    for (let slot = 0; slot < ADDRESSES_PER_SIZE; slot++) {
+    for (let slot = 0; slot < addressesPerSize; slot++) {
       const index = addresses.length;
       // Rotating both keeps every size covered by all three profiles and spreads each type
       // over many sizes.
-      const kind = SPEND_KINDS[(sizeIndex * ADDRESSES_PER_SIZE + slot) % SPEND_KINDS.length];
+      const kind = SPEND_KINDS[(sizeIndex * addressesPerSize + slot) % SPEND_KINDS.length];
       let profile = PROFILES[(sizeIndex + slot) % PROFILES.length];
       if (size === 1) profile = 'hold'; // a spend needs a receive first: two transactions
       if (size === 2 && profile === 'mixed') profile = 'drained';
       let outputsPerReceive = 1;
-      if (profile === 'hold' && size === 1 && slot === ADDRESSES_PER_SIZE - 1) outputsPerReceive = 3;
+      if (profile === 'hold' && size === 1 && slot === addressesPerSize - 1) outputsPerReceive = 3;
       else if (profile === 'hold' && sizeIndex % 4 === 1) outputsPerReceive = 2;
       addresses.push(shape(index, kind, profile, size, outputsPerReceive));
     }
