@@ -19,14 +19,11 @@ import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { UserError } from '../user-error';
 import { readDataset } from '../dataset/line';
-import { ResourceSampler, type ResourceTarget } from '../resources/sampler';
-import { costTable, type CostRow } from '../resources/summary';
-import { resourceSummaries, resourceWriter } from '../store/resources';
-import { explicitResourceTargets, labResourceTargets } from './resource-targets';
+import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
 
 export function benchArgs(argv: string[]) {
   const y = yargs(argv);
-  return y
+  return withResourceOptions(y)
     .scriptName('npm run bench --')
     .usage('$0 --server PROFILE[@HOST:PORT] ... --dataset FILE [options]')
     .option('server', { type: 'string', array: true, describe: 'server to measure: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable)' })
@@ -56,12 +53,6 @@ export function benchArgs(argv: string[]) {
     .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
     .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress to hide)' })
     .option('resume', { type: 'number', describe: 'continue an interrupted run of --db from where it stopped' })
-    .option('server-pid', { type: 'string', array: true, describe: 'sample this process (and its children) beside the run: NAME=PID' })
-    .option('server-pidfile', { type: 'string', array: true, describe: 'as --server-pid, the pid read from a file at every sample: NAME=FILE' })
-    .option('server-datadir', { type: 'string', array: true, describe: "sample a server's data directory size: NAME=DIR" })
-    .option('metrics', { type: 'string', array: true, describe: 'scrape a Prometheus endpoint beside the run: NAME=URL' })
-    .option('sample-every', { type: 'number', default: 1, describe: 'seconds between resource samples (with --lab or the options above)' })
-    .option('resources', { type: 'boolean', default: true, describe: 'sample the lab servers\' resources with --lab (--no-resources to skip)' })
     .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
     .check(givenOnce(y))
     .strict()
@@ -147,28 +138,26 @@ async function main(): Promise<number> {
     const runner = new BenchRunner(opts, store);
     if (a.progress) attachProgress(runner);
     const resources = await resourceTargets(a);
-    let sampling: { sampler: ResourceSampler; runId: number } | undefined;
+    let sampling: ReturnType<typeof startSampling> | undefined;
+    let sampledRun = 0;
     if (resources.length) {
       runner.once('start', ({ runId }: { runId: number }) => {
-        const sampler = new ResourceSampler(resources, resourceWriter(store.db, 'bench', runId), { everyMs: sampleEveryMs(a['sample-every']) });
-        sampler.start();
-        sampling = { sampler, runId };
+        sampling = startSampling(store.db, 'bench', runId, resources, a['sample-every']);
+        sampledRun = runId;
       });
     }
     // Kept until the process ends: a signal after the run (while the summary is written) must
     // still mean "stop" or "exit now", never the default of dying by that signal.
     onStopSignal(() => runner.stop(), () => runner.flushNow());
     let result: Awaited<ReturnType<BenchRunner['run']>>;
+    let costs: string | undefined;
     try {
       result = await runner.run(dataset, a.resume);
     } finally {
-      await sampling?.sampler.stop();
+      costs = await sampling?.stop(callsPerServer(store, sampledRun));
     }
     process.stdout.write((a.json ? summaryJson(result, a.db) : summaryTable(result, a.db)) + '\n');
-    if (sampling && !a.json) {
-      const costs = costRows(store, sampling.runId, resources);
-      process.stdout.write(`\nwhat the servers spent during run ${sampling.runId} (sampled every ${a['sample-every']} s; per request: every call of the run, warm-up included):\n${costTable(costs)}\n`);
-    }
+    if (costs && !a.json) process.stdout.write(`\n${costs}\n`);
     if (result.status === 'interrupted') {
       process.stderr.write(`run ${result.runId} interrupted; continue it with: npm run bench -- --resume ${result.runId} --db ${a.db}\n`);
       return 130;
@@ -189,31 +178,13 @@ async function main(): Promise<number> {
   }
 }
 
-function sampleEveryMs(s: number): number {
-  if (!(s >= 0.05 && s <= 3600)) throw new UserError(`--sample-every must be between 0.05 and 3600 seconds, got ${s}`);
-  return Math.round(s * 1000);
-}
-
-/** Explicit targets, or with --lab every lab process (unless --no-resources). */
-async function resourceTargets(a: Argv): Promise<ResourceTarget[]> {
-  sampleEveryMs(a['sample-every']);
-  const explicit = explicitResourceTargets(a);
-  if (explicit.length) return explicit;
-  return a.lab && a.resources ? labResourceTargets() : [];
-}
-
-function costRows(store: ResultsStore, runId: number, targets: ResourceTarget[]): CostRow[] {
-  const requests = new Map(
-    (store.db.prepare('SELECT s.name AS name, count(*) AS n FROM samples x JOIN servers s ON s.id = x.server_id WHERE x.run_id = ? GROUP BY s.name').all(runId) as Array<{
-      name: string;
-      n: number;
-    }>).map((r) => [r.name, r.n]),
-  );
-  return resourceSummaries(store.db, 'bench', runId).map((s) => {
-    const served = targets.find((t) => t.name === s.target)?.servers ?? [s.target];
-    const n = served.reduce((sum, name) => sum + (requests.get(name) ?? 0), 0);
-    return { ...s, requests: n || null };
-  });
+/** Every call of the run (warm-up included), per measured server. */
+function callsPerServer(store: ResultsStore, runId: number): Map<string, number> {
+  const rows = store.db.prepare('SELECT s.name AS name, count(*) AS n FROM samples x JOIN servers s ON s.id = x.server_id WHERE x.run_id = ? GROUP BY s.name').all(runId) as Array<{
+    name: string;
+    n: number;
+  }>;
+  return new Map(rows.map((r) => [r.name, r.n]));
 }
 
 function storesNoRun(store: ResultsStore): boolean {

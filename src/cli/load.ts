@@ -13,6 +13,7 @@ import { fileAboutToBeCreated } from '../core/created-file';
 import { onStopSignal } from './signals';
 import { readCa, resolveTargets } from './server-targets';
 import { PROFILES } from '../servers/profiles';
+import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
 import { ElectrumClient, DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { targetUrl } from '../bench/targets';
 import { readDataset } from '../dataset/line';
@@ -36,7 +37,7 @@ import { toolInfo } from '../bench/tool-info';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
-  return y
+  return withResourceOptions(y)
     .scriptName('npm run load --')
     .usage('$0 --server PROFILE[@HOST:PORT] ... [--dataset FILE] (--rate R | --stages S | --vus N | --vus-stages S) [options]\n$0 merge SHARD.sqlite ... --db ALL.sqlite\n$0 hlog --db FILE [--run ID] --out FILE.hlog')
     .option('server', { type: 'string', array: true, describe: 'server to load: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable; one after another)' })
@@ -308,6 +309,7 @@ async function main(): Promise<number> {
   const tracker = thresholds.length ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
   if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
   await checkReachable(opts);
+  const resources = await resourceTargets(a);
 
   const created = fileAboutToBeCreated(a.db);
   const results = ResultsStore.open(a.db);
@@ -342,6 +344,7 @@ async function main(): Promise<number> {
   const outcomes: ServerResult[] = [];
   const searches: FindMaxResult[] = [];
   let failure: unknown;
+  const sampling = resources.length ? startSampling(results.db, 'load', runId, resources, a['sample-every']) : undefined;
   try {
     for (const [i, target] of opts.servers.entries()) {
       if (runner.stopped) break;
@@ -376,6 +379,8 @@ async function main(): Promise<number> {
     // A stop while connecting is an interruption, not a failure: what was measured stands.
     if (!(err instanceof LoadStopped)) failure = err;
   }
+  // Per request only for a single profile per server: a search's steps are not all kept here.
+  const costs = await sampling?.stop(search ? new Map() : new Map(outcomes.map((o) => [o.server, o.totals.sent])));
   const summaries = outcomes.map(summarise);
   const thresholdResults = tracker?.results() ?? [];
   const status = failure ? 'failed' : runner.aborted ? 'aborted' : runner.stopped ? 'interrupted' : 'completed';
@@ -394,7 +399,7 @@ async function main(): Promise<number> {
   const text = search
     ? searches.map((f) => f.statement).join('\n') + '\n\n(the summary below is of each server\'s last step)\n' + summaryText(summaries, runId, a.db)
     : summaryText(summaries, runId, a.db);
-  process.stdout.write((a.json ? JSON.stringify(json, null, 2) : text + (tracker ? '\n\n' + tracker.format() : '')) + '\n');
+  process.stdout.write((a.json ? JSON.stringify(json, null, 2) : text + (tracker ? '\n\n' + tracker.format() : '') + (costs ? `\n\n${costs}` : '')) + '\n');
   if (runner.aborted) process.stderr.write(`run ${runId} aborted: ${runner.aborted}\n`);
   if (thresholdResults.some((t) => !t.pass)) return 99;
   if (status === 'interrupted') return 130;

@@ -5,8 +5,58 @@
  * data directory and electrs' monitoring port. Resolved here, so nothing under src/bench/ knows the lab.
  */
 import fs from 'node:fs';
+import type { Argv } from 'yargs';
+import type Database from 'better-sqlite3';
 import { UserError } from '../user-error';
-import type { ResourceTarget } from '../resources/sampler';
+import { ResourceSampler, type ResourceTarget } from '../resources/sampler';
+import { costTable, type CostRow } from '../resources/summary';
+import { resourceSummaries, resourceWriter, type RunKind } from '../store/resources';
+
+/** The resource options bench and load share. */
+export function withResourceOptions<T>(y: Argv<T>) {
+  return y
+    .option('server-pid', { type: 'string', array: true, describe: 'sample this process (and its children) beside the run: NAME=PID' })
+    .option('server-pidfile', { type: 'string', array: true, describe: 'as --server-pid, the pid read from a file at every sample: NAME=FILE' })
+    .option('server-datadir', { type: 'string', array: true, describe: "sample a server's data directory size: NAME=DIR" })
+    .option('metrics', { type: 'string', array: true, describe: 'scrape a Prometheus endpoint beside the run: NAME=URL' })
+    .option('sample-every', { type: 'number', default: 1, describe: 'seconds between resource samples (with --lab or the options above)' })
+    .option('resources', { type: 'boolean', default: true, describe: "sample the lab servers' resources with --lab (--no-resources to skip)" });
+}
+
+type ResourceFlags = ResourceArgs & { lab: boolean; resources: boolean; 'sample-every': number };
+
+function sampleEveryMs(s: number): number {
+  if (!(s >= 0.05 && s <= 3600)) throw new UserError(`--sample-every must be between 0.05 and 3600 seconds, got ${s}`);
+  return Math.round(s * 1000);
+}
+
+/** Explicit targets, or with --lab every lab process (unless --no-resources); checked before anything is measured. */
+export async function resourceTargets(a: ResourceFlags): Promise<ResourceTarget[]> {
+  sampleEveryMs(a['sample-every']);
+  const explicit = explicitResourceTargets(a);
+  if (explicit.length) return explicit;
+  return a.lab && a.resources ? labResourceTargets() : [];
+}
+
+/**
+ * Samples `targets` into the run's rows from now until `stop()`, which then gives what each spent,
+ * per request of the servers it serves (`requests`: the run's calls per measured server name).
+ */
+export function startSampling(db: Database.Database, kind: RunKind, runId: number, targets: ResourceTarget[], everyS: number) {
+  const sampler = new ResourceSampler(targets, resourceWriter(db, kind, runId), { everyMs: sampleEveryMs(everyS) });
+  sampler.start();
+  return {
+    async stop(requests: Map<string, number>): Promise<string> {
+      await sampler.stop();
+      const rows: CostRow[] = resourceSummaries(db, kind, runId).map((s) => {
+        const served = targets.find((t) => t.name === s.target)?.servers ?? [s.target];
+        const n = served.reduce((sum, name) => sum + (requests.get(name) ?? 0), 0);
+        return { ...s, requests: n || null };
+      });
+      return `what the servers spent during ${kind} run ${runId} (sampled every ${everyS} s; per request: every call of the run):\n${costTable(rows)}`;
+    },
+  };
+}
 
 export interface ResourceArgs {
   'server-pid'?: string[];

@@ -17,7 +17,7 @@ import { assemble } from './assemble';
 import type { LabManifest } from './manifest';
 import { buildMempoolTxs } from './mempool';
 import { writeAtomic, writeManifest } from './output';
-import { AddressPlan, DEFAULT_MAX_TX_COUNT, makePlan } from './plan';
+import { AddressPlan, AddressesPerSize, DEFAULT_MAX_TX_COUNT, makePlan } from './plan';
 import { Rng } from './rng';
 import { dueSpends, SpendProgress } from './schedule';
 import { diffTruths, truthFromLedger } from './truth';
@@ -30,7 +30,7 @@ export interface GenerateOptions {
   manifestPath: string;
   mempoolTxs?: number; // default 3
   maxTxCount?: number; // longest confirmed history; default 1100
-  addressesPerSize?: number; // addresses at each history size; default 3 (the chain's scale)
+  addressesPerSize?: AddressesPerSize; // addresses at each history size; default 3 (the chain's scale)
   log?: (message: string) => void;
 }
 
@@ -118,9 +118,11 @@ export async function generateChain(rpc: NodeRpc, opts: GenerateOptions): Promis
 
   log(`mining ${ACTIVATION_TIP} blocks to ${miner.address}`);
   await chain.mine(ACTIVATION_TIP, miner.address);
-  // One funding coin pays a round of the default chain; a larger one takes more per round.
-  const coinsPerRound = Math.ceil(plan.addresses.length / 51);
-  const coinbases = Math.ceil((plan.rounds * coinsPerRound + mempoolTxs + 1) / FUNDING_COINS_PER_COINBASE);
+  // A coin per round (a round of the default chain fits in one), plus, for larger chains whose
+  // rounds need several, coins for every payment at its largest value.
+  const outputs = plan.addresses.reduce((n, a) => n + a.receives * a.outputsPerReceive, 0);
+  const fundingCoins = plan.rounds + mempoolTxs + 1 + Math.ceil((outputs * OUTPUT_MAX) / FUNDING_VALUE);
+  const coinbases = Math.ceil(fundingCoins / FUNDING_COINS_PER_COINBASE);
   for (const coin of await coinbaseCoins(chain, ledger, miner, coinbases)) {
     const split = Array.from({ length: FUNDING_COINS_PER_COINBASE }, () => ({ owner: funder, value: FUNDING_VALUE }));
     keep(buildTx(ledger, [coin], split, funder));

@@ -19,13 +19,22 @@ export const HISTORY_LADDER = [1, 2, 3, 5, 8, 13, 20, 32, 50, 80, 125, 200, 320,
 export const DEFAULT_MAX_TX_COUNT = 1100;
 const ADDRESSES_PER_SIZE = 3;
 
+/** How many addresses have a history of `size` transactions: the same number at every size, or a function of it. */
+export type AddressesPerSize = number | ((size: number) => number);
+
 /**
- * A lab chain of scale S: S times the addresses at every history size, and from scale 4 on longer
- * histories too (up to 1,100 × ⌈S/4⌉ transactions, 5,000 at most). Scale 1 is the default chain.
+ * A lab chain of scale S (S ≥ 2; scale 1 is the default chain). Like mainnet, short histories are
+ * many and long ones few: 4·S·√(100/size) addresses of each size, at least 3, so S = 10 gives
+ * about 1,700 addresses from 400 one-transaction ones to 5 of 3,300; and from scale 4 on, longer
+ * histories (up to 1,100 × ⌈S/4⌉ transactions, 5,000 at most).
  */
-export function scaleShape(scale: number): { maxTxCount: number; addressesPerSize: number } {
+export function scaleShape(scale: number): { maxTxCount: number; addressesPerSize: AddressesPerSize } {
   if (!Number.isInteger(scale) || scale < 1 || scale > 20) throw new Error(`scale must be an integer in 1..20, got ${scale}`);
-  return { maxTxCount: Math.min(5000, DEFAULT_MAX_TX_COUNT * Math.ceil(scale / 4)), addressesPerSize: ADDRESSES_PER_SIZE * scale };
+  if (scale === 1) return { maxTxCount: DEFAULT_MAX_TX_COUNT, addressesPerSize: ADDRESSES_PER_SIZE };
+  return {
+    maxTxCount: Math.min(5000, DEFAULT_MAX_TX_COUNT * Math.ceil(scale / 4)),
+    addressesPerSize: (size) => Math.max(ADDRESSES_PER_SIZE, Math.round(4 * scale * Math.sqrt(100 / size))),
+  };
 }
 
 export interface AddressPlan {
@@ -54,10 +63,11 @@ export function historyLadder(maxTxCount: number): number[] {
   return ladder;
 }
 
-export function makePlan(maxTxCount: number = DEFAULT_MAX_TX_COUNT, addressesPerSize = ADDRESSES_PER_SIZE): Plan {
+export function makePlan(maxTxCount: number = DEFAULT_MAX_TX_COUNT, perSize: AddressesPerSize = ADDRESSES_PER_SIZE): Plan {
   const ladder = historyLadder(maxTxCount);
   const addresses: AddressPlan[] = [];
   ladder.forEach((size, sizeIndex) => {
+    const addressesPerSize = typeof perSize === 'number' ? perSize : perSize(size);
     for (let slot = 0; slot < addressesPerSize; slot++) {
       const index = addresses.length;
       // Rotating both keeps every size covered by all three profiles and spreads each type
