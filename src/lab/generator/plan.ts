@@ -25,7 +25,7 @@ export type AddressesPerSize = number | ((size: number) => number);
 /**
  * A lab chain of scale S (S ≥ 2; scale 1 is the default chain). Like mainnet, short histories are
  * many and long ones few: 4·S·√(100/size) addresses of each size, at least 3, so S = 10 gives
- * about 1,700 addresses from 400 one-transaction ones to 5 of 3,300; and from scale 4 on, longer
+ * 1,775 addresses from 400 one-transaction ones to 7 of 3,300; and from scale 4 on, longer
  * histories (up to 1,100 × ⌈S/4⌉ transactions, 5,000 at most).
  */
 export function scaleShape(scale: number): { maxTxCount: number; addressesPerSize: AddressesPerSize } {
