@@ -8,7 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { labEnv } from './lab/env';
+import { describeBuilt, labEnv } from './lab/env';
+import { labConfig, labPaths } from '../src/lab/config';
+import { pidFile } from '../src/lab/processes';
 
 const ROOT = path.resolve(__dirname, '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
@@ -53,6 +55,23 @@ test('a constant rate on both lab servers, one after another: every request answ
   expect(servers[0].software).toMatch(/ElectrumX/i);
   expect(servers[1].software).toMatch(/electrs/i);
 });
+
+describeBuilt('esplora', "Esplora's REST API under load", () => {
+  test('a constant rate over keep-alive HTTP: every request answered, sizes checked, nothing dropped; the lab processes sampled', () => {
+    const env = labEnv();
+    const db = path.join(tmp, 'rest.sqlite');
+    const r = load(['--server', `esplora-rest@${env.esploraRest}`, '--rate', '20', '--duration', '3s', '--connections', '2', '--pipeline', '8', '--db', db, '--json', '--server-pidfile', `esplora=${esploraPidFile()}`, '--sample-every', '0.5']);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
+    const [s] = JSON.parse(r.stdout).servers;
+    expect(s).toMatchObject({ server: 'esplora-rest', sent: 60, ok: 60, dropped: 0 });
+    expect(all<{ software: string }>(db, 'SELECT software FROM load_servers')[0].software).toBe('Esplora REST API');
+    expect(all<{ n: number }>(db, `SELECT count(*) AS n FROM resource_samples WHERE run_kind = 'load' AND target = 'esplora' AND cpu_user_s IS NOT NULL`)[0].n).toBeGreaterThanOrEqual(3);
+  });
+});
+
+function esploraPidFile(): string {
+  return pidFile(labPaths(labConfig()), 'esplora');
+}
 
 test('a ramp follows its stages; virtual users keep one request each in flight', () => {
   const db = path.join(tmp, 'ramp.sqlite');

@@ -14,8 +14,9 @@ import { onStopSignal } from './signals';
 import { readCa, resolveTargets } from './server-targets';
 import { PROFILES } from '../servers/profiles';
 import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
-import { ElectrumClient, DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
+import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { targetUrl } from '../bench/targets';
+import { openPool } from '../bench/transport';
 import { readDataset } from '../dataset/line';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../user-error';
@@ -199,12 +200,9 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
   const connections = a.connections !== undefined ? positive('connections', a.connections) : closed ? Math.max(1, maxVus) : 8;
   const pipeline = positive('pipeline', a.pipeline);
   const sourceAddresses = a['source-addresses'] ? parseSourceAddresses(a['source-addresses']) : [];
-  const { targets: resolved, labCaFile } = await resolveTargets(a);
-  // The load engine pipelines Electrum requests on its sockets; Esplora's REST API is measured by
-  // bench. With --lab, its REST target is left out; named on its own, it is refused.
-  const rest = resolved.filter((t) => PROFILES[t.profile].transport === 'esplora-rest');
-  if (rest.length && !a.lab) throw new UserError(`--server ${rest[0].name}: the load engine drives Electrum connections only; measure Esplora's REST API with: npm run bench -- --server ${rest[0].name}@http://HOST:PORT`);
-  const targets = resolved.filter((t) => !rest.includes(t));
+  const { targets, labCaFile } = await resolveTargets(a);
+  const rest = targets.find((t) => PROFILES[t.profile].transport === 'esplora-rest');
+  if (rest && sourceAddresses.length) throw new UserError(`--source-addresses spreads Electrum connections; ${rest.name} is Esplora's REST API (drop one of the two)`);
   const caFile = a.ca ?? labCaFile;
   const file = await datasetPath(a, targets);
   const dataset = readDataset(file);
@@ -240,11 +238,14 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
 /** Every server answers before anything is written: an unreachable one leaves no database behind. */
 async function checkReachable(opts: LoadOptions): Promise<void> {
   for (const t of opts.servers) {
+    // One connection of the target's own transport (Electrum or REST), as bench opens it.
+    const pool = openPool(t, { timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, tlsInsecure: opts.tlsInsecure, ca: opts.ca, concurrency: 1, clientName: 'electrum-bench' });
     try {
-      const c = await ElectrumClient.connect({ host: t.host, port: t.port, tls: t.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs, keepaliveMs: 0, skipServerInfo: true });
-      c.close();
+      await pool.start();
     } catch (err) {
       throw new UserError(`server ${t.name} (${targetUrl(t)}) is unreachable: ${(err as Error).message}`);
+    } finally {
+      await pool.close();
     }
   }
 }

@@ -7,18 +7,41 @@
  * `--source-addresses` spreads connections over loopback source addresses (127.0.0.2, …) so that a
  * server's per-IP limits can be exercised (one address) or avoided (many) on purpose.
  */
-import { ElectrumClient, ClientOptions } from '../electrum/client';
+import { ElectrumClient, ClientOptions, type CallOutcome, type ServerInfo } from '../electrum/client';
 import { ElectrumError } from '../electrum/errors';
 import { Reconnector } from '../electrum/reconnector';
 
-export interface Slot {
-  client: ElectrumClient | null;
+/** What the drivers send through: an Electrum connection, or a REST client (rest-connections.ts). */
+export interface LoadCaller {
+  readonly usable: boolean;
+  readonly lateReplies: number;
+  readonly server: ServerInfo;
+  call(rpc: string, params: unknown[], timeoutMs?: number): Promise<CallOutcome>;
+}
+
+export interface Slot<C extends LoadCaller = LoadCaller> {
+  client: C | null;
   inFlight: number;
   connecting: boolean;
 }
 
-export class ConnectionSet {
+/** The sockets one server is loaded through, whatever the transport. */
+export interface LoadConnections {
   readonly slots: Slot[];
+  readonly server: ServerInfo | undefined;
+  readonly allDown: boolean;
+  readonly inFlight: number;
+  readonly refused: number;
+  readonly firstRefusedAtMs: number | null;
+  open(): Promise<void>;
+  pick(): { slot: Slot; index: number } | null;
+  replaceIfUnusable(index: number): void;
+  lateReplies(): number;
+  close(): void;
+}
+
+export class ConnectionSet implements LoadConnections {
+  readonly slots: Slot<ElectrumClient>[];
   private readonly reconnectors: Reconnector[];
   private next = 0;
   private closed = false;
@@ -81,8 +104,12 @@ export class ConnectionSet {
     }
   }
 
+  get server(): ServerInfo | undefined {
+    return this.slots[0]?.client?.server;
+  }
+
   /** A usable connection with a free pipeline slot (round robin), or null when all are full or down. */
-  pick(): { slot: Slot; index: number } | null {
+  pick(): { slot: Slot<ElectrumClient>; index: number } | null {
     const n = this.slots.length;
     for (let k = 0; k < n; k++) {
       const index = (this.next + k) % n;

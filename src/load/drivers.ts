@@ -11,7 +11,7 @@
 import { toElectrumError } from '../electrum/errors';
 import { answerSizeProblem } from '../servers/answer-size';
 import { classify, ServerProfile } from '../servers/profiles';
-import type { ConnectionSet } from './connections';
+import type { LoadConnections } from './connections';
 import type { IntervalRecorder } from './recorder';
 import type { RequestPicker, Request } from './requests';
 import { arrivalOffsetsNs, vusAt } from './schedule';
@@ -31,7 +31,7 @@ export interface RawSample {
 }
 
 export interface DriverContext {
-  conns: ConnectionSet;
+  conns: LoadConnections;
   recorder: IntervalRecorder;
   picker: RequestPicker;
   profile: ServerProfile;

@@ -12,7 +12,8 @@ import { PROFILES } from '../servers/profiles';
 import type { ServerTarget } from '../bench/targets';
 import { targetUrl } from '../bench/targets';
 import { UserError } from '../user-error';
-import { ConnectionSet } from './connections';
+import { ConnectionSet, type LoadConnections } from './connections';
+import { RestConnectionSet } from './rest-connections';
 import { ClosedModelDriver, OpenModelDriver, activeVus, RawSample } from './drivers';
 import { IntervalRecorder, Totals } from './recorder';
 import { RequestPicker } from './requests';
@@ -108,12 +109,16 @@ export class LoadRunner extends EventEmitter {
     const opts = { ...this.opts, model: segment.model ?? this.opts.model, durationMs: segment.durationMs ?? this.opts.durationMs };
     const step = segment.step ?? null;
     const profile = PROFILES[target.profile];
-    const conns = new ConnectionSet(
-      { host: target.host, port: target.port, tls: target.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, keepaliveMs: 0, skipLargeResults: true },
-      opts.connections,
-      opts.model.kind === 'vus' || opts.model.kind === 'vus-stages' ? Number.MAX_SAFE_INTEGER : opts.pipeline,
-      opts.sourceAddresses,
-    );
+    const pipeline = opts.model.kind === 'vus' || opts.model.kind === 'vus-stages' ? Number.MAX_SAFE_INTEGER : opts.pipeline;
+    const conns: LoadConnections =
+      profile.transport === 'esplora-rest'
+        ? new RestConnectionSet({ host: target.host, port: target.port, tls: target.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs }, opts.connections, Math.min(pipeline, 1024))
+        : new ConnectionSet(
+            { host: target.host, port: target.port, tls: target.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, keepaliveMs: 0, skipLargeResults: true },
+            opts.connections,
+            pipeline,
+            opts.sourceAddresses,
+          );
     // A stop while connecting (a server that never answers its handshake) cuts the connects short.
     this.stopCurrent = () => conns.close();
     try {
@@ -124,7 +129,7 @@ export class LoadRunner extends EventEmitter {
       // E.g. a server that caps connections per IP below --connections (see --source-addresses).
       throw new UserError(`server ${target.name} (${targetUrl(target)}): cannot open ${opts.connections} connections: ${(err as Error).message}`);
     }
-    const info = conns.slots[0].client!.server;
+    const info = conns.server!;
     const recorder = new IntervalRecorder(target.name);
     const durationMs = modelDurationMs(opts.model, opts.durationMs);
     const loop = monitorEventLoopDelay({ resolution: 1 });

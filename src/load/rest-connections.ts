@@ -1,0 +1,116 @@
+/**
+ * The load engine's sockets to Esplora's REST API: `--connections` keep-alive clients, each with
+ * up to `--pipeline` requests in flight (on as many sockets: HTTP/1.1 has no pipelining), picked
+ * round robin like the Electrum connection set. A refused or reset connection takes its client out
+ * of service for a backoff (100 ms doubling to 1 s, as the Electrum reconnector's), counted once per
+ * outage, so an unreachable server shows as disconnects at a bounded pace, never as a busy loop.
+ */
+import type { CallOutcome, ServerInfo } from '../electrum/client';
+import { isElectrumError } from '../electrum/errors';
+import { EsploraRestClient, type RestClientOptions } from '../esplora/rest-client';
+import { ESPLORA_REST_SOFTWARE } from '../esplora/rest-pool';
+import type { LoadConnections, Slot } from './connections';
+
+const BACKOFF_MS = { first: 100, max: 1000 };
+
+class RestSlotClient {
+  usable = true;
+  private backoffMs = BACKOFF_MS.first;
+
+  constructor(
+    private readonly rest: EsploraRestClient,
+    readonly server: ServerInfo,
+    private readonly onRefused: () => void,
+  ) {}
+
+  get lateReplies(): number {
+    return this.rest.lateReplies;
+  }
+
+  async call(rpc: string, params: unknown[], timeoutMs?: number): Promise<CallOutcome> {
+    try {
+      const out = await this.rest.call(rpc, params, timeoutMs);
+      this.backoffMs = BACKOFF_MS.first;
+      return out;
+    } catch (err) {
+      if (isElectrumError(err) && err.category === 'disconnect' && this.usable) {
+        this.usable = false;
+        this.onRefused();
+        setTimeout(() => (this.usable = true), this.backoffMs).unref();
+        this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MS.max);
+      }
+      throw err;
+    }
+  }
+
+  close(): void {
+    this.rest.close();
+  }
+}
+
+export class RestConnectionSet implements LoadConnections {
+  readonly slots: Slot<RestSlotClient>[];
+  private next = 0;
+  refused = 0;
+  firstRefusedAtMs: number | null = null;
+
+  constructor(
+    private readonly opts: Omit<RestClientOptions, 'maxSockets'>,
+    count: number,
+    private readonly pipeline: number,
+  ) {
+    this.slots = Array.from({ length: count }, () => ({ client: null, inFlight: 0, connecting: false }));
+  }
+
+  /** Asks the tip once (an unreachable or non-Esplora server fails here, before any load), then opens the clients. */
+  async open(): Promise<void> {
+    const probe = new EsploraRestClient({ ...this.opts, maxSockets: 1 });
+    try {
+      await probe.tipHeight();
+    } finally {
+      probe.close();
+    }
+    const server: ServerInfo = { software: ESPLORA_REST_SOFTWARE, protocol: 'http/1.1' };
+    const refused = () => {
+      this.refused++;
+      this.firstRefusedAtMs ??= Date.now();
+    };
+    for (const slot of this.slots) slot.client = new RestSlotClient(new EsploraRestClient({ ...this.opts, maxSockets: this.pipeline }), server, refused);
+  }
+
+  get server(): ServerInfo | undefined {
+    return this.slots[0]?.client?.server;
+  }
+
+  pick(): { slot: Slot<RestSlotClient>; index: number } | null {
+    const n = this.slots.length;
+    for (let k = 0; k < n; k++) {
+      const index = (this.next + k) % n;
+      const slot = this.slots[index];
+      if (slot.client && slot.client.usable && slot.inFlight < this.pipeline) {
+        this.next = (index + 1) % n;
+        return { slot, index };
+      }
+    }
+    return null;
+  }
+
+  get allDown(): boolean {
+    return this.slots.every((s) => !s.client || !s.client.usable);
+  }
+
+  get inFlight(): number {
+    return this.slots.reduce((n, s) => n + s.inFlight, 0);
+  }
+
+  /** A timed-out HTTP request leaves its socket to the client (counted late if it answers): nothing to replace. */
+  replaceIfUnusable(): void {}
+
+  lateReplies(): number {
+    return this.slots.reduce((n, s) => n + (s.client?.lateReplies ?? 0), 0);
+  }
+
+  close(): void {
+    for (const s of this.slots) s.client?.close();
+  }
+}
