@@ -17,6 +17,11 @@ import { ResultsStore } from '../src/store/results';
 import { readDataset } from '../src/dataset/line';
 import { EsploraRestClient } from '../src/esplora/rest-client';
 import { METHOD_RPC } from '../src/core/methods';
+import { spawnSync } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { labConfig, labPaths } from '../src/lab/config';
+
+const ROOT = path.resolve(__dirname, '..');
 
 const env = labEnv();
 let tmp: string;
@@ -135,5 +140,28 @@ describeBuilt('esplora', 'Esplora REST paging', () => {
     } finally {
       client.close();
     }
+  });
+});
+
+describeBuilt('fulcrum', 'a bench --param sweep', () => {
+  test('one run per value of the setting, each on a server restarted with it, then the lab setting back', () => {
+    const db = path.join(tmp, 'sweep.sqlite');
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'bench.ts'), '--server', 'fulcrum', '--dataset', env.datasetPath, '--passes', '2', '--warmup', '1', '--param', 'max_history=1000,125000', '--db', db, '--no-progress'],
+      { cwd: ROOT, encoding: 'utf8', timeout: 300_000 },
+    );
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
+    const d = new Database(db, { readonly: true });
+    const runs = d.prepare(`SELECT r.id, r.config_json, sum(x.status = 'history-too-large') AS refused FROM runs r JOIN samples x ON x.run_id = r.id GROUP BY r.id ORDER BY r.id`).all() as Array<{
+      id: number;
+      config_json: string;
+      refused: number;
+    }>;
+    d.close();
+    expect(runs.map((x) => JSON.parse(x.config_json).serverSettings)).toEqual([{ max_history: '1000' }, { max_history: '125000' }]);
+    expect(runs[0].refused).toBeGreaterThan(0);
+    expect(runs[1].refused).toBe(0);
+    expect(fs.readFileSync(path.join(labPaths(labConfig()).fulcrumConf), 'utf8')).not.toMatch(/max_history/);
   });
 });

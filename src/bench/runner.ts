@@ -38,6 +38,8 @@ export interface BenchOptions {
   caFile?: string;
   ca?: Buffer;
   verify: boolean;
+  /** A server setting the measured server was started with for this run (a `--param` sweep's value). */
+  serverSettings?: Record<string, string>;
 }
 
 interface Task {

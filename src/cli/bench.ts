@@ -53,6 +53,7 @@ export function benchArgs(argv: string[]) {
     .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
     .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress to hide)' })
     .option('resume', { type: 'number', describe: 'continue an interrupted run of --db from where it stopped' })
+    .option('param', { type: 'string', describe: 'sweep a setting of the one lab server measured: NAME=v1,v2 (one run per value)' })
     .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
     .check(givenOnce(y))
     .strict()
@@ -135,34 +136,61 @@ async function main(): Promise<number> {
       process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
     }
     const dataset = freshDataset ?? readDataset(opts.datasetPath);
-    const runner = new BenchRunner(opts, store);
-    if (a.progress) attachProgress(runner);
     const resources = await resourceTargets(a);
-    let sampling: ReturnType<typeof startSampling> | undefined;
-    let sampledRun = 0;
-    if (resources.length) {
-      runner.once('start', ({ runId }: { runId: number }) => {
-        sampling = startSampling(store.db, 'bench', runId, resources, a['sample-every']);
-        sampledRun = runId;
-      });
-    }
+    const sweep = fresh ? await sweepOf(a, opts) : null;
+    let runner: BenchRunner | undefined;
+    let stopped = false;
     // Kept until the process ends: a signal after the run (while the summary is written) must
     // still mean "stop" or "exit now", never the default of dying by that signal.
-    onStopSignal(() => runner.stop(), () => runner.flushNow());
-    let result: Awaited<ReturnType<BenchRunner['run']>>;
-    let costs: string | undefined;
+    onStopSignal(
+      () => {
+        stopped = true;
+        runner?.stop();
+      },
+      () => runner?.flushNow(),
+    );
+    const measure = async (runOpts: BenchOptions): Promise<number> => {
+      runner = new BenchRunner(runOpts, store);
+      if (a.progress) attachProgress(runner);
+      let sampling: ReturnType<typeof startSampling> | undefined;
+      let sampledRun = 0;
+      if (resources.length) {
+        runner.once('start', ({ runId }: { runId: number }) => {
+          sampling = startSampling(store.db, 'bench', runId, resources, a['sample-every']);
+          sampledRun = runId;
+        });
+      }
+      let result: Awaited<ReturnType<BenchRunner['run']>>;
+      let costs: string | undefined;
+      try {
+        result = await runner.run(dataset, a.resume);
+      } finally {
+        costs = await sampling?.stop(callsPerServer(store, sampledRun));
+      }
+      process.stdout.write((a.json ? summaryJson(result, a.db) : summaryTable(result, a.db)) + '\n');
+      if (costs && !a.json) process.stdout.write(`\n${costs}\n`);
+      if (result.status === 'interrupted') {
+        process.stderr.write(`run ${result.runId} interrupted; continue it with: npm run bench -- --resume ${result.runId} --db ${a.db}\n`);
+        return 130;
+      }
+      return 0;
+    };
+    if (!sweep) return await measure(opts);
+    // A sweep: the lab server restarted with each value of the setting, one run per value.
     try {
-      result = await runner.run(dataset, a.resume);
+      for (const value of sweep.values) {
+        if (stopped) return 130;
+        const settings = { [sweep.name]: value };
+        process.stderr.write(`[bench] ${sweep.server} restarted with ${sweep.name}=${value}\n`);
+        await sweep.restart(settings);
+        const code = await measure({ ...opts, serverSettings: settings });
+        if (code !== 0) return code;
+      }
+      process.stderr.write(`[bench] one run per value of ${sweep.name}; compare them with: npm run report -- --db ${a.db} ${sweep.values.map(() => '--run ID').join(' ')}\n`);
+      return 0;
     } finally {
-      costs = await sampling?.stop(callsPerServer(store, sampledRun));
+      await sweep.restart({}).catch((err) => process.stderr.write(`could not restore ${sweep.server}: ${(err as Error).message}\n`));
     }
-    process.stdout.write((a.json ? summaryJson(result, a.db) : summaryTable(result, a.db)) + '\n');
-    if (costs && !a.json) process.stdout.write(`\n${costs}\n`);
-    if (result.status === 'interrupted') {
-      process.stderr.write(`run ${result.runId} interrupted; continue it with: npm run bench -- --resume ${result.runId} --db ${a.db}\n`);
-      return 130;
-    }
-    return 0;
   } catch (err) {
     if (err instanceof StoppedBeforeStart) {
       process.stderr.write(`electrum-bench: ${err.message}\n`);
@@ -176,6 +204,29 @@ async function main(): Promise<number> {
     store.close();
     if (discard) created!.remove();
   }
+}
+
+/**
+ * `--param NAME=v1,v2`: the one lab server measured is restarted with each value (an environment
+ * variable for ElectrumX, a --flag for electrs and Esplora, a config key for Fulcrum).
+ */
+async function sweepOf(a: Argv, opts: BenchOptions) {
+  if (a.param === undefined) return null;
+  const m = /^([A-Za-z0-9_.-]+)=(.+)$/.exec(a.param);
+  const values = m ? m[2].split(',').map((v) => v.trim()).filter(Boolean) : [];
+  if (!m || values.length === 0) throw new UserError(`--param: expected NAME=v1,v2,..., got ${JSON.stringify(a.param)}`);
+  const { LAB_SERVERS } = await import('../lab/config');
+  const { labRestartServer } = await import('../lab/lab');
+  const server = opts.servers.length === 1 ? opts.servers[0].name : null;
+  if (!server || !(LAB_SERVERS as readonly string[]).includes(server)) {
+    throw new UserError('--param sweeps a setting of one lab server: measure exactly one, e.g. --server fulcrum (with the lab up)');
+  }
+  return {
+    server,
+    name: m[1],
+    values,
+    restart: (settings: Record<string, string>) => labRestartServer(server as never, { settings }),
+  };
 }
 
 /** Every call of the run (warm-up included), per measured server. */

@@ -34,7 +34,7 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}): ReportModel 
     const servers: ReportServer[] = [];
     for (const run of runs) {
       for (const record of store.servers(run.id)) {
-        const label = runs.length > 1 ? `${record.name} (run ${run.id})` : record.name;
+        const label = runs.length > 1 ? `${record.name} (${sweptSetting(run.config_json) ?? `run ${run.id}`})` : record.name;
         servers.push({ label, run, record });
       }
     }
@@ -121,5 +121,15 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}): ReportModel 
     return { dbPath, runs, servers, points, errors, summaries };
   } finally {
     store.close();
+  }
+}
+
+/** The server setting a run of a `--param` sweep was measured with, as `NAME=VALUE`. */
+function sweptSetting(configJson: string): string | null {
+  try {
+    const settings = (JSON.parse(configJson) as { serverSettings?: Record<string, string> }).serverSettings;
+    return settings && Object.keys(settings).length ? Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ') : null;
+  } catch {
+    return null;
   }
 }
