@@ -40,10 +40,48 @@ export interface LoadConnections {
   close(): void;
 }
 
-export class ConnectionSet implements LoadConnections {
-  readonly slots: Slot<ElectrumClient>[];
-  private readonly reconnectors: Reconnector[];
+/** Slots picked round robin, each with up to `pipeline` requests in flight: what every transport's set shares. */
+export abstract class SlotRing<C extends LoadCaller> {
+  readonly slots: Slot<C>[];
   private next = 0;
+
+  constructor(
+    count: number,
+    protected readonly pipeline: number,
+  ) {
+    this.slots = Array.from({ length: count }, () => ({ client: null, inFlight: 0, connecting: false }));
+  }
+
+  get server(): ServerInfo | undefined {
+    return this.slots[0]?.client?.server;
+  }
+
+  /** A usable connection with a free pipeline slot (round robin), or null when all are full or down. */
+  pick(): { slot: Slot<C>; index: number } | null {
+    const n = this.slots.length;
+    for (let k = 0; k < n; k++) {
+      const index = (this.next + k) % n;
+      const slot = this.slots[index];
+      if (slot.client && slot.client.usable && slot.inFlight < this.pipeline) {
+        this.next = (index + 1) % n;
+        return { slot, index };
+      }
+    }
+    return null;
+  }
+
+  /** True when no connection is usable at all (the server is unreachable, not merely busy). */
+  get allDown(): boolean {
+    return this.slots.every((s) => !s.client || !s.client.usable);
+  }
+
+  get inFlight(): number {
+    return this.slots.reduce((n, s) => n + s.inFlight, 0);
+  }
+}
+
+export class ConnectionSet extends SlotRing<ElectrumClient> implements LoadConnections {
+  private readonly reconnectors: Reconnector[];
   private closed = false;
   /** When a connection attempt first failed during the run. */
   firstRefusedAtMs: number | null = null;
@@ -51,10 +89,10 @@ export class ConnectionSet implements LoadConnections {
   constructor(
     private readonly opts: ClientOptions,
     count: number,
-    private readonly pipeline: number,
+    pipeline: number,
     sourceAddresses: string[] = [],
   ) {
-    this.slots = Array.from({ length: count }, () => ({ client: null, inFlight: 0, connecting: false }));
+    super(count, pipeline);
     // One reconnector per source address: an outage is one shared attempt per address, not per socket.
     const sources = sourceAddresses.length ? sourceAddresses : [undefined];
     this.reconnectors = sources.map((localAddress) => new Reconnector({ ...opts, localAddress }));
@@ -102,33 +140,6 @@ export class ConnectionSet implements LoadConnections {
     } finally {
       slot.connecting = false;
     }
-  }
-
-  get server(): ServerInfo | undefined {
-    return this.slots[0]?.client?.server;
-  }
-
-  /** A usable connection with a free pipeline slot (round robin), or null when all are full or down. */
-  pick(): { slot: Slot<ElectrumClient>; index: number } | null {
-    const n = this.slots.length;
-    for (let k = 0; k < n; k++) {
-      const index = (this.next + k) % n;
-      const slot = this.slots[index];
-      if (slot.client && slot.client.usable && slot.inFlight < this.pipeline) {
-        this.next = (index + 1) % n;
-        return { slot, index };
-      }
-    }
-    return null;
-  }
-
-  /** True when no connection is usable at all (the server is unreachable, not merely busy). */
-  get allDown(): boolean {
-    return this.slots.every((s) => !s.client || !s.client.usable);
-  }
-
-  get inFlight(): number {
-    return this.slots.reduce((n, s) => n + s.inFlight, 0);
   }
 
   /**

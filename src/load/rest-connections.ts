@@ -9,7 +9,7 @@ import type { CallOutcome, ServerInfo } from '../electrum/client';
 import { isElectrumError } from '../electrum/errors';
 import { EsploraRestClient, type RestClientOptions } from '../esplora/rest-client';
 import { ESPLORA_REST_SOFTWARE } from '../esplora/rest-pool';
-import type { LoadConnections, Slot } from './connections';
+import { SlotRing, type LoadConnections } from './connections';
 
 const BACKOFF_MS = { first: 100, max: 1000 };
 
@@ -48,18 +48,16 @@ class RestSlotClient {
   }
 }
 
-export class RestConnectionSet implements LoadConnections {
-  readonly slots: Slot<RestSlotClient>[];
-  private next = 0;
+export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadConnections {
   refused = 0;
   firstRefusedAtMs: number | null = null;
 
   constructor(
     private readonly opts: Omit<RestClientOptions, 'maxSockets'>,
     count: number,
-    private readonly pipeline: number,
+    pipeline: number,
   ) {
-    this.slots = Array.from({ length: count }, () => ({ client: null, inFlight: 0, connecting: false }));
+    super(count, pipeline);
   }
 
   /** Asks the tip once (an unreachable or non-Esplora server fails here, before any load), then opens the clients. */
@@ -76,31 +74,6 @@ export class RestConnectionSet implements LoadConnections {
       this.firstRefusedAtMs ??= Date.now();
     };
     for (const slot of this.slots) slot.client = new RestSlotClient(new EsploraRestClient({ ...this.opts, maxSockets: this.pipeline }), server, refused);
-  }
-
-  get server(): ServerInfo | undefined {
-    return this.slots[0]?.client?.server;
-  }
-
-  pick(): { slot: Slot<RestSlotClient>; index: number } | null {
-    const n = this.slots.length;
-    for (let k = 0; k < n; k++) {
-      const index = (this.next + k) % n;
-      const slot = this.slots[index];
-      if (slot.client && slot.client.usable && slot.inFlight < this.pipeline) {
-        this.next = (index + 1) % n;
-        return { slot, index };
-      }
-    }
-    return null;
-  }
-
-  get allDown(): boolean {
-    return this.slots.every((s) => !s.client || !s.client.usable);
-  }
-
-  get inFlight(): number {
-    return this.slots.reduce((n, s) => n + s.inFlight, 0);
   }
 
   /** A timed-out HTTP request leaves its socket to the client (counted late if it answers): nothing to replace. */
