@@ -184,7 +184,11 @@ async function datasetPath(a: Argv, targets: Array<{ host: string; port: number 
   if (a.dataset) return a.dataset;
   const { labStatus } = await import('../lab/lab');
   const status = await labStatus();
-  const labPorts = new Set(Object.values(status.electrum).flatMap((e) => (e ? [e.port, e.tls?.port].filter((p): p is number => p !== undefined) : [])));
+  const labPorts = new Set(
+    Object.values(status.electrum).flatMap((e) =>
+      e ? [e.port, e.tls?.port, e.rest ? Number(new URL(e.rest).port) : undefined].filter((p): p is number => p !== undefined) : [],
+    ),
+  );
   if (targets.every((t) => labPorts.has(t.port)) && fs.existsSync(status.datasetPath)) return status.datasetPath;
   throw new UserError('--dataset FILE is required (only a lab server defaults to the lab dataset)');
 }
