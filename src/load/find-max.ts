@@ -139,7 +139,9 @@ export async function findMax(
   else if (firstFail.generatorBound) limitedBy = 'generator';
   const statement =
     limitedBy === 'generator'
-      ? `${target.name}: the generator, not the server, fell behind at ${firstFail!.targetRate}/s (scheduling lag or loop delay): the server sustains at least ${maxSustainableRate ?? 0}/s under ${o.slo.text}; its own limit was not reached`
+      ? maxSustainableRate === null
+        ? `${target.name}: the generator fell behind already at the start rate ${firstFail!.targetRate}/s (scheduling lag or loop delay; ${firstFail!.why}): no figure for the server`
+        : `${target.name}: the generator, not the server, fell behind at ${firstFail!.targetRate}/s (scheduling lag or loop delay): the server sustains at least ${maxSustainableRate}/s under ${o.slo.text}; its own limit was not reached`
       : limitedBy === 'max-rate'
         ? `${target.name}: sustained every step up to --max-rate ${o.maxRate}/s under ${o.slo.text}`
         : limitedBy === 'interrupted'
