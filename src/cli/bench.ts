@@ -20,6 +20,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { UserError } from '../user-error';
 import { readDataset } from '../dataset/line';
 import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
+import { parseParamSweep } from './param-sweep';
 
 export function benchArgs(argv: string[]) {
   const y = yargs(argv);
@@ -212,9 +213,7 @@ async function main(): Promise<number> {
  */
 async function sweepOf(a: Argv, opts: BenchOptions) {
   if (a.param === undefined) return null;
-  const m = /^([A-Za-z0-9_.-]+)=(.+)$/.exec(a.param);
-  const values = m ? m[2].split(',').map((v) => v.trim()).filter(Boolean) : [];
-  if (!m || values.length === 0) throw new UserError(`--param: expected NAME=v1,v2,..., got ${JSON.stringify(a.param)}`);
+  const { name, values } = parseParamSweep(a.param);
   const { LAB_SERVERS } = await import('../lab/config');
   const { labRestartServer } = await import('../lab/lab');
   const server = opts.servers.length === 1 ? opts.servers[0].name : null;
@@ -223,7 +222,7 @@ async function sweepOf(a: Argv, opts: BenchOptions) {
   }
   return {
     server,
-    name: m[1],
+    name,
     values,
     restart: (settings: Record<string, string>) => labRestartServer(server as never, { settings }),
   };

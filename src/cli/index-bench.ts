@@ -16,6 +16,7 @@ import { toolInfo } from '../bench/tool-info';
 import { textTable } from '../core/text-table';
 import { runIndexBench, summarizeBuilds, type IndexedServer, type IndexSummary } from '../indexing/index-bench';
 import { fileAboutToBeCreated } from '../core/created-file';
+import { parseParamSweep } from './param-sweep';
 import { indexTable, type IndexRunReport } from '../report/resources';
 
 async function main(): Promise<number> {
@@ -41,13 +42,7 @@ async function main(): Promise<number> {
   if (names.length === 0 || unknown.length) throw new UserError(`--server: unknown lab server ${unknown.join(', ') || '(none)'}; known: ${LAB_SERVERS.join(', ')}`);
   if (!Number.isInteger(a.repeat) || a.repeat < 1 || a.repeat > 100) throw new UserError(`--repeat must be an integer in 1..100, got ${a.repeat}`);
   if (!(a['sample-every'] >= 0.05 && a['sample-every'] <= 60)) throw new UserError(`--sample-every must be between 0.05 and 60 seconds, got ${a['sample-every']}`);
-  let sweep: { name: string; values: string[] } | undefined;
-  if (a.param !== undefined) {
-    const m = /^([A-Za-z0-9_.-]+)=(.+)$/.exec(a.param);
-    const values = m ? m[2].split(',').map((v) => v.trim()).filter(Boolean) : [];
-    if (!m || values.length === 0) throw new UserError(`--param: expected NAME=v1,v2,..., got ${JSON.stringify(a.param)}`);
-    sweep = { name: m[1], values };
-  }
+  const sweep = a.param === undefined ? undefined : parseParamSweep(a.param);
   const status = await labStatus();
   if (!status.up) throw new UserError('index-bench runs on the lab: start it with: npm run lab -- up');
   const missing = names.filter((n) => !status.electrum[n as keyof typeof status.electrum]?.running);
