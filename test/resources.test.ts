@@ -29,7 +29,7 @@ test('bench --lab stores each server\'s resource time series and the electrs Pro
   const db = path.join(tmp, 'bench.sqlite');
   const r = cli('bench', ['--lab', '--dataset', env.datasetPath, '--passes', '2', '--warmup', '1', '--db', db, '--no-progress', '--sample-every', '0.25']);
   expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
-  expect(r.stdout).toMatch(/what the servers spent during run 1/);
+  expect(r.stdout).toMatch(/what the servers spent during bench run 1/);
   const d = new Database(db, { readonly: true });
   try {
     const rows = d
