@@ -172,6 +172,15 @@ const CASES: Case[] = [
   { name: 'server: IPv6 bracket never closed', cli: 'bench', args: benchServer('electrumx@[::1:50001'), names: () => ['--server', 'electrumx@[::1:50001'] },
   { name: 'server: not an IPv6 address in brackets', cli: 'bench', args: benchServer('electrumx@[zz::1]:50001'), names: () => ['--server', '[zz::1]'] },
   { name: 'server: unreachable', cli: 'bench', args: benchServer('electrumx@127.0.0.1:DEAD'), names: (c) => ['electrumx', `127.0.0.1:${c.dead}`, 'unreachable'] },
+  { name: 'server: http:// for an Electrum profile', cli: 'bench', args: benchServer('electrumx@http://127.0.0.1:DEAD'), names: () => ['electrumx@http://', 'esplora-rest'] },
+  { name: 'server: Esplora REST unreachable', cli: 'bench', args: benchServer('esplora-rest@http://127.0.0.1:DEAD'), names: (c) => ['esplora-rest', `http://127.0.0.1:${c.dead}`, 'unreachable'] },
+
+  // resource sampling and sweeps
+  { name: 'bench: --server-pid not a process id', cli: 'bench', args: (c) => bench(c, '--server-pid', 'x=abc'), names: () => ['--server-pid', 'x=abc'] },
+  { name: 'bench: --metrics not an http URL', cli: 'bench', args: (c) => bench(c, '--metrics', 'x=ftp://h/m'), names: () => ['--metrics', 'ftp://h/m'] },
+  { name: 'bench: --server-datadir missing', cli: 'bench', args: (c) => bench(c, '--server-datadir', `x=${path.join(c.dir, 'nope')}`), names: (c) => ['--server-datadir', path.join(c.dir, 'nope')] },
+  { name: 'bench: --sample-every 0', cli: 'bench', args: (c) => bench(c, '--sample-every', '0'), names: () => ['--sample-every', '0'] },
+  { name: 'bench: --param without values', cli: 'bench', args: (c) => bench(c, '--param', 'db_mem'), names: () => ['--param', 'db_mem'] },
   {
     name: 'server: unreachable, --db in directories that do not exist yet',
     cli: 'bench',
