@@ -111,7 +111,7 @@ test('two shards at half the rate, merged, match one run at the whole rate', asy
   const single = path.join(tmp, 'single.sqlite');
   expect(load(['--server', server('electrumx'), '--rate', '40', '--duration', '3s', '--db', single]).status).toBe(0);
   const { spawn } = await import('node:child_process');
-  const startAt = String(Math.ceil(Date.now() / 1000) + 3); // the shards' rendezvous
+  const startAt = String(Math.ceil(Date.now() / 1000) + 6); // the shards' rendezvous, with room for two processes to start
   const shard = (db: string, s: string) =>
     new Promise<number | null>((resolve) => {
       const c = spawn(process.execPath, [LAUNCHER, 'load', '--dataset', labEnv().datasetPath, '--no-progress', '--server', server('electrumx'), '--rate', '40', '--duration', '3s', '--shard', s, '--start-at', startAt, '--db', db], { cwd: ROOT, stdio: 'ignore' });
