@@ -50,9 +50,6 @@ export class ResourceSampler {
   private lastDirAt = 0;
   private trees = new Map<string, { root: number; pids: number[]; at: number }>();
   private readonly o: Required<SamplerOptions>;
-  /** Wall time the sampler's own reads took (ms), for its cost figure. */
-  busyMs = 0;
-  ticks = 0;
 
   constructor(
     private readonly targets: ResourceTarget[],
@@ -81,14 +78,11 @@ export class ResourceSampler {
   private tick(withDirs: boolean): void {
     // One tick at a time: a slow one (a big datadir) delays the next rather than piling up.
     this.ticking = this.ticking.then(async () => {
-      const t0 = performance.now();
       const now = Date.now();
       const dirs = withDirs || now - this.lastDirAt >= this.o.dirEveryMs;
       if (dirs) this.lastDirAt = now;
       const rows = await Promise.all(this.targets.map((t) => this.read(t, now, dirs)));
       if (this.o.host) rows.push({ target: 'host', atMs: now, proc: null, datadirBytes: null, host: await readHost(), metrics: [] });
-      this.busyMs += performance.now() - t0;
-      this.ticks++;
       this.onRows(rows);
     });
   }
