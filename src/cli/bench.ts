@@ -21,6 +21,8 @@ import { UserError } from '../user-error';
 import { readDataset } from '../dataset/line';
 import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
 import { parseParamSweep } from './param-sweep';
+import { WORKLOAD_NAMES } from '../wallet/workloads';
+import { walletBench } from './wallet-bench';
 
 export function benchArgs(argv: string[]) {
   const y = yargs(argv);
@@ -55,6 +57,8 @@ export function benchArgs(argv: string[]) {
     .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress to hide)' })
     .option('resume', { type: 'number', describe: 'continue an interrupted run of --db from where it stopped' })
     .option('param', { type: 'string', describe: 'sweep a setting of the one lab server measured: NAME=v1,v2 (one run per value)' })
+    .option('workload', { type: 'string', describe: `sync whole wallets as a wallet does: ${WORKLOAD_NAMES.join(', ')} (with --wallets)` })
+    .option('wallets', { type: 'string', describe: 'wallets JSONL file for --workload (e.g. datasets/regtest-lab-wallets.jsonl)' })
     .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
     .check(givenOnce(y))
     .strict()
@@ -122,6 +126,8 @@ function optionsFromRun(store: ResultsStore, runId: number, a: Argv, argv: strin
 async function main(): Promise<number> {
   const argv = hideBin(process.argv);
   const a = await benchArgs(argv).parseAsync();
+  if (a.workload !== undefined) return walletBench({ ...a, workload: a.workload }, argv);
+  if (a.wallets !== undefined) throw new UserError('--wallets is for whole-wallet syncs: give --workload too (e.g. --workload electrum)');
   if (a.resume !== undefined) positiveInt('resume', a.resume);
   if (a.resume !== undefined && !fs.existsSync(a.db)) throw new UserError(`--resume: no results database at ${a.db}`);
   // Options are checked before the database is touched, so a bad flag leaves no file behind.

@@ -50,6 +50,8 @@ export interface ClientOptions {
   clientName?: string;
   /** Skip server.features / server.banner after the handshake (the pool's fast path). */
   skipServerInfo?: boolean;
+  /** What server.version asks for: a [min, max] range (default 1.4–1.6) or one version. */
+  protocolVersion?: string | [string, string];
 }
 
 export interface ServerInfo {
@@ -292,7 +294,7 @@ export class ElectrumClient extends EventEmitter {
 
   private async handshake(): Promise<void> {
     const name = this.opts.clientName ?? 'electrum-bench';
-    const answer = await this.request<unknown>('server.version', [name, [PROTOCOL_MIN, PROTOCOL_MAX]]);
+    const answer = await this.request<unknown>('server.version', [name, this.opts.protocolVersion ?? [PROTOCOL_MIN, PROTOCOL_MAX]]);
     if (!Array.isArray(answer) || typeof answer[0] !== 'string' || typeof answer[1] !== 'string') {
       throw new ElectrumError('protocol', `${this.label}: unexpected server.version answer ${JSON.stringify(answer)}`);
     }

@@ -125,6 +125,7 @@ export interface LabPaths {
   testEnvFile: string; // written by the test globalSetup for test/lab/env.ts
   datasetPath: string;
   manifestPath: string;
+  walletsPath: string;
 }
 
 export function labPaths(cfg: LabConfig): LabPaths {
@@ -150,5 +151,6 @@ export function labPaths(cfg: LabConfig): LabPaths {
     testEnvFile: path.join(s, 'test-env.json'),
     datasetPath: path.join(data, 'regtest-lab.jsonl'),
     manifestPath: path.join(data, 'regtest-lab.manifest.json'),
+    walletsPath: path.join(data, 'regtest-lab-wallets.jsonl'),
   };
 }

@@ -85,6 +85,7 @@ export interface LabStatus {
   electrum: Partial<Record<ElectrumServerName, ServerStatus>>;
   datasetPath: string;
   manifestPath: string;
+  walletsPath: string;
 }
 
 interface LabState {
@@ -164,6 +165,8 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
       seed,
       datasetPath: paths.datasetPath,
       manifestPath: paths.manifestPath,
+      walletsPath: paths.walletsPath,
+      walletScale: scale,
       mempoolTxs: opts.mempoolTxs,
       ...generator.scaleShape(scale),
       log: (m) => log(`generator: ${m}`),
@@ -259,6 +262,7 @@ export async function labStatus(): Promise<LabStatus> {
     electrum,
     datasetPath: paths.datasetPath,
     manifestPath: paths.manifestPath,
+    walletsPath: paths.walletsPath,
   };
 }
 

@@ -260,6 +260,86 @@ const MIGRATIONS: string[] = [
     phases_json     TEXT NOT NULL
   );
   `,
+  // 7: wallet workloads (src/wallet/): a run of whole-wallet syncs (bench: passes over the wallets;
+  // load: wallets arriving at a rate, some held), each sync with its time to synced and what it
+  // found, every request it sent tagged with its step, and the block notifications held wallets got.
+  `
+  CREATE TABLE wallet_runs (
+    id             INTEGER PRIMARY KEY,
+    kind           TEXT NOT NULL CHECK (kind IN ('bench', 'load')),
+    started_at     TEXT NOT NULL,
+    finished_at    TEXT,
+    status         TEXT NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed')),
+    tool_version   TEXT NOT NULL,
+    git_commit     TEXT,
+    node_version   TEXT NOT NULL,
+    host_json      TEXT NOT NULL,
+    config_json    TEXT NOT NULL,
+    workload       TEXT NOT NULL,
+    wallets_path   TEXT NOT NULL,
+    wallets_hash   TEXT NOT NULL,
+    passes         INTEGER,
+    warmup         INTEGER,
+    summary_json   TEXT
+  );
+  CREATE TABLE wallet_servers (
+    id          INTEGER PRIMARY KEY,
+    run_id      INTEGER NOT NULL REFERENCES wallet_runs(id),
+    name        TEXT NOT NULL,
+    profile     TEXT NOT NULL,
+    url         TEXT NOT NULL,
+    software    TEXT,
+    protocol    TEXT,
+    setup_json  TEXT,
+    UNIQUE (run_id, name)
+  );
+  CREATE TABLE wallet_syncs (
+    id             INTEGER PRIMARY KEY,
+    run_id         INTEGER NOT NULL REFERENCES wallet_runs(id),
+    server_id      INTEGER NOT NULL REFERENCES wallet_servers(id),
+    wallet         TEXT NOT NULL,
+    pass           INTEGER NOT NULL,
+    warmup         INTEGER NOT NULL,
+    scripts        INTEGER NOT NULL,
+    expected_txs   INTEGER NOT NULL,
+    intended_ms    REAL,
+    lag_ms         REAL,
+    duration_ns    INTEGER NOT NULL,
+    requests       INTEGER NOT NULL,
+    bytes          INTEGER NOT NULL,
+    status         TEXT NOT NULL,
+    error          TEXT,
+    error_step     TEXT,
+    found_txs      INTEGER,
+    found_confirmed    INTEGER,
+    found_unconfirmed  INTEGER,
+    mismatch       TEXT
+  );
+  CREATE INDEX wallet_syncs_run ON wallet_syncs (run_id, server_id);
+  CREATE TABLE wallet_requests (
+    sync_id     INTEGER NOT NULL REFERENCES wallet_syncs(id),
+    step        TEXT NOT NULL,
+    method      TEXT NOT NULL,
+    items       INTEGER NOT NULL,
+    offset_ns   INTEGER NOT NULL,
+    latency_ns  INTEGER NOT NULL,
+    bytes       INTEGER NOT NULL,
+    status      TEXT NOT NULL,
+    error       TEXT
+  );
+  CREATE INDEX wallet_requests_sync ON wallet_requests (sync_id);
+  CREATE TABLE wallet_notifications (
+    run_id       INTEGER NOT NULL REFERENCES wallet_runs(id),
+    server_id    INTEGER NOT NULL REFERENCES wallet_servers(id),
+    block_height INTEGER NOT NULL,
+    kind         TEXT NOT NULL CHECK (kind IN ('headers', 'scripthash')),
+    connection   INTEGER NOT NULL,
+    scripthash   TEXT,
+    latency_ns   INTEGER,
+    status       TEXT NOT NULL CHECK (status IN ('ok', 'missing', 'duplicate'))
+  );
+  CREATE INDEX wallet_notifications_run ON wallet_notifications (run_id, server_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

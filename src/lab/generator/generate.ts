@@ -23,6 +23,8 @@ import { dueSpends, SpendProgress } from './schedule';
 import { diffTruths, truthFromLedger } from './truth';
 import { BuiltTx, buildTx, estimateVsize, FEE_RATE_SAT_PER_VB, MIN_OUTPUT, Payment } from './txbuilder';
 import { walkChain } from './walk';
+import { buildWallets, LabWallet, walletFundingCoins, walletLines, walletPlans } from './wallets';
+import { walletsText } from '../../wallet/wallet-file';
 
 export interface GenerateOptions {
   seed: string;
@@ -31,6 +33,9 @@ export interface GenerateOptions {
   mempoolTxs?: number; // default 3
   maxTxCount?: number; // longest confirmed history; default 1100
   addressesPerSize?: AddressesPerSize; // addresses at each history size; default 3 (the chain's scale)
+  /** Where to write the lab wallets (none are made without it), and how many of each size. */
+  walletsPath?: string;
+  walletScale?: number;
   log?: (message: string) => void;
 }
 
@@ -121,7 +126,8 @@ export async function generateChain(rpc: NodeRpc, opts: GenerateOptions): Promis
   // A coin per round (a round of the default chain fits in one), plus, for larger chains whose
   // rounds need several, coins for every payment at its largest value.
   const outputs = plan.addresses.reduce((n, a) => n + a.receives * a.outputsPerReceive, 0);
-  const fundingCoins = plan.rounds + mempoolTxs + 1 + Math.ceil((outputs * OUTPUT_MAX) / FUNDING_VALUE);
+  const wallets = opts.walletsPath ? walletPlans(opts.walletScale ?? 1) : [];
+  const fundingCoins = plan.rounds + mempoolTxs + 1 + Math.ceil((outputs * OUTPUT_MAX) / FUNDING_VALUE) + walletFundingCoins(wallets, FUNDING_VALUE);
   const coinbases = Math.ceil(fundingCoins / FUNDING_COINS_PER_COINBASE);
   for (const coin of await coinbaseCoins(chain, ledger, miner, coinbases)) {
     const split = Array.from({ length: FUNDING_COINS_PER_COINBASE }, () => ({ owner: funder, value: FUNDING_VALUE }));
@@ -151,6 +157,17 @@ export async function generateChain(rpc: NodeRpc, opts: GenerateOptions): Promis
     }
   }
 
+  // The wallets come after the dataset's rounds, with a random stream of their own, so that adding
+  // them left every dataset address as it was.
+  let labWallets: LabWallet[] = [];
+  if (wallets.length > 0) {
+    log(`${wallets.length} wallets, ${wallets.reduce((n, w) => n + w.txCount, 0)} wallet transactions`);
+    labWallets = await buildWallets(
+      { seed, ledger, rng: new Rng(seed, 'wallets'), sink, fund, keep, settle, buildTx: (inputs, payments, change) => buildTx(ledger, inputs, payments, change) },
+      wallets,
+    );
+  }
+
   const confirmedTxs = ledger.txs.size;
   const mempool = buildMempoolTxs({ ledger, rng: picks, sink, dataset: entries, fund, keep }, mempoolTxs);
   await chain.submit(pending.map((t) => t.hex));
@@ -160,7 +177,8 @@ export async function generateChain(rpc: NodeRpc, opts: GenerateOptions): Promis
   if (missing.length > 0) throw new Error(`mempool transaction ${missing[0].txid} is not in the node's mempool`);
 
   const owners = entries.map((e) => e.owner);
-  const truth = truthFromLedger(ledger, owners);
+  const walletOwners = labWallets.flatMap((w) => w.owners());
+  const truth = truthFromLedger(ledger, [...owners, ...walletOwners]);
   for (const e of entries) {
     const t = truth.get(e.owner.scripthash)!;
     // The plan speaks of the chain alone; mempool spends are applied on top of it.
@@ -172,7 +190,7 @@ export async function generateChain(rpc: NodeRpc, opts: GenerateOptions): Promis
     }
   }
   log('cross-checking against a walk of the chain');
-  const walk = await walkChain(chain, owners.map((o) => o.scripthash));
+  const walk = await walkChain(chain, [...owners, ...walletOwners].map((o) => o.scripthash));
   const diffs = diffTruths(truth, walk.truths);
   if (diffs.length > 0) throw new Error(`ledger and chain walk disagree:\n  ${diffs.join('\n  ')}`);
 
@@ -188,6 +206,7 @@ export async function generateChain(rpc: NodeRpc, opts: GenerateOptions): Promis
     miningAddress: miner.address,
   });
   writeAtomic(opts.datasetPath, text);
+  if (opts.walletsPath) writeAtomic(opts.walletsPath, walletsText(walletLines(ledger, labWallets)));
   writeManifest(opts.manifestPath, manifest);
   log(`wrote ${manifest.dataset.lines} addresses at height ${walk.tipHeight} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return manifest;

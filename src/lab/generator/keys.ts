@@ -71,7 +71,11 @@ function taprootSigner(d: Uint8Array, publicKey: Uint8Array): { signer: bitcoin.
 }
 
 export function deriveOwner(seed: string, label: string, kind: SpendKind): Owner {
-  const d = privateKeyFor(seed, label);
+  return ownerOfKey(privateKeyFor(seed, label), label, kind);
+}
+
+/** The output of `kind` for private key `d` (a BIP32 child key, for the lab's wallets). */
+export function ownerOfKey(d: Uint8Array, label: string, kind: SpendKind): Owner {
   const pubkey = ecc.pointFromScalar(d, true);
   if (!pubkey) throw new Error(`no public key for ${label}`);
   const base = { label, kind };

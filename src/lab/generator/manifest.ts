@@ -12,7 +12,7 @@ import type { ScriptTruth } from './truth';
 export const MANIFEST_FORMAT = 'electrum-bench/lab-manifest@1';
 export const GENERATOR_NAME = 'electrum-bench/lab-generator';
 // Bump whenever the same seed would produce a different dataset.
-export const GENERATOR_VERSION = '1.0.0';
+export const GENERATOR_VERSION = '1.1.0';
 
 export interface ManifestAddress extends ScriptTruth {
   address: string;

@@ -1,0 +1,119 @@
+/**
+ * `bench --workload NAME --wallets FILE`: whole-wallet syncs instead of single calls. Options are
+ * checked before the database is touched; the run is stored in the wallet tables (migration 7).
+ */
+import { fileAboutToBeCreated } from '../core/created-file';
+import { textTable } from '../core/text-table';
+import { LAB_SERVERS } from '../lab/config';
+import { LAB_POLLING } from '../lab/polling';
+import { ResultsStore } from '../store/results';
+import { UserError } from '../user-error';
+import { WalletBench, type WalletBenchResult } from '../wallet/bench';
+import { readWallets } from '../wallet/wallet-file';
+import { workloadNamed } from '../wallet/workloads';
+import { readCa, resolveTargets, type TargetArgs } from './server-targets';
+import { onStopSignal } from './signals';
+
+export interface WalletBenchArgs extends TargetArgs {
+  workload: string;
+  wallets?: string;
+  dataset?: string;
+  passes: number;
+  warmup: number;
+  timeout: number;
+  'max-line-bytes': number;
+  'tls-insecure': boolean;
+  ca?: string;
+  verify: boolean;
+  limit?: number;
+  db: string;
+  json: boolean;
+  progress: boolean;
+}
+
+/** Options of `bench` that mean nothing for whole-wallet syncs: refused rather than ignored. */
+const ADDRESS_ONLY = ['dataset', 'methods', 'shuffle', 'order', 'concurrency', 'resume', 'param'];
+
+export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<number> {
+  const workload = workloadNamed(a.workload);
+  const stray = ADDRESS_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
+  if (stray.length) throw new UserError(`--workload syncs whole wallets: --${stray.join(', --')} apply to address benchmarks only`);
+  if (!a.wallets) throw new UserError('--workload needs --wallets FILE (e.g. datasets/regtest-lab-wallets.jsonl, written by `npm run lab -- up`)');
+  const wallets = readWallets(a.wallets);
+  const int = (name: string, v: number | undefined, min: number) => {
+    if (v === undefined || !Number.isInteger(v) || v < min) throw new UserError(`--${name} must be an integer >= ${min}, got ${v}`);
+    return v;
+  };
+  const passes = int('passes', a.passes, 1);
+  const warmup = int('warmup', a.warmup, 0);
+  if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
+  if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
+  const { targets, labCaFile } = await resolveTargets(a);
+  const rest = targets.filter((t) => t.profile === 'esplora-rest');
+  if (rest.length) throw new UserError(`--workload speaks the Electrum protocol; ${rest.map((t) => t.name).join(', ')} is Esplora's REST API`);
+  const caFile = a.ca ?? labCaFile;
+  const setups = new Map<string, unknown>();
+  for (const t of targets) {
+    const lab = a.lab && (LAB_SERVERS as readonly string[]).includes(t.name) ? LAB_POLLING[t.name as keyof typeof LAB_POLLING] : undefined;
+    if (lab) setups.set(t.name, { polling: lab.how, pollMs: lab.pollMs });
+  }
+
+  const created = fileAboutToBeCreated(a.db);
+  const store = ResultsStore.open(a.db);
+  let result: WalletBenchResult | undefined;
+  try {
+    const bench = new WalletBench(
+      {
+        servers: targets,
+        workload,
+        passes,
+        warmup,
+        timeoutMs: Math.round(a.timeout * 1000),
+        maxLineBytes: int('max-line-bytes', a['max-line-bytes'], 1024),
+        tlsInsecure: a['tls-insecure'],
+        caFile,
+        ca: caFile ? readCa(caFile) : undefined,
+        verify: a.verify,
+        limit: a.limit === undefined ? undefined : int('limit', a.limit, 1),
+        setups,
+      },
+      store,
+    );
+    onStopSignal(
+      () => bench.stop(),
+      () => undefined,
+    );
+    if (a.progress) {
+      bench.on('start', ({ runId, total }: { runId: number; total: number }) => process.stderr.write(`[bench] run ${runId}: ${total} wallet syncs (${workload.name} workload)\n`));
+      bench.on('sync', ({ server, pass, result: r, done }) => {
+        const what = r.status === 'ok' ? `${(Number(r.durationNs) / 1e6).toFixed(1)} ms, ${r.samples.length} requests` : `${r.status} at ${r.errorStep}: ${r.error}`;
+        const bad = r.mismatch?.length ? `  MISMATCH ${r.mismatch.join('; ')}` : '';
+        process.stderr.write(`[bench] ${done} pass ${pass + 1} ${server} ${r.wallet.wallet}: ${what}${bad}\n`);
+      });
+    }
+    result = await bench.run(wallets);
+  } catch (err) {
+    store.close();
+    if (created) created.remove();
+    throw err;
+  }
+  store.close();
+  if (a.json) process.stdout.write(JSON.stringify({ db: a.db, workload: workload.name, ...result }, null, 2) + '\n');
+  else process.stdout.write(summary(result, workload.name, a.db, a.verify) + '\n');
+  if (result.status === 'interrupted') return 130;
+  return 0;
+}
+
+function summary(r: WalletBenchResult, workload: string, db: string, verify: boolean): string {
+  const head = ['server', 'wallets', 'syncs', 'failed', verify ? 'mismatched' : 'verified', 'median of wallet medians', 'largest wallet (median)'];
+  const rows = r.rows.map((row) => [
+      row.server,
+      String(row.wallets),
+      String(row.syncs),
+      String(row.failed),
+      verify ? String(row.mismatched) : 'no (--verify)',
+      row.medianMs === null ? '-' : `${row.medianMs.toFixed(1)} ms`,
+      row.largest ? `${row.largest.wallet} (${row.largest.txs} txs): ${row.largest.medianMs === null ? '-' : `${row.largest.medianMs.toFixed(1)} ms`}` : '-',
+  ]);
+  return `wallet run ${r.runId} (${workload} workload, ${r.status}), time to synced wallet:\n${textTable(head, rows)}\nresults: ${db}; report: npm run report -- --db ${db}`;
+}

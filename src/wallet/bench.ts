@@ -1,0 +1,159 @@
+/**
+ * `bench --workload`: every wallet synced from scratch on every server, pass after pass, one sync
+ * at a time so no two share the server or our event loop. Servers rotate per wallet (as addresses
+ * do in `bench`) so none is always first after another's work. The first `warmup` passes are
+ * stored but left out of the medians.
+ */
+import { EventEmitter } from 'node:events';
+import type { ServerTarget } from '../bench/targets';
+import { toolInfo } from '../bench/tool-info';
+import type { LoadedWallets } from './wallet-file';
+import { formatServerUrl } from '../core/server-address';
+import type { ResultsStore } from '../store/results';
+import { WalletStore } from '../store/wallets';
+import { syncWallet, type SyncResult } from './sync';
+import type { Workload } from './workloads';
+
+export interface WalletBenchOptions {
+  servers: ServerTarget[];
+  workload: Workload;
+  passes: number;
+  warmup: number;
+  timeoutMs: number;
+  maxLineBytes: number;
+  tlsInsecure: boolean;
+  ca?: Buffer;
+  caFile?: string;
+  verify: boolean;
+  /** Only the first N wallets of the file. */
+  limit?: number;
+  /** Stored with the run, per server: what it was set up with (e.g. its polling interval). */
+  setups?: Map<string, unknown>;
+}
+
+export interface WalletBenchSummaryRow {
+  server: string;
+  wallets: number;
+  syncs: number;
+  failed: number;
+  mismatched: number;
+  medianMs: number | null;
+  largest: { wallet: string; txs: number; medianMs: number | null } | null;
+}
+
+export interface WalletBenchResult {
+  runId: number;
+  status: 'completed' | 'interrupted';
+  rows: WalletBenchSummaryRow[];
+}
+
+export class WalletBench extends EventEmitter {
+  private stopping = false;
+
+  constructor(
+    private readonly o: WalletBenchOptions,
+    private readonly results: ResultsStore,
+  ) {
+    super();
+  }
+
+  stop(): void {
+    this.stopping = true;
+  }
+
+  async run(file: LoadedWallets): Promise<WalletBenchResult> {
+    const o = this.o;
+    const wallets = o.limit ? file.wallets.slice(0, o.limit) : file.wallets;
+    const store = new WalletStore(this.results);
+    const { version, gitCommit } = toolInfo();
+    const { runId, serverIds } = store.createRun(
+      {
+        kind: 'bench',
+        tool_version: version,
+        git_commit: gitCommit,
+        config: { ...o, ca: undefined, workload: o.workload.name, setups: undefined },
+        workload: o.workload.name,
+        wallets_path: file.path,
+        wallets_hash: file.hash,
+        passes: o.passes,
+        warmup: o.warmup,
+      },
+      o.servers.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: o.setups?.get(t.name) })),
+    );
+    this.emit('start', { runId, total: o.passes * wallets.length * o.servers.length });
+    const durations = new Map<string, Map<string, number[]>>(); // server → wallet → ms (measured passes)
+    const counts = new Map<string, { syncs: number; failed: number; mismatched: number }>();
+    for (const t of o.servers) {
+      durations.set(t.name, new Map());
+      counts.set(t.name, { syncs: 0, failed: 0, mismatched: 0 });
+    }
+    let done = 0;
+    outer: for (let pass = 0; pass < o.passes; pass++) {
+      for (let wi = 0; wi < wallets.length; wi++) {
+        const w = wallets[wi];
+        const rotation = (pass + wi) % o.servers.length;
+        for (const t of [...o.servers.slice(rotation), ...o.servers.slice(0, rotation)]) {
+          if (this.stopping) break outer;
+          const r = await syncWallet(o.workload, w, {
+            connection: { host: t.host, port: t.port, tls: t.tls, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, keepaliveMs: 0 },
+            verify: o.verify,
+          });
+          const serverId = serverIds.get(t.name)!;
+          if (r.software) store.setServerIdentity(serverId, r.software, r.protocol ?? '');
+          store.addSync(runId, syncRecord(serverId, r, pass, pass < o.warmup));
+          const c = counts.get(t.name)!;
+          c.syncs++;
+          if (r.status !== 'ok') c.failed++;
+          if (r.mismatch?.length) c.mismatched++;
+          if (pass >= o.warmup && r.status === 'ok') {
+            const byWallet = durations.get(t.name)!;
+            byWallet.set(w.wallet, [...(byWallet.get(w.wallet) ?? []), Number(r.durationNs) / 1e6]);
+          }
+          this.emit('sync', { server: t.name, pass, result: r, done: ++done });
+        }
+      }
+    }
+    const status = this.stopping ? 'interrupted' : 'completed';
+    const largestWallet = wallets.reduce((a, b) => (b.expected.txCount > a.expected.txCount ? b : a));
+    const rows: WalletBenchSummaryRow[] = o.servers.map((t) => {
+      const byWallet = durations.get(t.name)!;
+      const medians = [...byWallet.values()].map(median);
+      const c = counts.get(t.name)!;
+      const largest = byWallet.get(largestWallet.wallet);
+      return {
+        server: t.name,
+        wallets: wallets.length,
+        ...c,
+        medianMs: medians.length ? median(medians) : null,
+        largest: { wallet: largestWallet.wallet, txs: largestWallet.expected.txCount, medianMs: largest ? median(largest) : null },
+      };
+    });
+    store.finishRun(runId, status, { rows });
+    return { runId, status, rows };
+  }
+}
+
+export function syncRecord(serverId: number, r: SyncResult, pass: number, warmup: boolean, extra: { intendedMs?: number; lagMs?: number } = {}) {
+  return {
+    serverId,
+    wallet: r.wallet.wallet,
+    pass,
+    warmup,
+    scripts: r.wallet.chains.receive.length + r.wallet.chains.change.length,
+    expectedTxs: r.wallet.expected.txCount,
+    ...extra,
+    durationNs: r.durationNs,
+    status: r.status,
+    error: r.error,
+    errorStep: r.errorStep,
+    found: r.figures ? { txs: r.figures.txCount, confirmed: r.figures.balance.confirmed, unconfirmed: r.figures.balance.unconfirmed } : undefined,
+    mismatch: r.mismatch,
+    samples: r.samples,
+  };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}

@@ -1,0 +1,153 @@
+/**
+ * One wallet's connection as a workload drives it: every request (single or a JSON batch) goes
+ * through here, waits for a slot when the wallet's in-flight cap is reached, and becomes a sample
+ * tagged with the sync step it belongs to. Errors are recorded before they are rethrown, so a
+ * failed sync still shows which step failed and what it had cost until then.
+ */
+import { ElectrumClient, type BatchItem, type ClientOptions } from '../electrum/client';
+import { ElectrumError, toElectrumError, type ErrorCategory } from '../electrum/errors';
+
+export const SYNC_STEPS = ['handshake', 'server-info', 'headers', 'fees', 'subscribe', 'history', 'transactions', 'proofs', 'block-headers'] as const;
+export type SyncStep = (typeof SYNC_STEPS)[number];
+
+export interface RequestSample {
+  step: SyncStep;
+  method: string;
+  /** Calls in the request: 1, or the length of a JSON batch array. */
+  items: number;
+  /** From the request's write (for the handshake: from the connect) to its whole reply. */
+  latencyNs: bigint;
+  /** Since the wallet's sync began, at the request's start. */
+  offsetNs: bigint;
+  bytes: number;
+  outcome: 'ok' | ErrorCategory;
+  error?: string;
+}
+
+export interface Notification {
+  method: string;
+  params: unknown;
+  atNs: bigint;
+}
+
+export class WalletSession {
+  readonly samples: RequestSample[] = [];
+  protocol = '';
+  software = '';
+  /** Connections opened again after the server closed one (or a timeout left it out of step). */
+  reconnects = 0;
+  private inFlight = 0;
+  private readonly waiting: Array<() => void> = [];
+  private client!: ElectrumClient;
+
+  constructor(
+    private readonly opts: ClientOptions,
+    readonly maxInFlight: number,
+    readonly startNs: bigint,
+    private readonly onNotification?: (n: Notification) => void,
+  ) {}
+
+  /** Connects and negotiates (server.version): the sync's first sample. */
+  open(): Promise<void> {
+    return this.connect();
+  }
+
+  get connection(): ElectrumClient {
+    return this.client;
+  }
+
+  /** A new connection in place of one a timeout left out of step (a batch retried smaller). */
+  async reconnect(): Promise<void> {
+    this.reconnects++;
+    this.client.close();
+    await this.connect();
+  }
+
+  close(): void {
+    this.client?.close();
+  }
+
+  /** Every request since the sync began: the total the wallet cost. */
+  get requests(): number {
+    return this.samples.length;
+  }
+
+  async call<T = unknown>(step: SyncStep, method: string, params: unknown[] = []): Promise<T> {
+    await this.slot();
+    const started = process.hrtime.bigint();
+    try {
+      const out = await this.client.call<T>(method, params);
+      this.record({ step, method, items: 1, latencyNs: out.latencyNs, offsetNs: started - this.startNs, bytes: out.responseBytes, outcome: 'ok' });
+      return out.result;
+    } catch (err) {
+      throw this.failed(step, method, 1, started, err);
+    } finally {
+      this.release();
+    }
+  }
+
+  /** One JSON array of calls of one method; each item succeeds or fails on its own. */
+  async batch<T = unknown>(step: SyncStep, method: string, paramsList: unknown[][]): Promise<BatchItem<T>[]> {
+    await this.slot();
+    const started = process.hrtime.bigint();
+    try {
+      const out = await this.client.batch<T>(paramsList.map((params) => ({ method, params })));
+      const failed = out.items.find((i): i is { ok: false; error: ElectrumError } => !i.ok);
+      this.record({
+        step,
+        method,
+        items: paramsList.length,
+        latencyNs: out.latencyNs,
+        offsetNs: started - this.startNs,
+        bytes: out.responseBytes,
+        outcome: failed ? failed.error.category : 'ok',
+        ...(failed ? { error: failed.error.message } : {}),
+      });
+      return out.items;
+    } catch (err) {
+      throw this.failed(step, method, paramsList.length, started, err);
+    } finally {
+      this.release();
+    }
+  }
+
+  private async connect(): Promise<void> {
+    const started = process.hrtime.bigint();
+    // The connect and server.version: the workloads ask the rest themselves.
+    const method = 'server.version';
+    try {
+      this.client = await ElectrumClient.connect({ ...this.opts, skipServerInfo: true });
+    } catch (err) {
+      throw this.failed('handshake', method, 1, started, err);
+    }
+    this.record({ step: 'handshake', method, items: 1, latencyNs: process.hrtime.bigint() - started, offsetNs: started - this.startNs, bytes: 0, outcome: 'ok' });
+    this.protocol = this.client.server.protocol;
+    this.software = this.client.server.software;
+    const listener = this.onNotification;
+    if (listener) this.client.on('notification', (method: string, params: unknown) => listener({ method, params, atNs: process.hrtime.bigint() }));
+  }
+
+  private failed(step: SyncStep, method: string, items: number, started: bigint, err: unknown): ElectrumError {
+    const e = toElectrumError(err);
+    this.record({ step, method, items, latencyNs: process.hrtime.bigint() - started, offsetNs: started - this.startNs, bytes: 0, outcome: e.category, error: e.message });
+    return e;
+  }
+
+  private record(s: RequestSample): void {
+    this.samples.push(s);
+  }
+
+  private async slot(): Promise<void> {
+    if (this.inFlight < this.maxInFlight) {
+      this.inFlight++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.inFlight++;
+  }
+
+  private release(): void {
+    this.inFlight--;
+    this.waiting.shift()?.();
+  }
+}
