@@ -48,9 +48,12 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
   const warmup = int('warmup', a.warmup, 0);
   if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
   if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
-  const { targets, labCaFile } = await resolveTargets(a);
-  const rest = targets.filter((t) => t.profile === 'esplora-rest');
-  if (rest.length) throw new UserError(`--workload speaks the Electrum protocol; ${rest.map((t) => t.name).join(', ')} is Esplora's REST API`);
+  const resolved = await resolveTargets(a);
+  const labCaFile = resolved.labCaFile;
+  // Wallets speak the Electrum protocol: the lab's Esplora REST target is left out, a named one refused.
+  const rest = resolved.targets.filter((t) => t.profile === 'esplora-rest');
+  if (rest.length && !a.lab) throw new UserError(`--workload speaks the Electrum protocol; ${rest.map((t) => t.name).join(', ')} is Esplora's REST API`);
+  const targets = resolved.targets.filter((t) => t.profile !== 'esplora-rest');
   const caFile = a.ca ?? labCaFile;
   const setups = new Map<string, unknown>();
   for (const t of targets) {

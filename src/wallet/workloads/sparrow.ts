@@ -6,7 +6,10 @@
  * the window, get_history of those whose status is not null, blockchain.block.header for every
  * height they were confirmed at, and transaction.get for every transaction; the window then grows
  * to 20 past the last used address and the loop runs again. A batch that times out is sent again,
- * in pages half the size, on a new connection (Sparrow retries a page up to 5 times).
+ * in pages half the size, on a new connection (Sparrow retries a page up to 5 times). Sparrow
+ * batches only with server software it knows to take batches (ElectrumX, Fulcrum, electrs,
+ * mempool's electrs, Frigate); with any other it sends the same calls one at a time, and so do we
+ * (Esplora's electrs closes the connection on a batch).
  *
  * Left out: Sparrow's optional transaction verification (Merkle proofs and header sync) that newer
  * versions add; the releases read here do not ask for proofs.
@@ -22,6 +25,7 @@ const GAP = 20;
 const PAGE_SIZE = 100;
 const ATTEMPTS = 5;
 const FEE_TARGETS = [1, 2, 3, 4, 5, 10, 25, 50];
+const BATCHING_SERVERS = /^(ElectrumX|Fulcrum|electrs\/|mempool-electrs|frigate)/i;
 
 export const sparrowWorkload: Workload = {
   name: 'sparrow',
@@ -30,7 +34,7 @@ export const sparrowWorkload: Workload = {
   client: { clientName: 'Sparrow', protocolVersion: '1.4' },
   subscribes: true,
   async sync(s, w, found) {
-    const pages = new Pager(s);
+    const pages = new Pager(s, BATCHING_SERVERS.test(s.software));
     await s.call('headers', 'blockchain.headers.subscribe');
     await optional(s, () => s.call('server-info', 'server.banner'));
     await optional(s, () => pages.batch('fees', 'blockchain.estimatefee', FEE_TARGETS.map((n) => [n]), { optional: true }));
@@ -76,10 +80,14 @@ async function syncChain(pages: Pager, w: WalletLine, chain: WalletChain, found:
 class Pager {
   private pageSize = PAGE_SIZE;
 
-  constructor(private readonly s: WalletSession) {}
+  constructor(
+    private readonly s: WalletSession,
+    private readonly batched: boolean,
+  ) {}
 
   /** The results in the order of `params`; an item's error fails the sync unless `optional`. */
   async batch(step: SyncStep, method: string, params: unknown[][], opts: { optional?: boolean } = {}): Promise<unknown[]> {
+    if (!this.batched) return this.oneByOne(step, method, params, opts);
     const out: unknown[] = [];
     let at = 0;
     let attempts = 0;
@@ -103,6 +111,19 @@ class Pager {
       for (const i of items) out.push(i.ok ? i.result : null);
       at += page.length;
       attempts = 0;
+    }
+    return out;
+  }
+
+  private async oneByOne(step: SyncStep, method: string, params: unknown[][], opts: { optional?: boolean }): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for (const p of params) {
+      try {
+        out.push(await this.s.call(step, method, p));
+      } catch (err) {
+        if (!opts.optional) throw err;
+        out.push(null);
+      }
     }
     return out;
   }
