@@ -1,13 +1,14 @@
 /**
  * `npm run lab -- up|down|status|reset [--json] [--seed S] [--without esplora fulcrum]`
+ * `npm run lab -- mine [N] [--pay ADDRESS ...] [--amount SATS]`
  * Progress goes to stderr; the result (status table or JSON) to stdout. Exit codes: 0 done / lab up,
  * 1 failure or (status) lab not fully up, 2 a problem the user can fix (missing tool, lab already up).
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { LAB_DEFAULT_SEED, LAB_SERVERS, type ElectrumServerName } from '../lab/config';
-import { labDown, labStatus, labUp, type LabStatus } from '../lab/lab';
-import { isUserError } from '../user-error';
+import { labDown, labMiner, labStatus, labUp, type LabStatus } from '../lab/lab';
+import { isUserError, UserError } from '../user-error';
 import { textTable } from '../core/text-table';
 
 interface Args {
@@ -15,6 +16,9 @@ interface Args {
   seed: string;
   scale: number;
   without: ElectrumServerName[];
+  blocks: number;
+  pay: string[];
+  amount: number;
 }
 
 function progress(line: string): void {
@@ -56,6 +60,10 @@ function printStatus(s: LabStatus, json: boolean): void {
   const esplora = s.electrum.esplora;
   if (esplora?.running && esplora.rest) lines.push(`REST:        esplora   ${esplora.rest}  (--server esplora-rest@${esplora.rest})`);
   lines.push(`dataset:     ${s.datasetPath}`);
+  lines.push(`wallets:     ${s.walletsPath}`);
+  if (s.changed) {
+    lines.push(`CHANGED:     ${s.changed.blocks} blocks mined and ${s.changed.payments} payments made since the datasets were written: --verify would compare with stale figures; "npm run lab -- up" starts afresh`);
+  }
   lines.push(`state dir:   ${s.stateDir}`);
   process.stdout.write(lines.join('\n') + '\n');
 }
@@ -99,6 +107,32 @@ async function reset(args: Args): Promise<number> {
   return up(args);
 }
 
+/** Mines N blocks, after paying the given addresses if any, then waits for every server's tip. */
+async function mine(args: Args): Promise<number> {
+  if (!Number.isInteger(args.blocks) || args.blocks < 1 || args.blocks > 1000) throw new UserError(`mine: N must be an integer in 1..1000, got ${args.blocks}`);
+  const { miner, recordChange } = await labMiner();
+  let txid: string | undefined;
+  if (args.pay.length) {
+    txid = await miner.pay(args.pay, args.amount);
+    recordChange(0, 1);
+    progress(`paid ${args.amount} sat to each of ${args.pay.length} addresses in ${txid}`);
+  }
+  const heights: number[] = [];
+  for (let i = 0; i < args.blocks; i++) {
+    heights.push((await miner.mineOne()).height);
+    recordChange(1, 0);
+  }
+  progress(`mined ${args.blocks} block${args.blocks > 1 ? 's' : ''}: height ${heights[0]}${heights.length > 1 ? `..${heights[heights.length - 1]}` : ''}`);
+  const until = Date.now() + 30_000;
+  let status = await labStatus();
+  while (!status.up && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 250));
+    status = await labStatus();
+  }
+  printStatus(status, args.json);
+  return status.up ? 0 : 1;
+}
+
 async function main(): Promise<void> {
   let run: ((a: Args) => Promise<number>) | undefined;
   const argv = await yargs(hideBin(process.argv))
@@ -107,6 +141,9 @@ async function main(): Promise<void> {
     .command('down', 'stop every lab process (by pid file)', {}, () => { run = down; })
     .command('status', "each component's state, endpoints and tips (exit 1 unless fully up)", {}, () => { run = status; })
     .command('reset', 'down, then up', {}, () => { run = reset; })
+    .command('mine [blocks]', 'mine N blocks (default 1), paying --pay addresses first; waits for every server to reach the new tip', (y) => y.positional('blocks', { type: 'number', default: 1 }), () => { run = mine; })
+    .option('pay', { type: 'string', array: true, default: [], describe: 'mine: regtest addresses to pay, in one transaction mined in the first block' })
+    .option('amount', { type: 'number', default: 10_000, describe: 'mine: satoshis paid to each --pay address' })
     .option('json', { type: 'boolean', default: false, describe: 'print JSON instead of a table' })
     .option('seed', { type: 'string', default: LAB_DEFAULT_SEED, describe: 'chain generator seed (up, reset)' })
     .option('scale', { type: 'number', default: 1, describe: 'chain scale (up, reset): S × the addresses per history size, longer histories from 4 (10: 600 addresses, ~100 k transactions)' })
@@ -116,11 +153,19 @@ async function main(): Promise<void> {
       default: [],
       describe: 'leave servers out (e.g. where Esplora or Fulcrum cannot be built)',
     })
-    .demandCommand(1, 'name a command: up, down, status or reset')
+    .demandCommand(1, 'name a command: up, down, status, reset or mine')
     .strict()
     .help()
     .parseAsync();
-  const code = await run!({ json: argv.json, seed: argv.seed, scale: argv.scale, without: argv.without as ElectrumServerName[] });
+  const code = await run!({
+    json: argv.json,
+    seed: argv.seed,
+    scale: argv.scale,
+    without: argv.without as ElectrumServerName[],
+    blocks: Number((argv as { blocks?: number }).blocks ?? 1),
+    pay: argv.pay.map(String),
+    amount: argv.amount,
+  });
   process.exit(code);
 }
 

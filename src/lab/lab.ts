@@ -12,6 +12,7 @@ import path from 'node:path';
 import { ElectrumClient } from '../electrum/client';
 import { scriptHashOfScript } from '../electrum/scripthash';
 import { NodeRpc } from '../node/rpc';
+import type { LabMiner } from './mine';
 import { UserError } from '../user-error';
 import { readCredentials, writeFreshCredentials } from './adapter/credentials';
 import { startBtcd } from './btcd';
@@ -86,6 +87,8 @@ export interface LabStatus {
   datasetPath: string;
   manifestPath: string;
   walletsPath: string;
+  /** Set once blocks were mined or payments made after the chain was generated: datasets are stale. */
+  changed?: { blocks: number; payments: number };
 }
 
 interface LabState {
@@ -95,6 +98,8 @@ interface LabState {
   startedAt: string;
   readyAt?: string;
   tipHeight?: number;
+  /** Blocks mined and payments made since the chain was generated (`lab mine`, `load --notify`). */
+  changed?: { blocks: number; payments: number };
 }
 
 export async function labUp(opts: LabUpOptions = {}): Promise<LabStatus> {
@@ -132,7 +137,11 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   if (current.components.some((c) => c.running)) {
     const same =
       current.seed === seed && (previous?.scale ?? 1) === scale && sameSet(current.components.filter((c) => c.expected).map((c) => c.name), components);
-    if (current.up && same) {
+    if (current.up && same && previous?.changed) {
+      // Its datasets describe the chain as generated: a changed chain would fail every --verify.
+      log(`the chain changed since its datasets were written (${previous.changed.blocks} blocks mined, ${previous.changed.payments} payments); starting afresh`);
+      await down(paths);
+    } else if (current.up && same) {
       log(`already up (seed ${seed}${scale > 1 ? `, scale ${scale}` : ''}) at height ${current.node.tip}`);
       return current;
     }
@@ -263,6 +272,7 @@ export async function labStatus(): Promise<LabStatus> {
     datasetPath: paths.datasetPath,
     manifestPath: paths.manifestPath,
     walletsPath: paths.walletsPath,
+    ...(state?.changed ? { changed: state.changed } : {}),
   };
 }
 
@@ -545,4 +555,27 @@ export async function labRestartServer(
     }
     return { downMs: Date.now() - t0, indexMs: Date.now() - startedAt };
   });
+}
+
+/**
+ * A miner on the running lab's node, for `lab mine` and `load --notify`. Whatever it mines or pays
+ * is recorded in the lab's state: the datasets no longer describe the chain, `lab status` says so,
+ * and the next `lab up` starts afresh instead of reusing it.
+ */
+export async function labMiner(): Promise<{ miner: LabMiner; recordChange: (blocks: number, payments: number) => void }> {
+  const cfg = labConfig();
+  const paths = labPaths(cfg);
+  const status = await labStatus();
+  const state = readState(paths);
+  if (!status.up || !state) throw new UserError('the lab is not up: start it with "npm run lab -- up"');
+  const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 30_000 });
+  const { LabMiner } = await import('./mine'); // as the generator: `status` must not depend on it
+  return {
+    miner: new LabMiner(rpc, state.seed),
+    recordChange: (blocks, payments) => {
+      const now = readState(paths) ?? state;
+      const before = now.changed ?? { blocks: 0, payments: 0 };
+      writeState(paths, { ...now, changed: { blocks: before.blocks + blocks, payments: before.payments + payments } });
+    },
+  };
 }
