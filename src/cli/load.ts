@@ -35,6 +35,8 @@ import { mergeShards } from '../load/merge';
 import { writeHlog } from '../load/hlog';
 import { parseShard, shareOf, linesOfShard } from '../load/shard';
 import { toolInfo } from '../bench/tool-info';
+import { WORKLOAD_NAMES } from '../wallet/workloads';
+import { refuseWalletOptions, walletLoad } from './wallet-load';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
@@ -80,6 +82,17 @@ export function loadArgs(argv: string[]) {
     .option('max-rate', { type: 'number', default: 100_000, describe: 'with --find-max: stop stepping up here' })
     .option('bisect-steps', { type: 'number', default: 3, describe: 'with --find-max: bisections between the last pass and the first failure' })
     .option('progress', { type: 'boolean', default: true, describe: 'a line per second on stderr (--no-progress to hide)' })
+    .option('workload', { type: 'string', describe: `drive whole wallets instead of requests: ${WORKLOAD_NAMES.join(', ')}` })
+    .option('wallets', { type: 'string', describe: "--workload: wallets JSONL file (default with --lab: the lab's wallets)" })
+    .option('hold', { type: 'number', describe: '--workload: wallets synced and kept connected and subscribed for the rest of the run' })
+    .option('hold-concurrency', { type: 'number', default: 16, describe: '--workload: syncs at once while filling --hold' })
+    .option('wallet-max-txs', { type: 'number', describe: '--workload: only wallets with at most this many transactions' })
+    .option('notify', { type: 'boolean', default: false, describe: '--workload with --hold: mine blocks paying held wallets and time the notifications' })
+    .option('blocks', { type: 'number', default: 3, describe: '--notify: blocks to mine per server' })
+    .option('pay-wallets', { type: 'number', default: 5, describe: '--notify (lab): held wallets paid in each block' })
+    .option('mine-via', { type: 'string', describe: '--notify outside the lab: RPC URL of a regtest node to mine on (blocks only)' })
+    .option('rpc-cookie', { type: 'string', describe: '--mine-via: cookie file (user:password) of that node' })
+    .option('notify-wait', { type: 'string', default: '20s', describe: '--notify: how long a notification may take before it counts as missing' })
     .config('config', 'JSON file with any of these options', configFileParser(y))
     .check(givenOnce(y))
     .strict()
@@ -310,6 +323,8 @@ async function main(): Promise<number> {
   if (argv[0] === 'merge') return merge(argv.slice(1));
   if (argv[0] === 'hlog') return hlog(argv.slice(1));
   const a = await loadArgs(argv).parseAsync();
+  if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
+  refuseWalletOptions(argv);
   const { opts, datasetFile, datasetHash, thresholds, findMax: search } = await optionsFromArgs(a);
   const tracker = thresholds.length ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
   if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');

@@ -13,6 +13,7 @@ import type { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { syncWallet, type SyncResult } from './sync';
 import type { Workload } from './workloads';
+import { medianOfUnsorted as median } from '../stats/quantiles';
 
 export interface WalletBenchOptions {
   servers: ServerTarget[];
@@ -117,7 +118,7 @@ export class WalletBench extends EventEmitter {
     const largestWallet = wallets.reduce((a, b) => (b.expected.txCount > a.expected.txCount ? b : a));
     const rows: WalletBenchSummaryRow[] = o.servers.map((t) => {
       const byWallet = durations.get(t.name)!;
-      const medians = [...byWallet.values()].map(median);
+      const medians = [...byWallet.values()].map((xs) => median(xs)!);
       const c = counts.get(t.name)!;
       const largest = byWallet.get(largestWallet.wallet);
       return {
@@ -150,10 +151,4 @@ export function syncRecord(serverId: number, r: SyncResult, pass: number, warmup
     mismatch: r.mismatch,
     samples: r.samples,
   };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }

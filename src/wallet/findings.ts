@@ -16,6 +16,8 @@ export interface HistoryEntry {
 export class Findings {
   readonly histories = new Map<string, HistoryEntry[]>();
   readonly rawTxs = new Map<string, string>();
+  /** Scripts the connection is subscribed to (workloads that subscribe). */
+  readonly subscribed = new Set<string>();
 
   /** Every transaction of every history, with its height (the first seen when servers disagree). */
   heights(): Map<string, number> {

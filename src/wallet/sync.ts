@@ -23,8 +23,9 @@ export interface SyncResult {
   mismatch?: string[];
   software?: string;
   protocol?: string;
-  /** With `hold` and a successful sync: the open, subscribed session. */
+  /** With `hold` and a successful sync: the open, subscribed session, and what it subscribed to. */
   session?: WalletSession;
+  subscribed?: Set<string>;
 }
 
 export interface SyncOptions {
@@ -56,7 +57,10 @@ export async function syncWallet(workload: Workload, wallet: WalletLine, o: Sync
       software: session.software,
       protocol: session.protocol,
     };
-    if (o.hold && workload.subscribes) result.session = session;
+    if (o.hold && workload.subscribes) {
+      result.session = session;
+      result.subscribed = found.subscribed;
+    }
     else session.close();
     return result;
   } catch (err) {

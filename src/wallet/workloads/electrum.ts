@@ -80,6 +80,7 @@ async function subscribeWindow(
       seededShuffle(indexes, `${w.wallet}/${chain}/${indexes[0]}`).map(async (i) => {
         const { scripthash } = scriptAt(w, chain, i);
         const status = await s.call<string | null>('subscribe', 'blockchain.scripthash.subscribe', [scripthash]);
+        found.subscribed.add(scripthash);
         if (status !== null) {
           work.add(
             s.call('history', 'blockchain.scripthash.get_history', [scripthash]).then((answer) => {

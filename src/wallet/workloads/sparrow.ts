@@ -56,6 +56,7 @@ async function syncChain(pages: Pager, w: WalletLine, chain: WalletChain, found:
     const first = next;
     for (; next <= lastUsed + GAP; next++) scripts.push(scriptAt(w, chain, next).scripthash);
     const statuses = await pages.batch('subscribe', 'blockchain.scripthash.subscribe', scripts.map((sh) => [sh]));
+    for (const sh of scripts) found.subscribed.add(sh);
     const used = scripts.filter((_, i) => statuses[i] !== null);
     statuses.forEach((st, i) => {
       if (st !== null) lastUsed = Math.max(lastUsed, first + i);

@@ -1,0 +1,253 @@
+/**
+ * `load --workload NAME`: wallets arriving at a rate, held connected and subscribed, and the block
+ * notifications held wallets receive (--notify). Options are checked before anything connects.
+ */
+import fs from 'node:fs';
+import { fileAboutToBeCreated } from '../core/created-file';
+import { textTable } from '../core/text-table';
+import { toolInfo } from '../bench/tool-info';
+import { formatServerUrl } from '../core/server-address';
+import { NodeRpc } from '../node/rpc';
+import { ResultsStore } from '../store/results';
+import { WalletStore } from '../store/wallets';
+import { UserError } from '../user-error';
+import { WalletLoad, type BlockMaker, type ServerLoadSummary } from '../wallet/load';
+import { readWallets } from '../wallet/wallet-file';
+import { workloadNamed } from '../wallet/workloads';
+import { parseDurationMs } from '../load/schedule';
+import { readCa, resolveTargets, type TargetArgs } from './server-targets';
+import { onStopSignal } from './signals';
+
+export interface WalletLoadArgs extends TargetArgs {
+  workload: string;
+  wallets?: string;
+  rate?: number;
+  duration?: string;
+  hold?: number;
+  'hold-concurrency': number;
+  notify: boolean;
+  blocks: number;
+  'pay-wallets': number;
+  'mine-via'?: string;
+  'rpc-cookie'?: string;
+  'notify-wait': string;
+  'wallet-max-txs'?: number;
+  timeout: number;
+  'max-line-bytes': number;
+  'tls-insecure': boolean;
+  ca?: string;
+  db: string;
+  json: boolean;
+}
+
+/** Options of `load` that belong to request-level load only. */
+const REQUEST_ONLY = ['dataset', 'mix', 'stages', 'vus', 'vus-stages', 'think-time', 'connections', 'pipeline', 'threshold', 'samples', 'shard', 'find-max', 'slo', 'source-addresses'];
+const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'wallet-max-txs'];
+
+export function refuseWalletOptions(argv: string[]): void {
+  const given = WALLET_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
+  if (given.length) throw new UserError(`--${given.join(', --')} apply to wallet workloads: give --workload too (e.g. --workload electrum)`);
+}
+
+/** The soft limit on open files (what applies) and the hard one, from /proc (Linux). */
+export function fileLimit(): { soft: number; hard: number } | null {
+  try {
+    const m = /Max open files\s+(\d+|unlimited)\s+(\d+|unlimited)/.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
+    if (!m) return null;
+    const n = (s: string) => (s === 'unlimited' ? Infinity : Number(s));
+    return { soft: n(m[1]), hard: n(m[2]) };
+  } catch {
+    return null;
+  }
+}
+
+export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<number> {
+  const workload = workloadNamed(a.workload);
+  const stray = REQUEST_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
+  if (stray.length) throw new UserError(`--workload drives whole wallets: --${stray.join(', --')} apply to request-level load only`);
+  const wallets = readWallets(a.wallets ?? (a.lab ? await labWalletsPath() : missingWallets()));
+  const maxTxs = a['wallet-max-txs'];
+  const chosen = maxTxs === undefined ? wallets.wallets : wallets.wallets.filter((w) => w.expected.txCount <= maxTxs);
+  if (chosen.length === 0) throw new UserError(`--wallet-max-txs ${maxTxs}: no wallet of ${wallets.path} has so few transactions`);
+  const hold = a.hold ?? 0;
+  if (!Number.isInteger(hold) || hold < 0) throw new UserError(`--hold must be an integer >= 0, got ${a.hold}`);
+  if (a.rate !== undefined && !(a.rate > 0)) throw new UserError(`--rate must be a number > 0 (wallets per second), got ${a.rate}`);
+  if (a.rate === undefined && hold === 0) throw new UserError('--workload needs --rate R (wallets arriving per second) and/or --hold N (wallets kept connected)');
+  if (a.notify && hold === 0) throw new UserError('--notify needs held wallets to notify: give --hold N');
+  if (a.notify && !workload.subscribes) throw new UserError(`--notify: the ${workload.name} workload subscribes to nothing (a ${workload.name} wallet polls); use electrum or sparrow`);
+  if (!Number.isInteger(a.blocks) || a.blocks < 1) throw new UserError(`--blocks must be an integer >= 1, got ${a.blocks}`);
+  const durationMs = a.duration === undefined ? 60_000 : checked(() => parseDurationMs(a.duration!, '--duration'));
+  if (a.duration !== undefined && a.rate === undefined) throw new UserError('--duration applies to --rate (how long wallets keep arriving)');
+  const notifyWaitMs = checked(() => parseDurationMs(a['notify-wait'], '--notify-wait'));
+  const limit = fileLimit();
+  // Each held wallet is one socket; arrivals and the process itself need a margin beside them.
+  const needed = hold + 256;
+  if (limit && needed > limit.soft) {
+    throw new UserError(`--hold ${hold} needs about ${needed} open files, but the limit that applies is ${limit.soft} (hard ${limit.hard}); raise it (ulimit -n) or hold fewer`);
+  }
+  const resolved = await resolveTargets(a);
+  const rest = resolved.targets.filter((t) => t.profile === 'esplora-rest');
+  if (rest.length && !a.lab) throw new UserError(`--workload speaks the Electrum protocol; ${rest.map((t) => t.name).join(', ')} is Esplora's REST API`);
+  const targets = resolved.targets.filter((t) => t.profile !== 'esplora-rest');
+  const caFile = a.ca ?? resolved.labCaFile;
+  const maker = a.notify ? await blockMaker(a) : undefined;
+  const setups = a.lab ? await labSetups() : new Map<string, unknown>();
+  const log = (line: string) => process.stderr.write(`[load] ${line}\n`);
+  if (limit) log(`open files: limit ${limit.soft} (hard ${limit.hard}); ${hold} held wallets need about ${needed}`);
+  if (maker?.note) log(maker.note);
+
+  const created = fileAboutToBeCreated(a.db);
+  const results = ResultsStore.open(a.db);
+  const store = new WalletStore(results);
+  const tool = toolInfo();
+  const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, durationMs, notify: a.notify, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs: a.timeout * 1000 };
+  let created_: { runId: number; serverIds: Map<string, number> };
+  try {
+    created_ = store.createRun(
+      { kind: 'load', tool_version: tool.version, git_commit: tool.gitCommit, config, workload: workload.name, wallets_path: wallets.path, wallets_hash: wallets.hash, passes: null, warmup: null },
+      targets.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: setups.get(t.name) })),
+    );
+  } catch (err) {
+    results.close();
+    created?.remove();
+    throw err;
+  }
+  const { runId, serverIds } = created_;
+  const runner = new WalletLoad(
+    {
+      servers: targets,
+      workload,
+      wallets: chosen,
+      connection: { tlsInsecure: a['tls-insecure'], ca: caFile ? readCa(caFile) : undefined, timeoutMs: a.timeout * 1000, maxLineBytes: a['max-line-bytes'], keepaliveMs: 60_000 },
+      hold,
+      holdConcurrency: a['hold-concurrency'],
+      rate: a.rate,
+      durationMs,
+      notify: maker ? { maker, blocks: a.blocks, payWallets: maker.pay ? a['pay-wallets'] : 0, amountSat: 10_000, waitMs: notifyWaitMs, paymentWaitMs: notifyWaitMs } : undefined,
+      rssOf: a.lab ? await labRss() : undefined,
+      log,
+    },
+    store,
+    runId,
+    serverIds,
+  );
+  onStopSignal(() => runner.stop());
+  const summaries: ServerLoadSummary[] = [];
+  let status: 'completed' | 'interrupted' | 'failed' = 'completed';
+  try {
+    for (const t of targets) {
+      if (runner.stopped) break;
+      log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${a.rate ? `, ${a.rate} wallets/s for ${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`);
+      summaries.push(await runner.runServer(t));
+    }
+    if (runner.stopped) status = 'interrupted';
+  } catch (err) {
+    status = 'failed';
+    throw err;
+  } finally {
+    store.finishRun(runId, status, { servers: summaries, setups: Object.fromEntries(setups) });
+    results.close();
+  }
+  if (a.json) process.stdout.write(JSON.stringify({ runId, status, db: a.db, servers: summaries, setups: Object.fromEntries(setups) }, null, 2) + '\n');
+  else process.stdout.write(summaryText(runId, workload.name, summaries, setups, a.db) + '\n');
+  return status === 'interrupted' ? 130 : 0;
+}
+
+function checked<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    throw new UserError((err as Error).message);
+  }
+}
+
+function missingWallets(): never {
+  throw new UserError('--workload needs --wallets FILE (or --lab, whose wallets file `lab up` writes)');
+}
+
+async function labWalletsPath(): Promise<string> {
+  const { labStatus } = await import('../lab/lab');
+  return (await labStatus()).walletsPath;
+}
+
+async function labSetups(): Promise<Map<string, unknown>> {
+  const { LAB_POLLING } = await import('../lab/polling');
+  return new Map(Object.entries(LAB_POLLING).map(([name, p]) => [name, { polling: p.how, pollMs: p.pollMs }]));
+}
+
+async function labRss(): Promise<(server: string) => Promise<number | null>> {
+  const { labResourceTargets } = await import('./resource-targets');
+  const { readProcessTree } = await import('../resources/proc');
+  const targets = await labResourceTargets();
+  return async (server) => {
+    const t = targets.find((x) => x.name === server);
+    if (!t?.pidFile) return null;
+    const pid = Number(fs.readFileSync(t.pidFile, 'utf8').trim());
+    return (await readProcessTree(pid))?.rssBytes ?? null;
+  };
+}
+
+/** The lab's miner; a regtest node's RPC given by --mine-via (mining only); or none (natural blocks). */
+async function blockMaker(a: WalletLoadArgs): Promise<BlockMaker & { describe: string; note?: string }> {
+  if (a['mine-via']) {
+    const url = a['mine-via'];
+    const rpc = new NodeRpc({ url, cookieFile: a['rpc-cookie'], timeoutMs: 30_000 });
+    const chain = await rpc.call<{ chain: string }>('getblockchaininfo').catch((err: Error) => {
+      throw new UserError(`--mine-via ${rpc.describe()}: ${err.message}`);
+    });
+    if (chain.chain !== 'regtest') throw new UserError(`--mine-via ${rpc.describe()} is on ${chain.chain}: blocks can be mined on request only on regtest`);
+    const { miningAddress } = await import('../lab/generator/keys');
+    const address = miningAddress('electrum-bench-mine-via');
+    return {
+      describe: rpc.describe(),
+      note: `mining through ${rpc.describe()}: blocks only (no payments: we hold none of its keys), so only headers notifications are measured`,
+      mineOne: async () => {
+        const askedNs = process.hrtime.bigint();
+        const [hash] = await rpc.call<string[]>('generatetoaddress', [1, address]);
+        const returnedNs = process.hrtime.bigint();
+        const { height } = await rpc.call<{ height: number }>('getblockheader', [hash, true]);
+        return { height, askedNs, returnedNs };
+      },
+    };
+  }
+  if (!a.lab) {
+    throw new UserError('--notify needs blocks on request: use --lab, or --mine-via RPC_URL of a regtest node (other networks have only natural blocks, which this run cannot time)');
+  }
+  const { labMiner } = await import('../lab/lab');
+  const { miner, recordChange } = await labMiner();
+  return { describe: 'lab', pay: (addresses, sats) => miner.pay(addresses, sats), mineOne: () => miner.mineOne(), recordChange };
+}
+
+function summaryText(runId: number, workload: string, rows: ServerLoadSummary[], setups: Map<string, unknown>, db: string): string {
+  const ms = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(0));
+  const out = [`wallet load run ${runId} (${workload} workload)`];
+  const held = rows.filter((r) => r.held > 0);
+  if (held.length) {
+    out.push('\nheld wallets:');
+    out.push(textTable(['server', 'held', 'failed syncs', 'time to hold', 'server RSS per held wallet', 'our loop delay p99'], held.map((r) => [r.server, String(r.held), String(r.holdFailed), `${r.holdSeconds.toFixed(1)} s`, r.rssPerHeldKiB === null ? 'unknown' : `${r.rssPerHeldKiB.toFixed(1)} KiB`, `${ms(r.loopDelayP99Ms)} ms`])));
+  }
+  const arriving = rows.filter((r) => r.arrivals);
+  if (arriving.length) {
+    out.push('\narriving wallets, time to synced from the intended arrival (ms):');
+    out.push(textTable(['server', 'intended', 'synced', 'failed', 'p50', 'p90', 'p99', 'arrival lag p99'], arriving.map((r) => { const x = r.arrivals!; return [r.server, String(x.intended), String(x.synced), String(x.failed), ms(x.p50Ms), ms(x.p90Ms), ms(x.p99Ms), ms(x.lagP99Ms)]; })));
+  }
+  const notified = rows.filter((r) => r.notify);
+  if (notified.length) {
+    out.push('\nblock notifications, from the mining call (ms):');
+    const line = (r: ServerLoadSummary, k: 'headers' | 'scripthash') => {
+      const x = r.notify![k];
+      return [r.server, k, String(x.expected), String(x.missing), String(x.duplicate), ms(x.p50Ms), ms(x.p90Ms), ms(x.p99Ms), ms(x.maxMs)];
+    };
+    out.push(textTable(['server', 'notification', 'expected', 'missing', 'duplicate', 'p50', 'p90', 'p99', 'max'], notified.flatMap((r) => [line(r, 'headers'), line(r, 'scripthash')])));
+    out.push(`(the mining call itself took ${notified.map((r) => `${ms(r.notify!.mineCallMs)} ms on ${r.server}'s run`).join(', ')}: the uncertainty of "block found")`);
+    if (setups.size) {
+      out.push('\nhow each server learns of blocks (it dominates these latencies):');
+      for (const r of notified) {
+        const s = setups.get(r.server) as { polling?: string } | undefined;
+        out.push(`  ${r.server}: ${s?.polling ?? 'unknown'}`);
+      }
+    }
+  }
+  out.push(`\nresults: ${db}; report: npm run report -- --db ${db}`);
+  return out.join('\n');
+}

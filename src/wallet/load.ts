@@ -1,0 +1,247 @@
+/**
+ * `load --workload`: wallets against one server after another. Per server, in this order:
+ *   hold     N wallets synced (a few at a time) and kept connected and subscribed for the rest of
+ *            the server's run, as idle wallets are; the server's RSS before and after gives its
+ *            memory per held connection when its process is known;
+ *   arrive   with --rate, new wallets arriving on schedule (open model: an arrival never waits
+ *            for an earlier sync), each timed from its intended arrival;
+ *   notify   with held wallets and a miner, blocks mined after paying some held wallets' next
+ *            addresses: each held connection's headers notification, and each paid script's
+ *            status notification, timed from the moment the block was asked for.
+ * Every sync and notification is stored as it is judged; memory stays bounded by the held
+ * sessions themselves.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { ServerTarget } from '../bench/targets';
+import type { ClientOptions } from '../electrum/client';
+import type { WalletLine } from '../core/wallet-line';
+import { WalletStore } from '../store/wallets';
+import { syncRecord } from './bench';
+import { allHeard, judgeBlock, paymentHeard, type HeldConnection } from './notifications';
+import { syncWallet, type SyncResult } from './sync';
+import type { WalletSession } from './session';
+import type { Workload } from './workloads';
+import { percentile } from '../stats/quantiles';
+
+export interface BlockMaker {
+  /** Payments are possible only on a node whose keys we hold (the lab). */
+  pay?: (addresses: string[], sats: number) => Promise<string>;
+  mineOne: () => Promise<{ height: number; askedNs: bigint; returnedNs: bigint }>;
+  recordChange?: (blocks: number, payments: number) => void;
+}
+
+export interface WalletLoadOptions {
+  servers: ServerTarget[];
+  workload: Workload;
+  wallets: WalletLine[];
+  connection: Omit<ClientOptions, 'host' | 'port' | 'tls'>;
+  hold: number;
+  /** Syncs at once while filling the hold. */
+  holdConcurrency: number;
+  rate?: number;
+  durationMs: number;
+  notify?: { maker: BlockMaker; blocks: number; payWallets: number; amountSat: number; waitMs: number; paymentWaitMs: number };
+  /** The server process's RSS, where it is known (lab servers): memory per held connection. */
+  rssOf?: (server: string) => Promise<number | null>;
+  log: (line: string) => void;
+}
+
+export interface NotifyStats {
+  blocks: number;
+  headers: { expected: number; ok: number; missing: number; duplicate: number; p50Ms: number | null; p90Ms: number | null; p99Ms: number | null; maxMs: number | null };
+  scripthash: { expected: number; ok: number; missing: number; duplicate: number; p50Ms: number | null; p90Ms: number | null; p99Ms: number | null; maxMs: number | null };
+  /** How long the node took to answer the mining call: the uncertainty of "block found". */
+  mineCallMs: number | null;
+}
+
+export interface ServerLoadSummary {
+  server: string;
+  held: number;
+  holdFailed: number;
+  holdSeconds: number;
+  rssPerHeldKiB: number | null;
+  arrivals: { intended: number; synced: number; failed: number; p50Ms: number | null; p90Ms: number | null; p99Ms: number | null; lagP99Ms: number | null } | null;
+  notify: NotifyStats | null;
+  loopDelayP99Ms: number;
+}
+
+export class WalletLoad {
+  private stopping = false;
+
+  constructor(
+    private readonly o: WalletLoadOptions,
+    private readonly store: WalletStore,
+    private readonly runId: number,
+    private readonly serverIds: Map<string, number>,
+  ) {}
+
+  stop(): void {
+    this.stopping = true;
+  }
+
+  get stopped(): boolean {
+    return this.stopping;
+  }
+
+  async runServer(t: ServerTarget): Promise<ServerLoadSummary> {
+    const serverId = this.serverIds.get(t.name)!;
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    const held: Array<HeldConnection & { session: WalletSession; wallet: WalletLine }> = [];
+    try {
+      const rssBefore = (await this.o.rssOf?.(t.name)) ?? null;
+      const fill = await this.fillHold(t, serverId, held);
+      const rssAfter = held.length > 0 ? ((await this.o.rssOf?.(t.name)) ?? null) : null;
+      const arrivals = this.o.rate ? await this.arrivals(t, serverId) : null;
+      const notify = this.o.notify && held.length > 0 && !this.stopping ? await this.notify(serverId, held) : null;
+      return {
+        server: t.name,
+        held: held.length,
+        holdFailed: fill.failed,
+        holdSeconds: fill.seconds,
+        rssPerHeldKiB: rssBefore !== null && rssAfter !== null && held.length > 0 ? (rssAfter - rssBefore) / held.length / 1024 : null,
+        arrivals,
+        notify,
+        loopDelayP99Ms: loop.percentile(99) / 1e6,
+      };
+    } finally {
+      loop.disable();
+      for (const h of held) h.session.close();
+    }
+  }
+
+  private connection(t: ServerTarget): ClientOptions {
+    return { ...this.o.connection, host: t.host, port: t.port, tls: t.tls };
+  }
+
+  private record(serverId: number, r: SyncResult, extra: { intendedMs?: number; lagMs?: number } = {}): void {
+    if (r.software) this.store.setServerIdentity(serverId, r.software, r.protocol ?? '');
+    this.store.addSync(this.runId, syncRecord(serverId, r, 0, false, extra));
+  }
+
+  /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed). */
+  private async fillHold(t: ServerTarget, serverId: number, held: Array<HeldConnection & { session: WalletSession; wallet: WalletLine }>) {
+    const started = Date.now();
+    let next = 0;
+    let failed = 0;
+    const want = this.o.hold;
+    let lastLog = Date.now();
+    const worker = async () => {
+      while (!this.stopping && held.length < want && failed <= Math.max(10, want / 10)) {
+        const wallet = this.o.wallets[next++ % this.o.wallets.length];
+        const conn: HeldConnection = { id: next, subscribed: new Set(), heard: [] };
+        const r = await syncWallet(this.o.workload, wallet, { connection: this.connection(t), verify: false, hold: true, onNotification: (n) => conn.heard.push(n) });
+        this.record(serverId, r);
+        if (r.session && held.length < want) {
+          r.subscribed!.forEach((sh) => conn.subscribed.add(sh));
+          conn.heard.length = 0; // what came during the sync is not a block's
+          held.push({ ...conn, session: r.session, wallet });
+        } else {
+          r.session?.close();
+          if (r.status !== 'ok') failed++;
+        }
+        if (Date.now() - lastLog > 2000) {
+          lastLog = Date.now();
+          this.o.log(`${t.name}: ${held.length}/${want} wallets held (${failed} syncs failed)`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.o.holdConcurrency, Math.max(1, want)) }, worker));
+    if (want > 0) this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${failed} syncs failed)`);
+    return { failed, seconds: (Date.now() - started) / 1000 };
+  }
+
+  /** Wallets arriving at `rate` per second for the duration; each timed from its intended arrival. */
+  private async arrivals(t: ServerTarget, serverId: number): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
+    const rate = this.o.rate!;
+    const intended = Math.floor((this.o.durationMs / 1000) * rate);
+    const start = process.hrtime.bigint();
+    const fromIntended: number[] = [];
+    const lags: number[] = [];
+    let failed = 0;
+    const running: Array<Promise<void>> = [];
+    for (let i = 0; i < intended && !this.stopping; i++) {
+      const dueNs = start + BigInt(Math.round((i / rate) * 1e9));
+      const waitMs = Number(dueNs - process.hrtime.bigint()) / 1e6;
+      if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+      const lagMs = Number(process.hrtime.bigint() - dueNs) / 1e6;
+      const wallet = this.o.wallets[i % this.o.wallets.length];
+      running.push(
+        syncWallet(this.o.workload, wallet, { connection: this.connection(t), verify: false }).then((r) => {
+          this.record(serverId, r, { intendedMs: Number(dueNs - start) / 1e6, lagMs });
+          lags.push(lagMs);
+          if (r.status === 'ok') fromIntended.push(lagMs + Number(r.durationNs) / 1e6);
+          else failed++;
+        }),
+      );
+    }
+    await Promise.all(running);
+    const sorted = fromIntended.sort((a, b) => a - b);
+    return {
+      intended,
+      synced: sorted.length,
+      failed,
+      p50Ms: percentile(sorted, 0.5),
+      p90Ms: percentile(sorted, 0.9),
+      p99Ms: percentile(sorted, 0.99),
+      lagP99Ms: percentile(lags.sort((a, b) => a - b), 0.99),
+    };
+  }
+
+  private async notify(serverId: number, held: Array<HeldConnection & { session: WalletSession; wallet: WalletLine }>): Promise<NotifyStats> {
+    const n = this.o.notify!;
+    const headers: number[] = [];
+    const scripts: number[] = [];
+    const mineCalls: number[] = [];
+    const totals = { headers: { expected: 0, ok: 0, missing: 0, duplicate: 0 }, scripthash: { expected: 0, ok: 0, missing: 0, duplicate: 0 } };
+    const nextUnused = new Map<string, number>();
+    let blocks = 0;
+    for (let b = 0; b < n.blocks && !this.stopping; b++) {
+      const paid = new Set<string>();
+      if (n.maker.pay && n.payWallets > 0) {
+        const wallets = [...new Map(held.map((h) => [h.wallet.wallet, h.wallet])).values()].slice(0, n.payWallets);
+        const addresses: string[] = [];
+        for (const w of wallets) {
+          const index = nextUnused.get(w.wallet) ?? w.expected.usedScripts.receive;
+          const s = w.chains.receive[index];
+          if (!s?.address) continue;
+          nextUnused.set(w.wallet, index + 1);
+          addresses.push(s.address);
+          paid.add(s.scripthash);
+        }
+        if (addresses.length) {
+          const since = process.hrtime.bigint();
+          await n.maker.pay(addresses, n.amountSat);
+          n.maker.recordChange?.(0, 1);
+          await until(() => paymentHeard(held, paid, since), n.paymentWaitMs);
+        }
+      }
+      for (const h of held) h.heard.length = 0; // the payment's mempool notifications are not the block's
+      const block = await n.maker.mineOne();
+      n.maker.recordChange?.(1, 0);
+      mineCalls.push(Number(block.returnedNs - block.askedNs) / 1e6);
+      await until(() => allHeard(held, block.height, paid, block.askedNs), n.waitMs);
+      const j = judgeBlock(held, block.height, paid, block.askedNs);
+      this.store.addNotifications(this.runId, j.rows.map((r) => ({ ...r, serverId })));
+      for (const r of j.rows) if (r.status === 'ok') (r.kind === 'headers' ? headers : scripts).push(Number(r.latencyNs) / 1e6);
+      for (const k of ['headers', 'scripthash'] as const) for (const f of ['expected', 'ok', 'missing', 'duplicate'] as const) totals[k][f] += j[k][f];
+      blocks++;
+      this.o.log(`block ${block.height}: ${j.headers.ok}/${j.headers.expected} headers notifications, ${j.scripthash.ok}/${j.scripthash.expected} script notifications, ${j.headers.missing + j.scripthash.missing} missing`);
+    }
+    const stats = (xs: number[]) => {
+      const s = xs.sort((a, b) => a - b);
+      return { p50Ms: percentile(s, 0.5), p90Ms: percentile(s, 0.9), p99Ms: percentile(s, 0.99), maxMs: s.length ? s[s.length - 1] : null };
+    };
+    return {
+      blocks,
+      headers: { ...totals.headers, ...stats(headers) },
+      scripthash: { ...totals.scripthash, ...stats(scripts) },
+      mineCallMs: percentile(mineCalls.sort((a, b) => a - b), 0.5),
+    };
+  }
+}
+
+async function until(done: () => boolean, maxMs: number): Promise<void> {
+  const end = Date.now() + maxMs;
+  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+}
