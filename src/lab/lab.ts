@@ -134,14 +134,15 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
     await down(paths);
     current = await labStatus();
   }
+  const same = current.seed === seed && (previous?.scale ?? 1) === scale && sameSet(current.components.filter((c) => c.expected).map((c) => c.name), components);
+  if (current.up && same && previous?.changed) {
+    // Its datasets describe the chain as generated: a changed chain would fail every --verify.
+    log(`the chain changed since its datasets were written (${previous.changed.blocks} blocks mined, ${previous.changed.payments} payments); starting afresh`);
+    await down(paths);
+    current = await labStatus();
+  }
   if (current.components.some((c) => c.running)) {
-    const same =
-      current.seed === seed && (previous?.scale ?? 1) === scale && sameSet(current.components.filter((c) => c.expected).map((c) => c.name), components);
-    if (current.up && same && previous?.changed) {
-      // Its datasets describe the chain as generated: a changed chain would fail every --verify.
-      log(`the chain changed since its datasets were written (${previous.changed.blocks} blocks mined, ${previous.changed.payments} payments); starting afresh`);
-      await down(paths);
-    } else if (current.up && same) {
+    if (current.up && same) {
       log(`already up (seed ${seed}${scale > 1 ? `, scale ${scale}` : ''}) at height ${current.node.tip}`);
       return current;
     }
