@@ -1,6 +1,6 @@
 /**
- * `electrum-bench dataset build|filter|stats`: addresses from a node's block range, counted
- * through an Electrum server; subsets of a dataset; its histogram. Options are validated in
+ * `electrum-bench dataset build|filter|stats|wallets`: addresses from a node's block range, counted
+ * through an Electrum server; subsets of a dataset; its histogram; synthetic wallets made of it. Options are validated in
  * src/dataset/options.ts before anything is opened.
  */
 import yargs, { Argv } from 'yargs';
@@ -19,6 +19,10 @@ import { removeTemporaries } from '../dataset/output';
 import type { DatasetManifest } from '../dataset/manifest';
 import { BUCKET_SCHEMES } from '../dataset/buckets';
 import { ADDRESS_TYPES } from '../dataset/line';
+import fs from 'node:fs';
+import { syntheticWallets } from '../dataset/wallets';
+import { walletsText } from '../dataset/wallet-file';
+import { writeFileAtomic } from '../core/atomic-write';
 
 function selectionOptions(y: Argv) {
   return y
@@ -61,7 +65,17 @@ export function datasetArgs(argv: string[]) {
         .option('buckets', { type: 'string', describe: `bucket scheme: ${BUCKET_SCHEMES.join('|')} (default log10)` })
         .option('json', { type: 'boolean', default: false, describe: 'print JSON' }),
     )
-    .demandCommand(1, 'name a command: build, filter or stats')
+    .command('wallets', 'synthetic wallets: a dataset\'s addresses grouped, padded with the unused scripts a gap-limit scan also queries', (y) =>
+      y
+        .option('in', { type: 'string', describe: 'dataset to group' })
+        .option('size', { type: 'string', default: '20..200', describe: 'transactions per wallet, MIN..MAX (drawn log-uniformly)' })
+        .option('count', { type: 'number', describe: 'wallets at most (default: as many as the dataset allows)' })
+        .option('gap', { type: 'number', default: 30, describe: 'unused scripts padded onto each chain' })
+        .option('seed', { type: 'string', default: '1', describe: 'seed of the grouping' })
+        .option('out', { type: 'string', describe: 'wallets file to write (.jsonl)' })
+        .option('force', { type: 'boolean', default: false, describe: 'replace --out if it exists' }),
+    )
+    .demandCommand(1, 'name a command: build, filter, stats or wallets')
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);
@@ -73,6 +87,7 @@ async function main(): Promise<number> {
   const argv = (await datasetArgs(hideBin(process.argv)).parseAsync()) as Record<string, unknown> & { _: Array<string | number> };
   const command = String(argv._[0]);
   if (command === 'build') return build(argv);
+  if (command === 'wallets') return wallets(argv);
   if (command === 'filter') {
     const manifest = filterDataset(filterOptions(argv));
     process.stdout.write(summary(String(argv.out), manifest));
@@ -81,6 +96,30 @@ async function main(): Promise<number> {
   const opts = statsOptions(argv);
   const stats = datasetStats(readDataset(opts.input, '--in').lines, opts.buckets);
   process.stdout.write(opts.json ? JSON.stringify(stats, null, 2) + '\n' : statsTable(stats) + '\n');
+  return 0;
+}
+
+function wallets(argv: Record<string, unknown>): number {
+  const input = argv.in as string | undefined;
+  const out = argv.out as string | undefined;
+  if (!input) throw new UserError('wallets: --in DATASET is required');
+  if (!out) throw new UserError('wallets: --out FILE is required');
+  const m = /^(\d+)\.\.(\d+)$/.exec(String(argv.size));
+  if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new UserError(`--size must be MIN..MAX transactions with 1 <= MIN <= MAX, got ${JSON.stringify(argv.size)}`);
+  const gap = argv.gap as number;
+  if (!Number.isInteger(gap) || gap < 0 || gap > 1000) throw new UserError(`--gap must be an integer in 0..1000, got ${gap}`);
+  const count = argv.count as number | undefined;
+  if (count !== undefined && (!Number.isInteger(count) || count < 1)) throw new UserError(`--count must be an integer >= 1, got ${count}`);
+  if (fs.existsSync(out) && !argv.force) throw new UserError(`--out ${out} exists; pass --force to replace it`);
+  const dataset = readDataset(input, '--in');
+  const made = syntheticWallets(dataset.lines, { minTxs: Number(m[1]), maxTxs: Number(m[2]), count, gap, seed: String(argv.seed) });
+  if (made.length === 0) throw new UserError(`--in ${input}: its addresses make no wallet of ${m[1]}..${m[2]} transactions`);
+  writeFileAtomic(out, walletsText(made), { mkdir: true });
+  const sizes = made.map((w) => w.expected.txCount).sort((a, b) => a - b);
+  process.stdout.write(
+    `wrote ${made.length} synthetic wallets to ${out}: ${sizes[0]}..${sizes[sizes.length - 1]} transactions (at most: addresses of one wallet may share one), ` +
+      `${made.reduce((n, w) => n + w.expected.usedScripts.receive, 0)} dataset addresses, ${gap} unused scripts per chain\n`,
+  );
   return 0;
 }
 

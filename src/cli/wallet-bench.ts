@@ -9,7 +9,7 @@ import { LAB_POLLING } from '../lab/polling';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../user-error';
 import { WalletBench, type WalletBenchResult } from '../wallet/bench';
-import { readWallets } from '../wallet/wallet-file';
+import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed } from '../wallet/workloads';
 import { readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';

@@ -12,7 +12,7 @@ import { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { UserError } from '../user-error';
 import { WalletLoad, type BlockMaker, type ServerLoadSummary } from '../wallet/load';
-import { readWallets } from '../wallet/wallet-file';
+import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed } from '../wallet/workloads';
 import { parseDurationMs } from '../load/schedule';
 import { readCa, resolveTargets, type TargetArgs } from './server-targets';

@@ -2,7 +2,7 @@
  * A wallet as every stage sees it (one line of a wallets JSONL file): its scripts on the receive
  * and change chains, in derivation order, with the unused scripts a gap-limit scan also queries,
  * and what a full sync must find. The lab generator writes real BIP32 wallets; `dataset wallets`
- * writes synthetic ones built from a dataset's addresses. Parsing stays in src/wallet/wallet-file.ts.
+ * writes synthetic ones built from a dataset's addresses. Parsing and writing stay in src/dataset/wallet-file.ts.
  */
 import type { AddressType } from './dataset-line';
 

@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { ServerTarget } from '../bench/targets';
 import { toolInfo } from '../bench/tool-info';
-import type { LoadedWallets } from './wallet-file';
+import type { LoadedWallets } from '../dataset/wallet-file';
 import { formatServerUrl } from '../core/server-address';
 import type { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';

@@ -24,7 +24,7 @@ import { diffTruths, truthFromLedger } from './truth';
 import { BuiltTx, buildTx, estimateVsize, FEE_RATE_SAT_PER_VB, MIN_OUTPUT, Payment } from './txbuilder';
 import { walkChain } from './walk';
 import { buildWallets, LabWallet, walletFundingCoins, walletLines, walletPlans } from './wallets';
-import { walletsText } from '../../wallet/wallet-file';
+import { walletsText } from '../../dataset/wallet-file';
 
 export interface GenerateOptions {
   seed: string;
