@@ -11,12 +11,11 @@ import { runCli } from './run-cli';
 import { configFileParser, givenOnce } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { onStopSignal } from './signals';
-import { readCa, resolveTargets } from './server-targets';
+import { ensureReachable, readCa, resolveTargets } from './server-targets';
 import { PROFILES } from '../servers/profiles';
 import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { targetUrl } from '../bench/targets';
-import { openPool } from '../bench/transport';
 import { readDataset } from '../dataset/line';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../user-error';
@@ -253,20 +252,6 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
 }
 
 /** Every server answers before anything is written: an unreachable one leaves no database behind. */
-async function checkReachable(opts: LoadOptions): Promise<void> {
-  for (const t of opts.servers) {
-    // One connection of the target's own transport (Electrum or REST), as bench opens it.
-    const pool = openPool(t, { timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, tlsInsecure: opts.tlsInsecure, ca: opts.ca, concurrency: 1, clientName: 'electrum-bench' });
-    try {
-      await pool.start();
-    } catch (err) {
-      throw new UserError(`server ${t.name} (${targetUrl(t)}) is unreachable: ${(err as Error).message}`);
-    } finally {
-      await pool.close();
-    }
-  }
-}
-
 /** `load merge A.sqlite B.sqlite … --db ALL.sqlite`: one run from the shards of a test. */
 async function merge(argv: string[]): Promise<number> {
   const a = await yargs(argv)
@@ -328,7 +313,7 @@ async function main(): Promise<number> {
   const { opts, datasetFile, datasetHash, thresholds, findMax: search } = await optionsFromArgs(a);
   const tracker = thresholds.length ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
   if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
-  await checkReachable(opts);
+  await ensureReachable(opts.servers, opts);
   const resources = await resourceTargets(a);
 
   const created = fileAboutToBeCreated(a.db);

@@ -4,7 +4,8 @@
  * under src/bench/ or src/load/ knows it.
  */
 import fs from 'node:fs';
-import { completeTarget, parseServerSpec, ServerTarget, checkPort } from '../bench/targets';
+import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../bench/targets';
+import { openPool } from '../bench/transport';
 import { labTargets } from './lab-targets';
 import { UserError } from '../user-error';
 
@@ -61,5 +62,22 @@ export function readCa(file: string): Buffer {
     return fs.readFileSync(file);
   } catch (err) {
     throw new UserError(`--ca: cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
+  }
+}
+
+/** One connection to each target, of its own transport, before anything is written: an unreachable server is the user's to fix. */
+export async function ensureReachable(
+  targets: ServerTarget[],
+  o: { timeoutMs: number; maxLineBytes: number; tlsInsecure: boolean; ca?: Buffer },
+): Promise<void> {
+  for (const t of targets) {
+    const pool = openPool(t, { timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, tlsInsecure: o.tlsInsecure, ca: o.ca, concurrency: 1, clientName: 'electrum-bench' });
+    try {
+      await pool.start();
+    } catch (err) {
+      throw new UserError(`server ${t.name} (${targetUrl(t)}) is unreachable: ${(err as Error).message}`);
+    } finally {
+      await pool.close();
+    }
   }
 }

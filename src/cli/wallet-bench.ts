@@ -11,7 +11,7 @@ import { UserError } from '../user-error';
 import { WalletBench, type WalletBenchResult } from '../wallet/bench';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed } from '../wallet/workloads';
-import { readCa, resolveTargets, type TargetArgs } from './server-targets';
+import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 
 export interface WalletBenchArgs extends TargetArgs {
@@ -55,6 +55,10 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
   if (rest.length && !a.lab) throw new UserError(`--workload speaks the Electrum protocol; ${rest.map((t) => t.name).join(', ')} is Esplora's REST API`);
   const targets = resolved.targets.filter((t) => t.profile !== 'esplora-rest');
   const caFile = a.ca ?? labCaFile;
+  const ca = caFile ? readCa(caFile) : undefined;
+  const timeoutMs = Math.round(a.timeout * 1000);
+  const maxLineBytes = int('max-line-bytes', a['max-line-bytes'], 1024);
+  await ensureReachable(targets, { timeoutMs, maxLineBytes, tlsInsecure: a['tls-insecure'], ca });
   const setups = new Map<string, unknown>();
   for (const t of targets) {
     const lab = a.lab && (LAB_SERVERS as readonly string[]).includes(t.name) ? LAB_POLLING[t.name as keyof typeof LAB_POLLING] : undefined;
@@ -71,11 +75,11 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
         workload,
         passes,
         warmup,
-        timeoutMs: Math.round(a.timeout * 1000),
-        maxLineBytes: int('max-line-bytes', a['max-line-bytes'], 1024),
+        timeoutMs,
+        maxLineBytes,
         tlsInsecure: a['tls-insecure'],
         caFile,
-        ca: caFile ? readCa(caFile) : undefined,
+        ca,
         verify: a.verify,
         limit: a.limit === undefined ? undefined : int('limit', a.limit, 1),
         setups,

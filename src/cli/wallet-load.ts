@@ -15,7 +15,7 @@ import { WalletLoad, type BlockMaker, type ServerLoadSummary } from '../wallet/l
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed } from '../wallet/workloads';
 import { parseDurationMs } from '../load/schedule';
-import { readCa, resolveTargets, type TargetArgs } from './server-targets';
+import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 
 export interface WalletLoadArgs extends TargetArgs {
@@ -79,6 +79,9 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const durationMs = a.duration === undefined ? 60_000 : checked(() => parseDurationMs(a.duration!, '--duration'));
   if (a.duration !== undefined && a.rate === undefined) throw new UserError('--duration applies to --rate (how long wallets keep arriving)');
   const notifyWaitMs = checked(() => parseDurationMs(a['notify-wait'], '--notify-wait'));
+  if (a.notify && !a.lab && !a['mine-via']) {
+    throw new UserError('--notify needs blocks on request: use --lab, or --mine-via RPC_URL of a regtest node (other networks have only natural blocks, which this run cannot time)');
+  }
   const limit = fileLimit();
   // Each held wallet is one socket; arrivals and the process itself need a margin beside them.
   const needed = hold + 256;
@@ -90,6 +93,9 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   if (rest.length && !a.lab) throw new UserError(`--workload speaks the Electrum protocol; ${rest.map((t) => t.name).join(', ')} is Esplora's REST API`);
   const targets = resolved.targets.filter((t) => t.profile !== 'esplora-rest');
   const caFile = a.ca ?? resolved.labCaFile;
+  const ca = caFile ? readCa(caFile) : undefined;
+  if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
+  await ensureReachable(targets, { timeoutMs: a.timeout * 1000, maxLineBytes: a['max-line-bytes'], tlsInsecure: a['tls-insecure'], ca });
   const maker = a.notify ? await blockMaker(a) : undefined;
   const setups = a.lab ? await labSetups() : new Map<string, unknown>();
   const log = (line: string) => process.stderr.write(`[load] ${line}\n`);
@@ -118,7 +124,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
       servers: targets,
       workload,
       wallets: chosen,
-      connection: { tlsInsecure: a['tls-insecure'], ca: caFile ? readCa(caFile) : undefined, timeoutMs: a.timeout * 1000, maxLineBytes: a['max-line-bytes'], keepaliveMs: 60_000 },
+      connection: { tlsInsecure: a['tls-insecure'], ca, timeoutMs: a.timeout * 1000, maxLineBytes: a['max-line-bytes'], keepaliveMs: 60_000 },
       hold,
       holdConcurrency: a['hold-concurrency'],
       rate: a.rate,
@@ -209,9 +215,6 @@ async function blockMaker(a: WalletLoadArgs): Promise<BlockMaker & { describe: s
         return { height, askedNs, returnedNs };
       },
     };
-  }
-  if (!a.lab) {
-    throw new UserError('--notify needs blocks on request: use --lab, or --mine-via RPC_URL of a regtest node (other networks have only natural blocks, which this run cannot time)');
   }
   const { labMiner } = await import('../lab/lab');
   const { miner, recordChange } = await labMiner();

@@ -14,7 +14,7 @@ import { scriptHashOfAddress } from '../../src/electrum/scripthash';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const CLI = { bench: 'bench.ts', dataset: 'dataset.ts', report: 'report.ts' } as const;
+const CLI = { bench: 'bench.ts', dataset: 'dataset.ts', report: 'report.ts', load: 'load.ts' } as const;
 /** tsx needs about a second per start on a busy 2-core machine: a few at a time keeps it short. */
 const PARALLEL = 3;
 const PER_COMMAND_MS = 30_000;
@@ -70,6 +70,30 @@ const DATASETS: Record<string, string> = {
   'empty.jsonl': '',
 };
 
+/** A wallets file's line, fine but for what a case overrides. */
+function walletLine(name: string, overrides: Record<string, unknown> = {}): string {
+  const script = (seed: number) => {
+    const address = bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, seed), network: bitcoin.networks.regtest }).address!;
+    return { address, scripthash: scriptHashOfAddress(address, 'regtest') };
+  };
+  return JSON.stringify({
+    wallet: name,
+    origin: 'synthetic',
+    type: 'p2wpkh',
+    gap: 1,
+    expected: { txCount: 3, txCountExact: false, balance: { confirmed: 5000, unconfirmed: 0 }, usedScripts: { receive: 1, change: 0 } },
+    chains: { receive: [script(1), script(2)], change: [script(3)] },
+    ...overrides,
+  });
+}
+
+const WALLETS: Record<string, string> = {
+  'wallets.jsonl': `${walletLine('a')}\n${walletLine('b')}\n`,
+  'wallets-no-chains.jsonl': `${walletLine('a')}\n${walletLine('b', { chains: undefined })}\n`,
+  'wallets-twice.jsonl': `${walletLine('a')}\n${walletLine('a')}\n`,
+  'wallets-overused.jsonl': `${walletLine('a')}\n${walletLine('b', { expected: { txCount: 3, txCountExact: true, balance: { confirmed: 1, unconfirmed: 0 }, usedScripts: { receive: 5, change: 0 } } })}\n`,
+};
+
 const CONFIGS: Record<string, string> = {
   'bad-json.json': '{"passes": 3,',
   'unknown.json': '{"passes": 3, "frobnicate": true}',
@@ -107,6 +131,20 @@ const build = (c: Ctx, o: Record<string, string> = {}) =>
     ...o,
   }).flatMap(([k, v]) => [`--${k}`, v]);
 const inFile = (file: string) => (c: Ctx) => [c.fx(file) + ':2'];
+/** A whole-wallet bench or load command line that is fine but for what the case changes. */
+const wallets = (c: Ctx, file = 'wallets.jsonl', ...extra: string[]) => [
+  '--no-progress',
+  '--server',
+  `electrumx@127.0.0.1:${c.dead}`,
+  '--workload',
+  'electrum',
+  '--wallets',
+  c.fx(file),
+  '--db',
+  path.join(c.dir, 'r.sqlite'),
+  ...extra,
+];
+const walletLoad = (c: Ctx, ...extra: string[]) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--workload', 'electrum', '--wallets', c.fx('wallets.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), ...extra];
 
 const CASES: Case[] = [
   // dataset lines, through each command that reads them
@@ -208,6 +246,30 @@ const CASES: Case[] = [
   { name: 'report: --db that does not exist', cli: 'report', args: (c) => ['--db', path.join(c.dir, 'none.sqlite'), '--out', path.join(c.dir, 'rep')], names: (c) => ['--db', path.join(c.dir, 'none.sqlite')] },
   { name: 'report: --db that is a dataset', cli: 'report', args: (c) => ['--db', c.fx('good.jsonl'), '--out', path.join(c.dir, 'rep')], names: (c) => ['--db', c.fx('good.jsonl')] },
   { name: 'report: no --out, missing --db (nothing in the cwd either)', cli: 'report', args: (c) => ['--db', path.join(c.dir, 'none.sqlite')], names: () => ['none.sqlite'] },
+
+  // wallet workloads
+  { name: 'wallets: unknown --workload', cli: 'bench', args: (c) => wallets(c).map((t) => (t === 'electrum' ? 'frobnicate' : t)), names: () => ['--workload', 'frobnicate'] },
+  { name: 'wallets: --workload without --wallets', cli: 'bench', args: (c) => wallets(c).filter((t, i, all) => t !== '--wallets' && all[i - 1] !== '--wallets'), names: () => ['--wallets'] },
+  { name: 'wallets: --wallets without --workload', cli: 'bench', args: (c) => [...bench(c), '--wallets', c.fx('wallets.jsonl')], names: () => ['--wallets', '--workload'] },
+  { name: 'wallets: a line without chains', cli: 'bench', args: (c) => wallets(c, 'wallets-no-chains.jsonl'), names: (c) => [c.fx('wallets-no-chains.jsonl') + ':2', '"chains"'] },
+  { name: 'wallets: the same wallet twice', cli: 'bench', args: (c) => wallets(c, 'wallets-twice.jsonl'), names: (c) => [c.fx('wallets-twice.jsonl') + ':2', 'line 1'] },
+  { name: 'wallets: more used scripts than listed', cli: 'load', args: (c) => [...walletLoad(c, '--hold', '1')].map((t) => (t.endsWith('wallets.jsonl') ? c.fx('wallets-overused.jsonl') : t)), names: (c) => [c.fx('wallets-overused.jsonl') + ':2', 'usedScripts.receive'] },
+  { name: 'wallets: no such --wallets file', cli: 'bench', args: (c) => wallets(c, 'missing.jsonl'), names: (c) => ['--wallets', c.fx('missing.jsonl')] },
+  { name: 'wallets: --dataset with --workload', cli: 'bench', args: (c) => wallets(c, 'wallets.jsonl', '--dataset', c.fx('good.jsonl')), names: () => ['--dataset'] },
+  { name: 'wallets: unreachable server', cli: 'bench', args: (c) => wallets(c), names: (c) => ['electrumx', `127.0.0.1:${c.dead}`] },
+  { name: 'wallets: --hold without --workload', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--rate', '5', '--hold', '3', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--hold', '--workload'] },
+  { name: 'wallets: --notify without --hold', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--notify'), names: () => ['--notify', '--hold'] },
+  { name: 'wallets: --notify with a workload that never subscribes', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--notify').map((t) => (t === 'electrum' ? 'bdk' : t)), names: () => ['--notify', 'bdk'] },
+  { name: 'wallets: --notify with no way to mine', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--notify'), names: () => ['--notify', '--mine-via'] },
+  { name: 'wallets: --hold beyond the open-file limit', cli: 'load', args: (c) => walletLoad(c, '--hold', '100000000'), names: () => ['--hold 100000000', 'limit'] },
+  { name: 'wallets: dataset wallets --size backwards', cli: 'dataset', args: (c) => ['wallets', '--in', c.fx('good.jsonl'), '--size', '9..3', '--out', path.join(c.dir, 'w.jsonl')], names: () => ['--size', '9..3'] },
+  {
+    name: 'wallets: dataset wallets onto an existing --out',
+    cli: 'dataset',
+    args: (c) => ['wallets', '--in', c.fx('good.jsonl'), '--size', '1..10', '--out', path.join(c.dir, 'w.jsonl')],
+    names: (c) => ['--out', path.join(c.dir, 'w.jsonl')],
+    setup: (dir) => fs.writeFileSync(path.join(dir, 'w.jsonl'), 'mine\n'),
+  },
   {
     name: 'compare: databases that do not exist',
     cli: 'report',
@@ -253,7 +315,7 @@ const outcomes = new Map<string, Outcome>();
 
 beforeAll(async () => {
   fs.mkdirSync(fixtures);
-  for (const [name, text] of Object.entries({ ...DATASETS, ...CONFIGS })) fs.writeFileSync(fx(name), text);
+  for (const [name, text] of Object.entries({ ...DATASETS, ...CONFIGS, ...WALLETS })) fs.writeFileSync(fx(name), text);
   const dead = await deadPort();
   const queue = CASES.map((c, i) => ({ c, dir: path.join(tmp, `case-${i}`) }));
   const worker = async () => {
@@ -294,5 +356,5 @@ test.each(CASES.map((c) => [c.name, c] as const))('%s: one line naming the input
 });
 
 test('no command touched the fixtures', () => {
-  expect(listing(fixtures).sort()).toEqual(Object.keys({ ...DATASETS, ...CONFIGS }).sort());
+  expect(listing(fixtures).sort()).toEqual(Object.keys({ ...DATASETS, ...CONFIGS, ...WALLETS }).sort());
 });

@@ -1,0 +1,149 @@
+/**
+ * The wallet report model, built once from the wallet tables of a results database
+ * (wallet-read.ts): per selected wallet run, each wallet's time to synced per server, every failed
+ * sync, the requests a sync sent per step, and for load runs the arrivals, held wallets and block
+ * notifications. Charts and tables read this model; none of them touches the database.
+ */
+
+export interface WalletRunRow {
+  id: number;
+  kind: 'bench' | 'load';
+  started_at: string;
+  finished_at: string | null;
+  status: string;
+  tool_version: string;
+  git_commit: string | null;
+  node_version: string;
+  config_json: string;
+  workload: string;
+  wallets_path: string;
+  wallets_hash: string;
+  passes: number | null;
+  warmup: number | null;
+  summary_json: string | null;
+}
+
+export interface WalletServerRow {
+  id: number;
+  run_id: number;
+  name: string;
+  profile: string;
+  url: string;
+  software: string | null;
+  protocol: string | null;
+  setup_json: string | null;
+}
+
+/** How the server learns of a new block: it polls its node, and that interval bounds notification latency. */
+export interface PollingSetup {
+  text: string | null;
+  pollMs: number | null;
+}
+
+export interface WalletServerReport {
+  name: string;
+  record: WalletServerRow;
+  polling: PollingSetup | null;
+}
+
+/** One wallet on one server, over the counted (non-warm-up) syncs. */
+export interface WalletSyncPoint {
+  server: string;
+  wallet: string;
+  scripts: number;
+  txs: number; // the wallet's size: transactions it is known to have
+  nOk: number;
+  nFailed: number;
+  /** Time to synced of the ok syncs (nearest-rank median, fastest, slowest); null when none was ok. */
+  medianMs: number | null;
+  minMs: number | null;
+  maxMs: number | null;
+}
+
+/** Failed syncs of one server that share an error category and the step they failed in. */
+export interface FailedSyncGroup {
+  server: string;
+  category: string;
+  step: string | null;
+  counted: number;
+  warmup: number;
+  wallets: number;
+  minTxs: number;
+  maxTxs: number;
+  example: string | null; // one error message of the group
+}
+
+export interface ServerSyncTotals {
+  server: string;
+  wallets: number;
+  counted: number;
+  ok: number;
+  failed: number;
+  mismatched: number;
+  warmupFailed: number;
+}
+
+/**
+ * What one sync of each wallet costs on a server, per step: for every wallet the mean over its
+ * counted ok syncs, summed over the wallets that had one. `busyMs` is the time at least one request
+ * of the step was in flight (overlapping requests counted once).
+ */
+export interface StepMix {
+  server: string;
+  step: string;
+  requests: number;
+  calls: number;
+  bytes: number;
+  busyMs: number;
+}
+
+export type NotificationKind = 'headers' | 'scripthash';
+
+export interface NotificationSeries {
+  server: string;
+  kind: NotificationKind;
+  blocks: number;
+  expected: number; // heard + missing: duplicates are extra messages, not expected ones
+  heard: number;
+  missing: number;
+  duplicate: number;
+  /** Latency of each first notification, from the mining call, ascending. */
+  latenciesMs: number[];
+}
+
+/** Load runs: wallets arriving on schedule, timed from when they were due. */
+export interface ArrivalStats {
+  server: string;
+  arrivals: number;
+  ok: number;
+  failed: number;
+  fromIntendedMs: number[]; // ok arrivals: lag behind the schedule + time to synced, ascending
+  lagMs: number[]; // every arrival, ascending
+}
+
+/** Load runs: what the run itself summarized of its held wallets (not derivable from the syncs). */
+export interface HeldSummary {
+  server: string;
+  held: number | null;
+  holdFailed: number | null;
+  holdSeconds: number | null;
+  rssPerHeldKiB: number | null;
+}
+
+export interface WalletRunReport {
+  run: WalletRunRow;
+  servers: WalletServerReport[]; // in the run's order
+  totals: ServerSyncTotals[];
+  points: WalletSyncPoint[];
+  failures: FailedSyncGroup[];
+  mix: StepMix[];
+  notifications: NotificationSeries[];
+  arrivals: ArrivalStats[];
+  held: HeldSummary[];
+}
+
+export interface WalletReport {
+  runs: WalletRunReport[];
+  /** Every server name of the selected runs, first seen first: the colour order of every wallet chart. */
+  servers: string[];
+}
