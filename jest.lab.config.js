@@ -10,5 +10,6 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/unit/'],
   globalSetup: '<rootDir>/test/lab/global-setup.ts',
   globalTeardown: '<rootDir>/test/lab/global-teardown.ts',
+  testSequencer: '<rootDir>/test/lab/sequencer.js',
   testTimeout: 120000,
 };

@@ -39,6 +39,10 @@ export function electrumxEnv(cfg: LabConfig, paths: LabPaths, creds: Credentials
     // should do the same, as the README says.
     COST_SOFT_LIMIT: '0',
     COST_HARD_LIMIT: '0',
+    // Its default of 1,000 sessions stops it accepting connections at 1,000 (session.py pauses the
+    // listeners): `load --hold 1000` and more must reach it. It also lowers this to fit its open
+    // file limit, which the lab raises to the hard limit (scripts/raise-fd-limit.sh).
+    MAX_SESSIONS: '20000',
   };
   if (os.userInfo().uid === 0) env.ALLOW_ROOT = '1'; // containers and CI run as root
   return env;

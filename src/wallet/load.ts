@@ -163,7 +163,9 @@ export class WalletLoad {
     for (let i = 0; i < intended && !this.stopping; i++) {
       const dueNs = start + BigInt(Math.round((i / rate) * 1e9));
       const waitMs = Number(dueNs - process.hrtime.bigint()) / 1e6;
-      if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+      if (waitMs > 1) await new Promise((r) => setTimeout(r, waitMs - 1));
+      // A timer may fire a fraction of a millisecond early: an arrival never starts before its time.
+      while (process.hrtime.bigint() < dueNs) await new Promise((r) => setImmediate(r));
       const lagMs = Number(process.hrtime.bigint() - dueNs) / 1e6;
       const wallet = this.o.wallets[i % this.o.wallets.length];
       running.push(

@@ -19,6 +19,7 @@ export interface LabEnv {
   electrumxTls: { host: string; port: number; caFile: string }; // ElectrumX's TLS port, signed by the lab CA
   datasetPath: string;
   manifestPath: string;
+  walletsPath: string;
   seed: string;
   tip: number;
 }
@@ -57,6 +58,7 @@ export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}): La
     electrumxTls: { host: tls.host, port: tls.port, caFile: tls.caFile },
     datasetPath: s.datasetPath,
     manifestPath: s.manifestPath,
+    walletsPath: s.walletsPath,
     seed: s.seed,
     tip: s.node.tip,
   };

@@ -1,0 +1,88 @@
+/**
+ * Held wallets and block notifications on the lab's real servers: 500 wallets synced and held on
+ * each server, a block mined after paying some of them, every held connection notified of it with
+ * none missing, and every connection released at the end (the servers hold none of ours after the
+ * run). This file mines and pays, so the lab's datasets no longer describe the chain afterwards:
+ * test/lab/sequencer.js runs it after every other lab test.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { labEnv } from './lab/env';
+import { labStatus } from '../src/lab/lab';
+
+const ROOT = path.resolve(__dirname, '..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+const env = labEnv();
+const HELD = 500;
+
+/** Server-side sockets of `port` still open (established, or closed by us but not by the server). */
+function serverSockets(port: number): number {
+  const open = new Set(['01', '08']); // ESTABLISHED, CLOSE_WAIT
+  let n = 0;
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!fs.existsSync(file)) continue;
+    for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 4) continue;
+      if (parseInt(f[1].split(':')[1], 16) === port && open.has(f[3])) n++;
+    }
+  }
+  return n;
+}
+
+interface Summary {
+  server: string;
+  held: number;
+  holdFailed: number;
+  rssPerHeldKiB: number | null;
+  notify: { blocks: number; headers: { expected: number; ok: number; missing: number; duplicate: number; p50Ms: number }; scripthash: { expected: number; ok: number; missing: number; duplicate: number } };
+}
+
+test(`${HELD} held wallets per lab server hear of a mined block, none missing, and are released cleanly`, () => {
+  const servers = Object.entries(env.electrum);
+  const before = new Map(servers.map(([name, e]) => [name, serverSockets(e.port)]));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-notify-'));
+  const db = path.join(tmp, 'notify.sqlite');
+  const r = spawnSync(
+    'bash',
+    [path.join(ROOT, 'scripts', 'raise-fd-limit.sh'), TSX, path.join(ROOT, 'src', 'cli', 'load.ts'), '--lab', '--workload', 'electrum', '--hold', String(HELD), '--wallet-max-txs', '10', '--notify', '--blocks', '1', '--pay-wallets', '3', '--json', '--db', db],
+    { cwd: ROOT, encoding: 'utf8', timeout: 600_000 },
+  );
+  expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 0, stderr: r.stderr });
+  const out = JSON.parse(r.stdout) as { servers: Summary[] };
+  expect(out.servers.map((s) => s.server).sort()).toEqual(servers.map(([n]) => n).sort());
+  for (const s of out.servers) {
+    expect({ server: s.server, held: s.held, failed: s.holdFailed }).toEqual({ server: s.server, held: HELD, failed: 0 });
+    expect(s.notify.blocks).toBe(1);
+    expect(s.notify.headers).toMatchObject({ expected: HELD, ok: HELD, missing: 0 });
+    // Three wallets paid; every held copy of them (the file's small wallets, held in turn) hears it.
+    expect(s.notify.scripthash.expected).toBeGreaterThanOrEqual(3);
+    expect(s.notify.scripthash).toMatchObject({ missing: 0, ok: s.notify.scripthash.expected });
+    expect(s.notify.headers.p50Ms).toBeGreaterThan(0);
+    if (s.server === 'electrumx' || s.server === 'fulcrum') expect(s.rssPerHeldKiB).not.toBeNull();
+  }
+  // The stored rows say the same as the summary: one headers row per held connection per server.
+  const d = new Database(db, { readonly: true });
+  const rows = d.prepare("SELECT v.name AS server, count(*) AS n FROM wallet_notifications n JOIN wallet_servers v ON v.id = n.server_id WHERE n.kind = 'headers' AND n.status = 'ok' GROUP BY v.name").all() as Array<{ server: string; n: number }>;
+  d.close();
+  for (const row of rows) expect(row.n).toBe(HELD);
+  expect(rows).toHaveLength(servers.length);
+  // Released: no server still holds a socket of ours (give their event loops a moment to close).
+  const deadline = Date.now() + 10_000;
+  let after = new Map(servers.map(([name, e]) => [name, serverSockets(e.port)]));
+  while ([...after].some(([n, c]) => c > before.get(n)!) && Date.now() < deadline) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    after = new Map(servers.map(([name, e]) => [name, serverSockets(e.port)]));
+  }
+  expect(Object.fromEntries(after)).toEqual(Object.fromEntries(before));
+  fs.rmSync(tmp, { recursive: true, force: true });
+}, 600_000);
+
+test('the lab now says its chain changed since its datasets were written', async () => {
+  const s = await labStatus();
+  expect(s.changed?.blocks).toBeGreaterThanOrEqual(1);
+  expect(s.changed?.payments).toBeGreaterThanOrEqual(1);
+});
