@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole pipeline on the embedded regtest lab: install, lab up (fresh chain + ground-truth
-# dataset), bench every lab server, export the report, and say where everything is.
+# dataset and wallets), bench every lab server (addresses, then whole wallets), export the report,
+# and say where everything is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,8 @@ REPORT=results/report-demo
 npm run --silent lab -- up
 rm -f "$DB" "$DB-wal" "$DB-shm"
 npm run --silent bench -- --lab --dataset datasets/regtest-lab.jsonl --passes 5 --warmup 1 --verify --db "$DB"
+# Whole wallets too: each lab wallet synced as Electrum syncs it, balances verified.
+npm run --silent bench -- --lab --workload electrum --wallets datasets/regtest-lab-wallets.jsonl --passes 3 --warmup 1 --verify --no-progress --db "$DB"
 npm run --silent report -- --db "$DB" --out "$REPORT"
 
 cat <<TXT
@@ -19,5 +22,6 @@ Demo finished.
   results database: $DB
   report:           $REPORT/index.html  (also summary.md, medians.csv, one SVG + PNG per chart)
   dataset:          datasets/regtest-lab.jsonl (+ datasets/regtest-lab.manifest.json)
+  wallets:          datasets/regtest-lab-wallets.jsonl
 The lab is still running (npm run lab -- status); stop it with: npm run lab -- down
 TXT
