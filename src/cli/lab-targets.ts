@@ -29,3 +29,17 @@ export async function labTargets(opts: { quiet?: boolean; tls?: boolean } = {}):
   if (targets.length === 0 && !opts.quiet) throw new UserError('--lab: no lab server is running; start it with: npm run lab -- up');
   return targets;
 }
+
+/**
+ * Which targets are servers of the running lab (by address, whether given by --lab or by hand),
+ * mapped to the lab server each is: their setup and process are then known, and the lab can mine.
+ */
+export async function labServersAmong(targets: ServerTarget[]): Promise<Map<string, string>> {
+  const lab = [...(await labTargets({ quiet: true })), ...(await labTargets({ quiet: true, tls: true }))];
+  const out = new Map<string, string>();
+  for (const t of targets) {
+    const match = lab.find((l) => l.host === t.host && l.port === t.port && l.tls === t.tls);
+    if (match) out.set(t.name, match.name);
+  }
+  return out;
+}

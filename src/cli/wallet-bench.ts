@@ -4,8 +4,6 @@
  */
 import { fileAboutToBeCreated } from '../core/created-file';
 import { textTable } from '../core/text-table';
-import { LAB_SERVERS } from '../lab/config';
-import { LAB_POLLING } from '../lab/polling';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../user-error';
 import { WalletBench, type WalletBenchResult } from '../wallet/bench';
@@ -13,6 +11,8 @@ import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed } from '../wallet/workloads';
 import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
+import { labServersAmong } from './lab-targets';
+import { labSetups } from './wallet-load';
 
 export interface WalletBenchArgs extends TargetArgs {
   workload: string;
@@ -59,11 +59,7 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
   const timeoutMs = Math.round(a.timeout * 1000);
   const maxLineBytes = int('max-line-bytes', a['max-line-bytes'], 1024);
   await ensureReachable(targets, { timeoutMs, maxLineBytes, tlsInsecure: a['tls-insecure'], ca });
-  const setups = new Map<string, unknown>();
-  for (const t of targets) {
-    const lab = a.lab && (LAB_SERVERS as readonly string[]).includes(t.name) ? LAB_POLLING[t.name as keyof typeof LAB_POLLING] : undefined;
-    if (lab) setups.set(t.name, { polling: lab.how, pollMs: lab.pollMs });
-  }
+  const setups = await labSetups(await labServersAmong(targets));
 
   const created = fileAboutToBeCreated(a.db);
   const store = ResultsStore.open(a.db);

@@ -17,6 +17,7 @@ import { workloadNamed } from '../wallet/workloads';
 import { parseDurationMs } from '../load/schedule';
 import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
+import { labServersAmong } from './lab-targets';
 
 export interface WalletLoadArgs extends TargetArgs {
   workload: string;
@@ -65,7 +66,10 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const workload = workloadNamed(a.workload);
   const stray = REQUEST_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
   if (stray.length) throw new UserError(`--workload drives whole wallets: --${stray.join(', --')} apply to request-level load only`);
-  const wallets = readWallets(a.wallets ?? (a.lab ? await labWalletsPath() : missingWallets()));
+  const resolved = await resolveTargets(a);
+  const onLab = await labServersAmong(resolved.targets);
+  const allOnLab = onLab.size === resolved.targets.length;
+  const wallets = readWallets(a.wallets ?? (allOnLab ? await labWalletsPath() : missingWallets()));
   const maxTxs = a['wallet-max-txs'];
   const chosen = maxTxs === undefined ? wallets.wallets : wallets.wallets.filter((w) => w.expected.txCount <= maxTxs);
   if (chosen.length === 0) throw new UserError(`--wallet-max-txs ${maxTxs}: no wallet of ${wallets.path} has so few transactions`);
@@ -79,7 +83,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const durationMs = a.duration === undefined ? 60_000 : checked(() => parseDurationMs(a.duration!, '--duration'));
   if (a.duration !== undefined && a.rate === undefined) throw new UserError('--duration applies to --rate (how long wallets keep arriving)');
   const notifyWaitMs = checked(() => parseDurationMs(a['notify-wait'], '--notify-wait'));
-  if (a.notify && !a.lab && !a['mine-via']) {
+  if (a.notify && !allOnLab && !a['mine-via']) {
     throw new UserError('--notify needs blocks on request: use --lab, or --mine-via RPC_URL of a regtest node (other networks have only natural blocks, which this run cannot time)');
   }
   const limit = fileLimit();
@@ -88,7 +92,6 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   if (limit && needed > limit.soft) {
     throw new UserError(`--hold ${hold} needs about ${needed} open files, but the limit that applies is ${limit.soft} (hard ${limit.hard}); raise it (ulimit -n) or hold fewer`);
   }
-  const resolved = await resolveTargets(a);
   const rest = resolved.targets.filter((t) => t.profile === 'esplora-rest');
   if (rest.length && !a.lab) throw new UserError(`--workload speaks the Electrum protocol; ${rest.map((t) => t.name).join(', ')} is Esplora's REST API`);
   const targets = resolved.targets.filter((t) => t.profile !== 'esplora-rest');
@@ -96,8 +99,8 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const ca = caFile ? readCa(caFile) : undefined;
   if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
   await ensureReachable(targets, { timeoutMs: a.timeout * 1000, maxLineBytes: a['max-line-bytes'], tlsInsecure: a['tls-insecure'], ca });
-  const maker = a.notify ? await blockMaker(a) : undefined;
-  const setups = a.lab ? await labSetups() : new Map<string, unknown>();
+  const maker = a.notify ? await blockMaker(a, allOnLab) : undefined;
+  const setups = await labSetups(onLab);
   const log = (line: string) => process.stderr.write(`[load] ${line}\n`);
   if (limit) log(`open files: limit ${limit.soft} (hard ${limit.hard}); ${hold} held wallets need about ${needed}`);
   if (maker?.note) log(maker.note);
@@ -130,7 +133,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
       rate: a.rate,
       durationMs,
       notify: maker ? { maker, blocks: a.blocks, payWallets: maker.pay ? a['pay-wallets'] : 0, amountSat: 10_000, waitMs: notifyWaitMs, paymentWaitMs: notifyWaitMs } : undefined,
-      rssOf: a.lab ? await labRss() : undefined,
+      rssOf: onLab.size ? await labRss(onLab) : undefined,
       log,
     },
     store,
@@ -176,17 +179,23 @@ async function labWalletsPath(): Promise<string> {
   return (await labStatus()).walletsPath;
 }
 
-async function labSetups(): Promise<Map<string, unknown>> {
+/** Each lab target's block polling setup, by target name. */
+export async function labSetups(onLab: Map<string, string>): Promise<Map<string, unknown>> {
   const { LAB_POLLING } = await import('../lab/polling');
-  return new Map(Object.entries(LAB_POLLING).map(([name, p]) => [name, { polling: p.how, pollMs: p.pollMs }]));
+  const out = new Map<string, unknown>();
+  for (const [target, server] of onLab) {
+    const p = LAB_POLLING[server as keyof typeof LAB_POLLING];
+    if (p) out.set(target, { polling: p.how, pollMs: p.pollMs });
+  }
+  return out;
 }
 
-async function labRss(): Promise<(server: string) => Promise<number | null>> {
+async function labRss(onLab: Map<string, string>): Promise<(server: string) => Promise<number | null>> {
   const { labResourceTargets } = await import('./resource-targets');
   const { readProcessTree } = await import('../resources/proc');
   const targets = await labResourceTargets();
   return async (server) => {
-    const t = targets.find((x) => x.name === server);
+    const t = targets.find((x) => x.name === onLab.get(server));
     if (!t?.pidFile) return null;
     const pid = Number(fs.readFileSync(t.pidFile, 'utf8').trim());
     return (await readProcessTree(pid))?.rssBytes ?? null;
@@ -194,9 +203,9 @@ async function labRss(): Promise<(server: string) => Promise<number | null>> {
 }
 
 /** The lab's miner; a regtest node's RPC given by --mine-via (mining only); or none (natural blocks). */
-async function blockMaker(a: WalletLoadArgs): Promise<BlockMaker & { describe: string; note?: string }> {
-  if (a['mine-via']) {
-    const url = a['mine-via'];
+async function blockMaker(a: WalletLoadArgs, onLab: boolean): Promise<BlockMaker & { describe: string; note?: string }> {
+  if (a['mine-via'] || !onLab) {
+    const url = a['mine-via']!;
     const rpc = new NodeRpc({ url, cookieFile: a['rpc-cookie'], timeoutMs: 30_000 });
     const chain = await rpc.call<{ chain: string }>('getblockchaininfo').catch((err: Error) => {
       throw new UserError(`--mine-via ${rpc.describe()}: ${err.message}`);
@@ -241,7 +250,7 @@ function summaryText(runId: number, workload: string, rows: ServerLoadSummary[],
       const x = r.notify![k];
       return [r.server, k, String(x.expected), String(x.missing), String(x.duplicate), ms(x.p50Ms), ms(x.p90Ms), ms(x.p99Ms), ms(x.maxMs)];
     };
-    out.push(textTable(['server', 'notification', 'expected', 'missing', 'duplicate', 'p50', 'p90', 'p99', 'max'], notified.flatMap((r) => [line(r, 'headers'), line(r, 'scripthash')])));
+    out.push(textTable(['server', 'notification', 'expected', 'missing', 'duplicate', 'p50', 'p90', 'p99', 'max', 'our loop delay p99'], notified.flatMap((r) => [[...line(r, 'headers'), ms(r.notify!.loopDelayP99Ms)], [...line(r, 'scripthash'), '']])));
     out.push(`(the mining call itself took ${notified.map((r) => `${ms(r.notify!.mineCallMs)} ms on ${r.server}'s run`).join(', ')}: the uncertainty of "block found")`);
     if (setups.size) {
       out.push('\nhow each server learns of blocks (it dominates these latencies):');

@@ -52,6 +52,8 @@ export interface NotifyStats {
   scripthash: { expected: number; ok: number; missing: number; duplicate: number; p50Ms: number | null; p90Ms: number | null; p99Ms: number | null; maxMs: number | null };
   /** How long the node took to answer the mining call: the uncertainty of "block found". */
   mineCallMs: number | null;
+  /** Our event loop's delay p99 while blocks were judged: how late we may have read a notification. */
+  loopDelayP99Ms: number;
 }
 
 export interface ServerLoadSummary {
@@ -192,6 +194,8 @@ export class WalletLoad {
 
   private async notify(serverId: number, held: Array<HeldConnection & { session: WalletSession; wallet: WalletLine }>): Promise<NotifyStats> {
     const n = this.o.notify!;
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const headers: number[] = [];
     const scripts: number[] = [];
     const mineCalls: number[] = [];
@@ -239,6 +243,7 @@ export class WalletLoad {
       headers: { ...totals.headers, ...stats(headers) },
       scripthash: { ...totals.scripthash, ...stats(scripts) },
       mineCallMs: percentile(mineCalls.sort((a, b) => a - b), 0.5),
+      loopDelayP99Ms: (loop.disable(), loop.percentile(99) / 1e6),
     };
   }
 }
