@@ -17,12 +17,13 @@ async function main(): Promise<void> {
     .scriptName('npm run report --')
     .command(
       '$0',
-      'write charts (SVG, PNG, Vega-Lite), index.html, summary.md and medians.csv, for bench and load runs',
+      'write charts (SVG, PNG, Vega-Lite), index.html, summary.md and medians.csv, for bench, load and wallet runs',
       (y) =>
         y
           .option('db', { type: 'string', describe: 'results database (written by npm run bench and npm run load)' })
           .option('run', { type: 'string', array: true, describe: 'bench run id(s) to report; default: the latest completed run' })
           .option('load-run', { type: 'string', array: true, describe: 'load run id(s) to report; default: the latest finished load run (naming only --run or only --load-run reports just those)' })
+          .option('wallet-run', { type: 'string', array: true, describe: 'wallet run id(s) to report; default: the latest finished wallet run of each kind and workload' })
           .option('out', { type: 'string', describe: 'output directory (default results/report-<db name>)' })
           .option('exclude-server', { type: 'string', array: true, describe: 'leave a server out of the charts, to zoom on the rest' })
           .option('baseline', { type: 'string', describe: "server whose p50 the others' are divided by" })
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
           db: a.db,
           run: a.run,
           loadRun: a['load-run'],
+          walletRun: a['wallet-run'],
           out: a.out,
           excludeServer: a['exclude-server'],
           baseline: a.baseline,

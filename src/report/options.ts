@@ -10,6 +10,7 @@ export interface ReportOptions {
   db: string;
   runIds: number[]; // empty: the latest completed run
   loadRunIds: number[]; // empty: the latest finished load run (when no --run is given either)
+  walletRunIds: number[]; // empty: the latest finished wallet run of each kind and workload (when no run is named)
   outDir: string;
   excludeServers: string[];
   baseline?: string;
@@ -22,6 +23,7 @@ export interface RawReportOptions {
   db?: unknown;
   run?: unknown;
   loadRun?: unknown;
+  walletRun?: unknown;
   out?: unknown;
   excludeServer?: unknown;
   baseline?: unknown;
@@ -50,12 +52,14 @@ export function reportOptions(raw: RawReportOptions): ReportOptions {
     });
   const runIds = ids(raw.run, '--run');
   const loadRunIds = ids(raw.loadRun, '--load-run');
+  const walletRunIds = ids(raw.walletRun, '--wallet-run');
   const out = oneString(raw.out, '--out') ?? path.join('results', `report-${path.basename(db).replace(/\.(sqlite3?|db)$/, '')}`);
   const excludeServers = list(raw.excludeServer).map(String);
   return {
     db,
     runIds: [...new Set(runIds)],
     loadRunIds: [...new Set(loadRunIds)],
+    walletRunIds: [...new Set(walletRunIds)],
     outDir: out,
     excludeServers,
     baseline: oneString(raw.baseline, '--baseline'),

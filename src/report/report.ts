@@ -1,7 +1,7 @@
 /**
- * The report pipeline, one way through: options → models (read once: the bench runs' and the load
- * runs') → output files claimed → charts rendered once → every exporter serializes the same
- * rendered report → files written.
+ * The report pipeline, one way through: options → models (read once: the bench runs', the load
+ * runs' and the wallet runs') → output files claimed → charts rendered once → every exporter
+ * serializes the same rendered report → files written.
  */
 import { CHARTS } from './charts/definitions';
 import { chartSpec } from './charts/scaling-spec';
@@ -16,7 +16,10 @@ import { selectRuns } from './selection';
 import { limitsTable, runsTable, serversTable, summaryTable, transportsTable } from './tables';
 import { loadRunTable } from './load-tables';
 import { ResultsStore } from '../store/results';
-import type { ChartFile, Exporter, RenderedBench, RenderedChart, RenderedLoadRun, RenderedReport, RenderedSection } from './export/exporter';
+import type { ChartFile, Exporter, RenderedBench, RenderedChart, RenderedLoadRun, RenderedReport, RenderedSection, RenderedWallet } from './export/exporter';
+import type { WalletReport } from './wallet-model';
+import { readWalletReport } from './wallet-read';
+import { walletChartIds, walletSections } from './wallet';
 import { indexTable, readLatestIndexRun, readResourceRuns, type IndexRunReport, type ResourceRunReport } from './resources';
 import { indexPhasesSpec, resourceSpec, sweepSpec } from './charts/resource-charts';
 import { claimOutputs, writeOutputs } from './export/output';
@@ -33,6 +36,7 @@ export interface ReportModels {
   dbPath: string;
   bench: ReportModel | null;
   load: LoadRunReport[];
+  wallet: WalletReport | null; // null when no wallet run is selected
   resources: ResourceRunReport[];
   index: IndexRunReport | null;
 }
@@ -42,10 +46,12 @@ export function readModels(opts: ReportOptions): ReportModels {
   let bench: boolean;
   let load: LoadRunReport[];
   let index: IndexRunReport | null;
+  let wallet: WalletReport | null;
   try {
-    const selection = selectRuns(store, opts.db, opts.runIds, opts.loadRunIds);
+    const selection = selectRuns(store, opts.db, opts.runIds, opts.loadRunIds, opts.walletRunIds);
     bench = selection.bench;
     load = selection.load.map((l) => readLoadRun(store, l.run, l.chosen));
+    wallet = selection.wallet.length > 0 ? readWalletReport(store, selection.wallet, opts.walletRunIds.length > 0 ? 'named' : 'latest') : null;
     index = readLatestIndexRun(store.db);
   } finally {
     store.close();
@@ -60,7 +66,7 @@ export function readModels(opts: ReportOptions): ReportModels {
       again.close();
     }
   }
-  return { dbPath: opts.db, bench: model, load, resources, index };
+  return { dbPath: opts.db, bench: model, load, wallet, resources, index };
 }
 
 /** The resource part's charts, named by run so several runs share an output directory. */
@@ -83,7 +89,12 @@ function resourceChartFiles(models: ReportModels): Array<ChartFile & { spec: () 
 
 /** Every chart file of the report, known from the models alone: output paths are claimed before rendering. */
 export function chartFiles(models: ReportModels): ChartFile[] {
-  return [...(models.bench ? CHARTS : []), ...models.load.flatMap(loadChartFiles), ...resourceChartFiles(models).map(({ id, title }) => ({ id, title }))];
+  return [
+    ...(models.bench ? CHARTS : []),
+    ...models.load.flatMap(loadChartFiles),
+    ...(models.wallet ? walletChartIds(models.wallet) : []),
+    ...resourceChartFiles(models).map(({ id, title }) => ({ id, title })),
+  ];
 }
 
 async function renderBench(model: ReportModel, opts: ReportOptions): Promise<RenderedBench> {
@@ -126,17 +137,37 @@ async function renderResources(models: ReportModels): Promise<RenderedSection | 
   return { tables: [...models.resources.map((r) => r.table), ...(models.index ? [indexTable(models.index)] : [])], charts };
 }
 
+async function renderWallet(report: WalletReport): Promise<RenderedWallet> {
+  const sections: RenderedSection[] = [];
+  for (const plan of walletSections(report)) {
+    const charts: RenderedChart[] = [];
+    for (const f of plan.charts) {
+      const spec = f.spec();
+      charts.push({ def: { id: f.id, title: f.title }, spec, svg: await renderSvg(spec) });
+    }
+    sections.push({ tables: plan.tables, charts });
+  }
+  return { model: report, sections };
+}
+
 export async function renderReport(models: ReportModels, opts: ReportOptions): Promise<RenderedReport> {
   const load: RenderedLoadRun[] = [];
   for (const run of models.load) load.push(await renderLoadRun(run, opts));
-  return { dbPath: models.dbPath, bench: models.bench ? await renderBench(models.bench, opts) : null, load, resources: await renderResources(models) };
+  return {
+    dbPath: models.dbPath,
+    bench: models.bench ? await renderBench(models.bench, opts) : null,
+    load,
+    wallet: models.wallet ? await renderWallet(models.wallet) : null,
+    resources: await renderResources(models),
+  };
 }
 
 /** Writes the whole report; returns the file names written, relative to opts.outDir. */
 export async function writeReport(opts: ReportOptions): Promise<string[]> {
   const models = readModels(opts);
   checkServerNames(opts, models.bench);
-  claimOutputs(opts.outDir, EXPORTERS.flatMap((e) => e.fileNames({ bench: models.bench !== null, charts: chartFiles(models) })));
+  const walletBench = models.wallet?.runs.some((r) => r.run.kind === 'bench') ?? false;
+  claimOutputs(opts.outDir, EXPORTERS.flatMap((e) => e.fileNames({ bench: models.bench !== null, walletBench, charts: chartFiles(models) })));
   const report = await renderReport(models, opts);
   return writeOutputs(opts.outDir, EXPORTERS.flatMap((e) => e.serialize(report)));
 }

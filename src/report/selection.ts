@@ -1,8 +1,9 @@
 /**
  * Which runs a report covers. Naming runs restricts the report to what was named (--run: bench
- * runs, --load-run: load runs); naming nothing reports the latest completed bench run and the
- * latest finished load run, whichever exist. A database without load runs takes exactly the path
- * it took before load runs existed, errors included.
+ * runs, --load-run: load runs, --wallet-run: wallet runs); naming nothing reports the latest
+ * completed bench run, the latest finished load run and the latest finished wallet run of each kind
+ * and workload, whichever exist. A database without load or wallet runs takes exactly the path it
+ * took before they existed, errors included.
  */
 import { ResultsStore } from '../store/results';
 import { UserError } from '../user-error';
@@ -10,30 +11,52 @@ import type { LoadRunRow } from '../store/load-results';
 import { FINISHED_LOAD_STATUSES, listLoadRuns } from './load-read';
 import { readLatestIndexRun } from './resources';
 import type { LoadRunReport } from './load-model';
+import type { WalletRunRow } from './wallet-model';
+import { FINISHED_WALLET_STATUSES, listWalletRuns } from './wallet-read';
 
 export interface RunSelection {
   bench: boolean; // the bench part is then selected by src/report/load.ts from --run
   load: Array<{ run: LoadRunRow; chosen: LoadRunReport['chosen'] }>;
+  wallet: WalletRunRow[];
 }
 
-export function selectRuns(store: ResultsStore, dbPath: string, runIds: readonly number[], loadRunIds: readonly number[]): RunSelection {
+/** The latest finished run of each kind (bench, load) and workload, in run order. */
+function latestWalletRuns(runs: readonly WalletRunRow[]): WalletRunRow[] {
+  const latest = new Map<string, WalletRunRow>();
+  for (const r of runs) if (FINISHED_WALLET_STATUSES.includes(r.status)) latest.set(`${r.kind}\u0000${r.workload}`, r);
+  return [...latest.values()].sort((a, b) => a.id - b.id);
+}
+
+function namedWalletRuns(ids: readonly number[], runs: readonly WalletRunRow[], dbPath: string): WalletRunRow[] {
+  return ids.map((id) => {
+    const run = runs.find((r) => r.id === id);
+    if (!run) throw new UserError(`--wallet-run: no wallet run ${id} in ${dbPath} (wallet runs: ${runs.map((r) => r.id).join(', ') || 'none'})`);
+    return run;
+  });
+}
+
+export function selectRuns(store: ResultsStore, dbPath: string, runIds: readonly number[], loadRunIds: readonly number[], walletRunIds: readonly number[] = []): RunSelection {
   const loadRuns = listLoadRuns(store);
+  const walletRuns = listWalletRuns(store);
+  const named = runIds.length > 0 || loadRunIds.length > 0 || walletRunIds.length > 0;
+  const wallet = named ? namedWalletRuns(walletRunIds, walletRuns, dbPath) : latestWalletRuns(walletRuns);
   if (loadRunIds.length > 0) {
     const load = loadRunIds.map((id) => {
       const run = loadRuns.find((r) => r.id === id);
       if (!run) throw new UserError(`--load-run: no load run ${id} in ${dbPath} (load runs: ${loadRuns.map((r) => r.id).join(', ') || 'none'})`);
       return { run, chosen: 'named' as const };
     });
-    return { bench: runIds.length > 0, load };
+    return { bench: runIds.length > 0, load, wallet };
   }
-  // A database of index-bench runs alone (npm run index-bench's own) reports just those.
-  if (runIds.length === 0 && loadRuns.length === 0 && store.listRuns().length === 0 && readLatestIndexRun(store.db)) return { bench: false, load: [] };
-  if (runIds.length > 0 || loadRuns.length === 0) return { bench: true, load: [] };
+  if (walletRunIds.length > 0) return { bench: runIds.length > 0, load: [], wallet };
+  // A database of index-bench runs alone (npm run index-bench's own) reports just those (and wallet runs beside them).
+  if (runIds.length === 0 && loadRuns.length === 0 && store.listRuns().length === 0 && readLatestIndexRun(store.db)) return { bench: false, load: [], wallet };
+  if (runIds.length > 0 || (loadRuns.length === 0 && wallet.length === 0)) return { bench: true, load: [], wallet };
   const finished = loadRuns.filter((r) => FINISHED_LOAD_STATUSES.includes(r.status));
   const latest = finished.length > 0 ? [{ run: finished[finished.length - 1], chosen: 'latest' as const }] : [];
   const bench = store.listRuns().some((r) => r.status === 'completed');
-  if (!bench && latest.length === 0) {
+  if (!bench && latest.length === 0 && wallet.length === 0) {
     throw new UserError(`--db: ${dbPath} has no completed bench run and no finished load run; name one with --run ID or --load-run ID`);
   }
-  return { bench, load: latest };
+  return { bench, load: latest, wallet };
 }

@@ -46,7 +46,8 @@ export function readStepMix(db: Database.Database, runId: number, serverNames: M
   for (const c of counts) syncsOf.set(`${c.server_id}\u0000${c.wallet}`, c.n);
 
   const totals = new Map<string, StepTally & { server: number; step: string }>(); // server id + step
-  let current: { key: string; server: number; wallet: string; step: string; tally: StepTally; busy: BusyTime } | null = null;
+  // Typed through `as`: assigned only in the loop and in close(), TypeScript would narrow it to its `null` initializer.
+  let current = null as { key: string; server: number; wallet: string; step: string; tally: Omit<StepTally, 'busyNs'>; busy: BusyTime } | null;
   const close = () => {
     if (!current) return;
     const share = 1 / syncsOf.get(`${current.server}\u0000${current.wallet}`)!;
@@ -70,7 +71,7 @@ export function readStepMix(db: Database.Database, runId: number, serverNames: M
     const key = `${r.sync}\u0000${r.step}`;
     if (current?.key !== key) {
       close();
-      current = { key, server: r.server, wallet: r.wallet, step: r.step, tally: { requests: 0, calls: 0, bytes: 0, busyNs: 0 }, busy: new BusyTime() };
+      current = { key, server: r.server, wallet: r.wallet, step: r.step, tally: { requests: 0, calls: 0, bytes: 0 }, busy: new BusyTime() };
     }
     current.tally.requests++;
     current.tally.calls += r.items;

@@ -73,6 +73,16 @@ export interface FailedSyncGroup {
   example: string | null; // one error message of the group
 }
 
+/** Counted failed syncs of one wallet on one server with one error: a red cross at the wallet's size. */
+export interface FailedSyncPoint {
+  server: string;
+  wallet: string;
+  txs: number;
+  category: string;
+  step: string | null;
+  count: number;
+}
+
 export interface ServerSyncTotals {
   server: string;
   wallets: number;
@@ -136,6 +146,7 @@ export interface WalletRunReport {
   totals: ServerSyncTotals[];
   points: WalletSyncPoint[];
   failures: FailedSyncGroup[];
+  failedPoints: FailedSyncPoint[];
   mix: StepMix[];
   notifications: NotificationSeries[];
   arrivals: ArrivalStats[];
@@ -143,6 +154,8 @@ export interface WalletRunReport {
 }
 
 export interface WalletReport {
+  /** How the runs came to be reported: named, or picked as the latest finished of each kind and workload. */
+  chosen: 'named' | 'latest';
   runs: WalletRunReport[];
   /** Every server name of the selected runs, first seen first: the colour order of every wallet chart. */
   servers: string[];

@@ -11,6 +11,7 @@ import { readStepMix } from './wallet-mix';
 import type {
   ArrivalStats,
   FailedSyncGroup,
+  FailedSyncPoint,
   HeldSummary,
   NotificationKind,
   NotificationSeries,
@@ -101,28 +102,35 @@ function readTotals(db: Database.Database, runId: number, servers: WalletServerR
   });
 }
 
-function readFailures(db: Database.Database, runId: number, nameOf: Map<number, string>): FailedSyncGroup[] {
+/** Failed syncs, grouped by server, error and step for the table, and by wallet too for the chart's crosses. */
+function readFailures(db: Database.Database, runId: number, nameOf: Map<number, string>): { groups: FailedSyncGroup[]; points: FailedSyncPoint[] } {
   const rows = db
     .prepare(
-      `SELECT server_id, status, error_step, sum(warmup = 0) AS counted, sum(warmup = 1) AS warmup, count(DISTINCT wallet) AS wallets,
-              min(expected_txs) AS minTxs, max(expected_txs) AS maxTxs, min(error) AS example
+      `SELECT server_id, status, error_step, wallet, expected_txs, sum(warmup = 0) AS counted, sum(warmup = 1) AS warmup, min(error) AS example
          FROM wallet_syncs WHERE run_id = ? AND status <> 'ok'
-        GROUP BY server_id, status, error_step ORDER BY server_id, status, error_step`,
+        GROUP BY server_id, status, error_step, wallet ORDER BY server_id, status, error_step, expected_txs, wallet`,
     )
-    .all(runId) as Array<{ server_id: number; status: string; error_step: string | null; counted: number; warmup: number; wallets: number; minTxs: number; maxTxs: number; example: string | null }>;
-  return rows
-    .filter((r) => nameOf.has(r.server_id))
-    .map((r) => ({
-      server: nameOf.get(r.server_id)!,
-      category: r.status,
-      step: r.error_step,
-      counted: r.counted,
-      warmup: r.warmup,
-      wallets: r.wallets,
-      minTxs: r.minTxs,
-      maxTxs: r.maxTxs,
-      example: r.example,
-    }));
+    .all(runId) as Array<{ server_id: number; status: string; error_step: string | null; wallet: string; expected_txs: number; counted: number; warmup: number; example: string | null }>;
+  const groups = new Map<string, FailedSyncGroup>();
+  const points: FailedSyncPoint[] = [];
+  for (const r of rows) {
+    const server = nameOf.get(r.server_id);
+    if (server === undefined) continue;
+    if (r.counted > 0) points.push({ server, wallet: r.wallet, txs: r.expected_txs, category: r.status, step: r.error_step, count: r.counted });
+    const key = `${r.server_id}\u0000${r.status}\u0000${r.error_step ?? ''}`;
+    const g = groups.get(key);
+    if (!g) {
+      groups.set(key, { server, category: r.status, step: r.error_step, counted: r.counted, warmup: r.warmup, wallets: 1, minTxs: r.expected_txs, maxTxs: r.expected_txs, example: r.example });
+      continue;
+    }
+    g.counted += r.counted;
+    g.warmup += r.warmup;
+    g.wallets++;
+    g.minTxs = Math.min(g.minTxs, r.expected_txs);
+    g.maxTxs = Math.max(g.maxTxs, r.expected_txs);
+    g.example ??= r.example;
+  }
+  return { groups: [...groups.values()], points };
 }
 
 function readNotifications(db: Database.Database, runId: number, nameOf: Map<number, string>): NotificationSeries[] {
@@ -192,12 +200,14 @@ export function readWalletRun(db: Database.Database, run: WalletRunRow): WalletR
   const records = db.prepare('SELECT * FROM wallet_servers WHERE run_id = ? ORDER BY id').all(run.id) as WalletServerRow[];
   const servers = records.map((record) => ({ name: record.name, record, polling: pollingOf(record.setup_json) }));
   const nameOf = new Map(records.map((r) => [r.id, r.name]));
+  const failures = readFailures(db, run.id, nameOf);
   return {
     run,
     servers,
     totals: readTotals(db, run.id, servers),
     points: readPoints(db, run.id, nameOf),
-    failures: readFailures(db, run.id, nameOf),
+    failures: failures.groups,
+    failedPoints: failures.points,
     mix: readStepMix(db, run.id, nameOf),
     notifications: readNotifications(db, run.id, nameOf),
     arrivals: run.kind === 'load' ? readArrivals(db, run.id, nameOf) : [],
@@ -205,7 +215,7 @@ export function readWalletRun(db: Database.Database, run: WalletRunRow): WalletR
   };
 }
 
-export function readWalletReport(store: ResultsStore, runs: readonly WalletRunRow[]): WalletReport {
+export function readWalletReport(store: ResultsStore, runs: readonly WalletRunRow[], chosen: WalletReport['chosen']): WalletReport {
   const reports = runs.map((r) => readWalletRun(store.db, r));
-  return { runs: reports, servers: [...new Set(reports.flatMap((r) => r.servers.map((s) => s.name)))] };
+  return { chosen, runs: reports, servers: [...new Set(reports.flatMap((r) => r.servers.map((s) => s.name)))] };
 }

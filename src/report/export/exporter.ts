@@ -7,6 +7,7 @@
 import type { LoadRunReport } from '../load-model';
 import type { ReportModel } from '../model';
 import type { Table } from '../table';
+import type { WalletReport } from '../wallet-model';
 
 /** What names a chart's files and captions it: the bench ChartDefs and the load charts both fit. */
 export interface ChartFile {
@@ -40,16 +41,24 @@ export interface RenderedSection {
   charts: RenderedChart[];
 }
 
+/** The wallet part: its model (for the CSV) and its tables and charts in the order they are shown. */
+export interface RenderedWallet {
+  model: WalletReport;
+  sections: RenderedSection[];
+}
+
 export interface RenderedReport {
   dbPath: string;
   bench: RenderedBench | null; // null when only load runs were selected
   load: RenderedLoadRun[];
+  wallet: RenderedWallet | null; // null when no wallet run was selected
   resources: RenderedSection | null; // null when nothing was sampled
 }
 
 export interface ReportPlan {
   bench: boolean;
-  charts: readonly ChartFile[]; // every chart of the report, bench and load
+  walletBench: boolean; // a wallet bench run is reported: its per-wallet medians go to a CSV
+  charts: readonly ChartFile[]; // every chart of the report: bench, load, wallet and resources
 }
 
 export interface OutputFile {
@@ -64,5 +73,12 @@ export interface Exporter {
 }
 
 export function allCharts(r: RenderedReport): RenderedChart[] {
-  return [...(r.bench?.charts ?? []), ...r.load.flatMap((l) => l.charts), ...(r.resources?.charts ?? [])];
+  return [...(r.bench?.charts ?? []), ...r.load.flatMap((l) => l.charts), ...(r.wallet?.sections.flatMap((s) => s.charts) ?? []), ...(r.resources?.charts ?? [])];
+}
+
+/** The report's heading, named after its first part: bench latency, load, wallets, else resources. */
+export function reportTitle(r: RenderedReport): string {
+  if (r.bench) return 'Electrum server latency report';
+  if (r.load.length) return 'Electrum server load report';
+  return r.wallet ? 'Electrum server wallet report' : 'Electrum server resources report';
 }

@@ -5,8 +5,9 @@
 import fs from 'node:fs';
 import { FONT_FAMILY, FONT_FILES } from '../font';
 import type { Table } from '../table';
-import type { Exporter, RenderedBench, RenderedChart, RenderedReport } from './exporter';
+import { reportTitle, type Exporter, type RenderedBench, type RenderedChart, type RenderedReport } from './exporter';
 import { LOAD_NOTE } from '../load-tables';
+import { WALLET_NOTE } from '../wallet-tables';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -62,10 +63,6 @@ ${r.resources.charts.map(figure).join('\n')}
 `;
 }
 
-function title(r: RenderedReport): string {
-  return r.bench ? 'Electrum server latency report' : r.load.length ? 'Electrum server load report' : 'Electrum server resources report';
-}
-
 function loadSection(r: RenderedReport): string {
   if (r.load.length === 0) return '';
   const intro = r.bench ? '' : `<p class="note">From <code>${esc(r.dbPath)}</code>.</p>\n`;
@@ -75,9 +72,18 @@ ${r.load.map((l) => `${htmlTable(l.table, 'load', 'h3')}\n${l.charts.map(figure)
 `;
 }
 
+function walletSection(r: RenderedReport): string {
+  if (!r.wallet) return '';
+  const intro = r.bench || r.load.length ? '' : `<p class="note">From <code>${esc(r.dbPath)}</code>.</p>\n`;
+  return `${intro}<h2>Wallet runs</h2>
+<p class="note">${esc(WALLET_NOTE)}</p>
+${r.wallet.sections.map((s) => [...s.tables.map((t) => htmlTable(t, 'wallet', 'h3')), ...s.charts.map(figure)].join('\n')).join('\n')}
+`;
+}
+
 export function reportHtml(r: RenderedReport): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${title(r)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>${reportTitle(r)}</title>
 <style>
 ${fontFace()}
 body { font-family: "${FONT_FAMILY}", sans-serif; margin: 2em; color: #222; max-width: 1400px; }
@@ -87,8 +93,8 @@ td, th { border: 1px solid #ccc; padding: 3px 8px; } th { background: #f4f4f4; }
 .note { color: #555; font-size: 13px; max-width: 60em; }
 figure { margin: 2em 0; } figcaption { font-size: 12px; color: #555; }
 </style></head><body>
-<h1>${title(r)}</h1>
-${r.bench ? benchSection(r.bench, r.dbPath) : ''}${loadSection(r)}${resourcesSection(r)}</body></html>
+<h1>${reportTitle(r)}</h1>
+${r.bench ? benchSection(r.bench, r.dbPath) : ''}${loadSection(r)}${walletSection(r)}${resourcesSection(r)}</body></html>
 `;
 }
 

@@ -1,7 +1,8 @@
 /** summary.md: the tables and the PNG charts, ready to paste into a written report. */
 import { markdownTable, Table } from '../table';
 import { LOAD_NOTE } from '../load-tables';
-import type { Exporter, RenderedBench, RenderedChart, RenderedReport } from './exporter';
+import { WALLET_NOTE } from '../wallet-tables';
+import { reportTitle, type Exporter, type RenderedBench, type RenderedChart, type RenderedReport } from './exporter';
 
 function section(t: Table, heading = '##'): string[] {
   return [`${heading} ${t.title}`, '', ...(t.note ? [t.note, ''] : []), markdownTable(t), ''];
@@ -43,6 +44,18 @@ function loadMarkdown(r: RenderedReport): string[] {
   ];
 }
 
+function walletMarkdown(r: RenderedReport): string[] {
+  if (!r.wallet) return [];
+  return [
+    ...(r.bench || r.load.length ? [] : [`From \`${r.dbPath}\`.`, '']),
+    '## Wallet runs',
+    '',
+    WALLET_NOTE,
+    '',
+    ...r.wallet.sections.flatMap((s) => [...s.tables.flatMap((t) => section(t, '###')), ...s.charts.flatMap((c) => chartLinks(c, '####'))]),
+  ];
+}
+
 function resourcesMarkdown(r: RenderedReport): string[] {
   if (!r.resources) return [];
   return ['## Server resources', '', ...r.resources.tables.flatMap((t) => section(t, '###')), ...r.resources.charts.flatMap((c) => chartLinks(c, '###'))];
@@ -50,10 +63,11 @@ function resourcesMarkdown(r: RenderedReport): string[] {
 
 export function summaryMarkdown(r: RenderedReport): string {
   return [
-    r.bench ? '# Electrum server latency report' : r.load.length ? '# Electrum server load report' : '# Electrum server resources report',
+    `# ${reportTitle(r)}`,
     '',
     ...(r.bench ? benchMarkdown(r.bench, r.dbPath) : []),
     ...loadMarkdown(r),
+    ...walletMarkdown(r),
     ...resourcesMarkdown(r),
   ].join('\n');
 }

@@ -1,0 +1,30 @@
+/**
+ * The wallet charts a report gets, named by run so several runs share an output directory: per
+ * bench run its time to synced vs wallet size, per load run that measured notifications their
+ * latency, and one request-mix chart over every selected run.
+ */
+import type { WalletReport } from '../wallet-model';
+import { runName } from '../wallet-tables';
+import type { WalletChartFile } from './wallet-chart';
+import { notificationsSpec } from './wallet-notifications';
+import { requestMixSpec } from './wallet-request-mix';
+import { syncTimeSpec } from './wallet-sync-time';
+
+/** The charts that go with one run's tables. */
+export function walletRunChartFiles(report: WalletReport, runId: number): WalletChartFile[] {
+  const r = report.runs.find((x) => x.run.id === runId)!;
+  if (r.run.kind === 'bench') {
+    const title = `Time to synced wallet vs wallet size — ${runName(r.run)}`;
+    return [{ id: `wallet-${r.run.id}-sync-time`, title, spec: () => syncTimeSpec(report, r, title) }];
+  }
+  if (r.notifications.length === 0) return [];
+  const title = `Block notification latency — ${runName(r.run)}`;
+  return [{ id: `wallet-${r.run.id}-notifications`, title, spec: () => notificationsSpec(report, r, title) }];
+}
+
+/** Null when no selected run has a single ok counted sync: there is no mix to draw. */
+export function requestMixChartFile(report: WalletReport): WalletChartFile | null {
+  if (report.runs.every((r) => r.mix.length === 0)) return null;
+  const title = `Request mix per sync step — wallet run${report.runs.length > 1 ? 's' : ''} ${report.runs.map((r) => r.run.id).join(', ')}`;
+  return { id: 'wallet-request-mix', title, spec: () => requestMixSpec(report, title) };
+}

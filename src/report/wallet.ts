@@ -1,0 +1,40 @@
+/**
+ * The wallet part of the report, laid out once from the model: which tables and charts, in which
+ * order. The same plan names the chart files before rendering (their paths are claimed first) and
+ * orders the rendered part, so the two cannot disagree.
+ */
+import type { Table } from './table';
+import type { WalletReport } from './wallet-model';
+import { requestMixChartFile, walletRunChartFiles } from './charts/wallet-definitions';
+import type { WalletChartFile } from './charts/wallet-chart';
+import { failedSyncsTable, notificationsTable, requestMixTable, syncTimeTable, walletLoadTable, walletRunsTable } from './wallet-tables';
+
+export interface WalletSectionPlan {
+  tables: Table[];
+  charts: WalletChartFile[];
+}
+
+/**
+ * The runs, then each bench run's time to synced, every failed sync, each load run's held wallets,
+ * arrivals and notifications, and last the request mix that sets the workloads side by side.
+ */
+export function walletSections(report: WalletReport): WalletSectionPlan[] {
+  const bench = report.runs.filter((r) => r.run.kind === 'bench');
+  const load = report.runs.filter((r) => r.run.kind === 'load');
+  const failed = failedSyncsTable(report);
+  const mixChart = requestMixChartFile(report);
+  return [
+    { tables: [walletRunsTable(report)], charts: [] },
+    ...bench.map((r) => ({ tables: [syncTimeTable(r)], charts: walletRunChartFiles(report, r.run.id) })),
+    ...(failed ? [{ tables: [failed], charts: [] }] : []),
+    ...load.map((r) => {
+      const notifications = notificationsTable(r);
+      return { tables: [walletLoadTable(r), ...(notifications ? [notifications] : [])], charts: walletRunChartFiles(report, r.run.id) };
+    }),
+    { tables: [requestMixTable(report)], charts: mixChart ? [mixChart] : [] },
+  ];
+}
+
+export function walletChartIds(report: WalletReport): Array<{ id: string; title: string }> {
+  return walletSections(report).flatMap((s) => s.charts.map(({ id, title }) => ({ id, title })));
+}
