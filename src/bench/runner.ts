@@ -3,8 +3,8 @@
  * answer recorded as a sample (ok or an error category), warm-up passes flagged, statistics
  * derived at the end. It emits events and knows nothing about terminals.
  */
+import { hostInfo } from '../core/host-info';
 import { EventEmitter } from 'node:events';
-import os from 'node:os';
 import type { DatasetLine, LoadedDataset } from '../core/dataset-line';
 import { toElectrumError } from '../electrum/errors';
 import { answerSizeProblem } from '../servers/answer-size';
@@ -416,15 +416,3 @@ export function storedConfig(opts: BenchOptions): Record<string, unknown> {
   return rest;
 }
 
-/** The machine a run measured from, as every kind of run records it. */
-export function hostInfo() {
-  const cpus = os.cpus();
-  return {
-    hostname: os.hostname(),
-    platform: `${os.platform()} ${os.release()}`,
-    arch: os.arch(),
-    cpuModel: cpus[0]?.model ?? 'unknown',
-    cpus: cpus.length,
-    memoryBytes: os.totalmem(),
-  };
-}

@@ -11,7 +11,7 @@ import { runCli } from './run-cli';
 import { onStopSignal } from './signals';
 import { UserError } from '../user-error';
 import { ResultsStore } from '../store/results';
-import { hostInfo } from '../bench/runner';
+import { hostInfo } from '../core/host-info';
 import { toolInfo } from '../bench/tool-info';
 import { textTable } from '../core/text-table';
 import { runIndexBench, summarizeBuilds, type IndexedServer, type IndexSummary } from '../indexing/index-bench';

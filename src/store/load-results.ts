@@ -3,7 +3,7 @@
  * server and second one interval row plus one cell per (method, outcome) with its histograms.
  * Intervals are written as they complete, so an interrupted run keeps every finished second.
  */
-import os from 'node:os';
+import { hostInfo } from '../core/host-info';
 import type { ResultsStore } from './results';
 import type { IntervalRecord, LoadModel, LoadOutcome } from '../core/load-types';
 import type { MethodName } from '../core/methods';
@@ -80,7 +80,7 @@ export class LoadStore {
           run.tool_version,
           run.git_commit,
           process.version,
-          JSON.stringify({ hostname: os.hostname(), cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem() }),
+          JSON.stringify(hostInfo()),
           JSON.stringify(run.config),
           JSON.stringify(run.model),
           run.dataset_path,

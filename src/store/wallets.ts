@@ -4,7 +4,7 @@
  * written whole, in one transaction, as soon as it ends, so an interrupted run keeps every sync
  * that finished.
  */
-import os from 'node:os';
+import { hostInfo } from '../core/host-info';
 import type { ResultsStore } from './results';
 import type { RequestSample } from '../wallet/session';
 
@@ -78,7 +78,7 @@ export class WalletStore {
           run.tool_version,
           run.git_commit,
           process.version,
-          JSON.stringify({ hostname: os.hostname(), cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryBytes: os.totalmem() }),
+          JSON.stringify(hostInfo()),
           JSON.stringify(run.config),
           run.workload,
           run.wallets_path,
