@@ -79,7 +79,10 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   if (a.rate === undefined && hold === 0) throw new UserError('--workload needs --rate R (wallets arriving per second) and/or --hold N (wallets kept connected)');
   if (a.notify && hold === 0) throw new UserError('--notify needs held wallets to notify: give --hold N');
   if (a.notify && !workload.subscribes) throw new UserError(`--notify: the ${workload.name} workload subscribes to nothing (a ${workload.name} wallet polls); use electrum or sparrow`);
-  if (!Number.isInteger(a.blocks) || a.blocks < 1) throw new UserError(`--blocks must be an integer >= 1, got ${a.blocks}`);
+  for (const [name, min] of [['blocks', 1], ['hold-concurrency', 1], ['pay-wallets', 0]] as const) {
+    const v = a[name];
+    if (!Number.isInteger(v) || v < min) throw new UserError(`--${name} must be an integer >= ${min}, got ${v}`);
+  }
   const durationMs = a.duration === undefined ? 60_000 : checked(() => parseDurationMs(a.duration!, '--duration'));
   if (a.duration !== undefined && a.rate === undefined) throw new UserError('--duration applies to --rate (how long wallets keep arriving)');
   const notifyWaitMs = checked(() => parseDurationMs(a['notify-wait'], '--notify-wait'));
@@ -110,9 +113,9 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const store = new WalletStore(results);
   const tool = toolInfo();
   const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, durationMs, notify: a.notify, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs: a.timeout * 1000 };
-  let created_: { runId: number; serverIds: Map<string, number> };
+  let run: { runId: number; serverIds: Map<string, number> };
   try {
-    created_ = store.createRun(
+    run = store.createRun(
       { kind: 'load', tool_version: tool.version, git_commit: tool.gitCommit, config, workload: workload.name, wallets_path: wallets.path, wallets_hash: wallets.hash, passes: null, warmup: null },
       targets.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: setups.get(t.name) })),
     );
@@ -121,7 +124,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
     created?.remove();
     throw err;
   }
-  const { runId, serverIds } = created_;
+  const { runId, serverIds } = run;
   const runner = new WalletLoad(
     {
       servers: targets,
