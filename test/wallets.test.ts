@@ -76,6 +76,8 @@ test('electrum: every lab wallet syncs on every lab server with 0 mismatches, as
       expect(calls('blockchain.scripthash.get_history')).toBe(used.receive + used.change);
       expect(calls('blockchain.transaction.get')).toBe(s.wallet.expected.txCount);
       expect(calls('blockchain.transaction.get_merkle')).toBe(s.wallet.expected.txCount); // all confirmed
+      // The wallets file states the same counts (and --verify held every sync to them).
+      expect(s.wallet.expected.fullSync.electrum).toEqual(Object.fromEntries([...s.by].filter(([m]) => m in s.wallet.expected.fullSync.electrum).map(([m, r]) => [m, r.items])));
       // Time to synced spans every request it made (a second reading of the same clock).
       expect(s.duration).toBeGreaterThanOrEqual(s.lastReply);
     }

@@ -5,6 +5,7 @@
  * writes synthetic ones built from a dataset's addresses. Parsing and writing stay in src/dataset/wallet-file.ts.
  */
 import type { AddressType } from './dataset-line';
+import type { FullSync } from './wallet-scan';
 
 export interface WalletScript {
   address: string | null; // null for padding scripts of a synthetic wallet (no address behind them)
@@ -30,5 +31,10 @@ export interface WalletLine {
     txCountExact: boolean;
     balance: { confirmed: number; unconfirmed: number };
     usedScripts: Record<WalletChain, number>;
+    /**
+     * Calls per method a full sync by each workload makes (src/core/wallet-scan.ts); transactions
+     * and proofs are upper bounds where the transaction count is.
+     */
+    fullSync: FullSync;
   };
 }

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { UserError } from '../user-error';
 import { ADDRESS_TYPES, type AddressType } from '../core/dataset-line';
 import { WALLET_CHAINS, type WalletChain, type WalletLine, type WalletScript } from '../core/wallet-line';
+import { fullSyncCalls } from '../core/wallet-scan';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -73,6 +74,12 @@ export function parseWalletLine(text: string, where: string): WalletLine {
     descriptors = { receive: d.receive as string, change: d.change as string };
   }
   if (typeof ex!.txCountExact !== 'boolean') fail('"expected.txCountExact" must be true or false');
+  const txCount = count(ex!.txCount, 'txCount');
+  // Implied by the rest; a file may state it (ours do, for its readers), and must then agree.
+  const fullSync = fullSyncCalls(usedScripts, txCount, txCount);
+  if (ex!.fullSync !== undefined && JSON.stringify(ex!.fullSync) !== JSON.stringify(fullSync)) {
+    fail(`"expected.fullSync" disagrees with "usedScripts" and "txCount", which imply ${JSON.stringify(fullSync)}`);
+  }
   return {
     wallet: o.wallet as string,
     origin: o.origin as WalletLine['origin'],
@@ -81,10 +88,11 @@ export function parseWalletLine(text: string, where: string): WalletLine {
     gap: o.gap as number,
     chains,
     expected: {
-      txCount: count(ex!.txCount, 'txCount'),
+      txCount,
       txCountExact: ex!.txCountExact as boolean,
       balance: { confirmed: bal!.confirmed as number, unconfirmed: bal!.unconfirmed as number },
       usedScripts,
+      fullSync,
     },
   };
 }
@@ -101,6 +109,7 @@ export function formatWalletLine(w: WalletLine): string {
       txCountExact: w.expected.txCountExact,
       balance: { confirmed: w.expected.balance.confirmed, unconfirmed: w.expected.balance.unconfirmed },
       usedScripts: { receive: w.expected.usedScripts.receive, change: w.expected.usedScripts.change },
+      fullSync: w.expected.fullSync,
     },
     chains: {
       receive: w.chains.receive.map((s) => ({ address: s.address, scripthash: s.scripthash })),

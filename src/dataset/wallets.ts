@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { DatasetLine } from '../core/dataset-line';
 import type { WalletLine, WalletScript } from '../core/wallet-line';
 import { seededRandom, seededShuffle } from '../random';
+import { fullSyncCalls } from '../core/wallet-scan';
 
 export interface SyntheticOptions {
   minTxs: number;
@@ -62,6 +63,7 @@ export function syntheticWallets(lines: DatasetLine[], o: SyntheticOptions): Wal
             unconfirmed: members.reduce((s, m) => s + m.balance.unconfirmed, 0),
           },
           usedScripts: { receive: members.length, change: 0 },
+          fullSync: fullSyncCalls({ receive: members.length, change: 0 }, txs, txs),
         },
       });
     }

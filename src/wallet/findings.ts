@@ -61,10 +61,20 @@ export function figuresOf(findings: Findings, scripthashes: Set<string>): Wallet
   return { txCount: heights.size, balance: { confirmed, unconfirmed } };
 }
 
-/** Differences from what the wallets file expects; empty when the sync found exactly that. */
-export function mismatches(w: WalletLine, found: WalletFigures, missingTxs: number): string[] {
+/**
+ * Differences from what the wallets file expects; empty when the sync found exactly that. With
+ * `asked` (calls per method the sync made), also the file's count of what a full sync by that
+ * workload asks: transactions and proofs as an upper bound where the transaction count is one.
+ */
+export function mismatches(w: WalletLine, found: WalletFigures, missingTxs: number, asked?: { workload: string; calls: Map<string, number> }): string[] {
   const out: string[] = [];
   const e = w.expected;
+  const plan = asked ? e.fullSync[asked.workload as keyof typeof e.fullSync] : undefined;
+  for (const [method, want] of Object.entries(plan ?? {})) {
+    const got = asked!.calls.get(method) ?? 0;
+    const bound = !e.txCountExact && (method === 'blockchain.transaction.get' || method === 'blockchain.transaction.get_merkle');
+    if (bound ? got > want : got !== want) out.push(`${method}: ${got} calls, a full sync asks ${bound ? 'at most ' : ''}${want}`);
+  }
   if (e.txCountExact ? found.txCount !== e.txCount : found.txCount > e.txCount || (e.txCount > 0 && found.txCount === 0)) {
     out.push(`transactions: found ${found.txCount}, expected ${e.txCountExact ? '' : 'at most '}${e.txCount}`);
   }

@@ -53,7 +53,7 @@ export async function syncWallet(workload: Workload, wallet: WalletLine, o: Sync
       durationNs,
       samples: session.samples,
       figures,
-      mismatch: o.verify ? mismatches(wallet, figures, missing) : undefined,
+      mismatch: o.verify ? mismatches(wallet, figures, missing, { workload: workload.name, calls: callsPerMethod(session.samples) }) : undefined,
       software: session.software,
       protocol: session.protocol,
     };
@@ -72,4 +72,11 @@ export async function syncWallet(workload: Workload, wallet: WalletLine, o: Sync
     const failedAt = [...samples].reverse().find((s) => s.outcome !== 'ok');
     return { wallet, status: e.category, error: e.message, errorStep: failedAt?.step ?? 'handshake', durationNs, samples };
   }
+}
+
+/** Calls per method of a sync (a batch counts each call in it). */
+function callsPerMethod(samples: RequestSample[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of samples) out.set(s.method, (out.get(s.method) ?? 0) + s.items);
+  return out;
 }

@@ -20,17 +20,19 @@ import { scriptHashOfScript } from '../../src/electrum/scripthash';
 import type { WalletLine } from '../../src/core/wallet-line';
 import type { DatasetLine } from '../../src/core/dataset-line';
 import { startMisbehavingServer } from '../support/misbehaving-server';
+import { fullSyncCalls } from '../../src/core/wallet-scan';
 
 const hex64 = (n: number) => n.toString(16).padStart(64, '0');
 
-function wallet(receive: string[], change: string[] = [], expected: Partial<WalletLine['expected']> = {}): WalletLine {
+function wallet(receive: string[], change: string[] = [], partial: Partial<WalletLine['expected']> = {}): WalletLine {
+  const base = { txCount: 0, txCountExact: true, balance: { confirmed: 0, unconfirmed: 0 }, usedScripts: { receive: 0, change: 0 }, ...partial };
   return {
     wallet: 'w',
     origin: 'synthetic',
     type: 'p2wpkh',
     gap: 0,
     chains: { receive: receive.map((scripthash) => ({ address: null, scripthash })), change: change.map((scripthash) => ({ address: null, scripthash })) },
-    expected: { txCount: 0, txCountExact: true, balance: { confirmed: 0, unconfirmed: 0 }, usedScripts: { receive: 0, change: 0 }, ...expected },
+    expected: { ...base, fullSync: fullSyncCalls(base.usedScripts, base.txCount, base.txCount) },
   };
 }
 

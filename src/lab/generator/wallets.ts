@@ -15,6 +15,7 @@ import * as bitcoin from 'bitcoinjs-lib';
 import { BIP32Factory } from 'bip32';
 import type { WalletChain, WalletLine } from '../../core/wallet-line';
 import { descriptorOf, PURPOSE_PATH } from './descriptor';
+import { fullSyncCalls } from '../../core/wallet-scan';
 import { ownerOfKey, Owner, SPEND_KINDS, SpendKind } from './keys';
 import type { Coin, Ledger } from './ledger';
 import type { Rng } from './rng';
@@ -191,6 +192,8 @@ export function walletLines(ledger: Ledger, wallets: LabWallet[]): WalletLine[] 
         txCountExact: true,
         balance: { confirmed, unconfirmed },
         usedScripts: { receive: w.plan.usedReceive, change: w.plan.spends },
+        // Every wallet transaction is confirmed: one proof each.
+        fullSync: fullSyncCalls({ receive: w.plan.usedReceive, change: w.plan.spends }, txids.size, txids.size),
       },
     };
   });

@@ -11,14 +11,14 @@
  * stop_gap and batch_size are the caller's choice (the crate has no default): 20 and 10 here.
  */
 import type { WalletChain, WalletLine } from '../../core/wallet-line';
+import { SCAN } from '../../core/wallet-scan';
 import type { BatchItem } from '../../electrum/client';
 import type { ElectrumError } from '../../electrum/errors';
 import type { Findings } from '../findings';
 import type { WalletSession } from '../session';
 import { confirmedTxs, historyOf, scriptAt, type Workload } from './workload';
 
-const STOP_GAP = 20;
-const BATCH_SIZE = 10;
+const { stopGap: STOP_GAP, batch: BATCH_SIZE } = SCAN.bdk;
 
 export const bdkWorkload: Workload = {
   name: 'bdk',

@@ -12,12 +12,13 @@
  * Electrum keeps connected for headers only.
  */
 import { seededShuffle } from '../../random';
+import { SCAN } from '../../core/wallet-scan';
 import type { WalletChain, WalletLine } from '../../core/wallet-line';
 import type { Findings } from '../findings';
 import type { WalletSession } from '../session';
 import { historyOf, optional, Pending, scriptAt, type Workload } from './workload';
 
-const GAP: Record<WalletChain, number> = { receive: 20, change: 10 };
+const GAP = SCAN.electrum.gap;
 const FEE_TARGETS = [25, 10, 5, 2];
 
 export const electrumWorkload: Workload = {

@@ -15,13 +15,13 @@
  * versions add; the releases read here do not ask for proofs.
  */
 import type { WalletChain, WalletLine } from '../../core/wallet-line';
+import { SCAN } from '../../core/wallet-scan';
 import { ElectrumError } from '../../electrum/errors';
 import type { BatchItem } from '../../electrum/client';
 import type { Findings } from '../findings';
 import type { SyncStep, WalletSession } from '../session';
 import { historyOf, optional, scriptAt, type Workload } from './workload';
 
-const GAP = 20;
 const PAGE_SIZE = 100;
 const ATTEMPTS = 5;
 const FEE_TARGETS = [1, 2, 3, 4, 5, 10, 25, 50];
@@ -51,10 +51,10 @@ export const sparrowWorkload: Workload = {
 async function syncChain(pages: Pager, w: WalletLine, chain: WalletChain, found: Findings, headers: Set<number>): Promise<void> {
   let lastUsed = -1;
   let next = 0;
-  while (next <= lastUsed + GAP) {
+  while (next <= lastUsed + SCAN.sparrow.gap[chain]) {
     const scripts: string[] = [];
     const first = next;
-    for (; next <= lastUsed + GAP; next++) scripts.push(scriptAt(w, chain, next).scripthash);
+    for (; next <= lastUsed + SCAN.sparrow.gap[chain]; next++) scripts.push(scriptAt(w, chain, next).scripthash);
     const statuses = await pages.batch('subscribe', 'blockchain.scripthash.subscribe', scripts.map((sh) => [sh]));
     for (const sh of scripts) found.subscribed.add(sh);
     const used = scripts.filter((_, i) => statuses[i] !== null);

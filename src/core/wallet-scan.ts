@@ -1,0 +1,43 @@
+/**
+ * How each workload's wallet scans its chains, and so what a full sync of a wallet asks: the
+ * workloads (src/wallet/workloads/) scan with these figures, and wallets files carry the counts
+ * they imply, so a sync can be checked against a count made without running it. "Used" is the
+ * number of scripts from the chain's start to its last used one.
+ */
+import type { WalletChain } from './wallet-line';
+
+export const SCAN = {
+  /** Electrum: 20 receive and 10 change addresses past the last used one. */
+  electrum: { gap: { receive: 20, change: 10 } as Record<WalletChain, number> },
+  /** Sparrow: its lookahead, 20, on both chains. */
+  sparrow: { gap: { receive: 20, change: 20 } as Record<WalletChain, number> },
+  /** BDK: the caller's stop gap and batch size (the crate has no default). */
+  bdk: { stopGap: 20, batch: 10 },
+};
+
+export type FullSync = Record<keyof typeof SCAN, Record<string, number>>;
+
+/** Calls (batch items counted one by one) per method of one full sync, by workload. */
+export function fullSyncCalls(used: Record<WalletChain, number>, txs: number, confirmedTxs: number): FullSync {
+  const chains = ['receive', 'change'] as const;
+  const usedAll = used.receive + used.change;
+  const bdkScanned = (n: number) => Math.ceil((n + SCAN.bdk.stopGap) / SCAN.bdk.batch) * SCAN.bdk.batch;
+  return {
+    electrum: {
+      'blockchain.scripthash.subscribe': chains.reduce((n, c) => n + used[c] + SCAN.electrum.gap[c], 0),
+      'blockchain.scripthash.get_history': usedAll,
+      'blockchain.transaction.get': txs,
+      'blockchain.transaction.get_merkle': confirmedTxs,
+    },
+    sparrow: {
+      'blockchain.scripthash.subscribe': chains.reduce((n, c) => n + used[c] + SCAN.sparrow.gap[c], 0),
+      'blockchain.scripthash.get_history': usedAll,
+      'blockchain.transaction.get': txs,
+    },
+    bdk: {
+      'blockchain.scripthash.get_history': bdkScanned(used.receive) + bdkScanned(used.change),
+      'blockchain.transaction.get': txs,
+      'blockchain.transaction.get_merkle': confirmedTxs,
+    },
+  };
+}
