@@ -11,7 +11,8 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { labEnv } from './lab/env';
-import { labStatus } from '../src/lab/lab';
+import { spawn } from 'node:child_process';
+import { labMiner, labStatus } from '../src/lab/lab';
 
 const ROOT = path.resolve(__dirname, '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -80,6 +81,43 @@ test(`${HELD} held wallets per lab server hear of a mined block, none missing, a
   expect(Object.fromEntries(after)).toEqual(Object.fromEntries(before));
   fs.rmSync(tmp, { recursive: true, force: true });
 }, 600_000);
+
+test('natural blocks (no way to mine known to the run) are timed from the first held connection that heard them', async () => {
+  // `localhost` is not how the lab names its servers, so the run does not know it could mine.
+  const port = env.electrum.electrumx.port;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-natural-'));
+  const child = spawn(
+    TSX,
+    [path.join(ROOT, 'src', 'cli', 'load.ts'), '--server', `electrumx@localhost:${port}`, '--workload', 'electrum', '--wallets', env.walletsPath, '--hold', '20', '--wallet-max-txs', '5', '--notify', '--blocks', '1', '--natural-wait', '60s', '--json', '--db', path.join(tmp, 'n.sqlite')],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  const waiting = new Promise<void>((resolve) =>
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      if (/20 wallets held/.test(stderr)) resolve();
+    }),
+  );
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  await waiting;
+  expect(stderr).toContain('natural blocks');
+  const { miner, recordChange } = await labMiner();
+  await new Promise((r) => setTimeout(r, 500));
+  await miner.mineOne();
+  recordChange(1, 0);
+  expect({ code: await exited, stderr }).toEqual({ code: 0, stderr });
+  const out = JSON.parse(stdout) as { servers: Array<{ notify: { blocks: number; mineCallMs: number | null; headers: { expected: number; ok: number; missing: number; p50Ms: number; maxMs: number } } }> };
+  const n = out.servers[0].notify;
+  expect(n.blocks).toBe(1);
+  expect(n.mineCallMs).toBeNull();
+  expect(n.headers).toMatchObject({ expected: 20, ok: 20, missing: 0 });
+  // From the first connection that heard it: the spread among connections, not a poll interval.
+  expect(n.headers.p50Ms).toBeGreaterThanOrEqual(0);
+  expect(n.headers.maxMs).toBeLessThan(1000);
+  fs.rmSync(tmp, { recursive: true, force: true });
+}, 120_000);
 
 test('the lab now says its chain changed since its datasets were written', async () => {
   const s = await labStatus();

@@ -92,6 +92,7 @@ export function loadArgs(argv: string[]) {
     .option('mine-via', { type: 'string', describe: '--notify outside the lab: RPC URL of a regtest node to mine on (blocks only)' })
     .option('rpc-cookie', { type: 'string', describe: '--mine-via: cookie file (user:password) of that node' })
     .option('notify-wait', { type: 'string', default: '20s', describe: '--notify: how long a notification may take before it counts as missing' })
+    .option('natural-wait', { type: 'string', default: '30m', describe: '--notify with no way to mine (not the lab, no --mine-via): how long to wait for each natural block' })
     .config('config', 'JSON file with any of these options', configFileParser(y))
     .check(givenOnce(y))
     .strict()

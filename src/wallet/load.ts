@@ -23,11 +23,19 @@ import type { WalletSession } from './session';
 import type { Workload } from './workloads';
 import { percentile } from '../stats/quantiles';
 
+/**
+ * Where blocks come from: mined on request (the lab, or a regtest node), timed from the mining
+ * call; or, with no `mineOne`, natural blocks, which nobody can time from their finding: each is
+ * timed from the first held connection that heard it, so what is measured is how much later the
+ * others heard it.
+ */
 export interface BlockMaker {
   /** Payments are possible only on a node whose keys we hold (the lab). */
   pay?: (addresses: string[], sats: number) => Promise<string>;
-  mineOne: () => Promise<{ height: number; askedNs: bigint; returnedNs: bigint }>;
+  mineOne?: () => Promise<{ height: number; askedNs: bigint; returnedNs: bigint }>;
   recordChange?: (blocks: number, payments: number) => void;
+  /** Natural blocks: how long to wait for each. */
+  naturalWaitMs?: number;
 }
 
 export interface WalletLoadOptions {
@@ -223,9 +231,13 @@ export class WalletLoad {
         }
       }
       for (const h of held) h.heard.length = 0; // the payment's mempool notifications are not the block's
-      const block = await n.maker.mineOne();
+      const block = n.maker.mineOne ? await n.maker.mineOne() : await naturalBlock(held, n.maker.naturalWaitMs ?? 0);
+      if (!block) {
+        this.o.log(`no block within ${(n.maker.naturalWaitMs ?? 0) / 1000} s; stopping the wait for blocks`);
+        break;
+      }
       n.maker.recordChange?.(1, 0);
-      mineCalls.push(Number(block.returnedNs - block.askedNs) / 1e6);
+      if (n.maker.mineOne) mineCalls.push(Number(block.returnedNs - block.askedNs) / 1e6);
       await until(() => allHeard(held, block.height, paid, block.askedNs), n.waitMs);
       const j = judgeBlock(held, block.height, paid, block.askedNs);
       this.store.addNotifications(this.runId, j.rows.map((r) => ({ ...r, serverId })));
@@ -246,6 +258,23 @@ export class WalletLoad {
       loopDelayP99Ms: (loop.disable(), loop.percentile(99) / 1e6),
     };
   }
+}
+
+/** The next block any held connection hears of, timed from the first that heard it. */
+async function naturalBlock(held: HeldConnection[], maxMs: number): Promise<{ height: number; askedNs: bigint; returnedNs: bigint } | null> {
+  let first: { height: number; atNs: bigint } | null = null;
+  const seen = () => {
+    for (const c of held) {
+      for (const n of c.heard) {
+        const h = n.method === 'blockchain.headers.subscribe' && Array.isArray(n.params) ? (n.params[0] as { height?: unknown })?.height : undefined;
+        if (typeof h === 'number' && (!first || n.atNs < first.atNs)) first = { height: h, atNs: n.atNs };
+      }
+    }
+    return first !== null;
+  };
+  await until(seen, maxMs);
+  const f = first as { height: number; atNs: bigint } | null;
+  return f ? { height: f.height, askedNs: f.atNs, returnedNs: f.atNs } : null;
 }
 
 async function until(done: () => boolean, maxMs: number): Promise<void> {

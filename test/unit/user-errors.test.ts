@@ -260,7 +260,7 @@ const CASES: Case[] = [
   { name: 'wallets: --hold without --workload', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--rate', '5', '--hold', '3', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--hold', '--workload'] },
   { name: 'wallets: --notify without --hold', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--notify'), names: () => ['--notify', '--hold'] },
   { name: 'wallets: --notify with a workload that never subscribes', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--notify').map((t) => (t === 'electrum' ? 'bdk' : t)), names: () => ['--notify', 'bdk'] },
-  { name: 'wallets: --notify with no way to mine', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--notify'), names: () => ['--notify', '--mine-via'] },
+  { name: 'wallets: --natural-wait that is not a duration', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--notify', '--natural-wait', 'soon'), names: () => ['--natural-wait', 'soon'] },
   { name: 'wallets: --hold beyond the open-file limit', cli: 'load', args: (c) => walletLoad(c, '--hold', '100000000'), names: () => ['--hold 100000000', 'limit'] },
   { name: 'wallets: dataset wallets --size backwards', cli: 'dataset', args: (c) => ['wallets', '--in', c.fx('good.jsonl'), '--size', '9..3', '--out', path.join(c.dir, 'w.jsonl')], names: () => ['--size', '9..3'] },
   {
