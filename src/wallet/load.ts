@@ -109,7 +109,8 @@ export class WalletLoad {
         held: held.length,
         holdFailed: fill.failed,
         holdSeconds: fill.seconds,
-        rssPerHeldKiB: rssBefore !== null && rssAfter !== null && held.length > 0 ? (rssAfter - rssBefore) / held.length / 1024 : null,
+        // Only when every sync held: a server that refused or dropped connections may be going down.
+        rssPerHeldKiB: rssBefore !== null && rssAfter !== null && held.length > 0 && fill.failed === 0 ? (rssAfter - rssBefore) / held.length / 1024 : null,
         arrivals,
         notify,
         loopDelayP99Ms: loop.percentile(99) / 1e6,
