@@ -7,16 +7,28 @@
  * `--source-addresses` spreads connections over loopback source addresses (127.0.0.2, …) so that a
  * server's per-IP limits can be exercised (one address) or avoided (many) on purpose.
  */
-import { ElectrumClient, ClientOptions, type CallOutcome, type ServerInfo } from '../electrum/client';
+import { ElectrumClient, ClientOptions, type PendingCall, type ServerInfo } from '../electrum/client';
 import { ElectrumError } from '../electrum/errors';
 import { Reconnector } from '../electrum/reconnector';
 
-/** What the drivers send through: an Electrum connection, or a REST client (rest-connections.ts). */
+/** What a load request needs sent: the method and its one scripthash (`paramsJson`: as JSON). */
+export interface LoadRequest {
+  readonly rpc: string;
+  readonly scripthash: string;
+  readonly paramsJson: string;
+}
+
+/**
+ * What the drivers send through: an Electrum connection, or a REST client (rest-connections.ts).
+ * Calls are queued, and a turn's calls go out at its end in one flush (one write per connection).
+ */
 export interface LoadCaller {
   readonly usable: boolean;
   readonly lateReplies: number;
   readonly server: ServerInfo;
-  call(rpc: string, params: unknown[], timeoutMs?: number): Promise<CallOutcome>;
+  queue(req: LoadRequest, call: PendingCall, timeoutMs: number): void;
+  /** Sends what was queued; returns when (hrtime ns), or null when nothing was. */
+  flush(): bigint | null;
 }
 
 export interface Slot<C extends LoadCaller = LoadCaller> {
@@ -34,16 +46,19 @@ export interface LoadConnections {
   readonly refused: number;
   readonly firstRefusedAtMs: number | null;
   open(): Promise<void>;
-  pick(): { slot: Slot; index: number } | null;
+  pick(stay?: number): { slot: Slot; index: number } | null;
   replaceIfUnusable(index: number): void;
   lateReplies(): number;
   close(): void;
+  /** Set by the driver: called while replies are being read, to send what fell due meanwhile. */
+  onReplies: (() => void) | undefined;
 }
 
 /** Slots picked round robin, each with up to `pipeline` requests in flight: what every transport's set shares. */
 export abstract class SlotRing<C extends LoadCaller> {
   readonly slots: Slot<C>[];
   private next = 0;
+  onReplies: (() => void) | undefined;
 
   constructor(
     count: number,
@@ -56,8 +71,15 @@ export abstract class SlotRing<C extends LoadCaller> {
     return this.slots[0]?.client?.server;
   }
 
-  /** A usable connection with a free pipeline slot (round robin), or null when all are full or down. */
-  pick(): { slot: Slot<C>; index: number } | null {
+  /**
+   * A usable connection with a free pipeline slot, or null when all are full or down: connection
+   * `stay` if it can take one more, else the next in round robin.
+   */
+  pick(stay?: number): { slot: Slot<C>; index: number } | null {
+    if (stay !== undefined) {
+      const slot = this.slots[stay];
+      if (slot.client && slot.client.usable && slot.inFlight < this.pipeline) return { slot, index: stay };
+    }
     const n = this.slots.length;
     for (let k = 0; k < n; k++) {
       const index = (this.next + k) % n;
@@ -95,7 +117,8 @@ export class ConnectionSet extends SlotRing<ElectrumClient> implements LoadConne
     super(count, pipeline);
     // One reconnector per source address: an outage is one shared attempt per address, not per socket.
     const sources = sourceAddresses.length ? sourceAddresses : [undefined];
-    this.reconnectors = sources.map((localAddress) => new Reconnector({ ...opts, localAddress }));
+    const betweenReplies = () => this.onReplies?.();
+    this.reconnectors = sources.map((localAddress) => new Reconnector({ ...opts, localAddress, betweenReplies }));
   }
 
   /**

@@ -12,13 +12,19 @@ export interface Request {
   method: MethodName;
   rpc: string;
   scripthash: string;
+  /** The JSON-RPC params, `["<scripthash>"]`, encoded once here rather than per write. */
+  paramsJson: string;
   line: DatasetLine; // what the answer's size is checked against
 }
+
+/** Scripthashes are hex (src/dataset/line.ts checks it): such a string needs no JSON escaping. */
+const PLAIN = /^[0-9a-fA-F]*$/;
 
 export class RequestPicker {
   private readonly rand: () => number;
   private readonly cumulative: Array<[number, MethodName]> = [];
   private readonly total: number;
+  private readonly plain: boolean;
 
   constructor(
     private readonly lines: readonly DatasetLine[],
@@ -33,13 +39,19 @@ export class RequestPicker {
       if (w > 0) this.cumulative.push([(sum += w), m]);
     }
     this.total = sum;
+    this.plain = lines.every((l) => PLAIN.test(l.scripthash));
   }
 
   next(): Request {
     const r = this.rand() * this.total;
-    const method = (this.cumulative.find(([c]) => r < c) ?? this.cumulative[this.cumulative.length - 1])[1];
+    // A plain loop: this runs once per request, and find() with a closure costs more than the draw.
+    const c = this.cumulative;
+    let k = 0;
+    while (k < c.length - 1 && r >= c[k][0]) k++;
+    const method = c[k][1];
     const line = this.lines[Math.floor(this.rand() * this.lines.length)];
-    return { method, rpc: METHOD_RPC[method], scripthash: line.scripthash, line };
+    const paramsJson = this.plain ? '["' + line.scripthash + '"]' : JSON.stringify([line.scripthash]);
+    return { method, rpc: METHOD_RPC[method], scripthash: line.scripthash, paramsJson, line };
   }
 }
 
