@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { EventEmitter } from 'node:events';
 import { LineDecoder, LineTooLongError } from './framing';
 import { ElectrumError } from './errors';
+import { PendingTable } from './pending-table';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -140,7 +141,7 @@ export class ElectrumClient extends EventEmitter {
 
   private socket!: net.Socket;
   private decoder: LineDecoder;
-  private readonly pending = new Map<number, PendingCall>();
+  private readonly pending = new PendingTable<PendingCall>();
   /** Lines of queued calls, written together by flush(). */
   private outbox = '';
   /** Ids whose caller gave up; their replies must never resolve anything. */
@@ -407,7 +408,7 @@ export class ElectrumClient extends EventEmitter {
     this.sweepAt = undefined;
     const now = Date.now();
     let next = Infinity;
-    for (const [id, p] of this.pending) {
+    for (const [id, p] of this.pending.entries()) {
       if (p.deadline > now) {
         next = Math.min(next, p.deadline);
         continue;
@@ -431,40 +432,50 @@ export class ElectrumClient extends EventEmitter {
     // Read at the arrival, before any parsing: what the loop did until now may have delayed it.
     const activeAtEnd = this.opts.measureLoop ? performance.eventLoopUtilization().active : undefined;
     this.lastTraffic = Date.now();
-    let lines: Buffer[];
+    let text: string;
+    let ascii: boolean;
     try {
-      lines = this.decoder.push(chunk);
+      ({ text, ascii } = this.decoder.pushText(chunk));
     } catch (err) {
-      if (err instanceof LineTooLongError) {
-        this.shutdown(new ElectrumError('protocol', `${this.label}: ${err.message}`));
-        return;
-      }
+      if (err instanceof LineTooLongError) return this.tooLong(err);
       throw err;
     }
     const between = this.opts.betweenReplies;
-    for (let i = 0; i < lines.length; i++) {
+    const maxLineBytes = this.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    let start = 0;
+    let lines = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
       if (this.closed) return;
-      this.onLine(lines[i], endNs, activeAtEnd);
-      if (between && (i + 1) % REPLIES_BETWEEN_CALLS === 0) between();
+      const line = text.slice(start, nl);
+      start = nl + 1;
+      const size = ascii ? line.length : Buffer.byteLength(line);
+      if (size > maxLineBytes) return this.tooLong(new LineTooLongError(maxLineBytes));
+      this.onLine(line, size + 1, endNs, activeAtEnd);
+      if (between && ++lines % REPLIES_BETWEEN_CALLS === 0) between();
     }
     between?.();
   }
 
-  private onLine(raw: Buffer, endNs: bigint, activeAtEnd?: number): void {
-    if (raw.length === 0 || (raw.length === 1 && raw[0] === 0x0d)) return;
-    if (this.opts.skipLargeResults && raw.length >= LARGE_LINE_BYTES) {
-      const id = idOfLargeResult(raw);
-      if (id !== null) return this.onMessage({ id, result: undefined }, endNs, raw.length + 1, activeAtEnd);
+  private tooLong(err: LineTooLongError): void {
+    this.shutdown(new ElectrumError('protocol', `${this.label}: ${err.message}`));
+  }
+
+  /** One line, `bytes` long with its newline. */
+  private onLine(line: string, bytes: number, endNs: bigint, activeAtEnd?: number): void {
+    if (line.length === 0 || line === '\r') return;
+    if (this.opts.skipLargeResults && bytes > LARGE_LINE_BYTES) {
+      const id = idOfLargeResult(line);
+      if (id !== null) return this.onMessage({ id, result: undefined }, endNs, bytes, activeAtEnd);
     }
     let msg: RpcMessage | RpcMessage[];
     try {
-      msg = JSON.parse(raw.toString('utf8'));
+      msg = JSON.parse(line);
     } catch {
-      this.shutdown(new ElectrumError('protocol', `${this.label} sent a line that is not JSON: ${raw.toString('utf8', 0, 80)}`));
+      this.shutdown(new ElectrumError('protocol', `${this.label} sent a line that is not JSON: ${line.slice(0, 80)}`));
       return;
     }
-    const bytes = raw.length + 1;
-    for (const m of Array.isArray(msg) ? msg : [msg]) {
+    if (!Array.isArray(msg)) return this.onMessage(msg, endNs, bytes, activeAtEnd);
+    for (const m of msg) {
       if (this.closed) return;
       this.onMessage(m, endNs, bytes, activeAtEnd);
     }
@@ -516,8 +527,9 @@ export class ElectrumClient extends EventEmitter {
     this.sweepTimer = undefined;
     this.sweepAt = undefined;
     this.outbox = '';
-    for (const p of this.pending.values()) p.failed(reason);
+    const failing = this.pending.entries();
     this.pending.clear();
+    for (const [, p] of failing) p.failed(reason);
     this.socket?.destroy();
     this.emit('close', reason);
   }
@@ -536,20 +548,20 @@ const ID_AT_END = /,\s*"id"\s*:\s*(\d+)$/;
  * last (ElectrumX), outside the result. Null when the line is not plainly one result message (a
  * batch, an error, anything unusual): then it is parsed as usual.
  */
-function idOfLargeResult(raw: Buffer): number | null {
-  const head = raw.toString('latin1', 0, 128);
+function idOfLargeResult(line: string): number | null {
+  const head = line.slice(0, 128);
   // An error reply has "error" where a result reply has "result": require "result" in the head.
   if (head[0] !== '{' || !/"result"\s*:/.test(head)) return null;
   const start = ID_AT_START.exec(head);
   if (start) return Number(start[1]);
   // ElectrumX pads a reply with spaces before its closing brace: look before brace and padding.
-  const isSpace = (b: number) => b === 0x20 || b === 0x0d || b === 0x09;
-  let end = raw.length;
-  while (end > 0 && isSpace(raw[end - 1])) end--;
-  if (raw[end - 1] !== 0x7d) return null;
+  const isSpace = (c: string) => c === ' ' || c === '\r' || c === '\t';
+  let end = line.length;
+  while (end > 0 && isSpace(line[end - 1])) end--;
+  if (line[end - 1] !== '}') return null;
   end--;
-  while (end > 0 && isSpace(raw[end - 1])) end--;
-  const m = ID_AT_END.exec(raw.toString('latin1', Math.max(0, end - 48), end));
+  while (end > 0 && isSpace(line[end - 1])) end--;
+  const m = ID_AT_END.exec(line.slice(Math.max(0, end - 48), end));
   return m ? Number(m[1]) : null;
 }
 
