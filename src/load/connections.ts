@@ -46,7 +46,8 @@ export interface LoadConnections {
   readonly refused: number;
   readonly firstRefusedAtMs: number | null;
   open(): Promise<void>;
-  pick(stay?: number): { slot: Slot; index: number } | null;
+  /** The index of a connection that can take a request (`stay` if it can), or -1. */
+  pick(stay?: number): number;
   replaceIfUnusable(index: number): void;
   lateReplies(): number;
   close(): void;
@@ -72,24 +73,24 @@ export abstract class SlotRing<C extends LoadCaller> {
   }
 
   /**
-   * A usable connection with a free pipeline slot, or null when all are full or down: connection
-   * `stay` if it can take one more, else the next in round robin.
+   * The index of a usable connection with a free pipeline slot, or -1 when all are full or down:
+   * connection `stay` if it can take one more, else the next in round robin.
    */
-  pick(stay?: number): { slot: Slot<C>; index: number } | null {
-    if (stay !== undefined) {
-      const slot = this.slots[stay];
-      if (slot.client && slot.client.usable && slot.inFlight < this.pipeline) return { slot, index: stay };
-    }
+  pick(stay?: number): number {
+    if (stay !== undefined && this.canTake(this.slots[stay])) return stay;
     const n = this.slots.length;
     for (let k = 0; k < n; k++) {
       const index = (this.next + k) % n;
-      const slot = this.slots[index];
-      if (slot.client && slot.client.usable && slot.inFlight < this.pipeline) {
+      if (this.canTake(this.slots[index])) {
         this.next = (index + 1) % n;
-        return { slot, index };
+        return index;
       }
     }
-    return null;
+    return -1;
+  }
+
+  private canTake(slot: Slot<C>): boolean {
+    return slot.client !== null && slot.client.usable && slot.inFlight < this.pipeline;
   }
 
   /** True when no connection is usable at all (the server is unreachable, not merely busy). */

@@ -33,13 +33,17 @@ const FLUSH_EVERY = 64;
  * again. Each request's lag is its own write's time minus its own intended time.
  */
 class TurnBatch {
-  private readonly queued: LoadCall[][];
+  /** Per connection, the calls queued since its last write: `counts[i]` of `queued[i]` (arrays keep their capacity). */
+  private readonly queued: Array<Array<LoadCall | undefined>>;
+  private readonly counts: number[];
   private readonly touched: number[] = [];
+  private touchedCount = 0;
   /** The connection this turn's requests go to, while it has room. */
   private stay: number | undefined;
 
   constructor(private readonly ctx: DriverContext) {
     this.queued = ctx.conns.slots.map(() => []);
+    this.counts = ctx.conns.slots.map(() => 0);
   }
 
   /**
@@ -49,17 +53,17 @@ class TurnBatch {
   add(req: Request, intendedNs: number, whenDone?: () => void): LoadCall | null {
     const { ctx } = this;
     const picked = ctx.conns.pick(this.stay);
-    if (!picked) {
+    if (picked < 0) {
       recordUnsent(ctx, req, intendedNs);
       return null;
     }
-    const { slot, index } = picked;
-    this.stay = index;
-    const call = new LoadCall(ctx, req, intendedNs, slot, index, whenDone);
+    this.stay = picked;
+    const slot = ctx.conns.slots[picked];
+    const call = new LoadCall(ctx, req, intendedNs, slot, picked, whenDone);
     slot.inFlight++;
-    const q = this.queued[index];
-    if (q.length === 0) this.touched.push(index);
-    q.push(call);
+    const n = this.counts[picked]++;
+    if (n === 0) this.touched[this.touchedCount++] = picked;
+    this.queued[picked][n] = call;
     slot.client!.queue(req, call, ctx.timeoutMs);
     return call;
   }
@@ -67,14 +71,19 @@ class TurnBatch {
   /** Writes every connection's queue; each request's send time is its connection's write. */
   flush(): void {
     const { ctx } = this;
-    for (const index of this.touched) {
+    for (let t = 0; t < this.touchedCount; t++) {
+      const index = this.touched[t];
       const at = ctx.conns.slots[index].client?.flush() ?? null;
       const actualNs = at === null ? ctx.clock.now() : ctx.clock.of(at);
       const q = this.queued[index];
-      for (let i = 0; i < q.length; i++) q[i].written(actualNs);
-      q.length = 0;
+      const n = this.counts[index];
+      for (let i = 0; i < n; i++) {
+        q[i]!.written(actualNs);
+        q[i] = undefined; // not kept alive until overwritten
+      }
+      this.counts[index] = 0;
     }
-    this.touched.length = 0;
+    this.touchedCount = 0;
     this.stay = undefined;
   }
 }
