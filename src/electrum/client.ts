@@ -13,6 +13,7 @@ import { EventEmitter } from 'node:events';
 import { LineDecoder, LineTooLongError } from './framing';
 import { ElectrumError } from './errors';
 import { PendingTable } from './pending-table';
+import { Outbox } from './outbox';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -142,8 +143,8 @@ export class ElectrumClient extends EventEmitter {
   private socket!: net.Socket;
   private decoder: LineDecoder;
   private readonly pending = new PendingTable<PendingCall>();
-  /** Lines of queued calls, written together by flush(). */
-  private outbox = '';
+  /** Queued calls, encoded, written together by flush(). */
+  private readonly outbox = new Outbox();
   /** Ids whose caller gave up; their replies must never resolve anything. */
   private readonly abandoned = new Set<number>();
   private nextId = 1;
@@ -229,27 +230,25 @@ export class ElectrumClient extends EventEmitter {
   }
 
   /**
-   * Queues a call for the next flush(), which writes every queued call at once: the load engine's
-   * path, where a write per call would cost more than everything else per call together.
-   * `req.paramsJson` is the params array already encoded as JSON. Its deadline runs from now.
+   * Queues a call with one string parameter (every scripthash method) for the next flush(), which
+   * writes every queued call at once: the load engine's path, where a write per call would cost
+   * more than everything else per call together. Its deadline runs from now.
    */
-  queue(req: { readonly rpc: string; readonly paramsJson: string }, call: PendingCall, timeoutMs = this.timeoutMs): void {
+  queue(method: string, param: string, call: PendingCall, timeoutMs = this.timeoutMs): void {
     if (this.closed) return call.failed(this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`));
     const id = this.nextId++;
     call.deadline = this.deadlineIn(timeoutMs);
     call.timeoutMs = timeoutMs;
     this.pending.set(id, call);
-    // What JSON.stringify would write for { jsonrpc, id, method, params }, without its cost.
-    this.outbox += '{"jsonrpc":"2.0","id":' + id + ',"method":"' + req.rpc + '","params":' + req.paramsJson + '}\n';
+    this.outbox.append(id, method, param);
   }
 
   /** Writes the queued calls; returns when (hrtime ns, just before the write), or null if none was queued. */
   flush(): bigint | null {
-    if (this.outbox === '') return null;
-    const line = this.outbox;
-    this.outbox = '';
+    const bytes = this.outbox.take();
+    if (bytes === null) return null;
     const at = process.hrtime.bigint();
-    this.write(line);
+    this.write(bytes);
     return at;
   }
 
@@ -421,7 +420,7 @@ export class ElectrumClient extends EventEmitter {
     if (next !== Infinity) this.armSweep(next);
   }
 
-  private write(line: string): void {
+  private write(line: string | Buffer): void {
     if (this.closed) return; // the caller's promise was already rejected
     this.lastTraffic = Date.now();
     this.socket.write(line);
@@ -526,7 +525,7 @@ export class ElectrumClient extends EventEmitter {
     if (this.sweepTimer) clearTimeout(this.sweepTimer);
     this.sweepTimer = undefined;
     this.sweepAt = undefined;
-    this.outbox = '';
+    this.outbox.take();
     const failing = this.pending.entries();
     this.pending.clear();
     for (const [, p] of failing) p.failed(reason);

@@ -11,13 +11,6 @@ import { ElectrumClient, ClientOptions, type PendingCall, type ServerInfo } from
 import { ElectrumError } from '../electrum/errors';
 import { Reconnector } from '../electrum/reconnector';
 
-/** What a load request needs sent: the method and its one scripthash (`paramsJson`: as JSON). */
-export interface LoadRequest {
-  readonly rpc: string;
-  readonly scripthash: string;
-  readonly paramsJson: string;
-}
-
 /**
  * What the drivers send through: an Electrum connection, or a REST client (rest-connections.ts).
  * Calls are queued, and a turn's calls go out at its end in one flush (one write per connection).
@@ -26,7 +19,8 @@ export interface LoadCaller {
   readonly usable: boolean;
   readonly lateReplies: number;
   readonly server: ServerInfo;
-  queue(req: LoadRequest, call: PendingCall, timeoutMs: number): void;
+  /** Queues `rpc` of `[scripthash]`; `call` is told its outcome. */
+  queue(rpc: string, scripthash: string, call: PendingCall, timeoutMs: number): void;
   /** Sends what was queued; returns when (hrtime ns), or null when nothing was. */
   flush(): bigint | null;
 }

@@ -64,7 +64,7 @@ class TurnBatch {
     const n = this.counts[picked]++;
     if (n === 0) this.touched[this.touchedCount++] = picked;
     this.queued[picked][n] = call;
-    slot.client!.queue(req, call, ctx.timeoutMs);
+    slot.client!.queue(req.rpc, req.scripthash, call, ctx.timeoutMs);
     return call;
   }
 

@@ -12,19 +12,13 @@ export interface Request {
   method: MethodName;
   rpc: string;
   scripthash: string;
-  /** The JSON-RPC params, `["<scripthash>"]`, encoded once here rather than per write. */
-  paramsJson: string;
   line: DatasetLine; // what the answer's size is checked against
 }
-
-/** Scripthashes are hex (src/dataset/line.ts checks it): such a string needs no JSON escaping. */
-const PLAIN = /^[0-9a-fA-F]*$/;
 
 export class RequestPicker {
   private readonly rand: () => number;
   private readonly cumulative: Array<[number, MethodName]> = [];
   private readonly total: number;
-  private readonly plain: boolean;
 
   constructor(
     private readonly lines: readonly DatasetLine[],
@@ -39,7 +33,6 @@ export class RequestPicker {
       if (w > 0) this.cumulative.push([(sum += w), m]);
     }
     this.total = sum;
-    this.plain = lines.every((l) => PLAIN.test(l.scripthash));
   }
 
   next(): Request {
@@ -50,8 +43,7 @@ export class RequestPicker {
     while (k < c.length - 1 && r >= c[k][0]) k++;
     const method = c[k][1];
     const line = this.lines[Math.floor(this.rand() * this.lines.length)];
-    const paramsJson = this.plain ? '["' + line.scripthash + '"]' : JSON.stringify([line.scripthash]);
-    return { method, rpc: METHOD_RPC[method], scripthash: line.scripthash, paramsJson, line };
+    return { method, rpc: METHOD_RPC[method], scripthash: line.scripthash, line };
   }
 }
 

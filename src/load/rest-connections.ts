@@ -9,14 +9,14 @@ import type { CallOutcome, PendingCall, ServerInfo } from '../electrum/client';
 import { isElectrumError, toElectrumError } from '../electrum/errors';
 import { EsploraRestClient, type RestClientOptions } from '../esplora/rest-client';
 import { ESPLORA_REST_SOFTWARE } from '../esplora/rest-pool';
-import { SlotRing, type LoadCaller, type LoadConnections, type LoadRequest } from './connections';
+import { SlotRing, type LoadCaller, type LoadConnections } from './connections';
 
 const BACKOFF_MS = { first: 100, max: 1000 };
 
 class RestSlotClient implements LoadCaller {
   usable = true;
   private backoffMs = BACKOFF_MS.first;
-  private queued: Array<{ req: LoadRequest; call: PendingCall; timeoutMs: number }> = [];
+  private queued: Array<{ rpc: string; scripthash: string; call: PendingCall; timeoutMs: number }> = [];
 
   constructor(
     private readonly rest: EsploraRestClient,
@@ -28,17 +28,17 @@ class RestSlotClient implements LoadCaller {
     return this.rest.lateReplies;
   }
 
-  queue(req: LoadRequest, call: PendingCall, timeoutMs: number): void {
-    this.queued.push({ req, call, timeoutMs });
+  queue(rpc: string, scripthash: string, call: PendingCall, timeoutMs: number): void {
+    this.queued.push({ rpc, scripthash, call, timeoutMs });
   }
 
   /** HTTP/1.1 has no pipelining: each queued call becomes its own request, all started now. */
   flush(): bigint | null {
     if (this.queued.length === 0) return null;
     const at = process.hrtime.bigint();
-    for (const { req, call, timeoutMs } of this.queued.splice(0)) {
+    for (const { rpc, scripthash, call, timeoutMs } of this.queued.splice(0)) {
       call.timeoutMs = timeoutMs;
-      this.call(req.rpc, [req.scripthash], timeoutMs).then(
+      this.call(rpc, [scripthash], timeoutMs).then(
         (o) => call.replied(o.result, at + o.latencyNs, o.responseBytes, undefined),
         (err) => call.failed(toElectrumError(err)),
       );
