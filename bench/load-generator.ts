@@ -116,16 +116,28 @@ async function capacity(seconds: number) {
   try {
     const raw = await rawPipelined(port, seconds);
     console.log(`raw socket pipelining (256 in flight): ${raw.toFixed(0)} replies/s`);
-    // Geometric steps, then the last rate whose lag p99 stayed within 1 ms.
-    let best: Awaited<ReturnType<typeof engineAt>> | null = null;
-    for (let rate = 1000; rate <= raw * 1.5; rate = Math.round(rate * 1.5)) {
+    // Geometric steps up to the first rate not sustained, then bisection between the last rate
+    // sustained and that one (to within 3 %): the same criterion at every step.
+    const sustains = async (rate: number) => {
       const r = await engineAt(port, rate, seconds);
       const ok = r.lagP99Ms <= 1 && r.achieved >= 0.95 * rate && r.dropped === 0;
       console.log(`  engine at ${rate}/s: achieved ${r.achieved.toFixed(0)}/s, lag p99 ${r.lagP99Ms.toFixed(2)} ms, dropped ${r.dropped}, CPU ${(r.cpu * 100).toFixed(0)}% → ${ok ? 'sustained' : 'not sustained'}`);
-      if (!ok) break;
-      best = r;
+      return ok;
+    };
+    let sustained = 0;
+    let failed = Infinity;
+    for (let rate = 1000; rate <= raw * 1.5; rate = Math.round(rate * 1.5)) {
+      if (!(await sustains(rate))) {
+        failed = rate;
+        break;
+      }
+      sustained = rate;
     }
-    const sustained = best?.rate ?? 0;
+    while (sustained > 0 && failed !== Infinity && failed / sustained > 1.03) {
+      const mid = Math.round(Math.sqrt(sustained * failed));
+      if (await sustains(mid)) sustained = mid;
+      else failed = mid;
+    }
     console.log(`capacity: ${sustained}/s sustained with lag p99 <= 1 ms = ${(sustained / raw).toFixed(2)}x the raw loop (target >= 0.7x)`);
   } finally {
     child.kill('SIGKILL');
