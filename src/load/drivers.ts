@@ -33,11 +33,12 @@ const FLUSH_EVERY = 64;
 const HOLD_NS = 50_000;
 
 /**
- * The requests of one turn, queued per connection and written together at its end. A turn's
- * requests stay on one connection (the next turn takes the next one, round robin): a write costs
- * more than everything else a request needs (on loopback, the kernel delivers it to the server
- * within the call), and spreading a turn over every connection would mean a write per request
- * again. Each request's lag is its own write's time minus its own intended time.
+ * Requests queued per connection and written together: at the end of the turn that queued them,
+ * or up to HOLD_NS later. Requests written together stay on one connection (the next batch takes
+ * the next one, round robin): a write costs more than everything else a request needs (on
+ * loopback, the kernel delivers it to the server within the call), and spreading a batch over
+ * every connection would mean a write per request again. Each request's lag is its own
+ * connection's write time minus its own intended time.
  */
 class TurnBatch {
   /** Intended time of the oldest request queued and not yet written (Infinity: none). */
@@ -49,7 +50,7 @@ class TurnBatch {
   private readonly counts: number[];
   private readonly touched: number[] = [];
   private touchedCount = 0;
-  /** The connection this turn's requests go to, while it has room. */
+  /** The connection this batch's requests go to, while it has room. */
   private stay: number | undefined;
 
   constructor(private readonly ctx: DriverContext) {
