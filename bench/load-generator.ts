@@ -117,13 +117,16 @@ async function capacity(seconds: number) {
     const raw = await rawPipelined(port, seconds);
     console.log(`raw socket pipelining (256 in flight): ${raw.toFixed(0)} replies/s`);
     // Geometric steps up to the first rate not sustained, then bisection between the last rate
-    // sustained and that one (to within 3 %): the same criterion at every step.
-    const sustains = async (rate: number) => {
+    // sustained and that one (to within 3 %): the same criterion at every step. On a shared
+    // machine another process's burst can fail a step far below the limit, so a step not
+    // sustained is measured once more before the search takes it as the limit.
+    const once = async (rate: number) => {
       const r = await engineAt(port, rate, seconds);
       const ok = r.lagP99Ms <= 1 && r.achieved >= 0.95 * rate && r.dropped === 0;
       console.log(`  engine at ${rate}/s: achieved ${r.achieved.toFixed(0)}/s, lag p99 ${r.lagP99Ms.toFixed(2)} ms, dropped ${r.dropped}, CPU ${(r.cpu * 100).toFixed(0)}% → ${ok ? 'sustained' : 'not sustained'}`);
       return ok;
     };
+    const sustains = async (rate: number) => (await once(rate)) || (await once(rate));
     let sustained = 0;
     let failed = Infinity;
     for (let rate = 1000; rate <= raw * 1.5; rate = Math.round(rate * 1.5)) {
