@@ -9,7 +9,10 @@
  *             request's intended send (corrected), beside the p99 a closed loop measures against
  *             the same responder (uncorrected: during a stall it simply stops sending)
  *
- *   npx tsx bench/load-generator.ts [capacity|memory|stall|all] [--requests N] [--seconds S]
+ *   npx tsx bench/load-generator.ts [capacity|memory|stall|all] [--requests N] [--seconds S] [--from RATE]
+ *
+ * --from starts capacity's search at RATE instead of 1000/s: on a shared machine every step is
+ * another chance for another process's burst to end the search far below the limit.
  */
 import net from 'node:net';
 import { spawn, ChildProcess } from 'node:child_process';
@@ -111,21 +114,36 @@ async function rawPipelined(port: number, seconds: number, depth = 256): Promise
   return replies / seconds;
 }
 
-async function capacity(seconds: number) {
+async function capacity(seconds: number, from: number) {
   const { port, child } = await responder();
   try {
     const raw = await rawPipelined(port, seconds);
     console.log(`raw socket pipelining (256 in flight): ${raw.toFixed(0)} replies/s`);
-    // Geometric steps, then the last rate whose lag p99 stayed within 1 ms.
-    let best: Awaited<ReturnType<typeof engineAt>> | null = null;
-    for (let rate = 1000; rate <= raw * 1.5; rate = Math.round(rate * 1.5)) {
+    // Geometric steps up to the first rate not sustained, then bisection between the last rate
+    // sustained and that one (to within 3 %): the same criterion at every step. On a shared
+    // machine another process's burst can fail a step far below the limit, so a step not
+    // sustained is measured once more before the search takes it as the limit.
+    const once = async (rate: number) => {
       const r = await engineAt(port, rate, seconds);
       const ok = r.lagP99Ms <= 1 && r.achieved >= 0.95 * rate && r.dropped === 0;
       console.log(`  engine at ${rate}/s: achieved ${r.achieved.toFixed(0)}/s, lag p99 ${r.lagP99Ms.toFixed(2)} ms, dropped ${r.dropped}, CPU ${(r.cpu * 100).toFixed(0)}% → ${ok ? 'sustained' : 'not sustained'}`);
-      if (!ok) break;
-      best = r;
+      return ok;
+    };
+    const sustains = async (rate: number) => (await once(rate)) || (await once(rate));
+    let sustained = 0;
+    let failed = Infinity;
+    for (let rate = from; rate <= raw * 1.5; rate = Math.round(rate * 1.5)) {
+      if (!(await sustains(rate))) {
+        failed = rate;
+        break;
+      }
+      sustained = rate;
     }
-    const sustained = best?.rate ?? 0;
+    while (sustained > 0 && failed !== Infinity && failed / sustained > 1.03) {
+      const mid = Math.round(Math.sqrt(sustained * failed));
+      if (await sustains(mid)) sustained = mid;
+      else failed = mid;
+    }
     console.log(`capacity: ${sustained}/s sustained with lag p99 <= 1 ms = ${(sustained / raw).toFixed(2)}x the raw loop (target >= 0.7x)`);
   } finally {
     child.kill('SIGKILL');
@@ -168,7 +186,7 @@ async function stall(seconds: number) {
 async function main() {
   const what = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 'all';
   const seconds = Number(arg('seconds', '5'));
-  if (what === 'capacity' || what === 'all') await capacity(seconds);
+  if (what === 'capacity' || what === 'all') await capacity(seconds, Number(arg('from', '1000')));
   if (what === 'stall' || what === 'all') await stall(Math.max(20, seconds));
   if (what === 'memory' || what === 'all') await memory(Number(arg('requests', '100000')));
 }

@@ -12,6 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { EventEmitter } from 'node:events';
 import { LineDecoder, LineTooLongError } from './framing';
 import { ElectrumError } from './errors';
+import { PendingTable } from './pending-table';
+import { Outbox } from './outbox';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -48,6 +50,12 @@ export interface ClientOptions {
    */
   measureLoop?: boolean;
   clientName?: string;
+  /**
+   * Called every few reply lines of a chunk and after it. The load engine sends what fell due
+   * meanwhile: a chunk can hold thousands of replies, and handling them all first would hold
+   * back every request due in that time.
+   */
+  betweenReplies?: () => void;
   /** Skip server.features / server.banner after the handshake (the pool's fast path). */
   skipServerInfo?: boolean;
   /** What server.version asks for: a [min, max] range (default 1.4–1.6) or one version. */
@@ -78,15 +86,43 @@ export interface BatchOutcome<T = unknown> {
   responseBytes: number;
 }
 
-interface Pending {
-  method: string;
+/**
+ * A call awaiting its reply. The client keeps its deadline and tells it how it ended; a promise's
+ * call wraps its resolvers in one, the load engine passes its own per-request record (no promise,
+ * no closure per call).
+ */
+export interface PendingCall {
+  /** The JSON-RPC method, for messages. */
+  readonly rpc: string;
   deadline: number; // Date.now() value after which the call has timed out
   timeoutMs: number;
-  startedNs: bigint;
+  /** The reply line was complete at `endNs` (hrtime), `bytes` long with its newline. */
+  replied(result: unknown, endNs: bigint, bytes: number, activeAtEnd: number | undefined): void;
+  failed(err: ElectrumError): void;
+}
+
+/** A call()'s pending entry: settles its promise. */
+class PromisedCall implements PendingCall {
+  deadline = 0;
+  timeoutMs = 0;
+  startedNs = 0n;
   /** The loop's cumulative active ms at the write (with `measureLoop`). */
-  activeAtStart?: number;
-  resolve: (outcome: CallOutcome) => void;
-  reject: (e: ElectrumError) => void;
+  activeAtStart: number | undefined;
+
+  constructor(
+    readonly rpc: string,
+    private readonly resolve: (outcome: CallOutcome) => void,
+    private readonly reject: (e: ElectrumError) => void,
+  ) {}
+
+  replied(result: unknown, endNs: bigint, bytes: number, activeAtEnd: number | undefined): void {
+    const loopBusyMs = activeAtEnd !== undefined && this.activeAtStart !== undefined ? activeAtEnd - this.activeAtStart : undefined;
+    this.resolve({ result, latencyNs: endNs - this.startedNs, responseBytes: bytes, loopBusyMs });
+  }
+
+  failed(err: ElectrumError): void {
+    this.reject(err);
+  }
 }
 
 interface RpcMessage {
@@ -108,7 +144,9 @@ export class ElectrumClient extends EventEmitter {
 
   private socket!: net.Socket;
   private decoder: LineDecoder;
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new PendingTable<PendingCall>();
+  /** Queued calls, encoded, written together by flush(). */
+  private readonly outbox = new Outbox();
   /** Ids whose caller gave up; their replies must never resolve anything. */
   private readonly abandoned = new Set<number>();
   private nextId = 1;
@@ -180,15 +218,40 @@ export class ElectrumClient extends EventEmitter {
     const id = this.nextId++;
     const line = JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
     const deadline = this.deadlineIn(timeoutMs);
-    // One promise per call, settled straight from the reply, and no timer or closure of its own:
-    // this is the hot path the client-overhead benchmark compares with a bare socket loop.
+    // One promise per call, settled straight from the reply, and no timer of its own.
     return new Promise<CallOutcome<T>>((resolve, reject) => {
-      const p: Pending = { method, deadline, timeoutMs, startedNs: process.hrtime.bigint(), resolve: resolve as Pending['resolve'], reject };
+      const p = new PromisedCall(method, resolve as (outcome: CallOutcome) => void, reject);
+      p.deadline = deadline;
+      p.timeoutMs = timeoutMs;
       this.pending.set(id, p);
+      p.startedNs = process.hrtime.bigint();
       this.write(line);
       // After the write: no reply can arrive before it, so only what the loop does from here on counts.
       if (this.opts.measureLoop) p.activeAtStart = performance.eventLoopUtilization().active;
     });
+  }
+
+  /**
+   * Queues a call with one string parameter (every scripthash method) for the next flush(), which
+   * writes every queued call at once: the load engine's path, where a write per call would cost
+   * more than everything else per call together. Its deadline runs from now.
+   */
+  queue(method: string, param: string, call: PendingCall, timeoutMs = this.timeoutMs): void {
+    if (this.closed) return call.failed(this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`));
+    const id = this.nextId++;
+    call.deadline = this.deadlineIn(timeoutMs);
+    call.timeoutMs = timeoutMs;
+    this.pending.set(id, call);
+    this.outbox.append(id, method, param);
+  }
+
+  /** Writes the queued calls; returns when (hrtime ns, just before the write), or null if none was queued. */
+  flush(): bigint | null {
+    const bytes = this.outbox.take();
+    if (bytes === null) return null;
+    const at = process.hrtime.bigint();
+    this.write(bytes);
+    return at;
   }
 
   /**
@@ -206,7 +269,13 @@ export class ElectrumClient extends EventEmitter {
       (id, i) =>
         new Promise<CallOutcome>((resolve, reject) => {
           if (this.closed) reject(this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`));
-          else this.pending.set(id, { method: calls[i].method, deadline, timeoutMs, startedNs, resolve, reject });
+          else {
+            const p = new PromisedCall(calls[i].method, resolve, reject);
+            p.deadline = deadline;
+            p.timeoutMs = timeoutMs;
+            p.startedNs = startedNs;
+            this.pending.set(id, p);
+          }
         }),
     );
     this.write(JSON.stringify(body) + '\n');
@@ -340,7 +409,7 @@ export class ElectrumClient extends EventEmitter {
     this.sweepAt = undefined;
     const now = Date.now();
     let next = Infinity;
-    for (const [id, p] of this.pending) {
+    for (const [id, p] of this.pending.entries()) {
       if (p.deadline > now) {
         next = Math.min(next, p.deadline);
         continue;
@@ -348,12 +417,12 @@ export class ElectrumClient extends EventEmitter {
       this.pending.delete(id);
       this.abandoned.add(id);
       this.timeouts++;
-      p.reject(new ElectrumError('timeout', `${p.method}: no reply from ${this.label} within ${p.timeoutMs} ms`));
+      p.failed(new ElectrumError('timeout', `${p.rpc}: no reply from ${this.label} within ${p.timeoutMs} ms`));
     }
     if (next !== Infinity) this.armSweep(next);
   }
 
-  private write(line: string): void {
+  private write(line: string | Buffer): void {
     if (this.closed) return; // the caller's promise was already rejected
     this.lastTraffic = Date.now();
     this.socket.write(line);
@@ -364,37 +433,50 @@ export class ElectrumClient extends EventEmitter {
     // Read at the arrival, before any parsing: what the loop did until now may have delayed it.
     const activeAtEnd = this.opts.measureLoop ? performance.eventLoopUtilization().active : undefined;
     this.lastTraffic = Date.now();
-    let lines: Buffer[];
+    let text: string;
+    let ascii: boolean;
     try {
-      lines = this.decoder.push(chunk);
+      ({ text, ascii } = this.decoder.pushText(chunk));
     } catch (err) {
-      if (err instanceof LineTooLongError) {
-        this.shutdown(new ElectrumError('protocol', `${this.label}: ${err.message}`));
-        return;
-      }
+      if (err instanceof LineTooLongError) return this.tooLong(err);
       throw err;
     }
-    for (const raw of lines) {
+    const between = this.opts.betweenReplies;
+    const maxLineBytes = this.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    let start = 0;
+    let lines = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
       if (this.closed) return;
-      this.onLine(raw, endNs, activeAtEnd);
+      const line = text.slice(start, nl);
+      start = nl + 1;
+      const size = ascii ? line.length : Buffer.byteLength(line);
+      if (size > maxLineBytes) return this.tooLong(new LineTooLongError(maxLineBytes));
+      this.onLine(line, size + 1, endNs, activeAtEnd);
+      if (between && ++lines % REPLIES_BETWEEN_CALLS === 0) between();
     }
+    between?.();
   }
 
-  private onLine(raw: Buffer, endNs: bigint, activeAtEnd?: number): void {
-    if (raw.length === 0 || (raw.length === 1 && raw[0] === 0x0d)) return;
-    if (this.opts.skipLargeResults && raw.length >= LARGE_LINE_BYTES) {
-      const id = idOfLargeResult(raw);
-      if (id !== null) return this.onMessage({ id, result: undefined }, endNs, raw.length + 1, activeAtEnd);
+  private tooLong(err: LineTooLongError): void {
+    this.shutdown(new ElectrumError('protocol', `${this.label}: ${err.message}`));
+  }
+
+  /** One line, `bytes` long with its newline. */
+  private onLine(line: string, bytes: number, endNs: bigint, activeAtEnd?: number): void {
+    if (line.length === 0 || line === '\r') return;
+    if (this.opts.skipLargeResults && bytes > LARGE_LINE_BYTES) {
+      const id = idOfLargeResult(line);
+      if (id !== null) return this.onMessage({ id, result: undefined }, endNs, bytes, activeAtEnd);
     }
     let msg: RpcMessage | RpcMessage[];
     try {
-      msg = JSON.parse(raw.toString('utf8'));
+      msg = JSON.parse(line);
     } catch {
-      this.shutdown(new ElectrumError('protocol', `${this.label} sent a line that is not JSON: ${raw.toString('utf8', 0, 80)}`));
+      this.shutdown(new ElectrumError('protocol', `${this.label} sent a line that is not JSON: ${line.slice(0, 80)}`));
       return;
     }
-    const bytes = raw.length + 1;
-    for (const m of Array.isArray(msg) ? msg : [msg]) {
+    if (!Array.isArray(msg)) return this.onMessage(msg, endNs, bytes, activeAtEnd);
+    for (const m of msg) {
       if (this.closed) return;
       this.onMessage(m, endNs, bytes, activeAtEnd);
     }
@@ -428,12 +510,11 @@ export class ElectrumClient extends EventEmitter {
     this.pending.delete(id);
     if (m.error) {
       const code = typeof m.error.code === 'number' ? m.error.code : undefined;
-      p.reject(new ElectrumError('server-error', m.error.message ?? JSON.stringify(m.error), code));
+      p.failed(new ElectrumError('server-error', m.error.message ?? JSON.stringify(m.error), code));
     } else if (!('result' in m)) {
-      p.reject(new ElectrumError('protocol', `${this.label}: reply to ${p.method} has neither result nor error`));
+      p.failed(new ElectrumError('protocol', `${this.label}: reply to ${p.rpc} has neither result nor error`));
     } else {
-      const loopBusyMs = activeAtEnd !== undefined && p.activeAtStart !== undefined ? activeAtEnd - p.activeAtStart : undefined;
-      p.resolve({ result: m.result, latencyNs: endNs - p.startedNs, responseBytes: bytes, loopBusyMs });
+      p.replied(m.result, endNs, bytes, activeAtEnd);
     }
   }
 
@@ -446,12 +527,17 @@ export class ElectrumClient extends EventEmitter {
     if (this.sweepTimer) clearTimeout(this.sweepTimer);
     this.sweepTimer = undefined;
     this.sweepAt = undefined;
-    for (const p of this.pending.values()) p.reject(reason);
+    this.outbox.take();
+    const failing = this.pending.entries();
     this.pending.clear();
+    for (const [, p] of failing) p.failed(reason);
     this.socket?.destroy();
     this.emit('close', reason);
   }
 }
+
+/** How many reply lines of a chunk are handled between two calls of `betweenReplies`. */
+const REPLIES_BETWEEN_CALLS = 32;
 
 /** Lines from this size on are results worth not parsing (errors and notifications are small). */
 const LARGE_LINE_BYTES = 8192;
@@ -463,20 +549,20 @@ const ID_AT_END = /,\s*"id"\s*:\s*(\d+)$/;
  * last (ElectrumX), outside the result. Null when the line is not plainly one result message (a
  * batch, an error, anything unusual): then it is parsed as usual.
  */
-function idOfLargeResult(raw: Buffer): number | null {
-  const head = raw.toString('latin1', 0, 128);
+function idOfLargeResult(line: string): number | null {
+  const head = line.slice(0, 128);
   // An error reply has "error" where a result reply has "result": require "result" in the head.
   if (head[0] !== '{' || !/"result"\s*:/.test(head)) return null;
   const start = ID_AT_START.exec(head);
   if (start) return Number(start[1]);
   // ElectrumX pads a reply with spaces before its closing brace: look before brace and padding.
-  const isSpace = (b: number) => b === 0x20 || b === 0x0d || b === 0x09;
-  let end = raw.length;
-  while (end > 0 && isSpace(raw[end - 1])) end--;
-  if (raw[end - 1] !== 0x7d) return null;
+  const isSpace = (c: string) => c === ' ' || c === '\r' || c === '\t';
+  let end = line.length;
+  while (end > 0 && isSpace(line[end - 1])) end--;
+  if (line[end - 1] !== '}') return null;
   end--;
-  while (end > 0 && isSpace(raw[end - 1])) end--;
-  const m = ID_AT_END.exec(raw.toString('latin1', Math.max(0, end - 48), end));
+  while (end > 0 && isSpace(line[end - 1])) end--;
+  const m = ID_AT_END.exec(line.slice(Math.max(0, end - 48), end));
   return m ? Number(m[1]) : null;
 }
 

@@ -9,6 +9,8 @@ export class LineTooLongError extends Error {
   }
 }
 
+const NO_TEXT = { text: '', ascii: true };
+
 export class LineDecoder {
   private parts: Buffer[] = [];
   private pendingBytes = 0;
@@ -41,6 +43,36 @@ export class LineDecoder {
       this.parts.push(rest);
     }
     return lines;
+  }
+
+  /**
+   * The same lines as push(), decoded (UTF-8) in one string for the whole chunk, each ended by its
+   * '\n' ('' while none is complete): one decode per chunk instead of a Buffer and a decode per
+   * line. `ascii` says every byte was one character, so a line's length is its size in bytes.
+   * Only the unfinished line's size is checked here; complete lines are the caller's to check.
+   */
+  pushText(chunk: Buffer): { text: string; ascii: boolean } {
+    const last = chunk.lastIndexOf(0x0a);
+    if (last < 0) {
+      this.hold(chunk);
+      return NO_TEXT;
+    }
+    let complete = chunk.subarray(0, last + 1);
+    if (this.parts.length > 0) {
+      this.parts.push(complete);
+      complete = Buffer.concat(this.parts, this.pendingBytes + complete.length);
+      this.parts = [];
+      this.pendingBytes = 0;
+    }
+    if (last + 1 < chunk.length) this.hold(chunk.subarray(last + 1));
+    const text = complete.toString('utf8');
+    return { text, ascii: text.length === complete.length };
+  }
+
+  private hold(piece: Buffer): void {
+    this.pendingBytes += piece.length;
+    if (this.pendingBytes > this.maxLineBytes) throw new LineTooLongError(this.maxLineBytes);
+    this.parts.push(piece);
   }
 
   /** Bytes of an unfinished line held right now. */

@@ -7,16 +7,22 @@
  * `--source-addresses` spreads connections over loopback source addresses (127.0.0.2, …) so that a
  * server's per-IP limits can be exercised (one address) or avoided (many) on purpose.
  */
-import { ElectrumClient, ClientOptions, type CallOutcome, type ServerInfo } from '../electrum/client';
+import { ElectrumClient, ClientOptions, type PendingCall, type ServerInfo } from '../electrum/client';
 import { ElectrumError } from '../electrum/errors';
 import { Reconnector } from '../electrum/reconnector';
 
-/** What the drivers send through: an Electrum connection, or a REST client (rest-connections.ts). */
+/**
+ * What the drivers send through: an Electrum connection, or a REST client (rest-connections.ts).
+ * Calls are queued, and a turn's calls go out at its end in one flush (one write per connection).
+ */
 export interface LoadCaller {
   readonly usable: boolean;
   readonly lateReplies: number;
   readonly server: ServerInfo;
-  call(rpc: string, params: unknown[], timeoutMs?: number): Promise<CallOutcome>;
+  /** Queues `rpc` of `[scripthash]`; `call` is told its outcome. */
+  queue(rpc: string, scripthash: string, call: PendingCall, timeoutMs: number): void;
+  /** Sends what was queued; returns when (hrtime ns), or null when nothing was. */
+  flush(): bigint | null;
 }
 
 export interface Slot<C extends LoadCaller = LoadCaller> {
@@ -34,16 +40,20 @@ export interface LoadConnections {
   readonly refused: number;
   readonly firstRefusedAtMs: number | null;
   open(): Promise<void>;
-  pick(): { slot: Slot; index: number } | null;
+  /** The index of a connection that can take a request (`stay` if it can), or -1. */
+  pick(stay?: number): number;
   replaceIfUnusable(index: number): void;
   lateReplies(): number;
   close(): void;
+  /** Set by the driver: called while replies are being read, to send what fell due meanwhile. */
+  onReplies: (() => void) | undefined;
 }
 
 /** Slots picked round robin, each with up to `pipeline` requests in flight: what every transport's set shares. */
 export abstract class SlotRing<C extends LoadCaller> {
   readonly slots: Slot<C>[];
   private next = 0;
+  onReplies: (() => void) | undefined;
 
   constructor(
     count: number,
@@ -56,18 +66,25 @@ export abstract class SlotRing<C extends LoadCaller> {
     return this.slots[0]?.client?.server;
   }
 
-  /** A usable connection with a free pipeline slot (round robin), or null when all are full or down. */
-  pick(): { slot: Slot<C>; index: number } | null {
+  /**
+   * The index of a usable connection with a free pipeline slot, or -1 when all are full or down:
+   * connection `stay` if it can take one more, else the next in round robin.
+   */
+  pick(stay?: number): number {
+    if (stay !== undefined && this.canTake(this.slots[stay])) return stay;
     const n = this.slots.length;
     for (let k = 0; k < n; k++) {
       const index = (this.next + k) % n;
-      const slot = this.slots[index];
-      if (slot.client && slot.client.usable && slot.inFlight < this.pipeline) {
+      if (this.canTake(this.slots[index])) {
         this.next = (index + 1) % n;
-        return { slot, index };
+        return index;
       }
     }
-    return null;
+    return -1;
+  }
+
+  private canTake(slot: Slot<C>): boolean {
+    return slot.client !== null && slot.client.usable && slot.inFlight < this.pipeline;
   }
 
   /** True when no connection is usable at all (the server is unreachable, not merely busy). */
@@ -95,7 +112,8 @@ export class ConnectionSet extends SlotRing<ElectrumClient> implements LoadConne
     super(count, pipeline);
     // One reconnector per source address: an outage is one shared attempt per address, not per socket.
     const sources = sourceAddresses.length ? sourceAddresses : [undefined];
-    this.reconnectors = sources.map((localAddress) => new Reconnector({ ...opts, localAddress }));
+    const betweenReplies = () => this.onReplies?.();
+    this.reconnectors = sources.map((localAddress) => new Reconnector({ ...opts, localAddress, betweenReplies }));
   }
 
   /**

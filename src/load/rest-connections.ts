@@ -5,17 +5,18 @@
  * of service for a backoff (100 ms doubling to 1 s, as the Electrum reconnector's), counted once per
  * outage, so an unreachable server shows as disconnects at a bounded pace, never as a busy loop.
  */
-import type { CallOutcome, ServerInfo } from '../electrum/client';
-import { isElectrumError } from '../electrum/errors';
+import type { CallOutcome, PendingCall, ServerInfo } from '../electrum/client';
+import { isElectrumError, toElectrumError } from '../electrum/errors';
 import { EsploraRestClient, type RestClientOptions } from '../esplora/rest-client';
 import { ESPLORA_REST_SOFTWARE } from '../esplora/rest-pool';
-import { SlotRing, type LoadConnections } from './connections';
+import { SlotRing, type LoadCaller, type LoadConnections } from './connections';
 
 const BACKOFF_MS = { first: 100, max: 1000 };
 
-class RestSlotClient {
+class RestSlotClient implements LoadCaller {
   usable = true;
   private backoffMs = BACKOFF_MS.first;
+  private queued: Array<{ rpc: string; scripthash: string; call: PendingCall; timeoutMs: number }> = [];
 
   constructor(
     private readonly rest: EsploraRestClient,
@@ -27,7 +28,25 @@ class RestSlotClient {
     return this.rest.lateReplies;
   }
 
-  async call(rpc: string, params: unknown[], timeoutMs?: number): Promise<CallOutcome> {
+  queue(rpc: string, scripthash: string, call: PendingCall, timeoutMs: number): void {
+    this.queued.push({ rpc, scripthash, call, timeoutMs });
+  }
+
+  /** HTTP/1.1 has no pipelining: each queued call becomes its own request, all started now. */
+  flush(): bigint | null {
+    if (this.queued.length === 0) return null;
+    const at = process.hrtime.bigint();
+    for (const { rpc, scripthash, call, timeoutMs } of this.queued.splice(0)) {
+      call.timeoutMs = timeoutMs;
+      this.call(rpc, [scripthash], timeoutMs).then(
+        (o) => call.replied(o.result, at + o.latencyNs, o.responseBytes, undefined),
+        (err) => call.failed(toElectrumError(err)),
+      );
+    }
+    return at;
+  }
+
+  private async call(rpc: string, params: unknown[], timeoutMs?: number): Promise<CallOutcome> {
     try {
       const out = await this.rest.call(rpc, params, timeoutMs);
       this.backoffMs = BACKOFF_MS.first;

@@ -15,6 +15,7 @@ import { UserError } from '../user-error';
 import { ConnectionSet, type LoadConnections } from './connections';
 import { RestConnectionSet } from './rest-connections';
 import { ClosedModelDriver, OpenModelDriver, activeVus, RawSample } from './drivers';
+import { RunClock } from './load-call';
 import { IntervalRecorder, Totals } from './recorder';
 import { RequestPicker } from './requests';
 import { modelDurationMs, targetRateAt } from './schedule';
@@ -154,7 +155,7 @@ export class LoadRunner extends EventEmitter {
       picker: new RequestPicker(opts.lines, opts.mix, `${opts.seed}:${serverIndex}`),
       profile,
       timeoutMs: opts.timeoutMs,
-      t0,
+      clock: new RunClock(t0),
       onSample: opts.samples ? (s: RawSample) => samples.push(s) : undefined,
     };
     this.emit('server-start', { server: target.name, url: targetUrl(target), software: info.software, durationMs });
@@ -172,7 +173,7 @@ export class LoadRunner extends EventEmitter {
       const context = {
         // A shard sends every N-th request of the schedule: its own target is 1/N of the rate.
         targetRate: scaled(targetRateAt(opts.model, tMs + lengthMs / 2), opts.shard),
-        vus: activeVus(opts.model, t0),
+        vus: activeVus(opts.model, ctx.clock),
         inFlight: conns.inFlight,
         loopDelayP99Us: loop.count > 0 ? Math.round(loop.percentile(99) / 1000) : 0,
       };

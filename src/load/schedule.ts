@@ -42,42 +42,69 @@ export function vusAt(model: LoadModel, tMs: number): number | null {
 
 /**
  * Intended send offsets in ns from the run's start, in order, for an open model over `durationMs`.
- * `share` (0 < share ≤ 1) thins the schedule for one shard of a larger test: shard I of N takes
- * every request whose global index is ≡ I−1 (mod N), so the shards together send the whole schedule.
+ * `shard` thins the schedule for one shard of a larger test: shard I of N takes every request
+ * whose global index is ≡ I−1 (mod N), so the shards together send the whole schedule.
  */
-export function* arrivalOffsetsNs(model: LoadModel, durationMs: number, shard: { index: number; count: number } = { index: 1, count: 1 }): Generator<number> {
-  const endNs = durationMs * 1e6;
-  let k = 0;
-  const mine = (i: number) => i % shard.count === shard.index - 1;
-  if (model.kind === 'rate') {
-    if (model.rate <= 0) return;
-    const gapNs = 1e9 / model.rate;
-    for (; ; k++) {
-      const t = k * gapNs;
-      if (t >= endNs) return;
-      if (mine(k)) yield t;
+export function* arrivalOffsetsNs(model: LoadModel, durationMs: number, shard?: { index: number; count: number }): Generator<number> {
+  const cursor = new ArrivalCursor(model, durationMs, shard);
+  for (let t = cursor.next(); t !== Infinity; t = cursor.next()) yield t;
+}
+
+/**
+ * The same offsets one at a time, Infinity after the last: what the open model's driver reads,
+ * once per request (a generator's resumption and result object per request cost more).
+ */
+export class ArrivalCursor {
+  private readonly endNs: number;
+  private readonly shard: { index: number; count: number };
+  private k = 0; // global index of the next request (all shards)
+  // A ramp, stage by stage: N(t) = r0·t + (r1 − r0)·t² / (2T) requests within a stage, solved for t.
+  private stage = 0;
+  private stageStartNs = 0;
+  private r0 = 0;
+  private before = 0; // requests due before this stage (fractional)
+
+  constructor(
+    private readonly model: LoadModel,
+    durationMs: number,
+    shard: { index: number; count: number } = { index: 1, count: 1 },
+  ) {
+    this.endNs = durationMs * 1e6;
+    this.shard = shard;
+    if (model.kind === 'stages') this.r0 = model.startRate;
+  }
+
+  next(): number {
+    for (;;) {
+      const k = this.k++;
+      const t = this.offsetOf(k);
+      if (t === Infinity || t >= this.endNs) return (this.k = Infinity);
+      if (k % this.shard.count === this.shard.index - 1) return t;
     }
   }
-  if (model.kind !== 'stages') return;
-  // Stage by stage: N(t) = r0·t + (r1 − r0)·t² / (2T) requests within a stage, solved for t.
-  let stageStartNs = 0;
-  let r0 = model.startRate;
-  let before = 0; // requests due before this stage (fractional)
-  for (const s of model.stages) {
-    const T = s.durationMs / 1000;
-    const r1 = s.target;
-    const inStage = ((r0 + r1) / 2) * T;
-    for (; k < before + inStage; k++) {
-      const n = k - before; // requests into this stage
-      const a = (r1 - r0) / (2 * T);
-      const t = Math.abs(a) < 1e-12 ? n / r0 : (-r0 + Math.sqrt(Math.max(0, r0 * r0 + 4 * a * n))) / (2 * a);
-      const at = stageStartNs + t * 1e9;
-      if (at >= endNs) return;
-      if (mine(k)) yield at;
+
+  /** When the k-th request (in order: k only grows) is due, or Infinity past the schedule's end. */
+  private offsetOf(k: number): number {
+    const { model } = this;
+    if (model.kind === 'rate') return model.rate > 0 ? k * (1e9 / model.rate) : Infinity;
+    if (model.kind !== 'stages') return Infinity;
+    for (;;) {
+      const s = model.stages[this.stage];
+      if (!s) return Infinity;
+      const T = s.durationMs / 1000;
+      const r1 = s.target;
+      const inStage = ((this.r0 + r1) / 2) * T;
+      if (k < this.before + inStage) {
+        const n = k - this.before; // requests into this stage
+        const a = (r1 - this.r0) / (2 * T);
+        const t = Math.abs(a) < 1e-12 ? n / this.r0 : (-this.r0 + Math.sqrt(Math.max(0, this.r0 * this.r0 + 4 * a * n))) / (2 * a);
+        return this.stageStartNs + t * 1e9;
+      }
+      this.before += inStage;
+      this.stageStartNs += s.durationMs * 1e6;
+      this.r0 = r1;
+      this.stage++;
     }
-    before += inStage;
-    stageStartNs += s.durationMs * 1e6;
-    r0 = r1;
   }
 }
 

@@ -1,0 +1,104 @@
+/**
+ * One request of a load run from its intended send to its outcome. It is the connection's own
+ * pending entry (src/electrum/client.ts's PendingCall), so a request costs one object: no promise,
+ * no closure, no timer. Times are ns on the run's clock (hrtime since its start, as plain
+ * numbers): BigInt arithmetic per request would cost more than the recording itself.
+ */
+import type { PendingCall } from '../electrum/client';
+import { toElectrumError, type ElectrumError } from '../electrum/errors';
+import { answerSizeProblem } from '../servers/answer-size';
+import { classify, type ServerProfile } from '../servers/profiles';
+import type { LoadConnections, Slot } from './connections';
+import type { IntervalRecorder } from './recorder';
+import type { Request, RequestPicker } from './requests';
+import type { LoadOutcome } from '../core/load-types';
+
+export interface RawSample {
+  intendedUs: number;
+  method: string;
+  outcome: string;
+  latencyUs: number | null;
+  serviceUs: number | null;
+}
+
+/** hrtime as ns since the run's start, in plain numbers (exact to the ns for 104 days). */
+export class RunClock {
+  private lastAt = -1n;
+  private lastNs = 0;
+
+  constructor(readonly t0: bigint) {}
+
+  now(): number {
+    return Number(process.hrtime.bigint() - this.t0);
+  }
+
+  /** `at` on this clock. Replies read from one chunk share one hrtime: the last conversion is kept. */
+  of(at: bigint): number {
+    if (at !== this.lastAt) {
+      this.lastAt = at;
+      this.lastNs = Number(at - this.t0);
+    }
+    return this.lastNs;
+  }
+}
+
+export interface DriverContext {
+  conns: LoadConnections;
+  recorder: IntervalRecorder;
+  picker: RequestPicker;
+  profile: ServerProfile;
+  timeoutMs: number;
+  /** Called for every completed request when raw samples are kept (--samples). */
+  onSample?: (s: RawSample) => void;
+  /** The run's schedule clock (its start, t0, in hrtime ns). */
+  clock: RunClock;
+}
+
+export class LoadCall implements PendingCall {
+  readonly rpc: string;
+  deadline = 0;
+  timeoutMs = 0;
+  /** When it was written; NaN until then. */
+  private actualNs = NaN;
+
+  constructor(
+    private readonly ctx: DriverContext,
+    private readonly req: Request,
+    private readonly intendedNs: number,
+    private readonly slot: Slot,
+    private readonly slotIndex: number,
+    /** The closed model waits for each of its requests; the open model never does. */
+    private readonly whenDone?: () => void,
+  ) {
+    this.rpc = req.rpc;
+  }
+
+  /** The connection wrote it at `actualNs` (one write for all the calls queued in a turn). */
+  written(actualNs: number): void {
+    this.actualNs = actualNs;
+    this.ctx.recorder.sentOne((actualNs - this.intendedNs) / 1000);
+  }
+
+  replied(result: unknown, endAt: bigint, bytes: number): void {
+    const { ctx, req } = this;
+    // An empty answer where the dataset has data is never a fast success (src/servers/answer-size.ts).
+    const outcome = answerSizeProblem(ctx.profile, req.method, result, req.line)?.category ?? 'ok';
+    this.end(outcome, ctx.clock.of(endAt), bytes);
+  }
+
+  failed(err: ElectrumError): void {
+    const outcome = classify(this.ctx.profile, toElectrumError(err)).category;
+    this.end(outcome, this.ctx.clock.now(), 0);
+    this.ctx.conns.replaceIfUnusable(this.slotIndex);
+  }
+
+  private end(outcome: LoadOutcome, endNs: number, bytes: number): void {
+    const { ctx, req } = this;
+    // Failed before its write (the connection closed within the turn): it ends where it started.
+    const actualNs = Number.isNaN(this.actualNs) ? endNs : this.actualNs;
+    ctx.recorder.completed(req.method, outcome, this.intendedNs, actualNs, endNs, bytes);
+    ctx.onSample?.({ intendedUs: this.intendedNs / 1000, method: req.method, outcome, latencyUs: (endNs - this.intendedNs) / 1000, serviceUs: (endNs - actualNs) / 1000 });
+    this.slot.inFlight--;
+    this.whenDone?.();
+  }
+}
