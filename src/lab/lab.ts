@@ -568,7 +568,8 @@ export async function labMiner(): Promise<{ miner: LabMiner; recordChange: (bloc
   const paths = labPaths(cfg);
   const status = await labStatus();
   const state = readState(paths);
-  if (!status.up || !state) throw new UserError('the lab is not up: start it with "npm run lab -- up"');
+  // The node is what mines; a server still catching up with the last block does not matter here.
+  if (status.node.tip === null || !state) throw new UserError('the lab is not up: start it with "npm run lab -- up"');
   const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 30_000 });
   const { LabMiner } = await import('./mine'); // as the generator: `status` must not depend on it
   return {
