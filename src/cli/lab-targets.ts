@@ -5,6 +5,7 @@
 import { UserError } from '../user-error';
 import { isProfileName } from '../servers/profiles';
 import type { ServerTarget } from '../bench/targets';
+import type { LabStatus } from '../lab/lab';
 
 /** A lab server; over TLS it comes with the lab CA that signed its certificate. */
 export type LabTarget = ServerTarget & { caFile?: string };
@@ -15,18 +16,22 @@ export type LabTarget = ServerTarget & { caFile?: string };
  */
 export async function labTargets(opts: { quiet?: boolean; tls?: boolean } = {}): Promise<LabTarget[]> {
   const { labStatus } = await import('../lab/lab');
-  const status = await labStatus();
+  const targets = targetsOf(await labStatus(), !!opts.tls);
+  if (targets.length === 0 && !opts.quiet) throw new UserError('--lab: no lab server is running; start it with: npm run lab -- up');
+  return targets;
+}
+
+function targetsOf(status: LabStatus, tls: boolean): LabTarget[] {
   const targets: LabTarget[] = [];
   for (const [name, server] of Object.entries(status.electrum)) {
     if (!server || !server.running || !isProfileName(name)) continue;
-    if (!opts.tls) targets.push({ name, profile: name, host: server.host, port: server.port, tls: false });
+    if (!tls) targets.push({ name, profile: name, host: server.host, port: server.port, tls: false });
     else if (server.tls) targets.push({ name, profile: name, host: server.tls.host, port: server.tls.port, tls: true, caFile: server.tls.caFile });
-    if (!opts.tls && server.rest) {
+    if (!tls && server.rest) {
       const rest = new URL(server.rest);
       targets.push({ name: 'esplora-rest', profile: 'esplora-rest', host: rest.hostname, port: Number(rest.port), tls: false });
     }
   }
-  if (targets.length === 0 && !opts.quiet) throw new UserError('--lab: no lab server is running; start it with: npm run lab -- up');
   return targets;
 }
 
@@ -34,12 +39,25 @@ export async function labTargets(opts: { quiet?: boolean; tls?: boolean } = {}):
  * Which targets are servers of the running lab (by address, whether given by --lab or by hand),
  * mapped to the lab server each is: their setup and process are then known, and the lab can mine.
  */
-export async function labServersAmong(targets: ServerTarget[]): Promise<Map<string, string>> {
-  const lab = [...(await labTargets({ quiet: true })), ...(await labTargets({ quiet: true, tls: true }))];
-  const out = new Map<string, string>();
+export async function labServersAmong(targets: ServerTarget[]): Promise<{ servers: Map<string, string>; walletsPath: string }> {
+  const { labStatus } = await import('../lab/lab');
+  const status = await labStatus();
+  const lab = [...targetsOf(status, false), ...targetsOf(status, true)];
+  const servers = new Map<string, string>();
   for (const t of targets) {
     const match = lab.find((l) => l.host === t.host && l.port === t.port && l.tls === t.tls);
-    if (match) out.set(t.name, match.name);
+    if (match) servers.set(t.name, match.name);
+  }
+  return { servers, walletsPath: status.walletsPath };
+}
+
+/** Each lab target's block polling setup, by target name. */
+export async function labSetups(onLab: Map<string, string>): Promise<Map<string, unknown>> {
+  const { LAB_POLLING } = await import('../lab/polling');
+  const out = new Map<string, unknown>();
+  for (const [target, server] of onLab) {
+    const p = LAB_POLLING[server as keyof typeof LAB_POLLING];
+    if (p) out.set(target, { polling: p.how, pollMs: p.pollMs });
   }
   return out;
 }

@@ -11,8 +11,7 @@ import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed } from '../wallet/workloads';
 import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
-import { labServersAmong } from './lab-targets';
-import { labSetups } from './wallet-load';
+import { labServersAmong, labSetups } from './lab-targets';
 
 export interface WalletBenchArgs extends TargetArgs {
   workload: string;
@@ -59,7 +58,7 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
   const timeoutMs = Math.round(a.timeout * 1000);
   const maxLineBytes = int('max-line-bytes', a['max-line-bytes'], 1024);
   await ensureReachable(targets, { timeoutMs, maxLineBytes, tlsInsecure: a['tls-insecure'], ca });
-  const setups = await labSetups(await labServersAmong(targets));
+  const setups = await labSetups((await labServersAmong(targets)).servers);
 
   const created = fileAboutToBeCreated(a.db);
   const store = ResultsStore.open(a.db);

@@ -17,7 +17,7 @@ import { workloadNamed } from '../wallet/workloads';
 import { parseDurationMs } from '../load/schedule';
 import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
-import { labServersAmong } from './lab-targets';
+import { labServersAmong, labSetups } from './lab-targets';
 
 export interface WalletLoadArgs extends TargetArgs {
   workload: string;
@@ -68,9 +68,10 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const stray = REQUEST_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
   if (stray.length) throw new UserError(`--workload drives whole wallets: --${stray.join(', --')} apply to request-level load only`);
   const resolved = await resolveTargets(a);
-  const onLab = await labServersAmong(resolved.targets);
+  const lab = await labServersAmong(resolved.targets);
+  const onLab = lab.servers;
   const allOnLab = onLab.size === resolved.targets.length;
-  const wallets = readWallets(a.wallets ?? (allOnLab ? await labWalletsPath() : missingWallets()));
+  const wallets = readWallets(a.wallets ?? (allOnLab ? lab.walletsPath : missingWallets()));
   const maxTxs = a['wallet-max-txs'];
   const chosen = maxTxs === undefined ? wallets.wallets : wallets.wallets.filter((w) => w.expected.txCount <= maxTxs);
   if (chosen.length === 0) throw new UserError(`--wallet-max-txs ${maxTxs}: no wallet of ${wallets.path} has so few transactions`);
@@ -176,21 +177,6 @@ function missingWallets(): never {
   throw new UserError('--workload needs --wallets FILE (or --lab, whose wallets file `lab up` writes)');
 }
 
-async function labWalletsPath(): Promise<string> {
-  const { labStatus } = await import('../lab/lab');
-  return (await labStatus()).walletsPath;
-}
-
-/** Each lab target's block polling setup, by target name. */
-export async function labSetups(onLab: Map<string, string>): Promise<Map<string, unknown>> {
-  const { LAB_POLLING } = await import('../lab/polling');
-  const out = new Map<string, unknown>();
-  for (const [target, server] of onLab) {
-    const p = LAB_POLLING[server as keyof typeof LAB_POLLING];
-    if (p) out.set(target, { polling: p.how, pollMs: p.pollMs });
-  }
-  return out;
-}
 
 async function labRss(onLab: Map<string, string>): Promise<(server: string) => Promise<number | null>> {
   const { labResourceTargets } = await import('./resource-targets');

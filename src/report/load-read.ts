@@ -11,6 +11,7 @@ import type { ResultsStore } from '../store/results';
 import { UserError } from '../user-error';
 import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, ThresholdVerdict } from './load-model';
 import { percentileSpectrum } from './spectrum';
+import { isObject, parseStoredJson } from './stored-json';
 
 /** Runs whose intervals are final. A running run may still be written; a failed one broke off. */
 export const FINISHED_LOAD_STATUSES: readonly string[] = ['completed', 'interrupted', 'aborted'];
@@ -28,26 +29,17 @@ const newHistogram = () => build({ numberOfSignificantValueDigits: 3 });
 const msAt = (h: Histogram, percentile: number) => (h.totalCount > 0 ? h.getValueAtPercentile(percentile) / 1000 : null);
 const maxMs = (h: Histogram) => (h.totalCount > 0 ? h.maxValue / 1000 : null);
 
-function parseJson(text: string | null): unknown {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null; // an unreadable annotation is shown as absent, not fatal to the report
-  }
-}
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function generatorOf(run: LoadRunRow, server: string): GeneratorVerdict | null {
-  const all = parseJson(run.generator_json);
+  const all = parseStoredJson(run.generator_json);
   const g = isObject(all) ? all[server] : undefined;
   if (!isObject(g) || typeof g.bound !== 'boolean') return null;
   return { bound: g.bound, reasons: Array.isArray(g.reasons) ? g.reasons.map(String) : [] };
 }
 
 function thresholdsOf(run: LoadRunRow): ThresholdVerdict[] | null {
-  const all = parseJson(run.thresholds_json);
+  const all = parseStoredJson(run.thresholds_json);
   if (!Array.isArray(all) || all.length === 0) return null;
   return all.filter(isObject).map((t) => ({
     text: String(t.threshold ?? t.expression ?? t.text ?? t.name ?? 'threshold'),
@@ -57,7 +49,7 @@ function thresholdsOf(run: LoadRunRow): ThresholdVerdict[] | null {
 }
 
 function findMaxOf(run: LoadRunRow): FindMaxResult[] | null {
-  const raw = parseJson(run.find_max_json);
+  const raw = parseStoredJson(run.find_max_json);
   const entries = (Array.isArray(raw) ? raw : raw === null ? [] : [raw]).filter(
     (e): e is FindMaxResult => isObject(e) && typeof e.server === 'string' && Array.isArray(e.steps) && isObject(e.slo) && typeof e.slo.thresholdMs === 'number',
   );
@@ -158,7 +150,7 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
 
 export function readLoadRun(store: ResultsStore, run: LoadRunRow, chosen: LoadRunReport['chosen']): LoadRunReport {
   const loads = new LoadStore(store);
-  const model = parseJson(run.model_json);
+  const model = parseStoredJson(run.model_json);
   return {
     run,
     chosen,

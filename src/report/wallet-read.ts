@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { ResultsStore } from '../store/results';
 import { medianOf } from './median';
 import { readStepMix } from './wallet-mix';
+import { isObject, parseStoredJson } from './stored-json';
 import type {
   ArrivalStats,
   FailedSyncGroup,
@@ -37,20 +38,11 @@ export function listWalletRuns(store: ResultsStore): WalletRunRow[] {
   return hasWalletTables(store) ? (store.db.prepare('SELECT * FROM wallet_runs ORDER BY id').all() as WalletRunRow[]) : [];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const numberOrNull = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-function parseJson(text: string | null): unknown {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null; // an unreadable annotation is shown as absent, not fatal to the report
-  }
-}
 
 function pollingOf(setupJson: string | null): PollingSetup | null {
-  const setup = parseJson(setupJson);
+  const setup = parseStoredJson(setupJson);
   if (!isObject(setup)) return null;
   const text = typeof setup.polling === 'string' ? setup.polling : null;
   const pollMs = numberOrNull(setup.pollMs);
@@ -183,7 +175,7 @@ function readArrivals(db: Database.Database, runId: number, nameOf: Map<number, 
 }
 
 function readHeld(run: WalletRunRow): HeldSummary[] {
-  const summary = parseJson(run.summary_json);
+  const summary = parseStoredJson(run.summary_json);
   const rows = isObject(summary) && Array.isArray(summary.servers) ? summary.servers.filter(isObject) : [];
   return rows
     .filter((r) => typeof r.server === 'string')

@@ -11,7 +11,7 @@ import type { LoadedWallets } from '../dataset/wallet-file';
 import { formatServerUrl } from '../core/server-address';
 import type { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
-import { syncWallet, type SyncResult } from './sync';
+import { syncRecord, syncWallet } from './sync';
 import type { Workload } from './workloads';
 import { medianOfUnsorted as median } from '../stats/quantiles';
 
@@ -132,23 +132,4 @@ export class WalletBench extends EventEmitter {
     store.finishRun(runId, status, { rows });
     return { runId, status, rows };
   }
-}
-
-export function syncRecord(serverId: number, r: SyncResult, pass: number, warmup: boolean, extra: { intendedMs?: number; lagMs?: number } = {}) {
-  return {
-    serverId,
-    wallet: r.wallet.wallet,
-    pass,
-    warmup,
-    scripts: r.wallet.chains.receive.length + r.wallet.chains.change.length,
-    expectedTxs: r.wallet.expected.txCount,
-    ...extra,
-    durationNs: r.durationNs,
-    status: r.status,
-    error: r.error,
-    errorStep: r.errorStep,
-    found: r.figures ? { txs: r.figures.txCount, confirmed: r.figures.balance.confirmed, unconfirmed: r.figures.balance.unconfirmed } : undefined,
-    mismatch: r.mismatch,
-    samples: r.samples,
-  };
 }

@@ -67,11 +67,6 @@ export class WalletSession {
     this.client?.close();
   }
 
-  /** Every request since the sync began: the total the wallet cost. */
-  get requests(): number {
-    return this.samples.length;
-  }
-
   async call<T = unknown>(step: SyncStep, method: string, params: unknown[] = []): Promise<T> {
     await this.slot();
     const started = process.hrtime.bigint();

@@ -80,3 +80,23 @@ function callsPerMethod(samples: RequestSample[]): Map<string, number> {
   for (const s of samples) out.set(s.method, (out.get(s.method) ?? 0) + s.items);
   return out;
 }
+
+/** A sync as the store keeps it. */
+export function syncRecord(serverId: number, r: SyncResult, pass: number, warmup: boolean, extra: { intendedMs?: number; lagMs?: number } = {}) {
+  return {
+    serverId,
+    wallet: r.wallet.wallet,
+    pass,
+    warmup,
+    scripts: r.wallet.chains.receive.length + r.wallet.chains.change.length,
+    expectedTxs: r.wallet.expected.txCount,
+    ...extra,
+    durationNs: r.durationNs,
+    status: r.status,
+    error: r.error,
+    errorStep: r.errorStep,
+    found: r.figures ? { txs: r.figures.txCount, confirmed: r.figures.balance.confirmed, unconfirmed: r.figures.balance.unconfirmed } : undefined,
+    mismatch: r.mismatch,
+    samples: r.samples,
+  };
+}

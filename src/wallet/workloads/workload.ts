@@ -48,12 +48,6 @@ export function confirmedTxs(found: Findings): Array<[string, number]> {
   return [...found.heights()].filter(([, h]) => h > 0);
 }
 
-export function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 /**
  * Requests started by other requests' replies (a history brings transactions, a transaction its
  * proof): all awaited at the end, the first failure rethrown, none left to reject unhandled.
