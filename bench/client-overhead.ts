@@ -12,7 +12,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { ElectrumClient } from '../src/electrum/client';
 import { parseServerAddress } from '../src/core/server-address';
-import { percentile } from '../src/stats/quantiles';
+import { percentile } from '../src/core/quantiles';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {

@@ -14,7 +14,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { NodeRpc } from '../src/node/rpc';
 import { runCli } from '../src/cli/run-cli';
-import { UserError } from '../src/user-error';
+import { UserError } from '../src/core/user-error';
 import { scanBlocks } from '../src/dataset/scan';
 import { networkOfChain } from '../src/dataset/network';
 import { DEFAULTS, ENV_RPC_PASSWORD, ENV_RPC_USER } from '../src/dataset/options';

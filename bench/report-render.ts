@@ -10,7 +10,7 @@ import { chartSpec } from '../src/report/charts/scaling-spec';
 import { renderSvg } from '../src/report/render';
 import { svgToPng } from '../src/report/export/png';
 import type { MedianPoint, ReportModel, ReportServer } from '../src/report/model';
-import { seededRandom } from '../src/random';
+import { seededRandom } from '../src/core/random';
 
 function syntheticModel(points: number): ReportModel {
   const rand = seededRandom(`report-render:${points}`);

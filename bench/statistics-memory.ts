@@ -12,7 +12,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ResultsStore } from '../src/store/results';
 import { computeStatistics } from '../src/store/statistics';
-import { seededRandom } from '../src/random';
+import { seededRandom } from '../src/core/random';
 
 const SERVERS = 2;
 const METHODS = ['balance', 'history', 'utxos'];

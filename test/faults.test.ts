@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { labEnv } from './lab/env';
-import { seededRandom } from '../src/random';
+import { seededRandom } from '../src/core/random';
 import { labRestartServer } from '../src/lab/lab';
 
 const ROOT = path.resolve(__dirname, '..');

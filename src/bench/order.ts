@@ -15,7 +15,7 @@
  *
  * `--shuffle` additionally gives each pass its own seeded address order (address and method orders).
  */
-import { seededRandom, seededShuffle } from '../random';
+import { seededRandom, seededShuffle } from '../core/random';
 
 export const CALL_ORDERS = ['address', 'method', 'shuffled'] as const;
 export type CallOrder = (typeof CALL_ORDERS)[number];

@@ -11,14 +11,14 @@ import { answerSizeProblem } from '../servers/answer-size';
 import { classify, PROFILES } from '../servers/profiles';
 import { ResultsStore, SampleRow } from '../store/results';
 import { computeStatistics, MethodSummary } from '../store/statistics';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { METHODS, MethodName } from './methods';
 import { CallOrder, plannedCalls } from './order';
 import { ClosedLoopScheduler, schedulerName } from './schedulers/closed-loop';
 import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
 import { followTip, openPool, type MeasuringPool, type Tip } from './transport';
-import { ServerTarget, targetUrl } from './targets';
-import { toolInfo } from './tool-info';
+import { ServerTarget, targetUrl } from '../core/targets';
+import { toolInfo } from '../core/tool-info';
 
 export interface BenchOptions {
   servers: ServerTarget[];

@@ -7,7 +7,7 @@ import type { CallOutcome, ServerInfo } from '../electrum/client';
 import { ElectrumPool, type PoolStats } from '../electrum/pool';
 import { EsploraRestPool, RestTipFollower } from '../esplora/rest-pool';
 import { PROFILES } from '../servers/profiles';
-import type { ServerTarget } from './targets';
+import type { ServerTarget } from '../core/targets';
 import { TipFollower } from './tip';
 
 export interface Caller {

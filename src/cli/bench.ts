@@ -17,7 +17,7 @@ import { summaryJson, summaryTable } from '../bench/summary';
 import { readCa, resolveTargets } from './server-targets';
 import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { readDataset } from '../dataset/line';
 import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
 import { parseParamSweep } from './param-sweep';

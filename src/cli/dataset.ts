@@ -7,7 +7,7 @@ import yargs, { Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { onStopSignal } from './signals';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { buildOptions, filterOptions, statsOptions, ENV_RPC_USER, ENV_RPC_PASSWORD } from '../dataset/options';
 import { buildDataset, BuildInterrupted } from '../dataset/build';
 import { BuildEvents } from '../dataset/events';

@@ -10,7 +10,7 @@
  * expected; it is refused rather than guessed at.
  */
 import fs from 'node:fs';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 
 /** The part of yargs' `getOptions()` (untyped in @types/yargs) that says what each option takes. */
 interface DeclaredOptions {

@@ -2,9 +2,9 @@
  * The running lab's Electrum servers as bench targets, found through the lab's own status (never
  * guessed from default ports). Resolved here, in the CLI, so the bench itself never knows the lab.
  */
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { isProfileName } from '../servers/profiles';
-import type { ServerTarget } from '../bench/targets';
+import type { ServerTarget } from '../core/targets';
 import type { LabStatus } from '../lab/lab';
 
 /** A lab server; over TLS it comes with the lab CA that signed its certificate. */

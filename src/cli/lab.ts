@@ -8,7 +8,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { LAB_DEFAULT_SEED, LAB_SERVERS, type ElectrumServerName } from '../lab/config';
 import { labDown, labMiner, labStatus, labUp, type LabStatus } from '../lab/lab';
-import { isUserError, UserError } from '../user-error';
+import { isUserError, UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
 
 interface Args {

@@ -1,5 +1,5 @@
 /** `--param NAME=v1,v2,…`: one server setting and the values a sweep runs it with (bench and index-bench). */
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 
 export interface ParamSweep {
   name: string;

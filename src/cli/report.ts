@@ -10,7 +10,7 @@ import { writeReport } from '../report/report';
 import { reportOptions } from '../report/options';
 import { compareDatabases, compareMarkdown } from '../report/compare';
 import { prepareOutDir, writeOutputs } from '../report/export/output';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 
 async function main(): Promise<void> {
   await yargs(hideBin(process.argv))

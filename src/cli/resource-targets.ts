@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import type Database from 'better-sqlite3';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { ResourceSampler, type ResourceTarget } from '../resources/sampler';
 import { costTable, type CostRow } from '../resources/summary';
 import { resourceSummaries, resourceWriter, type RunKind } from '../store/resources';

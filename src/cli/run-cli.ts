@@ -3,7 +3,7 @@
  * is a bug and prints its stack (exit 1). Messages never carry credentials: they are built from
  * descriptions that leave them out.
  */
-import { isUserError } from '../user-error';
+import { isUserError } from '../core/user-error';
 
 export function runCli(main: () => Promise<number | void>): void {
   main().then(

@@ -4,10 +4,10 @@
  * under src/bench/ or src/load/ knows it.
  */
 import fs from 'node:fs';
-import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../bench/targets';
+import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../core/targets';
 import { openPool } from '../bench/transport';
 import { labTargets } from './lab-targets';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 
 export interface TargetArgs {
   server?: string[];

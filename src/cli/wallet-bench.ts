@@ -5,7 +5,7 @@
 import { fileAboutToBeCreated } from '../core/created-file';
 import { textTable } from '../core/text-table';
 import { ResultsStore } from '../store/results';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { WalletBench, type WalletBenchResult } from '../wallet/bench';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed } from '../wallet/workloads';

@@ -5,12 +5,12 @@
 import fs from 'node:fs';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { textTable } from '../core/text-table';
-import { toolInfo } from '../bench/tool-info';
+import { toolInfo } from '../core/tool-info';
 import { formatServerUrl } from '../core/server-address';
 import { NodeRpc } from '../node/rpc';
 import { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { WalletLoad, type BlockMaker, type ServerLoadSummary } from '../wallet/load';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed } from '../wallet/workloads';

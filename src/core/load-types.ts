@@ -6,7 +6,7 @@
  * wall-clock times are epoch milliseconds; an interval is one second of the run's schedule clock.
  */
 import type { MethodName } from './methods';
-import type { ErrorCategory } from '../electrum/errors';
+import type { ErrorCategory } from './outcomes';
 
 /** A call's fate. `dropped`: never sent, because every connection's pipeline was full (k6's dropped_iterations). */
 export type LoadOutcome = 'ok' | ErrorCategory | 'dropped';

@@ -8,7 +8,7 @@
  * Every malformed input is a UserError naming the input.
  */
 import net from 'node:net';
-import { UserError } from '../user-error';
+import { UserError } from './user-error';
 
 export interface ServerAddress {
   host: string; // an IPv6 address without its brackets

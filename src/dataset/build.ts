@@ -4,7 +4,7 @@
  * checkpoint first, so an interrupt or failure loses at most the request in flight.
  */
 import { NodeRpc, NodeRpcError } from '../node/rpc';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { isElectrumError } from '../electrum/errors';
 import type { BuildOptions } from './options';
 import { createOutputDir, prepareOutput } from './options';

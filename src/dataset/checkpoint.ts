@@ -9,7 +9,7 @@
  * are not part of it, since any of them can be served from the same journal.
  */
 import fs from 'node:fs';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { ADDRESS_TYPES, AddressType } from './line';
 import type { Candidate } from './outputs';
 import type { CountResult } from './count';

@@ -5,7 +5,7 @@
  */
 import { ElectrumPool } from '../electrum/pool';
 import { PROFILES, ProfileName, ServerProfile } from '../servers/profiles';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { headerHash } from './network';
 import type { ElectrumTarget } from './options';
 

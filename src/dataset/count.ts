@@ -17,7 +17,7 @@ import { METHOD_RPC } from '../core/methods';
 import type { ElectrumClient } from '../electrum/client';
 import { toElectrumError } from '../electrum/errors';
 import { classify } from '../servers/profiles';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { CountServer } from './count-server';
 import type { Selection } from './options';
 import { inTxRange } from './stratify';

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { FilterOptions } from './options';
 import { createOutputDir, prepareOutput } from './options';
 import { readDataset } from './line';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { ADDRESS_TYPES, type AddressType, type DatasetLine, type LoadedDataset } from '../core/dataset-line';
 import { NETWORK_NAMES, NetworkName, outputScriptOf, scriptHashOfScript, scriptType } from '../electrum/scripthash';
 

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { NetworkName } from '../electrum/scripthash';
 import type { DatasetLine } from './line';
 import type { Selection } from './options';

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { formatServerUrl, parseServerAddress } from '../core/server-address';
 import { ADDRESS_TYPES, AddressType } from './line';
 import { NETWORK_NAMES, NetworkName } from '../electrum/scripthash';

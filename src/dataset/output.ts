@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AtomicWriteError, discardStagedFiles, stageFile, type StagedFile } from '../core/atomic-write';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { DatasetLine, formatDatasetLine } from './line';
 import { DatasetManifest, ManifestInput, makeManifest } from './manifest';
 import type { OutputPaths } from './options';

@@ -4,7 +4,7 @@
  * renamed by the node transport); all of them give `scriptPubKey.hex`, so we read only that and
  * derive the rest ourselves: every dialect then yields the same candidates.
  */
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { addressOfScript, scriptHashOfScript, scriptType, NetworkName } from '../electrum/scripthash';
 import type { AddressType } from './line';
 

@@ -5,7 +5,7 @@
  * chain. Each failure is a UserError naming both sides.
  */
 import { NodeRpc, NodeRpcError } from '../node/rpc';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { NetworkName } from '../electrum/scripthash';
 import type { BuildOptions } from './options';
 import { chainOfGenesis, networkOfChain } from './network';

@@ -1,7 +1,7 @@
 /**
  * `dataset stats`: how a dataset spreads over history-size buckets, overall and by script type.
  */
-import { median } from '../stats/quantiles';
+import { median } from '../core/quantiles';
 import { textTable } from '../core/text-table';
 import type { DatasetLine } from './line';
 import { ADDRESS_TYPES } from './line';

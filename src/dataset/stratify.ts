@@ -7,7 +7,7 @@
 import type { DatasetLine } from './line';
 import type { Selection } from './options';
 import { bucketOf } from './buckets';
-import { seededShuffle } from '../random';
+import { seededShuffle } from '../core/random';
 
 export function inTxRange(txCount: number, sel: Pick<Selection, 'minTxs' | 'maxTxs'>): boolean {
   return txCount >= sel.minTxs && (sel.maxTxs === null || txCount <= sel.maxTxs);

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { ADDRESS_TYPES, type AddressType } from '../core/dataset-line';
 import { WALLET_CHAINS, type WalletChain, type WalletLine, type WalletScript } from '../core/wallet-line';
 import { fullSyncCalls } from '../core/wallet-scan';

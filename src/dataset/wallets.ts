@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { DatasetLine } from '../core/dataset-line';
 import type { WalletLine, WalletScript } from '../core/wallet-line';
-import { seededRandom, seededShuffle } from '../random';
+import { seededRandom, seededShuffle } from '../core/random';
 import { fullSyncCalls } from '../core/wallet-scan';
 
 export interface SyntheticOptions {

@@ -1,20 +1,10 @@
 /**
- * Every failure a call can have, as a value with a category. Categories are what results are
- * grouped by: a sample is either ok or carries exactly one of these.
+ * Every failure a call can have, as a value with a category (src/core/outcomes.ts): a sample is
+ * either ok or carries exactly one of these.
  */
-export const ERROR_CATEGORIES = [
-  'timeout', // no reply within the call's timeout
-  'disconnect', // the connection closed (or could not be opened) before the reply
-  'protocol', // the server broke JSON-RPC framing: garbage, wrong id, oversized line
-  'history-too-large', // the server refuses an address because its history exceeds a limit
-  'throttled', // the server rate-limits or sheds load ("excessive resource usage", busy)
-  'server-error', // any other JSON-RPC error object
-  // An answer smaller than the dataset allows: a shorter confirmed history, or no UTXO / a zero
-  // balance where funds are expected. Not a failure of the call but of its content: Fulcrum answers
-  // this way above its max_history, and a benchmark must never count it as a fast success.
-  'wrong-size',
-] as const;
-export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
+import type { ErrorCategory } from '../core/outcomes';
+
+export { ERROR_CATEGORIES, type ErrorCategory } from '../core/outcomes';
 
 export class ElectrumError extends Error {
   constructor(

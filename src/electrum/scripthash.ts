@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from '@bitcoinerlab/secp256k1';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { AddressType } from '../core/dataset-line';
 
 // Taproot addresses carry an x-only key that bitcoinjs-lib checks with a secp256k1 backend.

@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import { ResourceSampler } from '../resources/sampler';
 import { resourceSummaries, resourceWriter } from '../store/resources';
 import { LogFollower, PHASE_RULES, phasesOf, type Phase } from './phases';
-import { median } from '../stats/quantiles';
+import { median } from '../core/quantiles';
 
 export interface IndexedServer {
   name: string;

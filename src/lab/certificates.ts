@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { LabPaths } from './config';
 
 const run = promisify(execFile);

@@ -13,7 +13,7 @@ import { ElectrumClient } from '../electrum/client';
 import { scriptHashOfScript } from '../electrum/scripthash';
 import { NodeRpc } from '../node/rpc';
 import type { LabMiner } from './mine';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { readCredentials, writeFreshCredentials } from './adapter/credentials';
 import { startBtcd } from './btcd';
 import { generateLabCertificates, labCertificateFiles } from './certificates';

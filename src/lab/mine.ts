@@ -7,7 +7,7 @@
 import * as bitcoin from 'bitcoinjs-lib';
 import type { NodeRpc } from '../node/rpc';
 import { outputScriptOf } from '../electrum/scripthash';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { btcToSats, ChainClient } from './generator/chain';
 import { minerOwner } from './generator/keys';
 

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { LabComponent, LabPaths } from './config';
 
 export interface SpawnSpec {

@@ -8,9 +8,9 @@
  * When a failing step also shows the generator falling behind (scheduling lag, loop delay), the
  * limit found is the generator's, and the result says so instead of calling it the server's.
  */
-import type { ServerTarget } from '../bench/targets';
+import type { ServerTarget } from '../core/targets';
 import type { LoadRunner, ServerResult } from './runner';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 
 export interface Slo {
   percentile: number; // e.g. 99

@@ -13,7 +13,7 @@ import { AtomicWriteError, writeFileAtomic } from '../core/atomic-write';
 import type { IntervalRecord } from '../core/load-types';
 import { isMethodName, METHOD_NAMES } from '../core/methods';
 import type { LoadStore } from '../store/load-results';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { newHistogram } from './recorder';
 
 export interface HlogOptions {

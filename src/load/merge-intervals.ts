@@ -4,7 +4,7 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import type { IntervalCell, IntervalRecord } from '../core/load-types';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { newHistogram } from './recorder';
 
 export type StoredInterval = IntervalRecord & { step: number | null };

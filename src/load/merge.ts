@@ -7,12 +7,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { toolInfo } from '../bench/tool-info';
+import { toolInfo } from '../core/tool-info';
 import { fileAboutToBeCreated } from '../core/created-file';
 import type { LoadModel } from '../core/load-types';
 import { LoadStore, type LoadRunRow, type LoadRunStatus, type LoadServerRow } from '../store/load-results';
 import { ResultsStore } from '../store/results';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { alignedSeconds, sumSecond } from './merge-intervals';
 import { formatShard, parseShard, type Shard } from './shard';
 

@@ -4,8 +4,8 @@
  */
 import { METHOD_RPC, MethodName, METHOD_NAMES } from '../core/methods';
 import type { DatasetLine } from '../core/dataset-line';
-import { seededRandom } from '../random';
-import { UserError } from '../user-error';
+import { seededRandom } from '../core/random';
+import { UserError } from '../core/user-error';
 import type { Mix } from '../core/load-types';
 
 export interface Request {

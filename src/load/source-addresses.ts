@@ -4,7 +4,7 @@
  * Only 127.0.0.0/8: every address there is this machine's, and load never leaves it.
  */
 import net from 'node:net';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 
 const MAX_ADDRESSES = 1024;
 

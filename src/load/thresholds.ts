@@ -8,7 +8,7 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import { METHOD_NAMES, MethodName, isMethodName } from '../core/methods';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { IntervalRecord } from '../core/load-types';
 
 export type ThresholdMetric = 'latency' | 'service' | 'errors' | 'dropped' | 'rps';

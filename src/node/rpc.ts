@@ -3,7 +3,7 @@
  * transport (./transport.ts), with a node's RPC error thrown as a NodeRpcError and a problem the
  * user can fix (unreachable node, wrong credentials, bad URL) as a UserError.
  */
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import { NodeTransport, TransportError, type RpcCall, type RpcOutcome, type TransportOptions } from './transport';
 
 export type NodeRpcOptions = TransportOptions;

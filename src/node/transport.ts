@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 
 export interface NodeEndpoint {
   url: string; // http(s)://host:port, may carry user:pass@

@@ -8,7 +8,7 @@ import { build, decodeFromCompressedBase64, Histogram } from 'hdr-histogram-js';
 import { LoadRunRow, LoadServerRow, LoadStore } from '../store/load-results';
 import type { LoadModel } from '../core/load-types';
 import type { ResultsStore } from '../store/results';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, ThresholdVerdict } from './load-model';
 import { percentileSpectrum } from './spectrum';
 import { isObject, parseStoredJson } from './stored-json';

@@ -4,7 +4,7 @@
  * categories per address are read from the samples, since medians keep just a failure count.
  */
 import { ResultsStore, RunRecord } from '../store/results';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { ErrorPoint, MedianPoint, ReportMethod, ReportModel, ReportServer, SummaryRow } from './model';
 
 const ms = (ns: number | null) => (ns === null ? null : ns / 1e6);

@@ -3,7 +3,7 @@
  * names, which need the database, are checked against the model right after it is loaded.
  */
 import path from 'node:path';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { ReportModel } from './model';
 
 export interface ReportOptions {

@@ -6,7 +6,7 @@
  * took before they existed, errors included.
  */
 import { ResultsStore } from '../store/results';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 import type { LoadRunRow } from '../store/load-results';
 import { FINISHED_LOAD_STATUSES, listLoadRuns } from './load-read';
 import { readLatestIndexRun } from './resources';

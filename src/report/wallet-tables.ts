@@ -3,8 +3,8 @@
  * time to synced per server, every failed sync, held wallets and arrivals of load runs, block
  * notifications beside each server's polling setup, and the request mix per step.
  */
-import { SYNC_STEPS } from '../wallet/session';
-import { percentile } from '../stats/quantiles';
+import { SYNC_STEPS } from '../core/sync-steps';
+import { percentile } from '../core/quantiles';
 import { leastSquares } from './fit';
 import { medianOf } from './median';
 import { fmtMs, Table } from './table';

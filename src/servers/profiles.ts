@@ -2,7 +2,8 @@
  * What we know about each Electrum server implementation: default ports, how many calls it takes
  * in one JSON-RPC batch, and how its limit errors map onto our error categories.
  */
-import { ElectrumError, ErrorCategory } from '../electrum/errors';
+import { ElectrumError } from '../electrum/errors';
+import type { ErrorCategory } from '../core/outcomes';
 
 export const PROFILE_NAMES = ['electrumx', 'electrs', 'esplora', 'esplora-rest', 'fulcrum', 'generic'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];

@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { migrate } from './schema';
 import type { DatasetLine } from '../core/dataset-line';
-import { UserError } from '../user-error';
+import { UserError } from '../core/user-error';
 
 export interface RunRecord {
   id: number;

@@ -9,7 +9,7 @@
  * medians follow the one definition in src/stats/quantiles.ts (nearest rank).
  */
 import type { ResultsStore } from './results';
-import { StreamingQuantiles } from '../stats/quantiles';
+import { StreamingQuantiles } from '../core/quantiles';
 
 export interface MethodSummary {
   serverId: number;

@@ -6,7 +6,7 @@
  */
 import { hostInfo } from '../core/host-info';
 import type { ResultsStore } from './results';
-import type { RequestSample } from '../wallet/session';
+import type { RequestSample } from '../core/sync-steps';
 
 export interface NewWalletRun {
   kind: 'bench' | 'load';

@@ -5,15 +5,15 @@
  * stored but left out of the medians.
  */
 import { EventEmitter } from 'node:events';
-import type { ServerTarget } from '../bench/targets';
-import { toolInfo } from '../bench/tool-info';
+import type { ServerTarget } from '../core/targets';
+import { toolInfo } from '../core/tool-info';
 import type { LoadedWallets } from '../dataset/wallet-file';
 import { formatServerUrl } from '../core/server-address';
 import type { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { syncRecord, syncWallet } from './sync';
 import type { Workload } from './workloads';
-import { medianOfUnsorted as median } from '../stats/quantiles';
+import { medianOfUnsorted as median } from '../core/quantiles';
 
 export interface WalletBenchOptions {
   servers: ServerTarget[];

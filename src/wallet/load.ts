@@ -12,7 +12,7 @@
  * sessions themselves.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { ServerTarget } from '../bench/targets';
+import type { ServerTarget } from '../core/targets';
 import type { ClientOptions } from '../electrum/client';
 import type { WalletLine } from '../core/wallet-line';
 import { WalletStore } from '../store/wallets';
@@ -20,7 +20,7 @@ import { allHeard, judgeBlock, paymentHeard, type HeldConnection } from './notif
 import { syncRecord, syncWallet, type SyncResult } from './sync';
 import type { WalletSession } from './session';
 import type { Workload } from './workloads';
-import { percentile } from '../stats/quantiles';
+import { percentile } from '../core/quantiles';
 
 /**
  * Where blocks come from: mined on request (the lab, or a regtest node), timed from the mining

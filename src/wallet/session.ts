@@ -5,24 +5,10 @@
  * failed sync still shows which step failed and what it had cost until then.
  */
 import { ElectrumClient, type BatchItem, type ClientOptions } from '../electrum/client';
-import { ElectrumError, toElectrumError, type ErrorCategory } from '../electrum/errors';
+import { ElectrumError, toElectrumError } from '../electrum/errors';
+import type { RequestSample, SyncStep } from '../core/sync-steps';
 
-export const SYNC_STEPS = ['handshake', 'server-info', 'headers', 'fees', 'subscribe', 'history', 'transactions', 'proofs', 'block-headers'] as const;
-export type SyncStep = (typeof SYNC_STEPS)[number];
-
-export interface RequestSample {
-  step: SyncStep;
-  method: string;
-  /** Calls in the request: 1, or the length of a JSON batch array. */
-  items: number;
-  /** From the request's write (for the handshake: from the connect) to its whole reply. */
-  latencyNs: bigint;
-  /** Since the wallet's sync began, at the request's start. */
-  offsetNs: bigint;
-  bytes: number;
-  outcome: 'ok' | ErrorCategory;
-  error?: string;
-}
+export { SYNC_STEPS, type SyncStep, type RequestSample } from '../core/sync-steps';
 
 export interface Notification {
   method: string;

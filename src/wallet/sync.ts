@@ -4,9 +4,10 @@
  * wallets file. With `hold`, the connection is handed back open, its subscriptions live.
  */
 import type { ClientOptions } from '../electrum/client';
-import { toElectrumError, type ErrorCategory } from '../electrum/errors';
+import { toElectrumError } from '../electrum/errors';
+import type { ErrorCategory } from '../core/outcomes';
 import type { WalletLine } from '../core/wallet-line';
-import { isUserError } from '../user-error';
+import { isUserError } from '../core/user-error';
 import { Findings, figuresOf, mismatches, type WalletFigures } from './findings';
 import { WalletSession, type Notification, type RequestSample } from './session';
 import type { Workload } from './workloads';

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { labDown, labStatus, labUp, runInstall } from '../../src/lab/lab';
-import { isUserError } from '../../src/user-error';
+import { isUserError } from '../../src/core/user-error';
 import { envFromStatus, labEnvFile, type BuiltFromSource, type LabEnv } from './env';
 
 async function unavailable(log: (line: string) => void): Promise<LabEnv['without']> {

@@ -11,7 +11,7 @@ import type { MethodName } from '../../src/core/methods';
 import { writeHlog } from '../../src/load/hlog';
 import { LoadStore } from '../../src/store/load-results';
 import { ResultsStore } from '../../src/store/results';
-import { UserError } from '../../src/user-error';
+import { UserError } from '../../src/core/user-error';
 
 const T0 = 1_700_000_000_000;
 const SECONDS = 4;

@@ -13,7 +13,7 @@ import type { MethodName } from '../../src/core/methods';
 import { mergeShards } from '../../src/load/merge';
 import { LoadStore } from '../../src/store/load-results';
 import { ResultsStore } from '../../src/store/results';
-import { UserError } from '../../src/user-error';
+import { UserError } from '../../src/core/user-error';
 
 const T0 = 1_700_000_000_000;
 const SERVERS = ['alpha', 'beta'];

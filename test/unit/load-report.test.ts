@@ -16,7 +16,7 @@ import type { MethodName } from '../../src/core/methods';
 import { reportOptions } from '../../src/report/options';
 import { readModels, writeReport } from '../../src/report/report';
 import { CHARTS } from '../../src/report/charts/definitions';
-import { UserError } from '../../src/user-error';
+import { UserError } from '../../src/core/user-error';
 
 const INTERVALS = 60;
 const SERVERS = ['alpha', 'beta'] as const;

@@ -6,7 +6,7 @@
 import * as hdr from 'hdr-histogram-js';
 import type { MethodName } from '../../src/core/methods';
 import type { IntervalCell, IntervalRecord, LoadOutcome } from '../../src/core/load-types';
-import { UserError } from '../../src/user-error';
+import { UserError } from '../../src/core/user-error';
 import { createThresholdTracker, formatThresholdResults, parseThreshold, ThresholdResult } from '../../src/load/thresholds';
 
 function encode(valuesUs: number[]): string {

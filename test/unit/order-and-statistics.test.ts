@@ -9,8 +9,8 @@ import path from 'node:path';
 import { plannedCalls, CallOrder } from '../../src/bench/order';
 import { ResultsStore } from '../../src/store/results';
 import { computeStatistics } from '../../src/store/statistics';
-import { median, percentile, quantileRank, StreamingQuantiles } from '../../src/stats/quantiles';
-import { seededRandom } from '../../src/random';
+import { median, percentile, quantileRank, StreamingQuantiles } from '../../src/core/quantiles';
+import { seededRandom } from '../../src/core/random';
 
 const METHODS = ['balance', 'history', 'utxos'] as const;
 

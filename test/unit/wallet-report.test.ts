@@ -16,7 +16,7 @@ import type { RequestSample } from '../../src/wallet/session';
 import { reportOptions } from '../../src/report/options';
 import { readModels, writeReport } from '../../src/report/report';
 import { BusyTime } from '../../src/report/wallet-mix';
-import { UserError } from '../../src/user-error';
+import { UserError } from '../../src/core/user-error';
 
 const SERVERS = ['alpha', 'beta'] as const;
 type Server = (typeof SERVERS)[number];

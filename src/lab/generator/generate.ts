@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import type { NodeRpc } from '../../node/rpc';
-import { UserError } from '../../user-error';
+import { UserError } from '../../core/user-error';
 import { btcToSats, ChainClient } from './chain';
 import { deriveOwner, minerOwner, Owner } from './keys';
 import { Coin, Ledger } from './ledger';

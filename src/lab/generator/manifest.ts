@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import type { AddressType } from '../../core/dataset-line';
-import { UserError } from '../../user-error';
+import { UserError } from '../../core/user-error';
 import type { Profile } from './plan';
 import type { ScriptTruth } from './truth';
 

@@ -4,7 +4,7 @@
  * All of them spend confirmed coins only: mempool chains would add height -1 entries, a rule the
  * servers implement but the lab does not need to exercise by default.
  */
-import { UserError } from '../../user-error';
+import { UserError } from '../../core/user-error';
 import type { Owner } from './keys';
 import type { Ledger } from './ledger';
 import type { AddressPlan } from './plan';

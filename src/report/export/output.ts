@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AtomicWriteError, writeFileAtomic } from '../../core/atomic-write';
-import { UserError } from '../../user-error';
+import { UserError } from '../../core/user-error';
 import type { OutputFile } from './exporter';
 
 const reason = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;

@@ -11,7 +11,7 @@
  * Left out: the header download (a wallet that ran before has its headers) and the other servers
  * Electrum keeps connected for headers only.
  */
-import { seededShuffle } from '../../random';
+import { seededShuffle } from '../../core/random';
 import { SCAN } from '../../core/wallet-scan';
 import type { WalletChain, WalletLine } from '../../core/wallet-line';
 import type { Findings } from '../findings';

@@ -1,5 +1,5 @@
 /** The wallet workloads by name. */
-import { UserError } from '../../user-error';
+import { UserError } from '../../core/user-error';
 import { bdkWorkload } from './bdk';
 import { electrumWorkload } from './electrum';
 import { sparrowWorkload } from './sparrow';

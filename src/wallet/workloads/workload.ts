@@ -5,7 +5,7 @@
  */
 import type { ClientOptions } from '../../electrum/client';
 import type { WalletChain, WalletLine, WalletScript } from '../../core/wallet-line';
-import { UserError } from '../../user-error';
+import { UserError } from '../../core/user-error';
 import type { Findings, HistoryEntry } from '../findings';
 import type { WalletSession } from '../session';
 
