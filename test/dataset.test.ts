@@ -306,6 +306,64 @@ describe('scan reads every node dialect alike', () => {
   });
 });
 
+describe('dataset addresses: the addresses a user names, counted through the server to measure', () => {
+  const groundTruth = () => fs.readFileSync(env.datasetPath, 'utf8').split('\n').filter(Boolean).map((l) => parseDatasetLine(l, env.datasetPath));
+
+  test('every line agrees with the lab ground truth, from arguments and from a file alike', async () => {
+    // Every history size the lab has, small to its largest, and every script type.
+    const all = groundTruth();
+    const picked = [...new Map(all.map((l) => [`${l.type}`, l])).values(), ...all.filter((l) => l.txCount >= 100)].filter((l) => l.address !== null);
+    expect(new Set(picked.map((l) => l.type)).size).toBeGreaterThanOrEqual(5);
+    const addresses = [...new Set(picked.map((l) => l.address!))];
+    const dir = fs.mkdtempSync(path.join(tmp, 'addresses-'));
+    const fromArgs = path.join(dir, 'args.jsonl');
+    const r = await dataset(['addresses', '--count-via', electrumx, ...addresses, '--out', fromArgs]);
+    expect(r.stderr.split('\n').filter((l) => l && !/npm warn/i.test(l))).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`wrote ${fromArgs}: ${addresses.length} regtest addresses counted by ElectrumX`));
+    const lines = readLines(fromArgs);
+    expect(lines.map((l) => l.address).sort()).toEqual([...addresses].sort());
+    const byAddress = new Map(all.map((l) => [l.address, l]));
+    for (const line of lines) {
+      const gt = byAddress.get(line.address)!;
+      expect({ address: line.address, scripthash: line.scripthash, txCount: line.txCount, utxoCount: line.utxoCount, balance: line.balance }).toEqual({
+        address: gt.address,
+        scripthash: gt.scripthash,
+        txCount: gt.txCount,
+        utxoCount: gt.utxoCount,
+        balance: gt.balance,
+      });
+      expect(line.type).toBe(gt.type === 'p2sh-p2wpkh' ? 'p2sh' : gt.type);
+    }
+    const m = manifestOf(fromArgs);
+    expect(m.network).toBe('regtest');
+    expect(m.source).toEqual({ node: null, countVia: electrumx, countServer: expect.stringMatching(/ElectrumX/) });
+    expect(m.notes?.[0]).toMatch(/not an independent walk of the chain/);
+
+    const list = path.join(dir, 'addresses.txt');
+    fs.writeFileSync(list, ['# my addresses', ...addresses.map((a, i) => (i % 2 ? `  ${a}  # note` : a)), ''].join('\n'));
+    const fromFile = path.join(dir, 'file.jsonl');
+    expect((await dataset(['addresses', '--count-via', electrumx, '--in', list, '--out', fromFile])).code).toBe(0);
+    expect(fs.readFileSync(fromFile, 'utf8')).toBe(fs.readFileSync(fromArgs, 'utf8'));
+  });
+
+  test('an address of another network, one given twice, none at all, an existing --out: one line, exit 2, nothing written', async () => {
+    const dir = fs.mkdtempSync(path.join(tmp, 'addresses-err-'));
+    const out = path.join(dir, 'x.jsonl');
+    const one = groundTruth().find((l) => l.address !== null)!.address!;
+    expectUserError(
+      await dataset(['addresses', '--count-via', electrumx, one, 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', '--out', out]),
+      new RegExp(`address "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq" \\(argument 2\\) is not a regtest address, and ${electrumx} serves regtest`),
+      dir,
+    );
+    expectUserError(await dataset(['addresses', '--count-via', electrumx, one, one, '--out', out]), new RegExp(`address ${one} \\(argument 2\\) is given twice \\(also argument 1\\)`), dir);
+    expectUserError(await dataset(['addresses', '--count-via', electrumx, '--out', out]), /name at least one address/, dir);
+    fs.writeFileSync(out, 'mine\n');
+    expectUserError(await dataset(['addresses', '--count-via', electrumx, one, '--out', out]), /already exists \(pass --force to replace it\)/);
+    expect(fs.readFileSync(out, 'utf8')).toBe('mine\n');
+  });
+});
+
 describe('user errors exit 2 with one line and write nothing', () => {
   let dir: string;
   beforeEach(() => {

@@ -1,6 +1,6 @@
 /**
- * `electrum-bench dataset build|filter|stats|wallets`: addresses from a node's block range, counted
- * through an Electrum server; subsets of a dataset; its histogram; synthetic wallets made of it. Options are validated in
+ * `electrum-bench dataset build|addresses|filter|stats|wallets`: addresses from a node's block range, counted
+ * through an Electrum server; the addresses a user names, counted through the server to measure; subsets of a dataset; its histogram; synthetic wallets made of it. Options are validated in
  * src/dataset/options.ts before anything is opened.
  */
 import yargs, { Argv } from 'yargs';
@@ -8,7 +8,8 @@ import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { onStopSignal } from './signals';
 import { UserError } from '../core/user-error';
-import { buildOptions, filterOptions, statsOptions, ENV_RPC_USER, ENV_RPC_PASSWORD } from '../dataset/options';
+import { addressesOptions, buildOptions, filterOptions, statsOptions, ENV_RPC_USER, ENV_RPC_PASSWORD } from '../dataset/options';
+import { addressesOf, datasetFromAddresses } from '../dataset/from-addresses';
 import { buildDataset, BuildInterrupted } from '../dataset/build';
 import { BuildEvents } from '../dataset/events';
 import { attachProgress } from '../dataset/progress';
@@ -56,6 +57,18 @@ export function datasetArgs(argv: string[]) {
         .option('network', { type: 'string', describe: 'auto|mainnet|testnet|signet|regtest: must match the node (default auto)' })
         .option('progress', { type: 'boolean', default: true, describe: 'progress bars on stderr (--no-progress to hide)' }),
     )
+    .command('addresses [address..]', 'a dataset of the addresses you name, counted through the Electrum server you will measure (no node needed)', (y) =>
+      y
+        .positional('address', { type: 'string', array: true, describe: 'addresses (of the network the server serves)' })
+        .option('in', { type: 'string', describe: 'file of addresses, one per line (# comments)' })
+        .option('count-via', { type: 'string', describe: 'Electrum server: electrum://HOST:PORT or electrums://HOST:PORT (TLS)' })
+        .option('tls-insecure', { type: 'boolean', default: false, describe: 'accept any TLS certificate from --count-via' })
+        .option('count-profile', { type: 'string', describe: 'server profile for batch caps and errors (default: from server.version)' })
+        .option('count-connections', { type: 'string', describe: 'connections to --count-via (default 4)' })
+        .option('count-timeout', { type: 'string', describe: 'seconds per counting batch (default 60)' })
+        .option('out', { type: 'string', describe: 'dataset to write (.jsonl); its manifest goes beside it' })
+        .option('force', { type: 'boolean', default: false, describe: 'replace --out if it exists' }),
+    )
     .command('filter', 'a subset of a dataset, with a manifest naming its parent', (y) =>
       selectionOptions(y).option('in', { type: 'string', describe: 'dataset to filter' }),
     )
@@ -75,7 +88,7 @@ export function datasetArgs(argv: string[]) {
         .option('out', { type: 'string', describe: 'wallets file to write (.jsonl)' })
         .option('force', { type: 'boolean', default: false, describe: 'replace --out if it exists' }),
     )
-    .demandCommand(1, 'name a command: build, filter, stats or wallets')
+    .demandCommand(1, 'name a command: build, addresses, filter, stats or wallets')
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);
@@ -88,6 +101,7 @@ async function main(): Promise<number> {
   const command = String(argv._[0]);
   if (command === 'build') return build(argv);
   if (command === 'wallets') return wallets(argv);
+  if (command === 'addresses') return addresses(argv);
   if (command === 'filter') {
     const manifest = filterDataset(filterOptions(argv));
     process.stdout.write(summary(String(argv.out), manifest));
@@ -96,6 +110,19 @@ async function main(): Promise<number> {
   const opts = statsOptions(argv);
   const stats = datasetStats(readDataset(opts.input, '--in').lines, opts.buckets);
   process.stdout.write(opts.json ? JSON.stringify(stats, null, 2) + '\n' : statsTable(stats) + '\n');
+  return 0;
+}
+
+async function addresses(argv: Record<string, unknown>): Promise<number> {
+  const o = addressesOptions(argv);
+  const given = addressesOf(o.positional, o.input);
+  const started = Date.now();
+  const { manifest, network, refused } = await datasetFromAddresses({ ...o, addresses: given });
+  if (refused.length) process.stderr.write(`electrum-bench: left out (the server refused their history as too large): ${refused.join(', ')}\n`);
+  process.stdout.write(
+    `wrote ${o.out.dataset}: ${manifest.lines} ${network} addresses counted by ${manifest.source.countServer} at its tip ${manifest.tip?.height} ` +
+      `(${Object.entries(manifest.buckets.counts).map(([b, n]) => `${b} txs: ${n}`).join(', ')}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   return 0;
 }
 

@@ -109,6 +109,30 @@ export function buildOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Bu
   };
 }
 
+export interface AddressesCliOptions {
+  positional: string[];
+  input: string | undefined;
+  countVia: ElectrumTarget;
+  countProfile: ProfileName | 'auto';
+  countConnections: number;
+  countTimeoutMs: number;
+  out: OutputPaths;
+  force: boolean;
+}
+
+export function addressesOptions(raw: Raw): AddressesCliOptions {
+  return {
+    positional: ((raw.address as unknown[] | undefined) ?? []).map(String),
+    input: str(raw, 'in'),
+    countVia: electrumTarget(str(raw, 'count-via', true)!, raw['tls-insecure'] === true),
+    countProfile: oneOf(raw, 'count-profile', ['auto', ...PROFILE_NAMES], DEFAULTS.countProfile),
+    countConnections: integer(raw, 'count-connections', { min: 1, max: 64 }) ?? DEFAULTS.countConnections,
+    countTimeoutMs: (integer(raw, 'count-timeout', { min: 1, max: 3600 }) ?? DEFAULTS.countTimeoutSec) * 1000,
+    out: outputPaths(str(raw, 'out', true)!),
+    force: raw.force === true,
+  };
+}
+
 export function filterOptions(raw: Raw): FilterOptions {
   const input = str(raw, 'in', true)!;
   const out = outputPaths(str(raw, 'out', true)!);
