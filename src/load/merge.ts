@@ -69,11 +69,10 @@ function openInput(file: string, runId: number | undefined): Input {
     throw new UserError(`merge: ${file} is not an electrum-bench results database`);
   }
   try {
-    const hasLoadTables = results.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'load_runs'").get() !== undefined;
     const store = new LoadStore(results);
-    const id = runId ?? (hasLoadTables ? (results.db.prepare('SELECT max(id) AS id FROM load_runs').get() as { id: number | null }).id : null);
-    if (id === null) throw new UserError(`merge: ${file} has no load run`);
-    const run = hasLoadTables ? store.run(id) : undefined;
+    const id = runId ?? store.runs().at(-1)?.id;
+    if (id === undefined) throw new UserError(`merge: ${file} has no load run`);
+    const run = store.run(store.resolve(id) ?? id);
     if (!run) throw new UserError(`merge: ${file} has no load run ${id}`);
     if (run.shard === null) throw new UserError(`merge: ${file}: load run ${id} is not a shard (it ran without --shard I/N); only the shards of one test merge`);
     const shard = parseShard(run.shard, `merge: ${file}: load run ${id}: shard`);
@@ -206,7 +205,7 @@ function write(inputs: Input[], output: string): MergeResult {
   const paths = distinct(inputs.map((i) => i.run.dataset_path));
   const status = mergedStatus(inputs);
   try {
-    return results.db.transaction(() => {
+    return results.transaction(() => {
       const { runId, serverIds } = store.createRun(
         {
           tool_version: tool.version,
@@ -253,9 +252,7 @@ function write(inputs: Input[], output: string): MergeResult {
       });
       // The test ran when its shards ran, not when they were merged.
       const finished = inputs.map((i) => i.run.finished_at);
-      results.db
-        .prepare('UPDATE load_runs SET started_at = ?, finished_at = coalesce(?, finished_at) WHERE id = ?')
-        .run(inputs.map((i) => i.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1) : null, runId);
+      store.setSpan(runId, inputs.map((i) => i.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1)! : null);
       return {
         runId,
         output,
@@ -264,7 +261,7 @@ function write(inputs: Input[], output: string): MergeResult {
         intervals,
         status,
       };
-    })();
+    });
   } catch (err) {
     results.close();
     created?.remove();
