@@ -70,9 +70,10 @@ function openInput(file: string, runId: number | undefined): Input {
   }
   try {
     const store = new LoadStore(results);
-    const id = runId ?? store.runs().at(-1)?.id;
+    const latest = store.runs().at(-1);
+    const id = runId ?? latest?.number;
     if (id === undefined) throw new UserError(`merge: ${file} has no load run`);
-    const run = store.run(store.resolve(id) ?? id);
+    const run = runId === undefined ? latest : store.run(store.resolve(runId) ?? runId);
     if (!run) throw new UserError(`merge: ${file} has no load run ${id}`);
     if (run.shard === null) throw new UserError(`merge: ${file}: load run ${id} is not a shard (it ran without --shard I/N); only the shards of one test merge`);
     const shard = parseShard(run.shard, `merge: ${file}: load run ${id}: shard`);
@@ -83,14 +84,14 @@ function openInput(file: string, runId: number | undefined): Input {
       throw new UserError(`merge: ${file}: load run ${id} has an unreadable load model`);
     }
     if (typeof model?.kind !== 'string') throw new UserError(`merge: ${file}: load run ${id} has an unreadable load model`);
-    return { file, results, store, run, shard, model, servers: store.servers(id) };
+    return { file, results, store, run, shard, model, servers: store.servers(run.id) };
   } catch (err) {
     results.close();
     throw err;
   }
 }
 
-const where = (i: Input): string => `${i.file} (shard ${i.run.shard}, run ${i.run.id})`;
+const where = (i: Input): string => `${i.file} (shard ${i.run.shard}, run ${i.run.number})`;
 
 /** N shards, each I from 1 to N exactly once, the same model (up to the rate share) and servers. */
 function checkOneTest(inputs: Input[]): void {
@@ -213,7 +214,7 @@ function write(inputs: Input[], output: string): MergeResult {
           config: {
             merge: byShard.map((i) => ({
               file: path.resolve(i.file),
-              runId: i.run.id,
+              runId: i.run.number,
               shard: i.run.shard,
               status: i.run.status,
               toolVersion: i.run.tool_version,
@@ -236,7 +237,7 @@ function write(inputs: Input[], output: string): MergeResult {
       );
       let intervals = 0;
       for (const name of serverNames) {
-        const streams = byShard.map((i) => ({ source: `${i.file} run ${i.run.id}`, it: i.store.intervals(i.run.id, i.servers.find((s) => s.name === name)!.id) }));
+        const streams = byShard.map((i) => ({ source: `${i.file} run ${i.run.number}`, it: i.store.intervals(i.run.id, i.servers.find((s) => s.name === name)!.id) }));
         let first: number | undefined; // seconds come in order: the first is the earliest of any shard
         for (const { second, records } of alignedSeconds(streams)) {
           first ??= second;
@@ -256,7 +257,7 @@ function write(inputs: Input[], output: string): MergeResult {
       return {
         runId,
         output,
-        shards: byShard.map((i) => ({ file: i.file, runId: i.run.id, shard: formatShard(i.shard) })),
+        shards: byShard.map((i) => ({ file: i.file, runId: i.run.number, shard: formatShard(i.shard) })),
         servers: serverNames,
         intervals,
         status,

@@ -52,7 +52,7 @@ function decode(b64: string, run: LoadRunRow, server: LoadServerRow, index: numb
   try {
     return decodeFromCompressedBase64(b64);
   } catch (err) {
-    throw new UserError(`--db: load run ${run.id}, server ${server.name}, second ${index}: unreadable latency histogram (${(err as Error).message})`);
+    throw new UserError(`--db: load run ${run.number}, server ${server.name}, second ${index}: unreadable latency histogram (${(err as Error).message})`);
   }
 }
 

@@ -93,7 +93,7 @@ export function readLatestIndexRun(reader: ResultsReader): IndexRunReport | null
     }),
   );
   const config = JSON.parse(latest.run.config_json) as { sweep: { name: string; values: string[] } | null };
-  return { runId: latest.run.id, tipHeight: (JSON.parse(latest.run.chain_json) as { tipHeight: number | null }).tipHeight, sweep: config.sweep, summaries: summarizeBuilds(builds) };
+  return { runId: latest.run.number, tipHeight: (JSON.parse(latest.run.chain_json) as { tipHeight: number | null }).tipHeight, sweep: config.sweep, summaries: summarizeBuilds(builds) };
 }
 
 export function indexTable(r: IndexRunReport): Table {

@@ -26,13 +26,14 @@ function latestWalletRuns(runs: readonly WalletRunRow[]): WalletRunRow[] {
   return [...latest.values()].sort((a, b) => a.id - b.id);
 }
 
-/** Named runs are found by their id or by the id they had before schema 8. */
+/** Named runs are found by their number (as printed), or by their id. */
 const named = <R extends { id: number }>(runs: readonly R[], id: number | undefined): R | undefined => runs.find((r) => r.id === id);
+const numbers = (runs: ReadonlyArray<{ number: number }>) => runs.map((r) => r.number).join(', ') || 'none';
 
 function namedWalletRuns(reader: ResultsReader, ids: readonly number[], runs: readonly WalletRunRow[], dbPath: string): WalletRunRow[] {
   return ids.map((id) => {
     const run = named(runs, reader.resolve('wallet', id));
-    if (!run) throw new UserError(`--wallet-run: no wallet run ${id} in ${dbPath} (wallet runs: ${runs.map((r) => r.id).join(', ') || 'none'})`);
+    if (!run) throw new UserError(`--wallet-run: no wallet run ${id} in ${dbPath} (wallet runs: ${numbers(runs)})`);
     return run;
   });
 }
@@ -45,7 +46,7 @@ export function selectRuns(reader: ResultsReader, dbPath: string, runIds: readon
   if (loadRunIds.length > 0) {
     const load = loadRunIds.map((id) => {
       const run = named(loadRuns, reader.resolve('load', id));
-      if (!run) throw new UserError(`--load-run: no load run ${id} in ${dbPath} (load runs: ${loadRuns.map((r) => r.id).join(', ') || 'none'})`);
+      if (!run) throw new UserError(`--load-run: no load run ${id} in ${dbPath} (load runs: ${numbers(loadRuns)})`);
       return { run, chosen: 'named' as const };
     });
     return { bench: runIds.length > 0, load, wallet };

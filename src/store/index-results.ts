@@ -4,7 +4,7 @@
  * and completed when the server reached the tip.
  */
 import type { ResultsStore } from './results';
-import { createRun, finishRun, runsOf, type RunRow } from './run-record';
+import { createRun, finishRun, RUN_NUMBER, type NumberedRun, type RunRow } from './run-record';
 import { resourceSummaries, resourceWriter, type ResourceSummary } from './resources';
 import type { ResourceRow } from '../core/resource-row';
 
@@ -30,7 +30,7 @@ export interface IndexBuildRow {
   phases_json: string;
 }
 
-export type IndexRunRow = RunRow & { chain_json: string };
+export type IndexRunRow = RunRow & NumberedRun & { chain_json: string };
 
 /** What one build took and cost. */
 export interface BuildFigures {
@@ -86,10 +86,11 @@ export class IndexStore {
 
   /** The latest completed index run, with its builds in order; null when there is none. */
   latestCompleted(): { run: IndexRunRow; builds: IndexBuildRow[] } | null {
-    const done = runsOf(this.db, 'index').filter((r) => r.status === 'completed');
-    const last = done.at(-1);
-    if (!last) return null;
-    const { chain_json } = this.db.prepare('SELECT chain_json FROM index_runs WHERE run_id = ?').get(last.id) as { chain_json: string };
-    return { run: { ...last, chain_json }, builds: this.db.prepare('SELECT * FROM index_builds WHERE run_id = ? ORDER BY id').all(last.id) as IndexBuildRow[] };
+    const run = this.db
+      .prepare(`SELECT r.*, ${RUN_NUMBER}, i.chain_json FROM runs r JOIN index_runs i ON i.run_id = r.id
+        WHERE r.kind = 'index' AND r.status = 'completed' ORDER BY r.id DESC LIMIT 1`)
+      .get() as IndexRunRow | undefined;
+    if (!run) return null;
+    return { run, builds: this.db.prepare('SELECT * FROM index_builds WHERE run_id = ? ORDER BY id').all(run.id) as IndexBuildRow[] };
   }
 }

@@ -4,14 +4,14 @@
  * Intervals are written as they complete, so an interrupted run keeps every finished second.
  */
 import type { ResultsStore } from './results';
-import { createRun, finishRun, resolveRun, serversOf, setServerInfo, type RunRow, type ServerRow } from './run-record';
+import { createRun, finishRun, resolveRun, RUN_NUMBER, serversOf, setServerInfo, type NumberedRun, type RunRow, type ServerRow } from './run-record';
 import type { IntervalRecord, LoadModel, LoadOutcome } from '../core/load-types';
 import type { MethodName } from '../core/methods';
 
 export type LoadRunStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'aborted';
 
 /** A load run: its row of `runs` with its detail row. */
-export interface LoadRunRow extends Omit<RunRow, 'status' | 'node_version'> {
+export interface LoadRunRow extends Omit<RunRow, 'status' | 'node_version'>, NumberedRun {
   status: LoadRunStatus;
   node_version: string;
   model_json: string;
@@ -44,7 +44,7 @@ export interface LoadRunEnd {
   findMax?: unknown;
 }
 
-const LOAD_RUNS = "SELECT r.*, l.* FROM runs r JOIN load_runs l ON l.run_id = r.id WHERE r.kind = 'load'";
+const LOAD_RUNS = `SELECT r.*, ${RUN_NUMBER}, l.* FROM runs r JOIN load_runs l ON l.run_id = r.id WHERE r.kind = 'load'`;
 
 export class LoadStore {
   constructor(private readonly results: ResultsStore) {}

@@ -5,7 +5,7 @@
 import type { ResultsStore, RunRecord, ServerRecord } from './results';
 import { LoadStore, type LoadRunRow } from './load-results';
 import { IndexStore } from './index-results';
-import { resolveRun, runsOf, serversOf, type RunFamily } from './run-record';
+import { resolveRun, RUN_NUMBER, runsOf, serversOf, type RunFamily } from './run-record';
 import { resourceSummaries, type ResourceSummary } from './resources';
 import type { WalletRunRow, WalletServerRow } from './wallets';
 
@@ -117,7 +117,7 @@ export interface ResourceSeriesRow {
 }
 
 /** A wallet run with its kind as before schema 8 ('bench' or 'load', the family being known). */
-const WALLET_RUNS = `SELECT r.id, r.legacy_id, substr(r.kind, length('wallet-') + 1) AS kind, r.started_at, r.finished_at, r.status, r.tool_version,
+const WALLET_RUNS = `SELECT r.id, r.legacy_id, ${RUN_NUMBER}, substr(r.kind, length('wallet-') + 1) AS kind, r.started_at, r.finished_at, r.status, r.tool_version,
     r.git_commit, r.node_version, r.host_json, r.config_json, r.dataset_path, r.dataset_hash, r.holder,
     r.dataset_path AS wallets_path, r.dataset_hash AS wallets_hash, w.workload, w.passes, w.warmup, w.summary_json
   FROM runs r JOIN wallet_runs w ON w.run_id = r.id WHERE r.kind IN ('wallet-bench', 'wallet-load')`;

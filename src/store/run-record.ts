@@ -38,6 +38,16 @@ export interface RunRow {
   holder: string | null;
 }
 
+/** A run as read for users: with the number they know it by (RUN_NUMBER). */
+export type NumberedRun = { number: number };
+
+/**
+ * The number a user knows a run by, printed and taken back by the selectors: the id it had before
+ * schema 8 if it had one, else its id. Unique within a family (migration 8 put every moved run's id
+ * above every old number), so `--load-run 2` means what it meant before the upgrade.
+ */
+export const RUN_NUMBER = 'coalesce(r.legacy_id, r.id) AS number';
+
 export interface NewRun {
   kind: RunKind;
   tool_version: string;

@@ -5,7 +5,7 @@
  * that finished.
  */
 import type { ResultsStore } from './results';
-import { createRun, finishRun, setServerInfo, type RunRow, type ServerRow } from './run-record';
+import { createRun, finishRun, setServerInfo, type NumberedRun, type RunRow, type ServerRow } from './run-record';
 import type { RequestSample } from '../core/sync-steps';
 
 export interface NewWalletRun {
@@ -59,7 +59,7 @@ export interface NotificationRecord {
 }
 
 /** A wallet run as the report reads it: its row of `runs` with its detail row, kind as before schema 8. */
-export interface WalletRunRow extends Omit<RunRow, 'kind' | 'node_version'> {
+export interface WalletRunRow extends Omit<RunRow, 'kind' | 'node_version'>, NumberedRun {
   kind: 'bench' | 'load';
   node_version: string;
   workload: string;

@@ -277,8 +277,8 @@ describe('a version-7 database', () => {
   test('the numbers users knew runs by still select them: --load-run 2, --wallet-run 2, load hlog --run 3; new ids select too', () => {
     const reader = new ResultsReader(store);
     const sel = selectRuns(reader, file, [], [2], [2]);
-    expect(sel.load.map((l) => [l.run.id, l.run.legacy_id])).toEqual([[idOf('load', 2), 2]]);
-    expect(sel.wallet.map((w) => [w.id, w.kind, w.legacy_id])).toEqual([[idOf('wallet-load', 2), 'load', 2]]);
+    expect(sel.load.map((l) => [l.run.id, l.run.legacy_id, l.run.number])).toEqual([[idOf('load', 2), 2, 2]]);
+    expect(sel.wallet.map((w) => [w.id, w.kind, w.legacy_id, w.number])).toEqual([[idOf('wallet-load', 2), 'load', 2, 2]]);
     expect(new LoadStore(store).resolve(3)).toBe(idOf('load', 3));
     expect(reader.resolve('wallet', 1)).toBe(idOf('wallet-bench', 1));
     expect(reader.resolve('load', idOf('load', 1))).toBe(idOf('load', 1));
@@ -291,7 +291,8 @@ describe('a version-7 database', () => {
       [{ name: 'x', profile: 'generic', url: 'tcp://x:1', software: null, protocol: null }],
     );
     expect(runId).toBeGreaterThan(idOf('index', 1));
-    expect(selectRuns(reader, file, [], [runId]).load[0].run).toMatchObject({ id: runId, legacy_id: null, status: 'running' });
+    expect(selectRuns(reader, file, [], [runId]).load[0].run).toMatchObject({ id: runId, legacy_id: null, number: runId, status: 'running' });
+    expect(() => selectRuns(reader, file, [], [99])).toThrow(`--load-run: no load run 99 in ${file} (load runs: 1, 2, 3, ${runId})`);
   });
 });
 
