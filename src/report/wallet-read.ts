@@ -1,5 +1,5 @@
 /**
- * Reads wallet runs (schema migration 7) into the wallet report model, read-only. Every figure is
+ * Reads wallet runs (through the store's one reader) into the wallet report model, read-only. Every figure is
  * computed here from the stored syncs, requests and notifications, with the one percentile
  * definition of src/stats/quantiles.ts; a run's summary_json is read only for what the rows do not
  * hold (how many wallets stayed held, the server's memory per held wallet).

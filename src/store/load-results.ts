@@ -1,5 +1,5 @@
 /**
- * Load runs in the results database (schema migration 3): one row per run, its servers, and per
+ * Load runs in the results database: the run record (run-record.ts) with its load details, and per
  * server and second one interval row plus one cell per (method, outcome) with its histograms.
  * Intervals are written as they complete, so an interrupted run keeps every finished second.
  */

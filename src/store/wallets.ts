@@ -1,5 +1,5 @@
 /**
- * Wallet runs in the results database (schema migration 7): the run, its servers, one row per
+ * Wallet runs in the results database: the run record (run-record.ts) with its wallet details, one row per
  * wallet sync with every request it sent, and the notifications held wallets received. A sync is
  * written whole, in one transaction, as soon as it ends, so an interrupted run keeps every sync
  * that finished.
