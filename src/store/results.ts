@@ -288,10 +288,18 @@ function upgradedCopy(source: Database.Database): { db: Database.Database; scrat
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'electrum-bench-read-'));
   try {
     const copy = path.join(scratch, 'upgraded.sqlite');
-    source.prepare('VACUUM INTO ?').run(copy);
-    source.close();
+    try {
+      source.prepare('VACUUM INTO ?').run(copy);
+    } finally {
+      source.close();
+    }
     const db = new Database(copy);
-    migrate(db);
+    try {
+      migrate(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
     return { db, scratch };
   } catch (err) {
     fs.rmSync(scratch, { recursive: true, force: true });
