@@ -71,8 +71,8 @@ test('both lab servers: every pass stored, warm-up flagged, a median per address
     expect(s.latencyNs.p99).toBeGreaterThanOrEqual(s.latencyNs.p50);
   }
   const d = new Database(db, { readonly: true });
-  const run = d.prepare('SELECT * FROM runs').get() as Record<string, string>;
-  const names = (d.prepare('SELECT name, software FROM servers ORDER BY id').all() as Array<{ name: string; software: string }>);
+  const run = d.prepare('SELECT * FROM runs r JOIN bench_runs b ON b.run_id = r.id').get() as Record<string, string>;
+  const names = (d.prepare('SELECT name, software FROM run_servers ORDER BY id').all() as Array<{ name: string; software: string }>);
   d.close();
   expect(run.status).toBe('completed');
   expect(JSON.parse(run.selfcheck_json).eventLoopDelayMs.p99).toBeGreaterThanOrEqual(0);

@@ -148,7 +148,7 @@ test('the server killed and restarted mid-run: the run reconnects, records the o
   expect(r.errors).toBeGreaterThanOrEqual(1); // the outage is on record
   // ...at the reconnect loop's pace (100 ms doubling to 1 s), not one per call in a burst.
   expect(r.errors).toBeLessThanOrEqual(Math.ceil(outage.downMs / 100) + 5);
-  const pool = JSON.parse(query<{ pool_json: string }>(db, 'SELECT pool_json FROM runs').pool_json).electrumx;
+  const pool = JSON.parse(query<{ pool_json: string }>(db, 'SELECT pool_json FROM bench_runs').pool_json).electrumx;
   expect(pool.outages.length).toBeGreaterThanOrEqual(1);
   expect(stdout).toMatch(/disconnect/);
 }, 180_000);

@@ -66,7 +66,7 @@ async function bench(servers: ServerTarget[], verify = false): Promise<Outcome[]
     return store.db
       .prepare(
         `SELECT s.name AS server, x.method, a.tx_count AS txCount, a.utxo_count AS utxoCount, a.balance_confirmed AS confirmed, x.status, x.mismatch
-           FROM samples x JOIN servers s ON s.id = x.server_id JOIN addresses a ON a.run_id = x.run_id AND a.idx = x.address_idx
+           FROM samples x JOIN run_servers s ON s.id = x.server_id JOIN addresses a ON a.run_id = x.run_id AND a.idx = x.address_idx
           WHERE x.run_id = ?`,
       )
       .all(result.runId) as Outcome[];

@@ -51,7 +51,7 @@ test('a constant rate on both lab servers, one after another: every request answ
     expect(s.dropped).toBe(0);
     expect(s.latencyMs.p50).toBeGreaterThan(0);
   }
-  const servers = all<{ name: string; software: string }>(db, 'SELECT name, software FROM load_servers ORDER BY id');
+  const servers = all<{ name: string; software: string }>(db, 'SELECT name, software FROM run_servers ORDER BY id');
   expect(servers[0].software).toMatch(/ElectrumX/i);
   expect(servers[1].software).toMatch(/electrs/i);
 });
@@ -64,8 +64,8 @@ describeBuilt('esplora', "Esplora's REST API under load", () => {
     expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
     const [s] = JSON.parse(r.stdout).servers;
     expect(s).toMatchObject({ server: 'esplora-rest', sent: 60, ok: 60, dropped: 0 });
-    expect(all<{ software: string }>(db, 'SELECT software FROM load_servers')[0].software).toBe('Esplora REST API');
-    expect(all<{ n: number }>(db, `SELECT count(*) AS n FROM resource_samples WHERE run_kind = 'load' AND target = 'esplora' AND cpu_user_s IS NOT NULL`)[0].n).toBeGreaterThanOrEqual(3);
+    expect(all<{ software: string }>(db, 'SELECT software FROM run_servers')[0].software).toBe('Esplora REST API');
+    expect(all<{ n: number }>(db, `SELECT count(*) AS n FROM resource_samples WHERE run_id IN (SELECT id FROM runs WHERE kind = 'load') AND target = 'esplora' AND cpu_user_s IS NOT NULL`)[0].n).toBeGreaterThanOrEqual(3);
   });
 });
 

@@ -35,7 +35,7 @@ test('bench --lab stores each server\'s resource time series and the electrs Pro
     const rows = d
       .prepare(
         `SELECT target, count(*) AS n, max(rss_bytes) AS rss, max(cpu_user_s + cpu_system_s) - min(cpu_user_s + cpu_system_s) AS cpu,
-                max(datadir_bytes) AS datadir FROM resource_samples WHERE run_kind = 'bench' AND run_id = 1 GROUP BY target`,
+                max(datadir_bytes) AS datadir FROM resource_samples WHERE build_id IS NULL AND run_id = 1 GROUP BY target`,
       )
       .all() as Array<{ target: string; n: number; rss: number | null; cpu: number | null; datadir: number | null }>;
     const by = new Map(rows.map((x) => [x.target, x]));
@@ -94,7 +94,7 @@ test('index-bench rebuilds every lab server from empty: time, CPU, peak RSS, dis
   expect(status.status).toBe(0);
   const d = new Database(db, { readonly: true });
   expect(d.prepare(`SELECT count(*) AS n FROM index_builds`).get()).toEqual({ n: servers.length });
-  expect((d.prepare(`SELECT count(*) AS n FROM resource_samples WHERE run_kind = 'index'`).get() as { n: number }).n).toBeGreaterThan(servers.length);
+  expect((d.prepare(`SELECT count(*) AS n FROM resource_samples WHERE build_id IS NOT NULL`).get() as { n: number }).n).toBeGreaterThan(servers.length);
   d.close();
   const reportDir = path.join(tmp, 'index-report');
   expect(cli('report', ['--db', db, '--out', reportDir]).status).toBe(0);

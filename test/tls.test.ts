@@ -108,7 +108,7 @@ test('bench with --ca <lab CA>: exit 0, ok samples stored for the ssl:// server,
   expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
   expect(query<{ n: number }>(db, "SELECT count(*) n FROM samples WHERE status = 'ok'").n).toBeGreaterThan(0);
   expect(query<{ n: number }>(db, "SELECT count(*) n FROM samples WHERE status <> 'ok'").n).toBe(0);
-  expect(query<{ url: string }>(db, 'SELECT url FROM servers').url).toBe(`ssl://${t.host}:${t.port}`);
+  expect(query<{ url: string }>(db, 'SELECT url FROM run_servers').url).toBe(`ssl://${t.host}:${t.port}`);
 });
 
 test('bench with --tls-insecure and no --ca: exit 0 and one warning on stderr', () => {
@@ -117,7 +117,7 @@ test('bench with --tls-insecure and no --ca: exit 0 and one warning on stderr', 
   expect(r.status).toBe(0);
   expect(r.stderr.trim().split('\n')).toEqual([WARNING]);
   expect(query<{ n: number }>(db, "SELECT count(*) n FROM samples WHERE status = 'ok'").n).toBeGreaterThan(0);
-  expect(query<{ url: string }>(db, 'SELECT url FROM servers').url).toMatch(/^ssl:\/\//);
+  expect(query<{ url: string }>(db, 'SELECT url FROM run_servers').url).toMatch(/^ssl:\/\//);
 });
 
 test('--tls-insecure against a plain TCP server says nothing (nothing left unverified)', () => {

@@ -67,7 +67,7 @@ test(`${HELD} held wallets per lab server hear of a mined block, none missing, a
   }
   // The stored rows say the same as the summary: one headers row per held connection per server.
   const d = new Database(db, { readonly: true });
-  const rows = d.prepare("SELECT v.name AS server, count(*) AS n FROM wallet_notifications n JOIN wallet_servers v ON v.id = n.server_id WHERE n.kind = 'headers' AND n.status = 'ok' GROUP BY v.name").all() as Array<{ server: string; n: number }>;
+  const rows = d.prepare("SELECT v.name AS server, count(*) AS n FROM wallet_notifications n JOIN run_servers v ON v.id = n.server_id WHERE n.kind = 'headers' AND n.status = 'ok' GROUP BY v.name").all() as Array<{ server: string; n: number }>;
   d.close();
   for (const row of rows) expect(row.n).toBe(HELD);
   expect(rows).toHaveLength(servers.length);

@@ -48,7 +48,7 @@ const labServers = () => Object.keys(env.electrum);
 /** Requests (and calls in them) per method of each sync of `server`'s measured pass. */
 function perSync(db: Database.Database, server: string) {
   const syncs = db
-    .prepare(`SELECT s.id, s.wallet, s.duration_ns AS duration FROM wallet_syncs s JOIN wallet_servers v ON v.id = s.server_id WHERE v.name = ? AND s.warmup = 0`)
+    .prepare(`SELECT s.id, s.wallet, s.duration_ns AS duration FROM wallet_syncs s JOIN run_servers v ON v.id = s.server_id WHERE v.name = ? AND s.warmup = 0`)
     .all(server) as Array<{ id: number; wallet: string; duration: number }>;
   return syncs.map((s) => {
     const rows = db.prepare('SELECT method, count(*) AS requests, sum(items) AS items, max(items) AS largest, max(offset_ns + latency_ns) AS lastReply FROM wallet_requests WHERE sync_id = ? GROUP BY method').all(s.id) as Array<{
@@ -89,7 +89,7 @@ test('sparrow: batches of at most 100 where the server takes batches, one call a
   const { rows, db } = benchWorkload('sparrow');
   for (const r of rows) expect(r).toEqual({ ...r, syncs: 2 * wallets.length, failed: 0, mismatched: 0 });
   for (const server of labServers()) {
-    const software = (db.prepare('SELECT software FROM wallet_servers WHERE name = ?').get(server) as { software: string }).software;
+    const software = (db.prepare('SELECT software FROM run_servers WHERE name = ?').get(server) as { software: string }).software;
     const batches = !/^electrs-esplora/.test(software);
     for (const s of perSync(db, server)) {
       const used = s.wallet.expected.usedScripts;
@@ -109,7 +109,7 @@ test('bdk: batched histories to a stop gap of 20, transactions one at a time; re
   for (const r of rows) {
     if (r.server === 'esplora') {
       expect(r).toEqual({ ...r, failed: r.syncs, mismatched: 0 });
-      const failures = db.prepare("SELECT DISTINCT s.status, s.error_step FROM wallet_syncs s JOIN wallet_servers v ON v.id = s.server_id WHERE v.name = 'esplora'").all();
+      const failures = db.prepare("SELECT DISTINCT s.status, s.error_step FROM wallet_syncs s JOIN run_servers v ON v.id = s.server_id WHERE v.name = 'esplora'").all();
       expect(failures).toEqual([{ status: 'disconnect', error_step: 'history' }]);
     } else {
       expect(r).toEqual({ ...r, syncs: 2 * wallets.length, failed: 0, mismatched: 0 });

@@ -172,7 +172,7 @@ async function main(): Promise<number> {
       try {
         result = await runner.run(dataset, a.resume);
       } finally {
-        costs = await sampling?.stop(callsPerServer(store, sampledRun));
+        costs = await sampling?.stop(store.callsPerServer(sampledRun));
       }
       process.stdout.write((a.json ? summaryJson(result, a.db) : summaryTable(result, a.db)) + '\n');
       if (costs && !a.json) process.stdout.write(`\n${costs}\n`);
@@ -232,15 +232,6 @@ async function sweepOf(a: Argv, opts: BenchOptions) {
     values,
     restart: (settings: Record<string, string>) => labRestartServer(server as never, { settings }),
   };
-}
-
-/** Every call of the run (warm-up included), per measured server. */
-function callsPerServer(store: ResultsStore, runId: number): Map<string, number> {
-  const rows = store.db.prepare('SELECT s.name AS name, count(*) AS n FROM samples x JOIN servers s ON s.id = x.server_id WHERE x.run_id = ? GROUP BY s.name').all(runId) as Array<{
-    name: string;
-    n: number;
-  }>;
-  return new Map(rows.map((r) => [r.name, r.n]));
 }
 
 function storesNoRun(store: ResultsStore): boolean {

@@ -11,7 +11,7 @@ import { runCli } from './run-cli';
 import { onStopSignal } from './signals';
 import { UserError } from '../core/user-error';
 import { ResultsStore } from '../store/results';
-import { hostInfo } from '../core/host-info';
+import { IndexStore } from '../store/index-results';
 import { toolInfo } from '../core/tool-info';
 import { textTable } from '../core/text-table';
 import { runIndexBench, summarizeBuilds, type IndexedServer, type IndexSummary } from '../indexing/index-bench';
@@ -65,18 +65,13 @@ async function main(): Promise<number> {
   const created = fileAboutToBeCreated(a.db);
   const store = ResultsStore.open(a.db);
   const tool = toolInfo();
-  const runId = Number(
-    store.db
-      .prepare(`INSERT INTO index_runs (started_at, status, tool_version, git_commit, host_json, chain_json, config_json) VALUES (?, 'running', ?, ?, ?, ?, ?)`)
-      .run(
-        new Date().toISOString(),
-        tool.version,
-        tool.gitCommit,
-        JSON.stringify(hostInfo()),
-        JSON.stringify({ tipHeight: status.node.tip, seed: status.seed }),
-        JSON.stringify({ servers: names, repeat: a.repeat, sweep: sweep ?? null }),
-      ).lastInsertRowid,
-  );
+  const indexStore = new IndexStore(store);
+  const runId = indexStore.createRun({
+    tool_version: tool.version,
+    git_commit: tool.gitCommit,
+    chain: { tipHeight: status.node.tip, seed: status.seed },
+    config: { servers: names, repeat: a.repeat, sweep: sweep ?? null },
+  });
   let interrupted = false;
   const stopSignals = onStopSignal(() => {
     interrupted = true;
@@ -85,7 +80,7 @@ async function main(): Promise<number> {
   const progress = (line: string) => process.stderr.write(`[index-bench] ${line}\n`);
   let outcome: 'completed' | 'failed' | 'interrupted' = 'failed';
   try {
-    const builds = await runIndexBench(store.db, runId, { servers, repeat: a.repeat, sweep, sampleEveryMs: Math.round(a['sample-every'] * 1000), log: progress }, async (server, o) => {
+    const builds = await runIndexBench(indexStore, runId, { servers, repeat: a.repeat, sweep, sampleEveryMs: Math.round(a['sample-every'] * 1000), log: progress }, async (server, o) => {
       if (interrupted) throw new UserError('interrupted');
       return labRestartServer(server as never, { settings: o.settings, onStarted: o.onStarted, pollMs: 50, tipOnly: true, indexed });
     });
@@ -97,7 +92,7 @@ async function main(): Promise<number> {
     if (interrupted) outcome = 'interrupted';
     throw err;
   } finally {
-    store.db.prepare('UPDATE index_runs SET status = ?, finished_at = ? WHERE id = ?').run(outcome, new Date().toISOString(), runId);
+    indexStore.finishRun(runId, outcome);
     stopSignals();
     // Each server goes back to the lab's own settings, at the tip, whatever happened.
     for (const n of names) await labRestartServer(n as never).catch((e) => progress(`could not restore ${n}: ${(e as Error).message}`));

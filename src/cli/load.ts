@@ -294,10 +294,11 @@ async function hlog(argv: string[]): Promise<number> {
   const results = ResultsStore.open(a.db, { readonly: true });
   try {
     const store = new LoadStore(results);
-    const runId = a.run ?? store.runs().at(-1)?.id;
+    const latest = store.runs().at(-1);
+    const runId = a.run === undefined ? latest?.id : (store.resolve(a.run) ?? a.run);
     if (runId === undefined) throw new UserError(`--db ${a.db} holds no load run`);
     const { intervals } = writeHlog(store, runId, a.out, { method: a.method });
-    process.stdout.write(`wrote ${intervals} intervals of load run ${runId} to ${a.out}\n`);
+    process.stdout.write(`wrote ${intervals} intervals of load run ${a.run ?? latest?.number} to ${a.out}\n`);
     return 0;
   } finally {
     results.close();
@@ -378,7 +379,7 @@ async function main(): Promise<number> {
       } else {
         r = await runner.runServer(target, i);
       }
-      results.db.prepare('UPDATE load_servers SET software = ?, protocol = ? WHERE id = ?').run(r.software, r.protocol, serverIds.get(target.name));
+      store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol);
       outcomes.push(r);
     }
   } catch (err) {

@@ -10,7 +10,8 @@ import type Database from 'better-sqlite3';
 import { UserError } from '../core/user-error';
 import { ResourceSampler, type ResourceTarget } from '../resources/sampler';
 import { costTable, type CostRow } from '../resources/summary';
-import { resourceSummaries, resourceWriter, type RunKind } from '../store/resources';
+import { resourceSummaries, resourceWriter } from '../store/resources';
+import type { RunKind } from '../store/run-record';
 
 /** The resource options bench and load share. */
 export function withResourceOptions<T>(y: Argv<T>) {
@@ -43,12 +44,12 @@ export async function resourceTargets(a: ResourceFlags): Promise<ResourceTarget[
  * per request of the servers it serves (`requests`: the run's calls per measured server name).
  */
 export function startSampling(db: Database.Database, kind: RunKind, runId: number, targets: ResourceTarget[], everyS: number) {
-  const sampler = new ResourceSampler(targets, resourceWriter(db, kind, runId), { everyMs: sampleEveryMs(everyS) });
+  const sampler = new ResourceSampler(targets, resourceWriter(db, { runId }), { everyMs: sampleEveryMs(everyS) });
   sampler.start();
   return {
     async stop(requests: Map<string, number>): Promise<string> {
       await sampler.stop();
-      const rows: CostRow[] = resourceSummaries(db, kind, runId).map((s) => {
+      const rows: CostRow[] = resourceSummaries(db, { runId }).map((s) => {
         const served = targets.find((t) => t.name === s.target)?.servers ?? [s.target];
         const n = served.reduce((sum, name) => sum + (requests.get(name) ?? 0), 0);
         return { ...s, requests: n || null };

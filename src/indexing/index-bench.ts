@@ -5,9 +5,8 @@
  * server is started through `restart` (the lab's, given by the CLI), so nothing here knows the lab.
  */
 import fs from 'node:fs';
-import type Database from 'better-sqlite3';
 import { ResourceSampler } from '../resources/sampler';
-import { resourceSummaries, resourceWriter } from '../store/resources';
+import type { BuildFigures, IndexStore } from '../store/index-results';
 import { LogFollower, PHASE_RULES, phasesOf, type Phase } from './phases';
 import { median } from '../core/quantiles';
 
@@ -26,15 +25,9 @@ export type Restart = (
 ) => Promise<{ indexMs: number }>;
 
 /** What one build cost (or the median build of several). */
-interface IndexCost {
+interface IndexCost extends BuildFigures {
   server: string;
   settings: Record<string, string>;
-  indexMs: number;
-  cpuS: number | null;
-  peakRssBytes: number | null;
-  readBytes: number | null;
-  writeBytes: number | null;
-  datadirBytes: number | null;
 }
 
 export interface IndexBuild extends IndexCost {
@@ -69,20 +62,17 @@ function readFrom(file: string, offset: number): Buffer | null {
   }
 }
 
-export async function runIndexBench(db: Database.Database, runId: number, opts: IndexBenchOptions, restart: Restart): Promise<IndexBuild[]> {
+export async function runIndexBench(store: IndexStore, runId: number, opts: IndexBenchOptions, restart: Restart): Promise<IndexBuild[]> {
   const log = opts.log ?? (() => undefined);
   const builds: IndexBuild[] = [];
-  const addBuild = db.prepare(`INSERT INTO index_builds (run_id, server, settings_json, repeat, index_ms, cpu_s, peak_rss_bytes, read_bytes,
-    write_bytes, datadir_bytes, phases_json) VALUES (@runId, @server, @settings, @repeat, 0, NULL, NULL, NULL, NULL, NULL, '[]')`);
-  const finishBuild = db.prepare(`UPDATE index_builds SET index_ms = @indexMs, cpu_s = @cpuS, peak_rss_bytes = @peakRssBytes,
-    read_bytes = @readBytes, write_bytes = @writeBytes, datadir_bytes = @datadirBytes, phases_json = @phases WHERE id = @id`);
   const values = opts.sweep ? opts.sweep.values.map((v) => ({ [opts.sweep!.name]: v })) : [{}];
   for (const server of opts.servers) {
     for (const swept of values) {
       for (let repeat = 1; repeat <= opts.repeat; repeat++) {
         const settings = { ...(server.observe ?? {}), ...swept };
-        const buildId = Number(addBuild.run({ runId, server: server.name, settings: JSON.stringify(swept), repeat }).lastInsertRowid);
-        const sampler = new ResourceSampler([{ name: server.name, pidFile: server.pidFile, datadir: server.datadir }], resourceWriter(db, 'index', buildId), {
+        const buildId = store.addBuild(runId, server.name, swept, repeat);
+        const samples = store.buildSamples(runId, buildId);
+        const sampler = new ResourceSampler([{ name: server.name, pidFile: server.pidFile, datadir: server.datadir }], samples.write, {
           everyMs: opts.sampleEveryMs,
           dirEveryMs: 1_000,
           host: true,
@@ -101,7 +91,7 @@ export async function runIndexBench(db: Database.Database, runId: number, opts: 
           follower?.stop();
           if (started) await sampler.stop();
         });
-        const [cost] = resourceSummaries(db, 'index', buildId);
+        const [cost] = samples.summaries();
         const phases = phasesOf(PHASE_RULES[server.name] ?? [], follower?.lines ?? [], indexMs);
         const build: IndexBuild = {
           server: server.name,
@@ -115,7 +105,7 @@ export async function runIndexBench(db: Database.Database, runId: number, opts: 
           datadirBytes: cost?.datadirEndBytes ?? null,
           phases,
         };
-        finishBuild.run({ ...build, id: buildId, phases: JSON.stringify(phases) });
+        store.finishBuild(buildId, build);
         builds.push(build);
         const label = Object.entries(swept).map(([k, v]) => ` ${k}=${v}`).join('');
         log(`${server.name}${label} #${repeat}: at the tip in ${(indexMs / 1000).toFixed(2)} s`);

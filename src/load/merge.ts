@@ -69,11 +69,11 @@ function openInput(file: string, runId: number | undefined): Input {
     throw new UserError(`merge: ${file} is not an electrum-bench results database`);
   }
   try {
-    const hasLoadTables = results.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'load_runs'").get() !== undefined;
     const store = new LoadStore(results);
-    const id = runId ?? (hasLoadTables ? (results.db.prepare('SELECT max(id) AS id FROM load_runs').get() as { id: number | null }).id : null);
-    if (id === null) throw new UserError(`merge: ${file} has no load run`);
-    const run = hasLoadTables ? store.run(id) : undefined;
+    const latest = store.runs().at(-1);
+    const id = runId ?? latest?.number;
+    if (id === undefined) throw new UserError(`merge: ${file} has no load run`);
+    const run = runId === undefined ? latest : store.run(store.resolve(runId) ?? runId);
     if (!run) throw new UserError(`merge: ${file} has no load run ${id}`);
     if (run.shard === null) throw new UserError(`merge: ${file}: load run ${id} is not a shard (it ran without --shard I/N); only the shards of one test merge`);
     const shard = parseShard(run.shard, `merge: ${file}: load run ${id}: shard`);
@@ -84,14 +84,14 @@ function openInput(file: string, runId: number | undefined): Input {
       throw new UserError(`merge: ${file}: load run ${id} has an unreadable load model`);
     }
     if (typeof model?.kind !== 'string') throw new UserError(`merge: ${file}: load run ${id} has an unreadable load model`);
-    return { file, results, store, run, shard, model, servers: store.servers(id) };
+    return { file, results, store, run, shard, model, servers: store.servers(run.id) };
   } catch (err) {
     results.close();
     throw err;
   }
 }
 
-const where = (i: Input): string => `${i.file} (shard ${i.run.shard}, run ${i.run.id})`;
+const where = (i: Input): string => `${i.file} (shard ${i.run.shard}, run ${i.run.number})`;
 
 /** N shards, each I from 1 to N exactly once, the same model (up to the rate share) and servers. */
 function checkOneTest(inputs: Input[]): void {
@@ -206,7 +206,7 @@ function write(inputs: Input[], output: string): MergeResult {
   const paths = distinct(inputs.map((i) => i.run.dataset_path));
   const status = mergedStatus(inputs);
   try {
-    return results.db.transaction(() => {
+    return results.transaction(() => {
       const { runId, serverIds } = store.createRun(
         {
           tool_version: tool.version,
@@ -214,7 +214,7 @@ function write(inputs: Input[], output: string): MergeResult {
           config: {
             merge: byShard.map((i) => ({
               file: path.resolve(i.file),
-              runId: i.run.id,
+              runId: i.run.number,
               shard: i.run.shard,
               status: i.run.status,
               toolVersion: i.run.tool_version,
@@ -237,7 +237,7 @@ function write(inputs: Input[], output: string): MergeResult {
       );
       let intervals = 0;
       for (const name of serverNames) {
-        const streams = byShard.map((i) => ({ source: `${i.file} run ${i.run.id}`, it: i.store.intervals(i.run.id, i.servers.find((s) => s.name === name)!.id) }));
+        const streams = byShard.map((i) => ({ source: `${i.file} run ${i.run.number}`, it: i.store.intervals(i.run.id, i.servers.find((s) => s.name === name)!.id) }));
         let first: number | undefined; // seconds come in order: the first is the earliest of any shard
         for (const { second, records } of alignedSeconds(streams)) {
           first ??= second;
@@ -253,18 +253,16 @@ function write(inputs: Input[], output: string): MergeResult {
       });
       // The test ran when its shards ran, not when they were merged.
       const finished = inputs.map((i) => i.run.finished_at);
-      results.db
-        .prepare('UPDATE load_runs SET started_at = ?, finished_at = coalesce(?, finished_at) WHERE id = ?')
-        .run(inputs.map((i) => i.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1) : null, runId);
+      store.setSpan(runId, inputs.map((i) => i.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1)! : null);
       return {
         runId,
         output,
-        shards: byShard.map((i) => ({ file: i.file, runId: i.run.id, shard: formatShard(i.shard) })),
+        shards: byShard.map((i) => ({ file: i.file, runId: i.run.number, shard: formatShard(i.shard) })),
         servers: serverNames,
         intervals,
         status,
       };
-    })();
+    });
   } catch (err) {
     results.close();
     created?.remove();

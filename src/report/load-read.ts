@@ -5,9 +5,9 @@
  * per interval plus two histograms per server, however long the run.
  */
 import { build, decodeFromCompressedBase64, Histogram } from 'hdr-histogram-js';
-import { LoadRunRow, LoadServerRow, LoadStore } from '../store/load-results';
+import type { LoadRunRow, LoadServerRow, LoadStore } from '../store/load-results';
 import type { LoadModel } from '../core/load-types';
-import type { ResultsStore } from '../store/results';
+import type { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
 import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, ThresholdVerdict } from './load-model';
 import { percentileSpectrum } from './spectrum';
@@ -16,14 +16,6 @@ import { isObject, parseStoredJson } from './stored-json';
 /** Runs whose intervals are final. A running run may still be written; a failed one broke off. */
 export const FINISHED_LOAD_STATUSES: readonly string[] = ['completed', 'interrupted', 'aborted'];
 
-/** Databases written before the load engine (schema migration 3) have no load tables at all. */
-export function hasLoadTables(store: ResultsStore): boolean {
-  return store.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'load_runs'").get() !== undefined;
-}
-
-export function listLoadRuns(store: ResultsStore): LoadRunRow[] {
-  return hasLoadTables(store) ? new LoadStore(store).runs() : [];
-}
 
 const newHistogram = () => build({ numberOfSignificantValueDigits: 3 });
 const msAt = (h: Histogram, percentile: number) => (h.totalCount > 0 ? h.getValueAtPercentile(percentile) / 1000 : null);
@@ -60,7 +52,7 @@ function decode(b64: string, run: LoadRunRow, server: LoadServerRow, index: numb
   try {
     return decodeFromCompressedBase64(b64);
   } catch (err) {
-    throw new UserError(`--db: load run ${run.id}, server ${server.name}, second ${index}: unreadable latency histogram (${(err as Error).message})`);
+    throw new UserError(`--db: load run ${run.number}, server ${server.name}, second ${index}: unreadable latency histogram (${(err as Error).message})`);
   }
 }
 
@@ -148,8 +140,8 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
   return { label: server.name, record: server, intervals, latency: whole, totals, spectrum: percentileSpectrum(whole), generator: generatorOf(run, server.name) };
 }
 
-export function readLoadRun(store: ResultsStore, run: LoadRunRow, chosen: LoadRunReport['chosen']): LoadRunReport {
-  const loads = new LoadStore(store);
+export function readLoadRun(reader: ResultsReader, run: LoadRunRow, chosen: LoadRunReport['chosen']): LoadRunReport {
+  const loads = reader.load;
   const model = parseStoredJson(run.model_json);
   return {
     run,

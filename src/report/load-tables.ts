@@ -68,7 +68,7 @@ export function loadRunTable(report: LoadRunReport): Table {
   const started = run.started_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
   const how = report.chosen === 'latest' ? ' — the latest finished load run (name others with --load-run ID)' : '';
   return {
-    title: `Load run ${run.id}${how}`,
+    title: `Load run ${run.number}${how}`,
     note:
       `Started ${started}, ${run.status}; electrum-bench ${run.tool_version}${run.git_commit ? ` @ ${run.git_commit.slice(0, 10)}` : ''}, node ${run.node_version}` +
       (run.dataset_path ? `; dataset ${run.dataset_path}` : '') +

@@ -4,6 +4,7 @@
  * categories per address are read from the samples, since medians keep just a failure count.
  */
 import { ResultsStore, RunRecord } from '../store/results';
+import { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
 import type { ErrorPoint, MedianPoint, ReportMethod, ReportModel, ReportServer, SummaryRow } from './model';
 
@@ -14,7 +15,7 @@ export interface ModelOptions {
 }
 
 export function selectRuns(store: ResultsStore, runIds: number[] | undefined, dbPath: string): RunRecord[] {
-  const all = store.listRuns();
+  const all = new ResultsReader(store).benchRuns();
   if (runIds && runIds.length > 0) {
     return runIds.map((id) => {
       const run = all.find((r) => r.id === id);
@@ -27,13 +28,15 @@ export function selectRuns(store: ResultsStore, runIds: number[] | undefined, db
   return [completed[completed.length - 1]];
 }
 
-export function loadModel(dbPath: string, opts: ModelOptions = {}): ReportModel {
-  const store = ResultsStore.open(dbPath, { readonly: true });
+/** `open`: a store already open on dbPath, left open; otherwise one is opened and closed here. */
+export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: ResultsStore): ReportModel {
+  const store = open ?? ResultsStore.open(dbPath, { readonly: true });
   try {
     const runs = selectRuns(store, opts.runIds, dbPath);
+    const reader = new ResultsReader(store);
     const servers: ReportServer[] = [];
     for (const run of runs) {
-      for (const record of store.servers(run.id)) {
+      for (const record of reader.benchServers(run.id)) {
         const label = runs.length > 1 ? `${record.name} (${sweptSetting(run.config_json) ?? `run ${run.id}`})` : record.name;
         servers.push({ label, run, record });
       }
@@ -41,78 +44,57 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}): ReportModel 
     if (servers.length === 0) throw new UserError(`--run: run ${runs.map((r) => r.id).join(', ')} of ${dbPath} has no servers`);
     const labelOf = new Map(servers.map((s) => [s.record.id, s.label]));
     const runIds = runs.map((r) => r.id);
-    const inRuns = `run_id IN (${runIds.map(() => '?').join(',')})`;
 
     const points: MedianPoint[] = [];
-    const pointRows = store.db
-      .prepare(
-        `SELECT m.server_id, m.method, m.address_idx, m.median_ns, m.n_ok, m.n_error,
-                a.address, a.scripthash, a.type, a.tx_count, a.utxo_count
-         FROM medians m JOIN addresses a ON a.run_id = m.run_id AND a.idx = m.address_idx
-         WHERE m.${inRuns} ORDER BY m.server_id, m.method, m.address_idx`,
-      )
-      .all(...runIds) as Array<Record<string, number | string | null>>;
-    for (const r of pointRows) {
-      const server = labelOf.get(r.server_id as number);
+    for (const r of reader.medians(runIds)) {
+      const server = labelOf.get(r.server_id);
       if (!server) continue;
       points.push({
         server,
         method: r.method as ReportMethod,
-        addressIdx: r.address_idx as number,
-        address: r.address as string | null,
-        scripthash: r.scripthash as string,
-        type: r.type as string,
-        txCount: r.tx_count as number,
-        utxoCount: r.utxo_count as number,
-        medianMs: ms(r.median_ns as number | null),
-        nOk: r.n_ok as number,
-        nError: r.n_error as number,
+        addressIdx: r.address_idx,
+        address: r.address,
+        scripthash: r.scripthash,
+        type: r.type,
+        txCount: r.tx_count,
+        utxoCount: r.utxo_count,
+        medianMs: ms(r.median_ns),
+        nOk: r.n_ok,
+        nError: r.n_error,
       });
     }
 
     const errors: ErrorPoint[] = [];
-    const errorRows = store.db
-      .prepare(
-        `SELECT s.server_id, s.method, s.address_idx, s.status, count(*) AS n, a.address, a.scripthash, a.tx_count, a.utxo_count
-         FROM samples s JOIN addresses a ON a.run_id = s.run_id AND a.idx = s.address_idx
-         WHERE s.${inRuns} AND s.warmup = 0 AND s.status <> 'ok'
-         GROUP BY s.server_id, s.method, s.address_idx, s.status
-         ORDER BY s.server_id, s.method, s.address_idx, s.status`,
-      )
-      .all(...runIds) as Array<Record<string, number | string | null>>;
-    for (const r of errorRows) {
-      const server = labelOf.get(r.server_id as number);
+    for (const r of reader.errorsPerAddress(runIds)) {
+      const server = labelOf.get(r.server_id);
       if (!server) continue;
       errors.push({
         server,
         method: r.method as ReportMethod,
-        addressIdx: r.address_idx as number,
-        scripthash: r.scripthash as string,
-        txCount: r.tx_count as number,
-        utxoCount: r.utxo_count as number,
-        address: r.address as string | null,
-        category: r.status as string,
-        count: r.n as number,
+        addressIdx: r.address_idx,
+        scripthash: r.scripthash,
+        txCount: r.tx_count,
+        utxoCount: r.utxo_count,
+        address: r.address,
+        category: r.status,
+        count: r.n,
       });
     }
 
     const summaries: SummaryRow[] = [];
-    const summaryRows = store.db
-      .prepare(`SELECT * FROM summaries WHERE ${inRuns} ORDER BY server_id, method`)
-      .all(...runIds) as Array<Record<string, number | string | null>>;
-    for (const r of summaryRows) {
-      const server = labelOf.get(r.server_id as number);
+    for (const r of reader.summaries(runIds)) {
+      const server = labelOf.get(r.server_id);
       if (!server) continue;
       summaries.push({
         server,
         method: r.method as ReportMethod,
-        n: r.n as number,
-        nOk: r.n_ok as number,
-        p50Ms: ms(r.p50_ns as number | null),
-        p90Ms: ms(r.p90_ns as number | null),
-        p99Ms: ms(r.p99_ns as number | null),
-        maxMs: ms(r.max_ns as number | null),
-        errors: JSON.parse(r.errors_json as string) as Record<string, number>,
+        n: r.n,
+        nOk: r.n_ok,
+        p50Ms: ms(r.p50_ns),
+        p90Ms: ms(r.p90_ns),
+        p99Ms: ms(r.p99_ns),
+        maxMs: ms(r.max_ns),
+        errors: JSON.parse(r.errors_json) as Record<string, number>,
       });
     }
     if (points.length === 0) {
@@ -120,7 +102,7 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}): ReportModel 
     }
     return { dbPath, runs, servers, points, errors, summaries };
   } finally {
-    store.close();
+    if (!open) store.close();
   }
 }
 

@@ -16,6 +16,7 @@ import { selectRuns } from './selection';
 import { limitsTable, runsTable, serversTable, summaryTable, transportsTable } from './tables';
 import { loadRunTable } from './load-tables';
 import { ResultsStore } from '../store/results';
+import { ResultsReader } from '../store/read';
 import type { ChartFile, Exporter, RenderedBench, RenderedChart, RenderedLoadRun, RenderedReport, RenderedSection, RenderedWallet } from './export/exporter';
 import type { WalletReport } from './wallet-model';
 import { readWalletReport } from './wallet-read';
@@ -43,30 +44,18 @@ export interface ReportModels {
 
 export function readModels(opts: ReportOptions): ReportModels {
   const store = ResultsStore.open(opts.db, { readonly: true });
-  let bench: boolean;
-  let load: LoadRunReport[];
-  let index: IndexRunReport | null;
-  let wallet: WalletReport | null;
   try {
-    const selection = selectRuns(store, opts.db, opts.runIds, opts.loadRunIds, opts.walletRunIds);
-    bench = selection.bench;
-    load = selection.load.map((l) => readLoadRun(store, l.run, l.chosen));
-    wallet = selection.wallet.length > 0 ? readWalletReport(store, selection.wallet, opts.walletRunIds.length > 0 ? 'named' : 'latest') : null;
-    index = readLatestIndexRun(store.db);
+    const reader = new ResultsReader(store);
+    const selection = selectRuns(reader, opts.db, opts.runIds, opts.loadRunIds, opts.walletRunIds);
+    const load = selection.load.map((l) => readLoadRun(reader, l.run, l.chosen));
+    const wallet = selection.wallet.length > 0 ? readWalletReport(reader, selection.wallet, opts.walletRunIds.length > 0 ? 'named' : 'latest') : null;
+    const index = readLatestIndexRun(reader);
+    const model = selection.bench ? loadModel(opts.db, { runIds: opts.runIds }, store) : null;
+    const resources = model ? readResourceRuns(reader, model.runs.map((r) => r.id)) : [];
+    return { dbPath: opts.db, bench: model, load, wallet, resources, index };
   } finally {
     store.close();
   }
-  const model = bench ? loadModel(opts.db, { runIds: opts.runIds }) : null;
-  let resources: ResourceRunReport[] = [];
-  if (model) {
-    const again = ResultsStore.open(opts.db, { readonly: true });
-    try {
-      resources = readResourceRuns(again.db, model.runs.map((r) => r.id));
-    } finally {
-      again.close();
-    }
-  }
-  return { dbPath: opts.db, bench: model, load, wallet, resources, index };
 }
 
 /** The resource part's charts, named by run so several runs share an output directory. */

@@ -4,8 +4,7 @@
  * derived from the cumulative counters between consecutive readings) and its cost table; and the
  * latest completed index-bench run: medians per server (and setting value), with phases.
  */
-import type Database from 'better-sqlite3';
-import { resourceSummaries } from '../store/resources';
+import type { ResultsReader } from '../store/read';
 import { summarizeBuilds, type IndexBuild, type IndexSummary } from '../indexing/index-bench';
 import type { Table } from './table';
 
@@ -34,20 +33,10 @@ export interface IndexRunReport {
 const MiB = 1024 * 1024;
 const mib = (b: number | null) => (b === null ? '–' : `${(b / MiB).toFixed(1)} MiB`);
 
-function hasTable(db: Database.Database, name: string): boolean {
-  return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined;
-}
-
-export function readResourceRuns(db: Database.Database, runIds: number[]): ResourceRunReport[] {
-  if (!hasTable(db, 'resource_samples')) return [];
+export function readResourceRuns(reader: ResultsReader, runIds: number[]): ResourceRunReport[] {
   const out: ResourceRunReport[] = [];
   for (const runId of runIds) {
-    const rows = db
-      .prepare(
-        `SELECT target, at_ms AS at, cpu_user_s + cpu_system_s AS cpu, rss_bytes AS rss, read_bytes AS rd, write_bytes AS wr
-           FROM resource_samples WHERE run_kind = 'bench' AND run_id = ? AND target != 'host' AND cpu_user_s IS NOT NULL ORDER BY target, at_ms`,
-      )
-      .all(runId) as Array<{ target: string; at: number; cpu: number; rss: number; rd: number; wr: number }>;
+    const rows = reader.resourceSeries(runId);
     if (rows.length === 0) continue;
     const t0 = Math.min(...rows.map((r) => r.at));
     const points: ResourcePoint[] = [];
@@ -71,7 +60,7 @@ export function readResourceRuns(db: Database.Database, runIds: number[]): Resou
       note: 'Sampled from /proc beside the run (each process with its children): CPU-seconds and disk bytes between the first and last reading, peak RSS (VmHWM), the data directory at both ends.',
       head,
       align: head.map((_, i) => (i === 0 ? 'left' : 'right')),
-      rows: resourceSummaries(db, 'bench', runId).map((s) => [
+      rows: reader.resourceSummaries(runId).map((s) => [
         s.target,
         s.seconds.toFixed(1),
         s.cpuSeconds === null ? '–' : s.cpuSeconds.toFixed(2),
@@ -86,26 +75,10 @@ export function readResourceRuns(db: Database.Database, runIds: number[]): Resou
   return out;
 }
 
-export function readLatestIndexRun(db: Database.Database): IndexRunReport | null {
-  if (!hasTable(db, 'index_runs')) return null;
-  const run = db.prepare(`SELECT id, chain_json, config_json FROM index_runs WHERE status = 'completed' ORDER BY id DESC LIMIT 1`).get() as
-    | { id: number; chain_json: string; config_json: string }
-    | undefined;
-  if (!run) return null;
-  const builds = (
-    db.prepare('SELECT * FROM index_builds WHERE run_id = ? ORDER BY id').all(run.id) as Array<{
-      server: string;
-      settings_json: string;
-      repeat: number;
-      index_ms: number;
-      cpu_s: number | null;
-      peak_rss_bytes: number | null;
-      read_bytes: number | null;
-      write_bytes: number | null;
-      datadir_bytes: number | null;
-      phases_json: string;
-    }>
-  ).map(
+export function readLatestIndexRun(reader: ResultsReader): IndexRunReport | null {
+  const latest = reader.index.latestCompleted();
+  if (!latest) return null;
+  const builds = latest.builds.map(
     (b): IndexBuild => ({
       server: b.server,
       settings: JSON.parse(b.settings_json),
@@ -119,8 +92,8 @@ export function readLatestIndexRun(db: Database.Database): IndexRunReport | null
       phases: JSON.parse(b.phases_json),
     }),
   );
-  const config = JSON.parse(run.config_json) as { sweep: { name: string; values: string[] } | null };
-  return { runId: run.id, tipHeight: (JSON.parse(run.chain_json) as { tipHeight: number | null }).tipHeight, sweep: config.sweep, summaries: summarizeBuilds(builds) };
+  const config = JSON.parse(latest.run.config_json) as { sweep: { name: string; values: string[] } | null };
+  return { runId: latest.run.number, tipHeight: (JSON.parse(latest.run.chain_json) as { tipHeight: number | null }).tipHeight, sweep: config.sweep, summaries: summarizeBuilds(builds) };
 }
 
 export function indexTable(r: IndexRunReport): Table {

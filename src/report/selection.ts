@@ -5,14 +5,13 @@
  * and workload, whichever exist. A database without load or wallet runs takes exactly the path it
  * took before they existed, errors included.
  */
-import { ResultsStore } from '../store/results';
+import type { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
 import type { LoadRunRow } from '../store/load-results';
-import { FINISHED_LOAD_STATUSES, listLoadRuns } from './load-read';
-import { readLatestIndexRun } from './resources';
+import { FINISHED_LOAD_STATUSES } from './load-read';
 import type { LoadRunReport } from './load-model';
 import type { WalletRunRow } from './wallet-model';
-import { FINISHED_WALLET_STATUSES, listWalletRuns } from './wallet-read';
+import { FINISHED_WALLET_STATUSES } from './wallet-read';
 
 export interface RunSelection {
   bench: boolean; // the bench part is then selected by src/report/load.ts from --run
@@ -27,34 +26,38 @@ function latestWalletRuns(runs: readonly WalletRunRow[]): WalletRunRow[] {
   return [...latest.values()].sort((a, b) => a.id - b.id);
 }
 
-function namedWalletRuns(ids: readonly number[], runs: readonly WalletRunRow[], dbPath: string): WalletRunRow[] {
+/** Named runs are found by their number (as printed), or by their id. */
+const named = <R extends { id: number }>(runs: readonly R[], id: number | undefined): R | undefined => runs.find((r) => r.id === id);
+const numbers = (runs: ReadonlyArray<{ number: number }>) => runs.map((r) => r.number).join(', ') || 'none';
+
+function namedWalletRuns(reader: ResultsReader, ids: readonly number[], runs: readonly WalletRunRow[], dbPath: string): WalletRunRow[] {
   return ids.map((id) => {
-    const run = runs.find((r) => r.id === id);
-    if (!run) throw new UserError(`--wallet-run: no wallet run ${id} in ${dbPath} (wallet runs: ${runs.map((r) => r.id).join(', ') || 'none'})`);
+    const run = named(runs, reader.resolve('wallet', id));
+    if (!run) throw new UserError(`--wallet-run: no wallet run ${id} in ${dbPath} (wallet runs: ${numbers(runs)})`);
     return run;
   });
 }
 
-export function selectRuns(store: ResultsStore, dbPath: string, runIds: readonly number[], loadRunIds: readonly number[], walletRunIds: readonly number[] = []): RunSelection {
-  const loadRuns = listLoadRuns(store);
-  const walletRuns = listWalletRuns(store);
-  const named = runIds.length > 0 || loadRunIds.length > 0 || walletRunIds.length > 0;
-  const wallet = named ? namedWalletRuns(walletRunIds, walletRuns, dbPath) : latestWalletRuns(walletRuns);
+export function selectRuns(reader: ResultsReader, dbPath: string, runIds: readonly number[], loadRunIds: readonly number[], walletRunIds: readonly number[] = []): RunSelection {
+  const loadRuns = reader.loadRuns();
+  const walletRuns = reader.walletRuns();
+  const anyNamed = runIds.length > 0 || loadRunIds.length > 0 || walletRunIds.length > 0;
+  const wallet = anyNamed ? namedWalletRuns(reader, walletRunIds, walletRuns, dbPath) : latestWalletRuns(walletRuns);
   if (loadRunIds.length > 0) {
     const load = loadRunIds.map((id) => {
-      const run = loadRuns.find((r) => r.id === id);
-      if (!run) throw new UserError(`--load-run: no load run ${id} in ${dbPath} (load runs: ${loadRuns.map((r) => r.id).join(', ') || 'none'})`);
+      const run = named(loadRuns, reader.resolve('load', id));
+      if (!run) throw new UserError(`--load-run: no load run ${id} in ${dbPath} (load runs: ${numbers(loadRuns)})`);
       return { run, chosen: 'named' as const };
     });
     return { bench: runIds.length > 0, load, wallet };
   }
   if (walletRunIds.length > 0) return { bench: runIds.length > 0, load: [], wallet };
   // A database of index-bench runs alone (npm run index-bench's own) reports just those (and wallet runs beside them).
-  if (runIds.length === 0 && loadRuns.length === 0 && store.listRuns().length === 0 && readLatestIndexRun(store.db)) return { bench: false, load: [], wallet };
+  if (runIds.length === 0 && loadRuns.length === 0 && !reader.hasRuns('bench') && reader.index.latestCompleted()) return { bench: false, load: [], wallet };
   if (runIds.length > 0 || (loadRuns.length === 0 && wallet.length === 0)) return { bench: true, load: [], wallet };
   const finished = loadRuns.filter((r) => FINISHED_LOAD_STATUSES.includes(r.status));
   const latest = finished.length > 0 ? [{ run: finished[finished.length - 1], chosen: 'latest' as const }] : [];
-  const bench = store.listRuns().some((r) => r.status === 'completed');
+  const bench = reader.benchRuns().some((r) => r.status === 'completed');
   if (!bench && latest.length === 0 && wallet.length === 0) {
     throw new UserError(`--db: ${dbPath} has no completed bench run and no finished load run; name one with --run ID or --load-run ID`);
   }

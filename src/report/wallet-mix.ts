@@ -3,7 +3,7 @@
  * one ordered stream of the counted ok syncs' requests, so memory is one sync's step at a time plus
  * a row per server × wallet × step, however many syncs the run holds.
  */
-import type Database from 'better-sqlite3';
+import type { ResultsReader } from '../store/read';
 import type { StepMix } from './wallet-model';
 
 interface StepTally {
@@ -38,12 +38,9 @@ export class BusyTime {
  * Per server and step, the sum over wallets of the wallet's mean per counted ok sync. A mean per
  * wallet, not a sum over syncs: a server that synced a wallet in more passes costs no more for it.
  */
-export function readStepMix(db: Database.Database, runId: number, serverNames: Map<number, string>): StepMix[] {
+export function readStepMix(reader: ResultsReader, runId: number, serverNames: Map<number, string>): StepMix[] {
   const syncsOf = new Map<string, number>(); // server id + wallet → counted ok syncs
-  const counts = db
-    .prepare(`SELECT server_id, wallet, count(*) AS n FROM wallet_syncs WHERE run_id = ? AND warmup = 0 AND status = 'ok' GROUP BY server_id, wallet`)
-    .all(runId) as Array<{ server_id: number; wallet: string; n: number }>;
-  for (const c of counts) syncsOf.set(`${c.server_id}\u0000${c.wallet}`, c.n);
+  for (const c of reader.okSyncCounts(runId)) syncsOf.set(`${c.server_id}\u0000${c.wallet}`, c.n);
 
   const totals = new Map<string, StepTally & { server: number; step: string }>(); // server id + step
   // Typed through `as`: assigned only in the loop and in close(), TypeScript would narrow it to its `null` initializer.
@@ -59,15 +56,7 @@ export function readStepMix(db: Database.Database, runId: number, serverNames: M
     t.bytes += current.tally.bytes * share;
     t.busyNs += current.busy.ns * share;
   };
-  const rows = db
-    .prepare(
-      `SELECT s.id AS sync, s.server_id AS server, s.wallet, q.step, q.items, q.bytes, q.offset_ns AS offset, q.latency_ns AS latency
-         FROM wallet_syncs s JOIN wallet_requests q ON q.sync_id = s.id
-        WHERE s.run_id = ? AND s.warmup = 0 AND s.status = 'ok'
-        ORDER BY s.id, q.step, q.offset_ns`,
-    )
-    .iterate(runId) as IterableIterator<{ sync: number; server: number; wallet: string; step: string; items: number; bytes: number; offset: number; latency: number }>;
-  for (const r of rows) {
+  for (const r of reader.stepRequests(runId)) {
     const key = `${r.sync}\u0000${r.step}`;
     if (current?.key !== key) {
       close();

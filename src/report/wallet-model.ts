@@ -5,34 +5,10 @@
  * notifications. Charts and tables read this model; none of them touches the database.
  */
 
-export interface WalletRunRow {
-  id: number;
-  kind: 'bench' | 'load';
-  started_at: string;
-  finished_at: string | null;
-  status: string;
-  tool_version: string;
-  git_commit: string | null;
-  node_version: string;
-  config_json: string;
-  workload: string;
-  wallets_path: string;
-  wallets_hash: string;
-  passes: number | null;
-  warmup: number | null;
-  summary_json: string | null;
-}
+import type { WalletRunRow, WalletServerRow } from '../store/wallets';
+import type { SyncTotals } from '../store/read';
 
-export interface WalletServerRow {
-  id: number;
-  run_id: number;
-  name: string;
-  profile: string;
-  url: string;
-  software: string | null;
-  protocol: string | null;
-  setup_json: string | null;
-}
+export type { WalletRunRow, WalletServerRow };
 
 /** How the server learns of a new block: it polls its node, and that interval bounds notification latency. */
 export interface PollingSetup {
@@ -83,15 +59,7 @@ export interface FailedSyncPoint {
   count: number;
 }
 
-export interface ServerSyncTotals {
-  server: string;
-  wallets: number;
-  counted: number;
-  ok: number;
-  failed: number;
-  mismatched: number;
-  warmupFailed: number;
-}
+export type ServerSyncTotals = SyncTotals & { server: string };
 
 /**
  * What one sync of each wallet costs on a server, per step: for every wallet the mean over its

@@ -1,11 +1,10 @@
 /**
- * Reads wallet runs (schema migration 7) into the wallet report model, read-only. Every figure is
+ * Reads wallet runs (through the store's one reader) into the wallet report model, read-only. Every figure is
  * computed here from the stored syncs, requests and notifications, with the one percentile
  * definition of src/stats/quantiles.ts; a run's summary_json is read only for what the rows do not
  * hold (how many wallets stayed held, the server's memory per held wallet).
  */
-import type Database from 'better-sqlite3';
-import type { ResultsStore } from '../store/results';
+import type { ResultsReader } from '../store/read';
 import { medianOf } from './median';
 import { readStepMix } from './wallet-mix';
 import { isObject, parseStoredJson } from './stored-json';
@@ -14,7 +13,6 @@ import type {
   FailedSyncGroup,
   FailedSyncPoint,
   HeldSummary,
-  NotificationKind,
   NotificationSeries,
   PollingSetup,
   ServerSyncTotals,
@@ -22,21 +20,12 @@ import type {
   WalletRunReport,
   WalletRunRow,
   WalletServerReport,
-  WalletServerRow,
   WalletSyncPoint,
 } from './wallet-model';
 
 /** Runs whose syncs are final: a running run may still be written, a failed one broke off. */
 export const FINISHED_WALLET_STATUSES: readonly string[] = ['completed', 'interrupted'];
 
-/** Databases written before wallet workloads (schema migration 7) have no wallet tables. */
-export function hasWalletTables(store: ResultsStore): boolean {
-  return store.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'wallet_runs'").get() !== undefined;
-}
-
-export function listWalletRuns(store: ResultsStore): WalletRunRow[] {
-  return hasWalletTables(store) ? (store.db.prepare('SELECT * FROM wallet_runs ORDER BY id').all() as WalletRunRow[]) : [];
-}
 
 const numberOrNull = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -51,13 +40,8 @@ function pollingOf(setupJson: string | null): PollingSetup | null {
 
 const byNumber = (a: number, b: number) => a - b;
 
-function readPoints(db: Database.Database, runId: number, nameOf: Map<number, string>): WalletSyncPoint[] {
-  const rows = db
-    .prepare(
-      `SELECT server_id, wallet, scripts, expected_txs, status, duration_ns FROM wallet_syncs
-        WHERE run_id = ? AND warmup = 0 ORDER BY server_id, expected_txs, wallet, id`,
-    )
-    .all(runId) as Array<{ server_id: number; wallet: string; scripts: number; expected_txs: number; status: string; duration_ns: number }>;
+function readPoints(reader: ResultsReader, runId: number, nameOf: Map<number, string>): WalletSyncPoint[] {
+  const rows = reader.countedSyncs(runId);
   const points = new Map<string, WalletSyncPoint & { okMs: number[] }>();
   for (const r of rows) {
     const server = nameOf.get(r.server_id);
@@ -77,15 +61,8 @@ function readPoints(db: Database.Database, runId: number, nameOf: Map<number, st
   });
 }
 
-function readTotals(db: Database.Database, runId: number, servers: WalletServerReport[]): ServerSyncTotals[] {
-  const rows = db
-    .prepare(
-      `SELECT server_id, count(DISTINCT wallet) AS wallets, sum(warmup = 0) AS counted, sum(warmup = 0 AND status = 'ok') AS ok,
-              sum(warmup = 0 AND status <> 'ok') AS failed, sum(warmup = 0 AND mismatch IS NOT NULL) AS mismatched,
-              sum(warmup = 1 AND status <> 'ok') AS warmupFailed
-         FROM wallet_syncs WHERE run_id = ? GROUP BY server_id`,
-    )
-    .all(runId) as Array<{ server_id: number } & Omit<ServerSyncTotals, 'server'>>;
+function readTotals(reader: ResultsReader, runId: number, servers: WalletServerReport[]): ServerSyncTotals[] {
+  const rows = reader.syncTotals(runId);
   const byId = new Map(rows.map((r) => [r.server_id, r]));
   // A server with no sync at all still gets its row: the run was meant to measure it.
   return servers.map((s) => {
@@ -95,14 +72,8 @@ function readTotals(db: Database.Database, runId: number, servers: WalletServerR
 }
 
 /** Failed syncs, grouped by server, error and step for the table, and by wallet too for the chart's crosses. */
-function readFailures(db: Database.Database, runId: number, nameOf: Map<number, string>): { groups: FailedSyncGroup[]; points: FailedSyncPoint[] } {
-  const rows = db
-    .prepare(
-      `SELECT server_id, status, error_step, wallet, expected_txs, sum(warmup = 0) AS counted, sum(warmup = 1) AS warmup, min(error) AS example
-         FROM wallet_syncs WHERE run_id = ? AND status <> 'ok'
-        GROUP BY server_id, status, error_step, wallet ORDER BY server_id, status, error_step, expected_txs, wallet`,
-    )
-    .all(runId) as Array<{ server_id: number; status: string; error_step: string | null; wallet: string; expected_txs: number; counted: number; warmup: number; example: string | null }>;
+function readFailures(reader: ResultsReader, runId: number, nameOf: Map<number, string>): { groups: FailedSyncGroup[]; points: FailedSyncPoint[] } {
+  const rows = reader.failedSyncs(runId);
   const groups = new Map<string, FailedSyncGroup>();
   const points: FailedSyncPoint[] = [];
   for (const r of rows) {
@@ -125,10 +96,8 @@ function readFailures(db: Database.Database, runId: number, nameOf: Map<number, 
   return { groups: [...groups.values()], points };
 }
 
-function readNotifications(db: Database.Database, runId: number, nameOf: Map<number, string>): NotificationSeries[] {
-  const rows = db
-    .prepare('SELECT server_id, kind, status, latency_ns, block_height FROM wallet_notifications WHERE run_id = ? ORDER BY server_id, kind')
-    .all(runId) as Array<{ server_id: number; kind: NotificationKind; status: 'ok' | 'missing' | 'duplicate'; latency_ns: number | null; block_height: number }>;
+function readNotifications(reader: ResultsReader, runId: number, nameOf: Map<number, string>): NotificationSeries[] {
+  const rows = reader.notifications(runId);
   const series = new Map<string, NotificationSeries & { heights: Set<number> }>();
   for (const r of rows) {
     const server = nameOf.get(r.server_id);
@@ -151,10 +120,8 @@ function readNotifications(db: Database.Database, runId: number, nameOf: Map<num
   return [...series.values()].map(({ heights, ...s }) => ({ ...s, blocks: heights.size, latenciesMs: s.latenciesMs.sort(byNumber) }));
 }
 
-function readArrivals(db: Database.Database, runId: number, nameOf: Map<number, string>): ArrivalStats[] {
-  const rows = db
-    .prepare('SELECT server_id, status, lag_ms, duration_ns FROM wallet_syncs WHERE run_id = ? AND intended_ms IS NOT NULL ORDER BY server_id, id')
-    .all(runId) as Array<{ server_id: number; status: string; lag_ms: number | null; duration_ns: number }>;
+function readArrivals(reader: ResultsReader, runId: number, nameOf: Map<number, string>): ArrivalStats[] {
+  const rows = reader.arrivals(runId);
   const stats = new Map<number, ArrivalStats>();
   for (const r of rows) {
     const server = nameOf.get(r.server_id);
@@ -188,26 +155,26 @@ function readHeld(run: WalletRunRow): HeldSummary[] {
     }));
 }
 
-export function readWalletRun(db: Database.Database, run: WalletRunRow): WalletRunReport {
-  const records = db.prepare('SELECT * FROM wallet_servers WHERE run_id = ? ORDER BY id').all(run.id) as WalletServerRow[];
+export function readWalletRun(reader: ResultsReader, run: WalletRunRow): WalletRunReport {
+  const records = reader.walletServers(run.id);
   const servers = records.map((record) => ({ name: record.name, record, polling: pollingOf(record.setup_json) }));
   const nameOf = new Map(records.map((r) => [r.id, r.name]));
-  const failures = readFailures(db, run.id, nameOf);
+  const failures = readFailures(reader, run.id, nameOf);
   return {
     run,
     servers,
-    totals: readTotals(db, run.id, servers),
-    points: readPoints(db, run.id, nameOf),
+    totals: readTotals(reader, run.id, servers),
+    points: readPoints(reader, run.id, nameOf),
     failures: failures.groups,
     failedPoints: failures.points,
-    mix: readStepMix(db, run.id, nameOf),
-    notifications: readNotifications(db, run.id, nameOf),
-    arrivals: run.kind === 'load' ? readArrivals(db, run.id, nameOf) : [],
+    mix: readStepMix(reader, run.id, nameOf),
+    notifications: readNotifications(reader, run.id, nameOf),
+    arrivals: run.kind === 'load' ? readArrivals(reader, run.id, nameOf) : [],
     held: run.kind === 'load' ? readHeld(run) : [],
   };
 }
 
-export function readWalletReport(store: ResultsStore, runs: readonly WalletRunRow[], chosen: WalletReport['chosen']): WalletReport {
-  const reports = runs.map((r) => readWalletRun(store.db, r));
+export function readWalletReport(reader: ResultsReader, runs: readonly WalletRunRow[], chosen: WalletReport['chosen']): WalletReport {
+  const reports = runs.map((r) => readWalletRun(reader, r));
   return { chosen, runs: reports, servers: [...new Set(reports.flatMap((r) => r.servers.map((s) => s.name)))] };
 }

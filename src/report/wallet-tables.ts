@@ -24,7 +24,7 @@ function fmtCount(v: number): string {
 const fmtKiB = (bytes: number) => (bytes / 1024).toFixed(1);
 
 export function runName(run: WalletRunRow): string {
-  return `wallet ${run.kind} run ${run.id} (${run.workload})`;
+  return `wallet ${run.kind} run ${run.number} (${run.workload})`;
 }
 
 function loadSetup(configJson: string): string {
@@ -44,7 +44,7 @@ function loadSetup(configJson: string): string {
 export function walletRunsTable(report: WalletReport): Table {
   const head = ['run', 'kind', 'workload', 'started', 'status', 'wallets', 'passes (warm-up) / load', 'tool'];
   const rows = report.runs.map(({ run }) => [
-    String(run.id),
+    String(run.number),
     run.kind,
     run.workload,
     when(run.started_at),
@@ -113,7 +113,7 @@ export function syncTimeTable(r: WalletRunReport): Table {
 export function failedSyncsTable(report: WalletReport): Table | null {
   const rows = report.runs.flatMap((r) =>
     r.failures.map((f) => [
-      String(r.run.id),
+      String(r.run.number),
       r.run.workload,
       f.server,
       f.category,
@@ -239,8 +239,8 @@ export function requestMixTable(report: WalletReport): Table {
         if (!m) return '–';
         return m.calls === m.requests ? fmtCount(m.requests) : `${fmtCount(m.requests)} (${fmtCount(m.calls)})`;
       };
-      if (wallets === 0) return [String(r.run.id), r.run.workload, s.name, '0', 'no ok sync', '–', '–', ...steps.map(() => '–')];
-      return [String(r.run.id), r.run.workload, s.name, String(wallets), fmtCount(sum('requests')), fmtCount(sum('calls')), fmtKiB(sum('bytes')), ...steps.map(cell)];
+      if (wallets === 0) return [String(r.run.number), r.run.workload, s.name, '0', 'no ok sync', '–', '–', ...steps.map(() => '–')];
+      return [String(r.run.number), r.run.workload, s.name, String(wallets), fmtCount(sum('requests')), fmtCount(sum('calls')), fmtKiB(sum('bytes')), ...steps.map(cell)];
     }),
   );
   return {

@@ -9,15 +9,8 @@ import { existsSync } from 'node:fs';
 const TICKS_PER_S = 100;
 const SECTOR = 512; // /proc/diskstats counts 512-byte sectors whatever the device's own size
 
-export interface HostReading {
-  cpuBusyS: number; // user + nice + system + irq + softirq + steal
-  cpuIdleS: number; // idle + iowait
-  cpuIowaitS: number;
-  memTotalBytes: number;
-  memAvailableBytes: number;
-  diskReadBytes: number;
-  diskWriteBytes: number;
-}
+import type { HostReading } from '../core/resource-row';
+export type { HostReading };
 
 export async function readHost(): Promise<HostReading> {
   const [stat, mem, disks] = await Promise.all(['/proc/stat', '/proc/meminfo', '/proc/diskstats'].map((f) => fs.readFile(f, 'utf8')));

@@ -11,19 +11,8 @@ import fs from 'node:fs/promises';
 /** Kernel clock ticks per second (USER_HZ), which /proc/PID/stat's CPU times count in: 100 on Linux. */
 const TICKS_PER_S = 100;
 
-export interface ProcReading {
-  pids: number[]; // the tree read, root first
-  cpuUserS: number;
-  cpuSystemS: number;
-  rssBytes: number;
-  peakRssBytes: number; // sum of each process's own peak (VmHWM): an upper bound of the tree's peak
-  readBytes: number; // from storage (not the page cache)
-  writeBytes: number;
-  readCalls: number;
-  writeCalls: number;
-  fds: number;
-  threads: number;
-}
+import type { ProcReading } from '../core/resource-row';
+export type { ProcReading };
 
 interface One {
   ppid: number;

@@ -5,10 +5,8 @@
 import http from 'node:http';
 import { ElectrumError } from '../electrum/errors';
 
-export interface MetricSample {
-  name: string; // with its labels, as written: process_cpu_seconds_total, or x{a="b"}
-  value: number;
-}
+import type { MetricSample } from '../core/resource-row';
+export type { MetricSample };
 
 /** `name{labels} value [timestamp]` lines; comments and NaN/Inf values are skipped. */
 export function parsePrometheusText(text: string, match: RegExp): MetricSample[] {

@@ -20,14 +20,8 @@ export interface ResourceTarget {
   servers?: string[];
 }
 
-export interface ResourceRow {
-  target: string; // a server name, or 'host'
-  atMs: number;
-  proc: ProcReading | null; // null: no process (not running, or only a datadir/metrics target)
-  datadirBytes: number | null;
-  host: HostReading | null; // on the 'host' row only
-  metrics: MetricSample[];
-}
+import type { ResourceRow } from '../core/resource-row';
+export type { ResourceRow };
 
 export interface SamplerOptions {
   everyMs?: number;

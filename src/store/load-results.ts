@@ -1,28 +1,20 @@
 /**
- * Load runs in the results database (schema migration 3): one row per run, its servers, and per
+ * Load runs in the results database: the run record (run-record.ts) with its load details, and per
  * server and second one interval row plus one cell per (method, outcome) with its histograms.
  * Intervals are written as they complete, so an interrupted run keeps every finished second.
  */
-import { hostInfo } from '../core/host-info';
 import type { ResultsStore } from './results';
+import { createRun, finishRun, resolveRun, RUN_NUMBER, serversOf, setServerInfo, type NumberedRun, type RunRow, type ServerRow } from './run-record';
 import type { IntervalRecord, LoadModel, LoadOutcome } from '../core/load-types';
 import type { MethodName } from '../core/methods';
 
 export type LoadRunStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'aborted';
 
-export interface LoadRunRow {
-  id: number;
-  started_at: string;
-  finished_at: string | null;
+/** A load run: its row of `runs` with its detail row. */
+export interface LoadRunRow extends Omit<RunRow, 'status' | 'node_version'>, NumberedRun {
   status: LoadRunStatus;
-  tool_version: string;
-  git_commit: string | null;
   node_version: string;
-  host_json: string;
-  config_json: string;
   model_json: string;
-  dataset_path: string | null;
-  dataset_hash: string | null;
   shard: string | null;
   merged_from: string | null;
   generator_bound: number;
@@ -31,15 +23,7 @@ export interface LoadRunRow {
   find_max_json: string | null;
 }
 
-export interface LoadServerRow {
-  id: number;
-  run_id: number;
-  name: string;
-  profile: string;
-  url: string;
-  software: string | null;
-  protocol: string | null;
-}
+export type LoadServerRow = ServerRow;
 
 export interface NewLoadRun {
   tool_version: string;
@@ -60,6 +44,8 @@ export interface LoadRunEnd {
   findMax?: unknown;
 }
 
+const LOAD_RUNS = `SELECT r.*, ${RUN_NUMBER}, l.* FROM runs r JOIN load_runs l ON l.run_id = r.id WHERE r.kind = 'load'`;
+
 export class LoadStore {
   constructor(private readonly results: ResultsStore) {}
 
@@ -67,33 +53,23 @@ export class LoadStore {
     return this.results.db;
   }
 
-  createRun(run: NewLoadRun, servers: Array<Omit<LoadServerRow, 'id' | 'run_id'>>): { runId: number; serverIds: Map<string, number> } {
+  createRun(run: NewLoadRun, servers: Array<Pick<LoadServerRow, 'name' | 'profile' | 'url' | 'software' | 'protocol'>>): { runId: number; serverIds: Map<string, number> } {
     return this.db.transaction(() => {
-      const info = this.db
-        .prepare(
-          `INSERT INTO load_runs (started_at, status, tool_version, git_commit, node_version, host_json, config_json, model_json,
-             dataset_path, dataset_hash, shard, merged_from)
-           VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          new Date().toISOString(),
-          run.tool_version,
-          run.git_commit,
-          process.version,
-          JSON.stringify(hostInfo()),
-          JSON.stringify(run.config),
-          JSON.stringify(run.model),
-          run.dataset_path,
-          run.dataset_hash,
-          run.shard,
-          run.merged_from ? JSON.stringify(run.merged_from) : null,
-        );
-      const runId = Number(info.lastInsertRowid);
-      const add = this.db.prepare('INSERT INTO load_servers (run_id, name, profile, url, software, protocol) VALUES (?, ?, ?, ?, ?, ?)');
-      const serverIds = new Map<string, number>();
-      for (const s of servers) serverIds.set(s.name, Number(add.run(runId, s.name, s.profile, s.url, s.software, s.protocol).lastInsertRowid));
-      return { runId, serverIds };
+      const { runId, serverIds } = createRun(
+        this.db,
+        { kind: 'load', tool_version: run.tool_version, git_commit: run.git_commit, config_json: JSON.stringify(run.config), dataset_path: run.dataset_path, dataset_hash: run.dataset_hash },
+        servers,
+      );
+      this.db
+        .prepare('INSERT INTO load_runs (run_id, model_json, shard, merged_from) VALUES (?, ?, ?, ?)')
+        .run(runId, JSON.stringify(run.model), run.shard, run.merged_from ? JSON.stringify(run.merged_from) : null);
+      return { runId, serverIds: new Map(servers.map((s, i) => [s.name, serverIds[i]])) };
     })();
+  }
+
+  /** What a server said of itself once connected. */
+  setServerInfo(serverId: number, software: string | null, protocol: string | null): void {
+    setServerInfo(this.db, serverId, { software, protocol });
   }
 
   /** One finished second of one server, with its cells, in one transaction. */
@@ -121,36 +97,45 @@ export class LoadStore {
   }
 
   finishRun(runId: number, end: LoadRunEnd): void {
-    this.db
-      .prepare(
-        `UPDATE load_runs SET status = ?, finished_at = ?, generator_bound = ?, generator_json = ?, thresholds_json = ?, find_max_json = ? WHERE id = ?`,
-      )
-      .run(
-        end.status,
-        new Date().toISOString(),
-        end.generatorBound ? 1 : 0,
-        end.generator === undefined ? null : JSON.stringify(end.generator),
-        end.thresholds === undefined ? null : JSON.stringify(end.thresholds),
-        end.findMax === undefined ? null : JSON.stringify(end.findMax),
-        runId,
-      );
+    this.db.transaction(() => {
+      finishRun(this.db, runId, end.status);
+      this.db
+        .prepare('UPDATE load_runs SET generator_bound = ?, generator_json = ?, thresholds_json = ?, find_max_json = ? WHERE run_id = ?')
+        .run(
+          end.generatorBound ? 1 : 0,
+          end.generator === undefined ? null : JSON.stringify(end.generator),
+          end.thresholds === undefined ? null : JSON.stringify(end.thresholds),
+          end.findMax === undefined ? null : JSON.stringify(end.findMax),
+          runId,
+        );
+    })();
+  }
+
+  /** A merged test ran when its shards ran, not when they were merged. */
+  setSpan(runId: number, startedAt: string, finishedAt: string | null): void {
+    this.db.prepare('UPDATE runs SET started_at = ?, finished_at = coalesce(?, finished_at) WHERE id = ?').run(startedAt, finishedAt, runId);
   }
 
   runs(): LoadRunRow[] {
-    return this.db.prepare('SELECT * FROM load_runs ORDER BY id').all() as LoadRunRow[];
+    return this.db.prepare(`${LOAD_RUNS} ORDER BY r.id`).all() as LoadRunRow[];
   }
 
   run(id: number): LoadRunRow | undefined {
-    return this.db.prepare('SELECT * FROM load_runs WHERE id = ?').get(id) as LoadRunRow | undefined;
+    return this.db.prepare(`${LOAD_RUNS} AND r.id = ?`).get(id) as LoadRunRow | undefined;
+  }
+
+  /** The load run a user's number names (its id, or its id before schema 8). */
+  resolve(n: number): number | undefined {
+    return resolveRun(this.db, 'load', n);
   }
 
   servers(runId: number): LoadServerRow[] {
-    return this.db.prepare('SELECT * FROM load_servers WHERE run_id = ? ORDER BY id').all(runId) as LoadServerRow[];
+    return serversOf(this.db, runId);
   }
 
   /** Every interval of a run's server, in order, with its cells, streamed (memory stays flat). */
   *intervals(runId: number, serverId: number): Generator<IntervalRecord & { step: number | null }> {
-    const server = (this.db.prepare('SELECT name FROM load_servers WHERE id = ?').get(serverId) as { name: string } | undefined)?.name ?? String(serverId);
+    const server = (this.db.prepare('SELECT name FROM run_servers WHERE id = ?').get(serverId) as { name: string } | undefined)?.name ?? String(serverId);
     const cellsOf = this.db.prepare('SELECT * FROM load_cells WHERE run_id = ? AND server_id = ? AND idx = ? ORDER BY method, outcome');
     const rows = this.db.prepare('SELECT * FROM load_intervals WHERE run_id = ? AND server_id = ? ORDER BY idx').all(runId, serverId) as Array<{
       idx: number;

@@ -3,24 +3,30 @@
  * run and target from SQL (first and last readings of cumulative counters, maxima of gauges).
  */
 import type Database from 'better-sqlite3';
-import type { ResourceRow } from '../resources/sampler';
+import type { ResourceRow } from '../core/resource-row';
 
-export type RunKind = 'bench' | 'load' | 'index';
+/** Whose samples: a run's, or one index build of it (an index run samples each build on its own). */
+export interface SampledRun {
+  runId: number;
+  buildId?: number;
+}
 
-export function resourceWriter(db: Database.Database, kind: RunKind, runId: number): (rows: ResourceRow[]) => void {
-  const addRow = db.prepare(`INSERT INTO resource_samples (run_kind, run_id, target, at_ms, processes, cpu_user_s, cpu_system_s,
+export function resourceWriter(db: Database.Database, of: SampledRun): (rows: ResourceRow[]) => void {
+  const addRow = db.prepare(`INSERT INTO resource_samples (run_id, build_id, target, at_ms, processes, cpu_user_s, cpu_system_s,
       rss_bytes, peak_rss_bytes, read_bytes, write_bytes, read_calls, write_calls, fds, threads, datadir_bytes,
       host_cpu_busy_s, host_cpu_idle_s, host_iowait_s, host_mem_available_bytes, host_disk_read_bytes, host_disk_write_bytes)
-    VALUES (@kind, @runId, @target, @atMs, @processes, @cpuUser, @cpuSystem, @rss, @peakRss, @readBytes, @writeBytes, @readCalls,
+    VALUES (@runId, @buildId, @target, @atMs, @processes, @cpuUser, @cpuSystem, @rss, @peakRss, @readBytes, @writeBytes, @readCalls,
       @writeCalls, @fds, @threads, @datadir, @hostBusy, @hostIdle, @hostIowait, @hostMem, @hostRead, @hostWrite)`);
-  const addMetric = db.prepare('INSERT INTO metric_samples (run_kind, run_id, target, at_ms, name, value) VALUES (?, ?, ?, ?, ?, ?)');
+  const addMetric = db.prepare('INSERT INTO metric_samples (run_id, build_id, target, at_ms, name, value) VALUES (?, ?, ?, ?, ?, ?)');
+  const { runId } = of;
+  const buildId = of.buildId ?? null;
   return db.transaction((rows: ResourceRow[]) => {
     for (const r of rows) {
       const p = r.proc;
       const h = r.host;
       addRow.run({
-        kind,
         runId,
+        buildId,
         target: r.target,
         atMs: r.atMs,
         processes: p ? p.pids.length : null,
@@ -42,7 +48,7 @@ export function resourceWriter(db: Database.Database, kind: RunKind, runId: numb
         hostRead: h?.diskReadBytes ?? null,
         hostWrite: h?.diskWriteBytes ?? null,
       });
-      for (const m of r.metrics) addMetric.run(kind, runId, r.target, r.atMs, m.name, m.value);
+      for (const m of r.metrics) addMetric.run(runId, buildId, r.target, r.atMs, m.name, m.value);
     }
   });
 }
@@ -62,10 +68,10 @@ export interface ResourceSummary {
  * Per target: counters as last − first reading, peak RSS as the largest reading of the tree's
  * resident memory or its processes' own peaks (VmHWM), datadir at the first and last reading.
  */
-export function resourceSummaries(db: Database.Database, kind: RunKind, runId: number): ResourceSummary[] {
+export function resourceSummaries(db: Database.Database, of: SampledRun): ResourceSummary[] {
   const rows = db
     .prepare(
-      `WITH r AS (SELECT * FROM resource_samples WHERE run_kind = ? AND run_id = ? AND target != 'host'),
+      `WITH r AS (SELECT * FROM resource_samples WHERE run_id = ? AND build_id IS ? AND target != 'host'),
             span AS (SELECT target, min(at_ms) AS t0, max(at_ms) AS t1 FROM r GROUP BY target),
             p AS (SELECT target, min(at_ms) AS p0, max(at_ms) AS p1 FROM r WHERE cpu_user_s IS NOT NULL GROUP BY target),
             d AS (SELECT target, min(at_ms) AS d0, max(at_ms) AS d1 FROM r WHERE datadir_bytes IS NOT NULL GROUP BY target)
@@ -80,6 +86,6 @@ export function resourceSummaries(db: Database.Database, kind: RunKind, runId: n
          FROM span LEFT JOIN p ON p.target = span.target LEFT JOIN d ON d.target = span.target
         ORDER BY span.target`,
     )
-    .all(kind, runId) as ResourceSummary[];
+    .all(of.runId, of.buildId ?? null) as ResourceSummary[];
   return rows;
 }

@@ -7,9 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { migrate } from './schema';
+import { migrate, SCHEMA_VERSION } from './schema';
 import type { DatasetLine } from '../core/dataset-line';
 import { UserError } from '../core/user-error';
+import { createRun, finishRun, serversOf, type ServerRow } from './run-record';
 
 export interface RunRecord {
   id: number;
@@ -21,6 +22,8 @@ export interface RunRecord {
   node_version: string;
   host_json: string;
   config_json: string;
+  /** The id this run had before schema 8: the same id; null for runs written since. */
+  legacy_id: number | null;
   dataset_id: string;
   dataset_path: string;
   dataset_hash: string;
@@ -52,17 +55,7 @@ export type NewSession = Pick<SessionRecord, 'tool_version' | 'git_commit'> & {
   servers: Array<{ name: string; software: string; protocol: string }>;
 };
 
-export interface ServerRecord {
-  id: number;
-  run_id: number;
-  name: string;
-  profile: string;
-  url: string;
-  software: string | null;
-  protocol: string | null;
-  banner: string | null;
-  features_json: string | null;
-}
+export type ServerRecord = ServerRow;
 
 export interface SampleRow {
   serverId: number;
@@ -82,7 +75,10 @@ export interface SampleRow {
   requests?: number | null;
 }
 
-export type NewRun = Omit<RunRecord, 'id' | 'finished_at' | 'status' | 'selfcheck_json' | 'pool_json' | 'holder'>;
+export type NewRun = Omit<RunRecord, 'id' | 'finished_at' | 'status' | 'selfcheck_json' | 'pool_json' | 'holder' | 'legacy_id'>;
+
+/** A bench run is its row of `runs` with its detail row. */
+const BENCH_RUNS = "SELECT r.*, b.* FROM runs r JOIN bench_runs b ON b.run_id = r.id WHERE r.kind = 'bench'";
 
 /** Who this process is, as recorded in `runs.holder` and `run_sessions`. */
 const SELF = { host: os.hostname(), pid: process.pid };
@@ -94,6 +90,8 @@ export class ResultsStore {
   private pending: SampleRow[] = [];
   private currentRun = 0;
   private lastFlushNs = process.hrtime.bigint();
+  /** A read of an older database reads an upgraded copy in this directory, removed on close: the file read stays as it was. */
+  private scratch: string | undefined;
 
   private constructor(db: Database.Database) {
     this.db = db;
@@ -112,33 +110,34 @@ export class ResultsStore {
     if (opts.readonly && !fs.existsSync(file)) throw new UserError(`--db: no such results database: ${file}`);
     if (!opts.readonly) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     let db: Database.Database;
+    let scratch: string | undefined;
     try {
       db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
       if (!opts.readonly) {
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
         migrate(db);
+      } else if (isOlder(db.pragma('user_version', { simple: true }) as number)) {
+        ({ db, scratch } = upgradedCopy(db));
       }
       db.pragma('foreign_keys = ON');
       db.prepare('SELECT count(*) FROM runs').get();
     } catch (err) {
+      if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
       throw new UserError(`--db: ${file} is not an electrum-bench results database (${(err as Error).message})`);
     }
-    return new ResultsStore(db);
+    const store = new ResultsStore(db);
+    store.scratch = scratch;
+    return store;
   }
 
-  createRun(run: NewRun, servers: Array<Omit<ServerRecord, 'id' | 'run_id'>>, lines: DatasetLine[]): { runId: number; serverIds: number[] } {
+  createRun(run: NewRun, servers: Array<Omit<ServerRecord, 'id' | 'run_id' | 'setup_json'>>, lines: DatasetLine[]): { runId: number; serverIds: number[] } {
     return this.db.transaction(() => {
-      const info = this.db
-        .prepare(`INSERT INTO runs (started_at, status, tool_version, git_commit, node_version, host_json, config_json,
-          dataset_id, dataset_path, dataset_hash, dataset_lines, passes, warmup, methods, call_order, holder)
-          VALUES (@started_at, 'running', @tool_version, @git_commit, @node_version, @host_json, @config_json,
-          @dataset_id, @dataset_path, @dataset_hash, @dataset_lines, @passes, @warmup, @methods, @call_order, @holder)`)
-        .run({ ...run, holder: SELF_HOLDER });
-      const runId = Number(info.lastInsertRowid);
-      const addServer = this.db.prepare(`INSERT INTO servers (run_id, name, profile, url, software, protocol, banner, features_json)
-        VALUES (@run_id, @name, @profile, @url, @software, @protocol, @banner, @features_json)`);
-      const serverIds = servers.map((s) => Number(addServer.run({ ...s, run_id: runId }).lastInsertRowid));
+      const { runId, serverIds } = createRun(this.db, { ...run, kind: 'bench', holder: SELF_HOLDER }, servers);
+      this.db
+        .prepare(`INSERT INTO bench_runs (run_id, dataset_id, dataset_lines, passes, warmup, methods, call_order)
+          VALUES (@runId, @dataset_id, @dataset_lines, @passes, @warmup, @methods, @call_order)`)
+        .run({ ...run, runId });
       const addAddress = this.db.prepare(`INSERT INTO addresses (run_id, idx, address, scripthash, type, tx_count, utxo_count,
         balance_confirmed, balance_unconfirmed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       lines.forEach((l, i) =>
@@ -148,16 +147,29 @@ export class ResultsStore {
     })();
   }
 
+  /** `fn` in one transaction: what it writes appears whole or not at all. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   getRun(id: number): RunRecord | undefined {
-    return this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRecord | undefined;
+    return this.db.prepare(`${BENCH_RUNS} AND r.id = ?`).get(id) as RunRecord | undefined;
   }
 
   listRuns(): RunRecord[] {
-    return this.db.prepare('SELECT * FROM runs ORDER BY id').all() as RunRecord[];
+    return this.db.prepare(`${BENCH_RUNS} ORDER BY r.id`).all() as RunRecord[];
   }
 
   servers(runId: number): ServerRecord[] {
-    return this.db.prepare('SELECT * FROM servers WHERE run_id = ? ORDER BY id').all(runId) as ServerRecord[];
+    return serversOf(this.db, runId);
+  }
+
+  /** Every call of the run (warm-up included), per measured server. */
+  callsPerServer(runId: number): Map<string, number> {
+    const rows = this.db
+      .prepare('SELECT s.name AS name, count(*) AS n FROM samples x JOIN run_servers s ON s.id = x.server_id WHERE x.run_id = ? GROUP BY s.name')
+      .all(runId) as Array<{ name: string; n: number }>;
+    return new Map(rows.map((r) => [r.name, r.n]));
   }
 
   /** Every call of a run already measured, streamed (a resumed run skips them; memory stays flat). */
@@ -213,11 +225,10 @@ export class ResultsStore {
     this.flush();
     const now = new Date().toISOString();
     this.db.transaction(() => {
+      finishRun(this.db, runId, status, now);
       this.db
-        .prepare(
-          'UPDATE runs SET status = ?, finished_at = ?, holder = NULL, selfcheck_json = coalesce(?, selfcheck_json), pool_json = coalesce(?, pool_json) WHERE id = ?',
-        )
-        .run(status, now, extra.selfcheck === undefined ? null : JSON.stringify(extra.selfcheck), extra.pool === undefined ? null : JSON.stringify(extra.pool), runId);
+        .prepare('UPDATE bench_runs SET selfcheck_json = coalesce(?, selfcheck_json), pool_json = coalesce(?, pool_json) WHERE run_id = ?')
+        .run(extra.selfcheck === undefined ? null : JSON.stringify(extra.selfcheck), extra.pool === undefined ? null : JSON.stringify(extra.pool), runId);
       this.db
         .prepare('UPDATE run_sessions SET finished_at = ?, status = ? WHERE run_id = ? AND finished_at IS NULL AND host = ? AND pid = ?')
         .run(now, status, runId, SELF.host, SELF.pid);
@@ -262,6 +273,37 @@ export class ResultsStore {
     if (!this.db.open) return;
     this.flush();
     this.db.close();
+    if (this.scratch) fs.rmSync(this.scratch, { recursive: true, force: true });
+  }
+}
+
+/** Version 0 is no electrum-bench database at all: read as it is, it is refused as one. */
+const isOlder = (version: number) => version >= 1 && version < SCHEMA_VERSION;
+
+/**
+ * An older database opened to be read: copied as it is (VACUUM INTO reads a consistent snapshot,
+ * its WAL included, through the read-only connection) to a scratch file, which is upgraded.
+ */
+function upgradedCopy(source: Database.Database): { db: Database.Database; scratch: string } {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'electrum-bench-read-'));
+  try {
+    const copy = path.join(scratch, 'upgraded.sqlite');
+    try {
+      source.prepare('VACUUM INTO ?').run(copy);
+    } finally {
+      source.close();
+    }
+    const db = new Database(copy);
+    try {
+      migrate(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return { db, scratch };
+  } catch (err) {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    throw err;
   }
 }
 

@@ -1,11 +1,11 @@
 /**
- * Wallet runs in the results database (schema migration 7): the run, its servers, one row per
+ * Wallet runs in the results database: the run record (run-record.ts) with its wallet details, one row per
  * wallet sync with every request it sent, and the notifications held wallets received. A sync is
  * written whole, in one transaction, as soon as it ends, so an interrupted run keeps every sync
  * that finished.
  */
-import { hostInfo } from '../core/host-info';
 import type { ResultsStore } from './results';
+import { createRun, finishRun, setServerInfo, type NumberedRun, type RunRow, type ServerRow } from './run-record';
 import type { RequestSample } from '../core/sync-steps';
 
 export interface NewWalletRun {
@@ -58,6 +58,20 @@ export interface NotificationRecord {
   status: 'ok' | 'missing' | 'duplicate';
 }
 
+/** A wallet run as the report reads it: its row of `runs` with its detail row, kind as before schema 8. */
+export interface WalletRunRow extends Omit<RunRow, 'kind' | 'node_version'>, NumberedRun {
+  kind: 'bench' | 'load';
+  node_version: string;
+  workload: string;
+  wallets_path: string;
+  wallets_hash: string;
+  passes: number | null;
+  warmup: number | null;
+  summary_json: string | null;
+}
+
+export type WalletServerRow = ServerRow;
+
 export class WalletStore {
   constructor(private readonly results: ResultsStore) {}
 
@@ -67,38 +81,26 @@ export class WalletStore {
 
   createRun(run: NewWalletRun, servers: WalletServer[]): { runId: number; serverIds: Map<string, number> } {
     return this.db.transaction(() => {
-      const info = this.db
-        .prepare(
-          `INSERT INTO wallet_runs (kind, started_at, status, tool_version, git_commit, node_version, host_json, config_json, workload,
-             wallets_path, wallets_hash, passes, warmup) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          run.kind,
-          new Date().toISOString(),
-          run.tool_version,
-          run.git_commit,
-          process.version,
-          JSON.stringify(hostInfo()),
-          JSON.stringify(run.config),
-          run.workload,
-          run.wallets_path,
-          run.wallets_hash,
-          run.passes,
-          run.warmup,
-        );
-      const runId = Number(info.lastInsertRowid);
-      const add = this.db.prepare('INSERT INTO wallet_servers (run_id, name, profile, url, software, protocol, setup_json) VALUES (?, ?, ?, ?, ?, ?, ?)');
-      const serverIds = new Map<string, number>();
-      for (const s of servers) {
-        serverIds.set(s.name, Number(add.run(runId, s.name, s.profile, s.url, s.software, s.protocol, s.setup === undefined ? null : JSON.stringify(s.setup)).lastInsertRowid));
-      }
-      return { runId, serverIds };
+      const { runId, serverIds } = createRun(
+        this.db,
+        {
+          kind: run.kind === 'bench' ? 'wallet-bench' : 'wallet-load',
+          tool_version: run.tool_version,
+          git_commit: run.git_commit,
+          config_json: JSON.stringify(run.config),
+          dataset_path: run.wallets_path,
+          dataset_hash: run.wallets_hash,
+        },
+        servers.map(({ setup, ...s }) => ({ ...s, setup_json: setup === undefined ? null : JSON.stringify(setup) })),
+      );
+      this.db.prepare('INSERT INTO wallet_runs (run_id, workload, passes, warmup) VALUES (?, ?, ?, ?)').run(runId, run.workload, run.passes, run.warmup);
+      return { runId, serverIds: new Map(servers.map((s, i) => [s.name, serverIds[i]])) };
     })();
   }
 
   /** What a server said of itself, learnt at its first connection. */
   setServerIdentity(serverId: number, software: string, protocol: string): void {
-    this.db.prepare('UPDATE wallet_servers SET software = coalesce(software, ?), protocol = coalesce(protocol, ?) WHERE id = ?').run(software || null, protocol || null, serverId);
+    setServerInfo(this.db, serverId, { software: software || null, protocol: protocol || null }, true);
   }
 
   addSync(runId: number, r: SyncRecord): number {
@@ -149,6 +151,9 @@ export class WalletStore {
   }
 
   finishRun(runId: number, status: 'completed' | 'interrupted' | 'failed', summary: unknown): void {
-    this.db.prepare('UPDATE wallet_runs SET status = ?, finished_at = ?, summary_json = ? WHERE id = ?').run(status, new Date().toISOString(), JSON.stringify(summary), runId);
+    this.db.transaction(() => {
+      finishRun(this.db, runId, status);
+      this.db.prepare('UPDATE wallet_runs SET summary_json = ? WHERE run_id = ?').run(JSON.stringify(summary), runId);
+    })();
   }
 }

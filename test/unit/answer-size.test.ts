@@ -101,7 +101,7 @@ describe('against a server that answers every address as empty', () => {
       const rows = store.db
         .prepare(
           `SELECT s.name AS server, a.tx_count AS txCount, x.status AS status, count(*) AS n FROM samples x
-             JOIN servers s ON s.id = x.server_id JOIN addresses a ON a.run_id = x.run_id AND a.idx = x.address_idx
+             JOIN run_servers s ON s.id = x.server_id JOIN addresses a ON a.run_id = x.run_id AND a.idx = x.address_idx
             WHERE x.run_id = ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
         )
         .all(result.runId);

@@ -54,7 +54,7 @@ test('a constant rate prints a line per second and a summary, stores its interva
   expect(r.stdout).toMatch(/✓ latency:p\(99\)<500 \[generic\]/);
   const row = query<{ status: string; intervals: number; sent: number; ok: number }>(
     db,
-    `SELECT (SELECT status FROM load_runs) AS status, (SELECT count(*) FROM load_intervals) AS intervals,
+    `SELECT (SELECT status FROM runs WHERE kind = 'load') AS status, (SELECT count(*) FROM load_intervals) AS intervals,
             (SELECT sum(sent) FROM load_intervals) AS sent, (SELECT sum(count) FROM load_cells WHERE outcome = 'ok') AS ok`,
   );
   expect(row).toEqual({ status: 'completed', intervals: 3, sent: 300, ok: 300 });
@@ -83,7 +83,7 @@ test('Ctrl-C stops the run, keeps every finished interval, exits 130', async () 
   child.kill('SIGINT');
   expect(await code).toBe(130);
   expect(Date.now() - t0).toBeLessThan(2500);
-  const row = query<{ status: string; n: number }>(db, 'SELECT status, (SELECT count(*) FROM load_intervals) AS n FROM load_runs');
+  const row = query<{ status: string; n: number }>(db, "SELECT status, (SELECT count(*) FROM load_intervals) AS n FROM runs WHERE kind = 'load'");
   expect(row.status).toBe('interrupted');
   expect(row.n).toBeGreaterThanOrEqual(2);
 });

@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build, encodeIntoCompressedBase64, Histogram } from 'hdr-histogram-js';
+import Database from 'better-sqlite3';
 import { ResultsStore } from '../../src/store/results';
+import { migrate } from '../../src/store/schema';
 import { computeStatistics } from '../../src/store/statistics';
 import { LoadStore } from '../../src/store/load-results';
 import type { IntervalCell } from '../../src/core/load-types';
@@ -344,11 +346,24 @@ describe('bench runs', () => {
   });
 
   test('a bench database from before the load tables (schema 2) renders the same files, byte for byte', async () => {
+    // The same bench run, in the tables schema 2 had (as that version wrote them).
     const old = path.join(tmp, 'bench-v2.sqlite');
-    fs.copyFileSync(benchDb, old);
-    const store = ResultsStore.open(old);
-    store.db.exec('DROP TABLE load_samples; DROP TABLE load_cells; DROP TABLE load_intervals; DROP TABLE load_servers; DROP TABLE load_runs; PRAGMA user_version = 2;');
-    store.close();
+    const v2 = new Database(old);
+    migrate(v2, 2);
+    v2.prepare('ATTACH ? AS cur').run(benchDb);
+    v2.exec(`
+      INSERT INTO runs SELECT r.id, r.started_at, r.finished_at, r.status, r.tool_version, r.git_commit, r.node_version, r.host_json, r.config_json,
+        b.dataset_id, r.dataset_path, r.dataset_hash, b.dataset_lines, b.passes, b.warmup, b.methods, b.selfcheck_json, b.pool_json, b.call_order, r.holder
+        FROM cur.runs r JOIN cur.bench_runs b ON b.run_id = r.id;
+      INSERT INTO servers SELECT id, run_id, name, profile, url, software, protocol, banner, features_json FROM cur.run_servers;
+      INSERT INTO addresses SELECT * FROM cur.addresses;
+      INSERT INTO samples SELECT id, run_id, server_id, pass, warmup, address_idx, method, at_ms, latency_ns, response_bytes, result_size, status, error,
+        tip_height, mismatch FROM cur.samples;
+      INSERT INTO medians SELECT * FROM cur.medians;
+      INSERT INTO summaries SELECT * FROM cur.summaries;
+      INSERT INTO run_sessions SELECT * FROM cur.run_sessions;
+    `);
+    v2.close();
     const out = path.join(tmp, 'report-bench-v2');
     expect((await writeReport(reportOptions({ db: old, out }))).sort()).toEqual(BENCH_FILES);
     for (const f of BENCH_FILES.filter((n) => !/\.(html|md)$/.test(n))) {

@@ -77,8 +77,8 @@ test('a process tree of known behaviour: memory, CPU, disk writes and reads, cal
     // Stored and summarised: counters as last − first, the tree's peak, the datadir at both ends.
     const db = new Database(':memory:');
     migrate(db);
-    resourceWriter(db, 'bench', 1)(rows);
-    const [s] = resourceSummaries(db, 'bench', 1);
+    resourceWriter(db, { runId: 1 })(rows);
+    const [s] = resourceSummaries(db, { runId: 1 });
     expect(s.target).toBe('child');
     expect(s.peakRssBytes).toBeGreaterThanOrEqual(160 * MiB);
     expect(s.cpuSeconds).toBeGreaterThanOrEqual(0);

@@ -12,8 +12,8 @@ export const LOAD_CHARTS: readonly LoadChartDef[] = [loadThroughput, loadLatency
 /** The charts one load run gets, named by run so several load runs share an output directory. */
 export function loadChartFiles(run: LoadRunReport): LoadChartFile[] {
   return LOAD_CHARTS.filter((c) => c.applies?.(run) ?? true).map((chart) => ({
-    id: `load-${run.run.id}-${chart.suffix}`,
-    title: `${chart.title} — load run ${run.run.id}`,
+    id: `load-${run.run.number}-${chart.suffix}`,
+    title: `${chart.title} — load run ${run.run.number}`,
     chart,
     run,
   }));

@@ -15,16 +15,16 @@ export function walletRunChartFiles(report: WalletReport, runId: number): Wallet
   const r = report.runs.find((x) => x.run.id === runId)!;
   if (r.run.kind === 'bench') {
     const title = `Time to synced wallet vs wallet size — ${runName(r.run)}`;
-    return [{ id: `wallet-${r.run.id}-sync-time`, title, spec: () => syncTimeSpec(report, r, title) }];
+    return [{ id: `wallet-${r.run.number}-sync-time`, title, spec: () => syncTimeSpec(report, r, title) }];
   }
   if (r.notifications.length === 0) return [];
   const title = `Block notification latency — ${runName(r.run)}`;
-  return [{ id: `wallet-${r.run.id}-notifications`, title, spec: () => notificationsSpec(report, r, title) }];
+  return [{ id: `wallet-${r.run.number}-notifications`, title, spec: () => notificationsSpec(report, r, title) }];
 }
 
 /** Null when no selected run has a single ok counted sync: there is no mix to draw. */
 export function requestMixChartFile(report: WalletReport): WalletChartFile | null {
   if (report.runs.every((r) => r.mix.length === 0)) return null;
-  const title = `Request mix per sync step — wallet run${report.runs.length > 1 ? 's' : ''} ${report.runs.map((r) => r.run.id).join(', ')}`;
+  const title = `Request mix per sync step — wallet run${report.runs.length > 1 ? 's' : ''} ${report.runs.map((r) => r.run.number).join(', ')}`;
   return { id: 'wallet-request-mix', title, spec: () => requestMixSpec(report, title) };
 }

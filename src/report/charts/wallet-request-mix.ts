@@ -41,7 +41,7 @@ export function requestMixSpec(report: WalletReport, title: string): Spec {
       if (mix.length === 0) nothing.push(`${s.name} in ${runName(r.run)}`);
       for (const m of mix) {
         values.push({
-          run: r.run.id,
+          run: r.run.number,
           server: s.name,
           step: m.step,
           order: steps.indexOf(m.step),
@@ -96,7 +96,7 @@ export function requestMixSpec(report: WalletReport, title: string): Spec {
   return walletSpec(title, subtitle, values, {
     vconcat: report.runs.map((r, i) => ({
       title: { text: `${runName(r.run)}`, anchor: 'start', fontSize: 12 },
-      hconcat: MEASURES.map((m, j) => cell(r.run.id, m, j === 0, i === report.runs.length - 1)),
+      hconcat: MEASURES.map((m, j) => cell(r.run.number, m, j === 0, i === report.runs.length - 1)),
       spacing: 16,
     })),
     spacing: 10,

@@ -24,7 +24,7 @@ function walletMedians({ wallet }: RenderedReport) {
   const runs = wallet?.model.runs.filter((r) => r.run.kind === 'bench') ?? [];
   if (runs.length === 0) return [];
   const header = ['run', 'workload', 'server', 'wallet', 'scripts', 'expected_txs', 'median_ms', 'min_ms', 'max_ms', 'n_ok', 'n_failed'];
-  const rows = runs.flatMap((r) => r.points.map((p) => [r.run.id, r.run.workload, p.server, p.wallet, p.scripts, p.txs, ms(p.medianMs), ms(p.minMs), ms(p.maxMs), p.nOk, p.nFailed]));
+  const rows = runs.flatMap((r) => r.points.map((p) => [r.run.number, r.run.workload, p.server, p.wallet, p.scripts, p.txs, ms(p.medianMs), ms(p.minMs), ms(p.maxMs), p.nOk, p.nFailed]));
   return [{ name: 'wallet-medians.csv', data: csv(header, rows) }];
 }
 

@@ -1,0 +1,273 @@
+/**
+ * The one reader of a results database: the report reads every kind of run through it. It hands
+ * out rows as stored; what they mean (percentiles, medians, shares) is the report's to compute.
+ */
+import type { ResultsStore, RunRecord, ServerRecord } from './results';
+import { LoadStore, type LoadRunRow } from './load-results';
+import { IndexStore } from './index-results';
+import { resolveRun, RUN_NUMBER, runsOf, serversOf, type RunFamily } from './run-record';
+import { resourceSummaries, type ResourceSummary } from './resources';
+import type { WalletRunRow, WalletServerRow } from './wallets';
+
+export interface MedianRow {
+  server_id: number;
+  method: string;
+  address_idx: number;
+  median_ns: number | null;
+  n_ok: number;
+  n_error: number;
+  address: string | null;
+  scripthash: string;
+  type: string;
+  tx_count: number;
+  utxo_count: number;
+}
+
+export interface ErrorRow {
+  server_id: number;
+  method: string;
+  address_idx: number;
+  status: string;
+  n: number;
+  address: string | null;
+  scripthash: string;
+  tx_count: number;
+  utxo_count: number;
+}
+
+export interface SummaryRecord {
+  server_id: number;
+  method: string;
+  n: number;
+  n_ok: number;
+  p50_ns: number | null;
+  p90_ns: number | null;
+  p99_ns: number | null;
+  p999_ns: number | null;
+  max_ns: number | null;
+  mismatches: number | null;
+  errors_json: string;
+}
+
+export interface SyncRow {
+  server_id: number;
+  wallet: string;
+  scripts: number;
+  expected_txs: number;
+  status: string;
+  duration_ns: number;
+}
+
+/** Per server of a wallet run: wallets synced, and counted syncs that were ok, failed or mismatched. */
+export interface SyncTotals {
+  wallets: number;
+  counted: number;
+  ok: number;
+  failed: number;
+  mismatched: number;
+  warmupFailed: number;
+}
+
+export type SyncTotalsRow = SyncTotals & { server_id: number };
+
+export interface FailureRow {
+  server_id: number;
+  status: string;
+  error_step: string | null;
+  wallet: string;
+  expected_txs: number;
+  counted: number;
+  warmup: number;
+  example: string | null;
+}
+
+export interface NotificationRow {
+  server_id: number;
+  kind: 'headers' | 'scripthash';
+  status: 'ok' | 'missing' | 'duplicate';
+  latency_ns: number | null;
+  block_height: number;
+}
+
+export interface ArrivalRow {
+  server_id: number;
+  status: string;
+  lag_ms: number | null;
+  duration_ns: number;
+}
+
+export interface StepRequestRow {
+  sync: number;
+  server: number;
+  wallet: string;
+  step: string;
+  items: number;
+  bytes: number;
+  offset: number;
+  latency: number;
+}
+
+export interface ResourceSeriesRow {
+  target: string;
+  at: number;
+  cpu: number;
+  rss: number;
+  rd: number;
+  wr: number;
+}
+
+/** A wallet run with its kind as before schema 8 ('bench' or 'load', the family being known). */
+const WALLET_RUNS = `SELECT r.id, r.legacy_id, ${RUN_NUMBER}, substr(r.kind, length('wallet-') + 1) AS kind, r.started_at, r.finished_at, r.status, r.tool_version,
+    r.git_commit, r.node_version, r.host_json, r.config_json, r.dataset_path, r.dataset_hash, r.holder,
+    r.dataset_path AS wallets_path, r.dataset_hash AS wallets_hash, w.workload, w.passes, w.warmup, w.summary_json
+  FROM runs r JOIN wallet_runs w ON w.run_id = r.id WHERE r.kind IN ('wallet-bench', 'wallet-load')`;
+
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',');
+
+export class ResultsReader {
+  readonly load: LoadStore;
+  readonly index: IndexStore;
+
+  constructor(private readonly store: ResultsStore) {
+    this.load = new LoadStore(store);
+    this.index = new IndexStore(store);
+  }
+
+  private get db() {
+    return this.store.db;
+  }
+
+  /** The run of a family a user's number names: its id, or the id it had before schema 8. */
+  resolve(family: RunFamily, n: number): number | undefined {
+    return resolveRun(this.db, family, n);
+  }
+
+  hasRuns(family: RunFamily): boolean {
+    return runsOf(this.db, family).length > 0;
+  }
+
+  benchRuns(): RunRecord[] {
+    return this.store.listRuns();
+  }
+
+  benchServers(runId: number): ServerRecord[] {
+    return this.store.servers(runId);
+  }
+
+  /** Per-address medians of the runs' servers, with each address's size. */
+  medians(runIds: readonly number[]): MedianRow[] {
+    return this.db
+      .prepare(
+        `SELECT m.server_id, m.method, m.address_idx, m.median_ns, m.n_ok, m.n_error,
+                a.address, a.scripthash, a.type, a.tx_count, a.utxo_count
+         FROM medians m JOIN addresses a ON a.run_id = m.run_id AND a.idx = m.address_idx
+         WHERE m.run_id IN (${placeholders(runIds.length)}) ORDER BY m.server_id, m.method, m.address_idx`,
+      )
+      .all(...runIds) as MedianRow[];
+  }
+
+  /** Counted failures per address and category (medians keep only a count). */
+  errorsPerAddress(runIds: readonly number[]): ErrorRow[] {
+    return this.db
+      .prepare(
+        `SELECT s.server_id, s.method, s.address_idx, s.status, count(*) AS n, a.address, a.scripthash, a.tx_count, a.utxo_count
+         FROM samples s JOIN addresses a ON a.run_id = s.run_id AND a.idx = s.address_idx
+         WHERE s.run_id IN (${placeholders(runIds.length)}) AND s.warmup = 0 AND s.status <> 'ok'
+         GROUP BY s.server_id, s.method, s.address_idx, s.status
+         ORDER BY s.server_id, s.method, s.address_idx, s.status`,
+      )
+      .all(...runIds) as ErrorRow[];
+  }
+
+  summaries(runIds: readonly number[]): SummaryRecord[] {
+    return this.db.prepare(`SELECT * FROM summaries WHERE run_id IN (${placeholders(runIds.length)}) ORDER BY server_id, method`).all(...runIds) as SummaryRecord[];
+  }
+
+  loadRuns(): LoadRunRow[] {
+    return this.load.runs();
+  }
+
+  walletRuns(): WalletRunRow[] {
+    return this.db.prepare(`${WALLET_RUNS} ORDER BY r.id`).all() as WalletRunRow[];
+  }
+
+  walletServers(runId: number): WalletServerRow[] {
+    return serversOf(this.db, runId);
+  }
+
+  countedSyncs(runId: number): SyncRow[] {
+    return this.db
+      .prepare(
+        `SELECT server_id, wallet, scripts, expected_txs, status, duration_ns FROM wallet_syncs
+          WHERE run_id = ? AND warmup = 0 ORDER BY server_id, expected_txs, wallet, id`,
+      )
+      .all(runId) as SyncRow[];
+  }
+
+  syncTotals(runId: number): SyncTotalsRow[] {
+    return this.db
+      .prepare(
+        `SELECT server_id, count(DISTINCT wallet) AS wallets, sum(warmup = 0) AS counted, sum(warmup = 0 AND status = 'ok') AS ok,
+                sum(warmup = 0 AND status <> 'ok') AS failed, sum(warmup = 0 AND mismatch IS NOT NULL) AS mismatched,
+                sum(warmup = 1 AND status <> 'ok') AS warmupFailed
+           FROM wallet_syncs WHERE run_id = ? GROUP BY server_id`,
+      )
+      .all(runId) as SyncTotalsRow[];
+  }
+
+  /** Failed syncs per server, error, step and wallet. */
+  failedSyncs(runId: number): FailureRow[] {
+    return this.db
+      .prepare(
+        `SELECT server_id, status, error_step, wallet, expected_txs, sum(warmup = 0) AS counted, sum(warmup = 1) AS warmup, min(error) AS example
+           FROM wallet_syncs WHERE run_id = ? AND status <> 'ok'
+          GROUP BY server_id, status, error_step, wallet ORDER BY server_id, status, error_step, expected_txs, wallet`,
+      )
+      .all(runId) as FailureRow[];
+  }
+
+  notifications(runId: number): NotificationRow[] {
+    return this.db
+      .prepare('SELECT server_id, kind, status, latency_ns, block_height FROM wallet_notifications WHERE run_id = ? ORDER BY server_id, kind')
+      .all(runId) as NotificationRow[];
+  }
+
+  arrivals(runId: number): ArrivalRow[] {
+    return this.db
+      .prepare('SELECT server_id, status, lag_ms, duration_ns FROM wallet_syncs WHERE run_id = ? AND intended_ms IS NOT NULL ORDER BY server_id, id')
+      .all(runId) as ArrivalRow[];
+  }
+
+  /** Counted ok syncs per server and wallet. */
+  okSyncCounts(runId: number): Array<{ server_id: number; wallet: string; n: number }> {
+    return this.db
+      .prepare(`SELECT server_id, wallet, count(*) AS n FROM wallet_syncs WHERE run_id = ? AND warmup = 0 AND status = 'ok' GROUP BY server_id, wallet`)
+      .all(runId) as Array<{ server_id: number; wallet: string; n: number }>;
+  }
+
+  /** The counted ok syncs' requests, streamed in sync, step and send order (memory stays flat). */
+  stepRequests(runId: number): IterableIterator<StepRequestRow> {
+    return this.db
+      .prepare(
+        `SELECT s.id AS sync, s.server_id AS server, s.wallet, q.step, q.items, q.bytes, q.offset_ns AS offset, q.latency_ns AS latency
+           FROM wallet_syncs s JOIN wallet_requests q ON q.sync_id = s.id
+          WHERE s.run_id = ? AND s.warmup = 0 AND s.status = 'ok'
+          ORDER BY s.id, q.step, q.offset_ns`,
+      )
+      .iterate(runId) as IterableIterator<StepRequestRow>;
+  }
+
+  /** A run's process readings (not the host's), per target in time order. */
+  resourceSeries(runId: number): ResourceSeriesRow[] {
+    return this.db
+      .prepare(
+        `SELECT target, at_ms AS at, cpu_user_s + cpu_system_s AS cpu, rss_bytes AS rss, read_bytes AS rd, write_bytes AS wr
+           FROM resource_samples WHERE run_id = ? AND build_id IS NULL AND target != 'host' AND cpu_user_s IS NOT NULL ORDER BY target, at_ms`,
+      )
+      .all(runId) as ResourceSeriesRow[];
+  }
+
+  resourceSummaries(runId: number): ResourceSummary[] {
+    return resourceSummaries(this.db, { runId });
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Databases the previous version wrote (test/fixtures/db-v7/: one per run kind, made against a real
+ * lab; README.md there says how) report as that version reported them: the same files and the same
+ * summary.md, figures and run numbers included, whether read as they are (through an upgraded
+ * copy) or after being upgraded in place; and `report compare` gives the same delta. Every
+ * database is read from a copy: opening one may create files beside it.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { reportOptions } from '../../src/report/options';
+import { writeReport } from '../../src/report/report';
+import { ResultsStore } from '../../src/store/results';
+import { SCHEMA_VERSION } from '../../src/store/schema';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'db-v7');
+const EXPECTED = path.join(FIXTURES, 'expected');
+const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
+/** Where the previous version's reports were made; the expected files name their databases there. */
+const MADE_IN = '/tmp/fxrep/';
+const KINDS = ['bench', 'load', 'wallet-bench', 'wallet-load', 'index'] as const;
+
+let tmp: string;
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-fixtures-v7-'));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** A copy of a fixture in `dir`, under the fixture's own name (the expected reports print it). */
+function copyOf(kind: string, dir: string, name = `${kind}.sqlite`): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, name);
+  fs.copyFileSync(path.join(FIXTURES, `${kind}.sqlite`), file);
+  return file;
+}
+
+const expected = (name: string, dir: string) => fs.readFileSync(path.join(EXPECTED, name), 'utf8').split(MADE_IN).join(`${dir}/`);
+const expectedFiles = (kind: string) => fs.readFileSync(path.join(EXPECTED, `${kind}.files.txt`), 'utf8').split('\n').filter(Boolean).sort();
+
+describe.each(KINDS)('%s.sqlite of version 7', (kind) => {
+  test('reports as version 7 reported it, read as it is; the file read is left as it was', async () => {
+    const dir = path.join(tmp, `read-${kind}`);
+    const db = copyOf(kind, dir);
+    const before = fs.readFileSync(db);
+    const out = path.join(dir, 'report');
+    const files = await writeReport(reportOptions({ db, out }));
+    expect([...files].sort()).toEqual(expectedFiles(kind));
+    expect(fs.readFileSync(path.join(out, 'summary.md'), 'utf8')).toBe(expected(`${kind}.summary.md`, dir));
+    expect(fs.readFileSync(db).equals(before)).toBe(true);
+  });
+
+  test('upgraded in place to the current schema, it reports the same', async () => {
+    const dir = path.join(tmp, `upgraded-${kind}`);
+    const db = copyOf(kind, dir);
+    const store = ResultsStore.open(db);
+    expect(store.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(store.db.pragma('foreign_key_check')).toEqual([]);
+    store.close();
+    const out = path.join(dir, 'report');
+    expect([...(await writeReport(reportOptions({ db, out })))].sort()).toEqual(expectedFiles(kind));
+    expect(fs.readFileSync(path.join(out, 'summary.md'), 'utf8')).toBe(expected(`${kind}.summary.md`, dir));
+  });
+});
+
+test('the numbers version 7 printed still select its runs: --load-run 1, --wallet-run 1, --run 1', async () => {
+  const load = copyOf('load', path.join(tmp, 'named'));
+  await writeReport(reportOptions({ db: load, loadRun: ['1'], out: path.join(tmp, 'named', 'load-1') }));
+  const md = fs.readFileSync(path.join(tmp, 'named', 'load-1', 'summary.md'), 'utf8');
+  // Load run 1 of load.run1.txt: 40/s for 3 s, printed then as p99 217.7 ms.
+  expect(fs.readFileSync(path.join(FIXTURES, 'load.run1.txt'), 'utf8')).toMatch(/^load run 1:[^]*electrumx +completed +3\.0s +120 +40\.3 +16\.0 +100\.3 +217\.7 /);
+  expect(md).toContain('### Load run 1\n');
+  expect(md).toContain('| electrumx | open, 40/s | 3.0 s | 40/s | 40 | 15.951 | 217.727 | 241.535 | 0 | 0 | yes: ');
+
+  const wallet = copyOf('wallet-load', path.join(tmp, 'named'));
+  const files = await writeReport(reportOptions({ db: wallet, walletRun: ['1'], out: path.join(tmp, 'named', 'wallet-1') }));
+  expect([...files].sort()).toEqual(expectedFiles('wallet-load'));
+
+  const bench = copyOf('bench', path.join(tmp, 'named'));
+  await writeReport(reportOptions({ db: bench, run: ['1'], out: path.join(tmp, 'named', 'bench-1') }));
+  expect(fs.readFileSync(path.join(tmp, 'named', 'bench-1', 'summary.md'), 'utf8')).toContain(`From \`${bench}\`, run 1.`);
+});
+
+test('`report` and `report compare` from the command line: the report as before, and the same delta', () => {
+  const dir = path.join(tmp, 'cli');
+  const a = copyOf('bench', dir);
+  const b = copyOf('bench', dir, 'b2.sqlite');
+  const out = path.join(dir, 'report-bench');
+  const report = spawnSync(process.execPath, [LAUNCHER, 'report', '--db', a, '--out', out], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  expect({ status: report.status, stderr: report.stderr }).toEqual({ status: 0, stderr: '' });
+  expect(report.stdout).toBe(expected('bench.report-stdout.txt', dir));
+  const compare = spawnSync(process.execPath, [LAUNCHER, 'report', 'compare', '--db', a, '--db', b], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  expect({ status: compare.status, stderr: compare.stderr }).toEqual({ status: 0, stderr: '' });
+  expect(compare.stdout).toBe(expected('bench.compare.md', dir));
+}, 120_000);
