@@ -11,6 +11,7 @@
 import type { ServerTarget } from '../core/targets';
 import type { LoadRunner, ServerResult } from './runner';
 import { UserError } from '../core/user-error';
+import { histogramAt } from '../core/percentile-line';
 
 export interface Slo {
   percentile: number; // e.g. 99
@@ -73,7 +74,7 @@ function judge(r: ServerResult, target: number, o: FindMaxOptions, step: number,
   // Dropped requests were never answered: they count against the achieved rate, not as errors.
   const achievedRate = replies / seconds;
   const errorRate = t.sent + t.dropped > 0 ? (errors + t.dropped) / (t.sent + t.dropped) : 0;
-  const pct = (q: number) => (t.latency.totalCount > 0 ? t.latency.getValueAtPercentile(q) / 1000 : null);
+  const pct = (q: number) => histogramAt(t.latency, q, 1000);
   const sloValueMs = pct(o.slo.percentile);
   const reasons: string[] = [];
   if (sloValueMs === null || sloValueMs > o.slo.thresholdMs) reasons.push(`p${o.slo.percentile} ${sloValueMs?.toFixed(1) ?? '-'} ms > ${o.slo.thresholdMs} ms`);

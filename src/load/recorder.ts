@@ -12,6 +12,7 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import type { MethodName } from '../core/methods';
+import { histogramLine } from '../core/percentile-line';
 import type { IntervalCell, IntervalRecord, LoadOutcome } from '../core/load-types';
 
 /** Integer µs, 3 significant digits, as the issue and HdrHistogram's tools expect. */
@@ -187,13 +188,14 @@ export class IntervalRecorder {
     this.current = this.spare;
     this.spare = bank;
     for (const c of bank.cells) if (c.outcome === 'ok' && c.count > 0) bank.live.add(c.latency);
+    const line = histogramLine(bank.live);
     const live: LiveCounts = {
       ok: bank.ok,
       errors: bank.errors,
       dropped: bank.dropped,
       sent: bank.sent,
-      p50Us: bank.ok > 0 ? bank.live.getValueAtPercentile(50) : null,
-      p99Us: bank.ok > 0 ? bank.live.getValueAtPercentile(99) : null,
+      p50Us: line.p50,
+      p99Us: line.p99,
     };
     const cells: IntervalCell[] = [];
     for (const c of bank.cells) {

@@ -4,6 +4,7 @@
  * onset, dropped, the generator's own lag) as text or JSON.
  */
 import { textTable } from '../core/text-table';
+import { histogramLine } from '../core/percentile-line';
 import type { ServerResult } from './runner';
 import type { IntervalRecord } from '../core/load-types';
 
@@ -48,7 +49,8 @@ export function summarise(r: ServerResult): ServerSummary {
   const errors: Record<string, number> = {};
   for (const [k, v] of t.byOutcome) if (k !== 'ok' && k !== 'dropped') errors[k] = v;
   const errorCount = Object.values(errors).reduce((a, b) => a + b, 0);
-  const pct = (h: typeof t.latency, q: number) => (h.totalCount > 0 ? h.getValueAtPercentile(q) / 1000 : null);
+  const latency = histogramLine(t.latency, 1000);
+  const service = histogramLine(t.service, 1000);
   const onset: Record<string, number> = {};
   for (const [k, v] of Object.entries(r.onsetMs)) onset[k] = v / 1000;
   return {
@@ -62,8 +64,8 @@ export function summarise(r: ServerResult): ServerSummary {
     errors,
     dropped: t.dropped,
     achievedRps: Math.round(((ok + errorCount) / Math.max(0.001, r.durationMs / 1000)) * 10) / 10,
-    latencyMs: { p50: pct(t.latency, 50), p90: pct(t.latency, 90), p99: pct(t.latency, 99), p999: pct(t.latency, 99.9), max: t.latency.totalCount > 0 ? t.latency.maxValue / 1000 : null },
-    serviceMs: { p50: pct(t.service, 50), p99: pct(t.service, 99) },
+    latencyMs: { p50: latency.p50, p90: latency.p90, p99: latency.p99, p999: latency.p999, max: latency.max },
+    serviceMs: { p50: service.p50, p99: service.p99 },
     errorOnsetS: onset,
     refusedConnections: r.refused,
     refusedOnsetS: r.firstRefusedAtMs === null ? null : r.firstRefusedAtMs / 1000,

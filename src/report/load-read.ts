@@ -11,6 +11,7 @@ import type { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
 import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, ThresholdVerdict } from './load-model';
 import { percentileSpectrum } from './spectrum';
+import { histogramLine } from '../core/percentile-line';
 import { isObject, parseStoredJson } from './stored-json';
 
 /** Runs whose intervals are final. A running run may still be written; a failed one broke off. */
@@ -26,8 +27,6 @@ export function listLoadRuns(store: ResultsStore): LoadRunRow[] {
 }
 
 const newHistogram = () => build({ numberOfSignificantValueDigits: 3 });
-const msAt = (h: Histogram, percentile: number) => (h.totalCount > 0 ? h.getValueAtPercentile(percentile) / 1000 : null);
-const maxMs = (h: Histogram) => (h.totalCount > 0 ? h.maxValue / 1000 : null);
 
 
 
@@ -111,10 +110,11 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
       }
     }
     point.achievedRate = rec.lengthMs > 0 ? (intervalReplies * 1000) / rec.lengthMs : 0;
-    point.p50Ms = msAt(scratch, 50);
-    point.p90Ms = msAt(scratch, 90);
-    point.p99Ms = msAt(scratch, 99);
-    point.maxMs = maxMs(scratch);
+    const line = histogramLine(scratch, 1000);
+    point.p50Ms = line.p50;
+    point.p90Ms = line.p90;
+    point.p99Ms = line.p99;
+    point.maxMs = line.max;
     if (scratch.totalCount > 0) whole.add(scratch);
     intervals.push(point);
 
@@ -129,6 +129,7 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
     }
     if (rec.vus !== null) vusMax = Math.max(vusMax ?? 0, rec.vus);
   }
+  const line = histogramLine(whole, 1000);
   const totals: LoadTotals = {
     durationS: lengthMs / 1000,
     sent,
@@ -140,10 +141,10 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
     targetMin,
     targetMax,
     vusMax,
-    p50Ms: msAt(whole, 50),
-    p90Ms: msAt(whole, 90),
-    p99Ms: msAt(whole, 99),
-    maxMs: maxMs(whole),
+    p50Ms: line.p50,
+    p90Ms: line.p90,
+    p99Ms: line.p99,
+    maxMs: line.max,
   };
   return { label: server.name, record: server, intervals, latency: whole, totals, spectrum: percentileSpectrum(whole), generator: generatorOf(run, server.name) };
 }

@@ -21,6 +21,7 @@ import { syncRecord, syncWallet, type SyncResult } from './sync';
 import type { WalletSession } from './session';
 import type { Workload } from './workloads';
 import { percentile } from '../core/quantiles';
+import { sortedLine } from '../core/percentile-line';
 
 /**
  * Where blocks come from: mined on request (the lab, or a regtest node), timed from the mining
@@ -188,14 +189,14 @@ export class WalletLoad {
       );
     }
     await Promise.all(running);
-    const sorted = fromIntended.sort((a, b) => a - b);
+    const line = sortedLine(fromIntended.sort((a, b) => a - b));
     return {
       intended,
-      synced: sorted.length,
+      synced: line.count,
       failed,
-      p50Ms: percentile(sorted, 0.5),
-      p90Ms: percentile(sorted, 0.9),
-      p99Ms: percentile(sorted, 0.99),
+      p50Ms: line.p50,
+      p90Ms: line.p90,
+      p99Ms: line.p99,
       lagP99Ms: percentile(lags.sort((a, b) => a - b), 0.99),
     };
   }
@@ -247,8 +248,8 @@ export class WalletLoad {
       this.o.log(`block ${block.height}: ${j.headers.ok}/${j.headers.expected} headers notifications, ${j.scripthash.ok}/${j.scripthash.expected} script notifications, ${j.headers.missing + j.scripthash.missing} missing`);
     }
     const stats = (xs: number[]) => {
-      const s = xs.sort((a, b) => a - b);
-      return { p50Ms: percentile(s, 0.5), p90Ms: percentile(s, 0.9), p99Ms: percentile(s, 0.99), maxMs: s.length ? s[s.length - 1] : null };
+      const line = sortedLine(xs.sort((a, b) => a - b));
+      return { p50Ms: line.p50, p90Ms: line.p90, p99Ms: line.p99, maxMs: line.max };
     };
     return {
       blocks,
