@@ -14,6 +14,7 @@ import * as hdr from 'hdr-histogram-js';
 import type { MethodName } from '../core/methods';
 import { histogramLine } from '../core/percentile-line';
 import type { IntervalCell, IntervalRecord, LoadOutcome } from '../core/load-types';
+import { isAnswered } from '../core/outcomes';
 
 /** Integer µs, 3 significant digits, as the issue and HdrHistogram's tools expect. */
 export function newHistogram(): hdr.Histogram {
@@ -37,6 +38,7 @@ class Bank {
   dropped = 0;
   ok = 0;
   errors = 0;
+  answered = 0;
   readonly lag = newHistogram();
   /** ok latency across methods, for the live console line (filled at the close). */
   readonly live = newHistogram();
@@ -59,7 +61,7 @@ class Bank {
       c.latency.reset();
       c.service.reset();
     }
-    this.sent = this.dropped = this.ok = this.errors = 0;
+    this.sent = this.dropped = this.ok = this.errors = this.answered = 0;
     this.lag.reset();
     this.live.reset();
   }
@@ -74,11 +76,23 @@ export interface Totals {
   lag: hdr.Histogram; // actual − intended send, µs
   bytes: number;
   perMethod: Map<MethodName, { ok: number; errors: number; latency: hdr.Histogram }>;
+  /** Sent, and still awaiting a reply (or its timeout) when the run ended: cut short by our own close. */
+  cutShort: number;
+  /** Due by the schedule, never sent because the run stopped first (open model). */
+  notSent: number;
+  /** When the server last answered (ns on the run's clock), null if it never did. */
+  lastAnswerNs: number | null;
+  /** Requests due after that last answer that ended unanswered (timeout, disconnect, cut short). */
+  unansweredAfterLastAnswer: number;
+  /** When recording stopped (ns on the run's clock), null while it goes on. */
+  endNs: number | null;
 }
 
 export interface LiveCounts {
   ok: number;
   errors: number;
+  /** Replies of any kind, error replies included; not timeouts or closed connections. */
+  answered: number;
   dropped: number;
   sent: number;
   p50Us: number | null;
@@ -99,15 +113,36 @@ export class IntervalRecorder {
     lag: newHistogram(),
     bytes: 0,
     perMethod: new Map(),
+    cutShort: 0,
+    notSent: 0,
+    lastAnswerNs: null,
+    unansweredAfterLastAnswer: 0,
+    endNs: null,
   };
 
   private frozen = false;
+  /** Calls created and not yet ended: at the freeze, what the run cuts short. */
+  private open = 0;
 
   constructor(readonly server: string) {}
 
   /** Records nothing more: what completes after the run's last interval is not part of it. */
-  freeze(): void {
+  freeze(nowNs: number | null = null): void {
+    if (this.frozen) return;
     this.frozen = true;
+    this.totals.endNs = nowNs;
+    this.totals.cutShort = this.open;
+    this.totals.unansweredAfterLastAnswer += this.open;
+  }
+
+  /** A call was created (queued on a connection): it ends in `completed` or is cut short. */
+  opened(): void {
+    if (!this.frozen) this.open++;
+  }
+
+  /** The run stopped with `n` requests of its schedule still to come. */
+  notSent(n: number): void {
+    this.totals.notSent += n;
   }
 
   /** A request went out `lagUs` after its intended time. */
@@ -127,8 +162,10 @@ export class IntervalRecorder {
    * A reply (or failure) for a request sent at `intendedNs`, written at `actualNs`, ended at
    * `endNs`: ns on the run's clock (hrtime since its start, as plain numbers).
    */
-  completed(method: MethodName, outcome: LoadOutcome, intendedNs: number, actualNs: number, endNs: number, bytes: number): void {
+  completed(method: MethodName, outcome: LoadOutcome, intendedNs: number, actualNs: number, endNs: number, bytes: number, wasOpened = true): void {
     if (this.frozen) return;
+    if (wasOpened) this.open--;
+    this.noteAnswer(outcome, intendedNs, endNs);
     const latencyUs = endNs > intendedNs ? (endNs - intendedNs) / 1000 : 0;
     const serviceUs = endNs > actualNs ? (endNs - actualNs) / 1000 : 0;
     const b = this.current;
@@ -139,6 +176,21 @@ export class IntervalRecorder {
     c.service.recordValue(serviceUs);
     if (outcome === 'ok') b.ok++;
     else b.errors++;
+  }
+
+  /**
+   * Whether the server is still answering: a reply moves the last answer on; an unanswered request
+   * due after it counts toward "stopped answering" (one due before it timed out in its own time).
+   */
+  private noteAnswer(outcome: LoadOutcome, intendedNs: number, endNs: number): void {
+    const t = this.totals;
+    if (isAnswered(outcome)) {
+      this.current.answered++;
+      if (t.lastAnswerNs === null || endNs > t.lastAnswerNs) t.lastAnswerNs = endNs;
+      t.unansweredAfterLastAnswer = 0;
+    } else if (t.lastAnswerNs === null || intendedNs >= t.lastAnswerNs) {
+      t.unansweredAfterLastAnswer++;
+    }
   }
 
   /**
@@ -192,6 +244,7 @@ export class IntervalRecorder {
     const live: LiveCounts = {
       ok: bank.ok,
       errors: bank.errors,
+      answered: bank.answered,
       dropped: bank.dropped,
       sent: bank.sent,
       p50Us: line.p50,

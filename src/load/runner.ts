@@ -212,7 +212,10 @@ export class LoadRunner extends EventEmitter {
     };
     try {
       if (!this.stopRequested) await driver.run();
-      const scheduleEndMs = Math.min(durationMs, Number(process.hrtime.bigint() - t0) / 1e6);
+      // Every request of the schedule ends as an outcome: those a stop kept from going out too.
+      if (driver instanceof OpenModelDriver) recorder.notSent(driver.unsent());
+      // A schedule that ran to its end lasted its whole length (its last request is due before it).
+      const scheduleEndMs = this.stopRequested ? Math.min(durationMs, Number(process.hrtime.bigint() - t0) / 1e6) : durationMs;
       // Let what is in flight answer (or time out) before the last interval is closed; a stop
       // asked for meanwhile shortens the wait to its grace.
       const naturalEnd = Date.now() + Math.max(DRAIN_GRACE_MS, opts.timeoutMs + 200);
@@ -222,7 +225,7 @@ export class LoadRunner extends EventEmitter {
       const partialMs = Math.max(1, Math.round(Number(process.hrtime.bigint() - t0) / 1e6 - index * 1000));
       // From here on nothing is recorded: what is still in flight is cut short by our own close,
       // not by the server, and intervals and totals must hold the same requests.
-      recorder.freeze();
+      recorder.freeze(ctx.clock.now());
       closeInterval(Math.min(1000, partialMs));
       await closing;
       if (failed) throw failed;

@@ -12,6 +12,8 @@ import { UserError } from '../core/user-error';
 import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, ThresholdVerdict } from './load-model';
 import { percentileSpectrum } from './spectrum';
 import { histogramLine } from '../core/percentile-line';
+import { isAnswered } from '../core/outcomes';
+import { readStoppedAnswering } from '../core/stopped-answering';
 import { isObject, parseStoredJson } from './stored-json';
 
 /** Runs whose intervals are final. A running run may still be written; a failed one broke off. */
@@ -73,7 +75,7 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
   let sent = 0;
   let dropped = 0;
   let ok = 0;
-  let replies = 0;
+  let answered = 0;
   let targetMin: number | null = null;
   let targetMax: number | null = null;
   let vusMax: number | null = null;
@@ -96,10 +98,11 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
       p99Ms: null,
       maxMs: null,
     };
-    let intervalReplies = 0;
+    let intervalAnswered = 0;
     for (const c of rec.cells) {
       if (c.outcome === 'dropped') continue;
-      intervalReplies += c.count;
+      // Achieved is answered: a timeout or a closed connection is no answer.
+      if (isAnswered(c.outcome)) intervalAnswered += c.count;
       if (c.outcome === 'ok') {
         point.ok += c.count;
         if (c.latency !== null && c.count > 0) scratch.add(decode(c.latency, run, server, rec.index));
@@ -109,7 +112,7 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
         errors[c.outcome] = (errors[c.outcome] ?? 0) + c.count;
       }
     }
-    point.achievedRate = rec.lengthMs > 0 ? (intervalReplies * 1000) / rec.lengthMs : 0;
+    point.achievedRate = rec.lengthMs > 0 ? (intervalAnswered * 1000) / rec.lengthMs : 0;
     const line = histogramLine(scratch, 1000);
     point.p50Ms = line.p50;
     point.p90Ms = line.p90;
@@ -122,7 +125,7 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
     sent += rec.sent;
     dropped += rec.dropped;
     ok += point.ok;
-    replies += intervalReplies;
+    answered += intervalAnswered;
     if (rec.targetRate !== null) {
       targetMin = Math.min(targetMin ?? Infinity, rec.targetRate);
       targetMax = Math.max(targetMax ?? -Infinity, rec.targetRate);
@@ -136,8 +139,8 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
     ok,
     dropped,
     errors,
-    errorCount: replies - ok,
-    achievedRate: lengthMs > 0 ? (replies * 1000) / lengthMs : 0,
+    errorCount: Object.values(errors).reduce((a, b) => a + b, 0),
+    achievedRate: lengthMs > 0 ? (answered * 1000) / lengthMs : 0,
     targetMin,
     targetMax,
     vusMax,
@@ -146,7 +149,17 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
     p99Ms: line.p99,
     maxMs: line.max,
   };
-  return { label: server.name, record: server, intervals, latency: whole, totals, spectrum: percentileSpectrum(whole), generator: generatorOf(run, server.name) };
+  const outcome = parseStoredJson(server.outcome_json ?? null);
+  return {
+    label: server.name,
+    record: server,
+    intervals,
+    latency: whole,
+    totals,
+    spectrum: percentileSpectrum(whole),
+    generator: generatorOf(run, server.name),
+    stoppedAnswering: isObject(outcome) ? readStoppedAnswering(outcome.stoppedAnswering) : null,
+  };
 }
 
 export function readLoadRun(store: ResultsStore, run: LoadRunRow, chosen: LoadRunReport['chosen']): LoadRunReport {

@@ -39,6 +39,8 @@ export interface LoadServerRow {
   url: string;
   software: string | null;
   protocol: string | null;
+  /** The server's outcomes and whether it stopped answering (schema 8); absent or null before. */
+  outcome_json?: string | null;
 }
 
 export interface NewLoadRun {
@@ -118,6 +120,11 @@ export class LoadStore {
     this.db.transaction(() => {
       for (const r of rows) add.run(runId, serverId, r.intendedUs, r.method, r.outcome, r.latencyUs, r.serviceUs);
     })();
+  }
+
+  /** What became of every request sent to one server of a run, as its summary counted it. */
+  setServerOutcome(serverId: number, outcome: unknown): void {
+    this.db.prepare('UPDATE load_servers SET outcome_json = ? WHERE id = ?').run(JSON.stringify(outcome), serverId);
   }
 
   finishRun(runId: number, end: LoadRunEnd): void {

@@ -340,6 +340,11 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX wallet_notifications_run ON wallet_notifications (run_id, server_id);
   `,
+  // 8: each load server's outcomes as its summary gave them (every scheduled request's one outcome,
+  // answered, and whether the server stopped answering), JSON; null for runs written before.
+  `
+  ALTER TABLE load_servers ADD COLUMN outcome_json TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

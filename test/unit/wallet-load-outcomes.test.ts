@@ -1,0 +1,91 @@
+/**
+ * Wallet load's arrivals keep every intended arrival as exactly one outcome (synced, failed by
+ * category, not started because the run stopped), and a server that stopped answering is said to
+ * have stopped — against the deliberately misbehaving local server.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ResultsStore } from '../../src/store/results';
+import { WalletStore } from '../../src/store/wallets';
+import { WalletLoad, type ServerLoadSummary } from '../../src/wallet/load';
+import { electrumWorkload } from '../../src/wallet/workloads/electrum';
+import { fullSyncCalls } from '../../src/core/wallet-scan';
+import type { WalletLine } from '../../src/core/wallet-line';
+import { startMisbehavingServer, type Misbehaving, type MisbehavingOptions } from '../support/misbehaving-server';
+
+const hex64 = (n: number) => n.toString(16).padStart(64, '0');
+const usedScripts = { receive: 0, change: 0 };
+/** An unused wallet: the electrum workload subscribes 20 receive and 10 change scripts, nothing more. */
+const wallet: WalletLine = {
+  wallet: 'w',
+  origin: 'synthetic',
+  type: 'p2wpkh',
+  gap: 0,
+  chains: { receive: Array.from({ length: 20 }, (_, i) => ({ address: null, scripthash: hex64(i + 1) })), change: Array.from({ length: 10 }, (_, i) => ({ address: null, scripthash: hex64(i + 100) })) },
+  expected: { txCount: 0, txCountExact: true, balance: { confirmed: 0, unconfirmed: 0 }, usedScripts, fullSync: fullSyncCalls(usedScripts, 0, 0) },
+};
+
+let dir: string;
+let srv: Misbehaving | undefined;
+beforeAll(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-wallet-load-'))));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await srv?.close();
+  srv = undefined;
+});
+
+async function arrivals(o: MisbehavingOptions, rate: number, durationMs: number, stopAfterMs?: number): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
+  srv = await startMisbehavingServer(o);
+  const results = ResultsStore.open(path.join(dir, `${Math.random()}.sqlite`));
+  try {
+    const store = new WalletStore(results);
+    const target = { name: 's', profile: 'generic' as const, host: '127.0.0.1', port: srv.port, tls: false };
+    const { runId, serverIds } = store.createRun(
+      { kind: 'load', tool_version: 't', git_commit: null, config: {}, workload: 'electrum', wallets_path: 'w', wallets_hash: 'h', passes: null, warmup: null },
+      [{ name: 's', profile: 'generic', url: 'tcp://127.0.0.1', software: null, protocol: null }],
+    );
+    const load = new WalletLoad(
+      { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: 300 }, hold: 0, holdConcurrency: 1, rate, durationMs, log: () => undefined },
+      store,
+      runId,
+      serverIds,
+    );
+    if (stopAfterMs !== undefined) setTimeout(() => load.stop(), stopAfterMs);
+    const summary = await load.runServer(target);
+    return summary.arrivals!;
+  } finally {
+    results.close();
+  }
+}
+
+function expectEveryArrivalOnce(a: NonNullable<ServerLoadSummary['arrivals']>, intended: number): void {
+  expect(a.intended).toBe(intended);
+  expect(a.synced + a.failed + a.notStarted).toBe(intended);
+  expect(Object.values(a.failures).reduce((x, y) => x + y, 0)).toBe(a.failed);
+}
+
+test('a server that answers: every arrival synced, none said to have stopped', async () => {
+  const a = await arrivals({ nullResults: true }, 10, 1000);
+  expectEveryArrivalOnce(a, 10);
+  expect(a.synced).toBe(10);
+  expect(a.stoppedAnswering).toBeNull();
+});
+
+test('a server that answers two wallets’ worth of calls and then nothing: the rest time out, and it is said to have stopped', async () => {
+  // 30 subscriptions per sync: the first 60 scripthash calls are the first two wallets'.
+  const a = await arrivals({ nullResults: true, answerFirst: 60 }, 10, 1500);
+  expectEveryArrivalOnce(a, 15);
+  expect(a.synced).toBe(2);
+  expect(a.failures.timeout).toBe(13);
+  expect(a.stoppedAnswering).toMatchObject({ answered: 2, of: 15 });
+  expect(a.stoppedAnswering!.atS).toBeLessThan(0.5);
+});
+
+test('a stop mid-run: the arrivals not started are counted as such, and all add up', async () => {
+  const a = await arrivals({ nullResults: true }, 10, 3000, 650);
+  expectEveryArrivalOnce(a, 30);
+  expect(a.notStarted).toBeGreaterThanOrEqual(20);
+  expect(a.notStarted).toBeLessThanOrEqual(24);
+  expect(a.stoppedAnswering).toBeNull();
+});
