@@ -230,6 +230,7 @@ function summaryText(runId: number, workload: string, rows: ServerLoadSummary[],
   const ms = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(0));
   const out = [`wallet load run ${runId} (${workload} workload)`];
   for (const r of rows) if (r.arrivals?.stoppedAnswering) out.push(`${r.server}: arriving wallets ${stoppedAnsweringText(r.arrivals.stoppedAnswering)}`);
+  for (const r of rows) if (r.arrivals?.generator.bound) out.push(`warning: ${r.server}: GENERATOR-BOUND: ${r.arrivals.generator.reasons.join('; ')}`);
   const held = rows.filter((r) => r.held > 0);
   if (held.length) {
     out.push('\nheld wallets:');

@@ -15,6 +15,7 @@ import type { MethodName } from '../core/methods';
 import { histogramLine } from '../core/percentile-line';
 import type { IntervalCell, IntervalRecord, LoadOutcome } from '../core/load-types';
 import { isAnswered } from '../core/outcomes';
+import { GeneratorTally } from '../core/generator-check';
 
 /** Integer µs, 3 significant digits, as the issue and HdrHistogram's tools expect. */
 export function newHistogram(): hdr.Histogram {
@@ -86,6 +87,8 @@ export interface Totals {
   unansweredAfterLastAnswer: number;
   /** When recording stopped (ns on the run's clock), null while it goes on. */
   endNs: number | null;
+  /** Requests judged for the generator check: sent late by more than a material share of their latency. */
+  generator: GeneratorTally;
 }
 
 export interface LiveCounts {
@@ -118,6 +121,7 @@ export class IntervalRecorder {
     lastAnswerNs: null,
     unansweredAfterLastAnswer: 0,
     endNs: null,
+    generator: new GeneratorTally(),
   };
 
   private frozen = false;
@@ -166,6 +170,8 @@ export class IntervalRecorder {
     if (this.frozen) return;
     if (wasOpened) this.open--;
     this.noteAnswer(outcome, intendedNs, endNs);
+    // Written before it ended: its lag is the generator's own part of its latency.
+    if (wasOpened && actualNs < endNs) this.totals.generator.note((actualNs - intendedNs) / 1e6, (endNs - intendedNs) / 1e6);
     const latencyUs = endNs > intendedNs ? (endNs - intendedNs) / 1000 : 0;
     const serviceUs = endNs > actualNs ? (endNs - actualNs) / 1000 : 0;
     const b = this.current;

@@ -23,6 +23,7 @@ import type { Workload } from './workloads';
 import { percentile } from '../core/quantiles';
 import { sortedLine } from '../core/percentile-line';
 import { isAnswered } from '../core/outcomes';
+import { GeneratorTally, generatorVerdict, type GeneratorVerdict } from '../core/generator-check';
 import { stoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
 
 /**
@@ -87,6 +88,8 @@ export interface ServerLoadSummary {
     p99Ms: number | null;
     lagP99Ms: number | null;
     stoppedAnswering: StoppedAnswering | null;
+    /** The one generator check: arrivals that started late by a material share of their time to synced. */
+    generator: GeneratorVerdict;
   } | null;
   notify: NotifyStats | null;
   loopDelayP99Ms: number;
@@ -192,6 +195,7 @@ export class WalletLoad {
     let started = 0;
     // Whether the server still answers: its last answer, and the syncs due after it that got none.
     const answering = { answered: 0, lastMs: null as number | null, unansweredAfter: 0 };
+    const tally = new GeneratorTally();
     const running: Array<Promise<void>> = [];
     for (let i = 0; i < intended && !this.stopping; i++) {
       const dueNs = start + BigInt(Math.round((i / rate) * 1e9));
@@ -208,6 +212,7 @@ export class WalletLoad {
         syncWallet(this.o.workload, wallet, { connection: this.connection(t), verify: false }).then((r) => {
           this.record(serverId, r, { intendedMs, lagMs });
           lags.push(lagMs);
+          tally.note(lagMs, lagMs + Number(r.durationNs) / 1e6);
           if (r.status === 'ok') fromIntended.push(lagMs + Number(r.durationNs) / 1e6);
           else {
             failed++;
@@ -242,6 +247,7 @@ export class WalletLoad {
         unansweredAfterLastAnswer: answering.unansweredAfter,
         endS: sinceStartMs() / 1000,
       }),
+      generator: generatorVerdict(tally.atRisk, tally.units, 'arrivals', 'started late'),
     };
   }
 

@@ -12,7 +12,7 @@ import { WalletLoad, type ServerLoadSummary } from '../../src/wallet/load';
 import { electrumWorkload } from '../../src/wallet/workloads/electrum';
 import { fullSyncCalls } from '../../src/core/wallet-scan';
 import type { WalletLine } from '../../src/core/wallet-line';
-import { startMisbehavingServer, type Misbehaving, type MisbehavingOptions } from '../support/misbehaving-server';
+import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../support/misbehaving-server';
 
 const hex64 = (n: number) => n.toString(16).padStart(64, '0');
 const usedScripts = { receive: 0, change: 0 };
@@ -27,7 +27,7 @@ const wallet: WalletLine = {
 };
 
 let dir: string;
-let srv: Misbehaving | undefined;
+let srv: { port: number; close(): unknown } | undefined;
 beforeAll(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-wallet-load-'))));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 afterEach(async () => {
@@ -35,8 +35,8 @@ afterEach(async () => {
   srv = undefined;
 });
 
-async function arrivals(o: MisbehavingOptions, rate: number, durationMs: number, stopAfterMs?: number): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
-  srv = await startMisbehavingServer(o);
+async function arrivals(o: MisbehavingOptions, rate: number, durationMs: number, stopAfterMs?: number, inOwnProcess = false): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
+  srv = inOwnProcess ? await startMisbehavingServerProcess(o) : await startMisbehavingServer(o);
   const results = ResultsStore.open(path.join(dir, `${Math.random()}.sqlite`));
   try {
     const store = new WalletStore(results);
@@ -46,7 +46,7 @@ async function arrivals(o: MisbehavingOptions, rate: number, durationMs: number,
       [{ name: 's', profile: 'generic', url: 'tcp://127.0.0.1', software: null, protocol: null }],
     );
     const load = new WalletLoad(
-      { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: 300 }, hold: 0, holdConcurrency: 1, rate, durationMs, log: () => undefined },
+      { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: o.delayMs ? 5000 : 300 }, hold: 0, holdConcurrency: 1, rate, durationMs, log: () => undefined },
       store,
       runId,
       serverIds,
@@ -88,4 +88,33 @@ test('a stop mid-run: the arrivals not started are counted as such, and all add 
   expect(a.notStarted).toBeGreaterThanOrEqual(20);
   expect(a.notStarted).toBeLessThanOrEqual(24);
   expect(a.stoppedAnswering).toBeNull();
+});
+
+function blockLoop(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    /* the generator's loop is held */
+  }
+}
+
+describe('the one generator check, on arrivals', () => {
+  // A server in its own process answering in ~200 ms: the starved loop is the generator's alone.
+  test('quiet arrivals are not generator-bound', async () => {
+    const a = await arrivals({ nullResults: true, delayMs: 200 }, 10, 1500, undefined, true);
+    expectEveryArrivalOnce(a, 15);
+    expect(a.generator).toEqual({ bound: false, reasons: [] });
+  });
+
+  test('arrivals from a starved generator (its loop blocked 50 ms in every 100) are generator-bound, with the reason', async () => {
+    const starve = setInterval(() => blockLoop(50), 100);
+    try {
+      // 7 a second: arrivals fall at every phase of the 100 ms blocks, not always at the same one.
+      const a = await arrivals({ nullResults: true, delayMs: 200 }, 7, 3000, undefined, true);
+      expectEveryArrivalOnce(a, 21);
+      expect(a.generator.bound).toBe(true);
+      expect(a.generator.reasons[0]).toMatch(/^\d+ of 21 arrivals \(\d+\.\d%\) started late for more than 10% of their latency/);
+    } finally {
+      clearInterval(starve);
+    }
+  });
 });
