@@ -103,7 +103,9 @@ export interface LoadRunReport {
   /** How the run came to be reported: named with --load-run, or picked as the latest finished one. */
   chosen: 'named' | 'latest';
   model: LoadModel | null; // null when model_json is unreadable
-  servers: LoadServerReport[]; // in the run's order: the colour order of its charts
+  servers: LoadServerReport[]; // in the run's order
+  /** The whole report's colour order (src/report/colours.ts); absent: `servers`' own order. */
+  colourOrder?: string[];
   findMax: FindMaxResult[] | null;
   thresholds: ThresholdVerdict[] | null;
 }

@@ -4,6 +4,7 @@
  * serializes the same rendered report → files written.
  */
 import { CHARTS } from './charts/definitions';
+import { assignColours } from './colours';
 import { chartSpec } from './charts/scaling-spec';
 import { loadChartFiles } from './charts/load-definitions';
 import { loadModel } from './load';
@@ -66,6 +67,7 @@ export function readModels(opts: ReportOptions): ReportModels {
       again.close();
     }
   }
+  assignColours(model, load, wallet);
   return { dbPath: opts.db, bench: model, load, wallet, resources, index };
 }
 

@@ -157,6 +157,8 @@ export interface WalletReport {
   /** How the runs came to be reported: named, or picked as the latest finished of each kind and workload. */
   chosen: 'named' | 'latest';
   runs: WalletRunReport[];
-  /** Every server name of the selected runs, first seen first: the colour order of every wallet chart. */
+  /** Every server name of the selected runs, first seen first. */
   servers: string[];
+  /** The whole report's colour order (src/report/colours.ts); absent: `servers`' own order. */
+  colourOrder?: string[];
 }
