@@ -4,6 +4,7 @@
  * sync, the requests a sync sent per step, and for load runs the arrivals, held wallets and block
  * notifications. Charts and tables read this model; none of them touches the database.
  */
+import type { StoppedAnswering } from '../core/stopped-answering';
 
 export interface WalletRunRow {
   id: number;
@@ -138,6 +139,8 @@ export interface HeldSummary {
   holdFailed: number | null;
   holdSeconds: number | null;
   rssPerHeldKiB: number | null;
+  /** The arriving wallets' server stopped answering (stored by this version's wallet load); null otherwise or before. */
+  stoppedAnswering: StoppedAnswering | null;
 }
 
 export interface WalletRunReport {

@@ -6,6 +6,7 @@
 import { SYNC_STEPS } from '../core/sync-steps';
 import { percentile } from '../core/quantiles';
 import { sortedLine } from '../core/percentile-line';
+import { stoppedAnsweringText } from '../core/stopped-answering';
 import { leastSquares } from './fit';
 import { medianOf } from './median';
 import { fmtMs, Table } from './table';
@@ -160,7 +161,7 @@ export function walletLoadTable(r: WalletRunReport): Table {
     const holdFailed = t.failed - (a?.failed ?? 0);
     const line = sortedLine(a?.fromIntendedMs ?? []);
     return [
-      s.name,
+      held?.stoppedAnswering ? `${s.name}: arrivals ${stoppedAnsweringText(held.stoppedAnswering)}` : s.name,
       held?.held == null ? '–' : String(held.held),
       held?.holdSeconds == null ? '–' : `${held.holdSeconds.toFixed(1)} s`,
       held?.rssPerHeldKiB == null ? '–' : `${held.rssPerHeldKiB.toFixed(1)} KiB`,

@@ -11,6 +11,9 @@ import { WalletStore } from '../../src/store/wallets';
 import { WalletLoad, type ServerLoadSummary } from '../../src/wallet/load';
 import { electrumWorkload } from '../../src/wallet/workloads/electrum';
 import { fullSyncCalls } from '../../src/core/wallet-scan';
+import { reportOptions } from '../../src/report/options';
+import { readModels } from '../../src/report/report';
+import { walletLoadTable } from '../../src/report/wallet-tables';
 import type { WalletLine } from '../../src/core/wallet-line';
 import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../support/misbehaving-server';
 
@@ -27,6 +30,8 @@ const wallet: WalletLine = {
 };
 
 let dir: string;
+/** The database the last run of `arrivals` wrote. */
+let lastDb = '';
 let srv: { port: number; close(): unknown } | undefined;
 beforeAll(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-wallet-load-'))));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -37,7 +42,8 @@ afterEach(async () => {
 
 async function arrivals(o: MisbehavingOptions, rate: number, durationMs: number, stopAfterMs?: number, inOwnProcess = false): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
   srv = inOwnProcess ? await startMisbehavingServerProcess(o) : await startMisbehavingServer(o);
-  const results = ResultsStore.open(path.join(dir, `${Math.random()}.sqlite`));
+  lastDb = path.join(dir, `${Math.random()}.sqlite`);
+  const results = ResultsStore.open(lastDb);
   try {
     const store = new WalletStore(results);
     const target = { name: 's', profile: 'generic' as const, host: '127.0.0.1', port: srv.port, tls: false };
@@ -53,6 +59,7 @@ async function arrivals(o: MisbehavingOptions, rate: number, durationMs: number,
     );
     if (stopAfterMs !== undefined) setTimeout(() => load.stop(), stopAfterMs);
     const summary = await load.runServer(target);
+    store.finishRun(runId, 'completed', { servers: [summary] }); // as \`load --workload\` stores it
     return summary.arrivals!;
   } finally {
     results.close();
@@ -80,6 +87,9 @@ test('a server that answers two wallets’ worth of calls and then nothing: the 
   expect(a.failures.timeout).toBe(13);
   expect(a.stoppedAnswering).toMatchObject({ answered: 2, of: 15 });
   expect(a.stoppedAnswering!.atS).toBeLessThan(0.5);
+  // Stored with the run, and shown by the report first in the server's row.
+  const [run] = readModels(reportOptions({ db: lastDb, out: dir })).wallet!.runs;
+  expect(walletLoadTable(run).rows[0][0]).toMatch(/^s: arrivals answered 2 of 15, stopped answering at 0\.\d\d s \(13 unanswered after\)$/);
 });
 
 test('a stop mid-run: the arrivals not started are counted as such, and all add up', async () => {
