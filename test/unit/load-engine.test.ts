@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import * as hdr from 'hdr-histogram-js';
 import { LoadOptions, LoadRunner } from '../../src/load/runner';
 import { arrivalOffsetsNs } from '../../src/load/schedule';
-import { summarise, summaryText } from '../../src/load/summary';
+import { intervalLine, summarise, summaryText } from '../../src/load/summary';
 import { parseSourceAddresses } from '../../src/load/source-addresses';
 import type { IntervalRecord } from '../../src/core/load-types';
 import type { DatasetLine } from '../../src/core/dataset-line';
@@ -212,4 +212,11 @@ test('--source-addresses takes loopback only', () => {
   expect(parseSourceAddresses('127.0.0.2-127.0.0.4')).toEqual(['127.0.0.2', '127.0.0.3', '127.0.0.4']);
   expect(() => parseSourceAddresses('10.0.0.1')).toThrow(/not a loopback address/);
   expect(() => parseSourceAddresses('127.0.0.9-127.0.0.2')).toThrow(/backwards/);
+});
+
+test('the line per second counts answers, not timeouts, in its rate', () => {
+  const rec = { server: 's', index: 0, startMs: 0, lengthMs: 1000, targetRate: 50, vus: null, sent: 50, dropped: 0, inFlight: 40, lag: null, loopDelayP99Us: 0, cells: [] };
+  // 3 ok and 2 error replies answered; 45 timed out: 5 answered in the second, not 50.
+  const line = intervalLine(rec, { ok: 3, errors: 47, answered: 5, dropped: 0, sent: 50, p50Us: 900, p99Us: 1200 });
+  expect(line).toContain('answered 5/s  sent 50');
 });
