@@ -27,5 +27,8 @@ export type EndOfRunOutcome = (typeof END_OF_RUN_OUTCOMES)[number];
  * A timeout or a closed connection is no answer, whatever the generator's clock says.
  */
 export function isAnswered(outcome: string): boolean {
-  return outcome === 'ok' || ((ERROR_CATEGORIES as readonly string[]).includes(outcome) && outcome !== 'timeout' && outcome !== 'disconnect');
+  return ANSWERED.has(outcome);
 }
+
+// A set: the load engine asks once per request.
+const ANSWERED: ReadonlySet<string> = new Set(['ok', ...ERROR_CATEGORIES.filter((c) => c !== 'timeout' && c !== 'disconnect')]);
