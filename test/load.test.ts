@@ -50,6 +50,10 @@ test('a constant rate on both lab servers, one after another: every request answ
     expect(s.ok).toBe(60);
     expect(s.dropped).toBe(0);
     expect(s.latencyMs.p50).toBeGreaterThan(0);
+    // Every scheduled request ends as exactly one outcome; a real server answers them all.
+    expect(Object.values(s.outcomes as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(60);
+    expect(s.answered).toBe(60);
+    expect(s.stoppedAnswering).toBeNull();
   }
   const servers = all<{ name: string; software: string }>(db, 'SELECT name, software FROM run_servers ORDER BY id');
   expect(servers[0].software).toMatch(/ElectrumX/i);
@@ -79,6 +83,7 @@ test('a ramp follows its stages; virtual users keep one request each in flight',
   expect(r.status).toBe(0);
   const s = JSON.parse(r.stdout).servers[0];
   expect(s.sent).toBe(120); // 0→40/s over 2 s = 40, then 40/s for 2 s = 80
+  expect(s.scheduled).toBe(120);
   const targets = all<{ idx: number; target_rate: number }>(db, 'SELECT idx, target_rate FROM load_intervals ORDER BY idx');
   expect(targets[0].target_rate).toBe(10); // the middle of the first second of a 0→40 ramp
   expect(targets[3].target_rate).toBe(40);

@@ -1,29 +1,41 @@
 /**
  * The terminal view of a run: a progress bar with ETA on stderr, and the projected total time once
- * the first pass is done. It only listens to the runner's events.
+ * the first pass is done. Both come from one estimate (src/core/duration.ts), so the bar's ETA and
+ * the projected total agree. It only listens to the runner's events.
  */
+import type { EventEmitter } from 'node:events';
+import { formatDuration, RemainingTime } from '../core/duration';
 import { progressBar } from '../core/progress-bar';
-import type { BenchRunner } from './runner';
 
-export function attachProgress(runner: BenchRunner, stream: NodeJS.WriteStream = process.stderr): void {
-  const bar = progressBar({ label: 'bench', unit: 'calls', extra: 'errors {errors}', stream, etaBuffer: 200 });
+export function attachProgress(runner: EventEmitter, stream: NodeJS.WriteStream = process.stderr, now: () => number = Date.now): void {
+  const bar = progressBar({ label: 'bench', unit: 'calls', extra: 'errors {errors}', stream, ownEta: true });
   let errors = 0;
   let startedAt = 0;
-  let base = 0;
-  runner.on('start', ({ total, alreadyDone }: { total: number; alreadyDone: number }) => {
-    startedAt = Date.now();
-    base = alreadyDone;
-    bar.start(total, alreadyDone, { errors });
+  let estimate = new RemainingTime(0, 0);
+  let total = 0;
+  const etaText = (completed: number) => {
+    const left = estimate.remainingMs(completed, total, now());
+    return left === null ? '-' : formatDuration(left / 1000);
+  };
+  runner.on('start', (e: { total: number; alreadyDone: number }) => {
+    startedAt = now();
+    total = e.total;
+    estimate = new RemainingTime(startedAt, e.alreadyDone);
+    bar.start(total, e.alreadyDone, { errors, eta_text: etaText(e.alreadyDone) });
   });
   runner.on('sample', ({ completed, sample }: { completed: number; sample: { status: string } }) => {
     if (sample.status !== 'ok') errors++;
-    bar.update(completed, { errors });
+    bar.update(completed, { errors, eta_text: etaText(completed) });
   });
-  runner.once('pass-done', ({ completed, total }: { completed: number; total: number }) => {
-    const elapsed = Date.now() - startedAt;
-    const rate = (completed - base) / Math.max(1, elapsed);
-    const remainingMs = (total - completed) / Math.max(rate, 1e-9);
-    stream.write(`\nfirst pass took ${(elapsed / 1000).toFixed(1)} s; estimated total ${((elapsed + remainingMs) / 1000).toFixed(1)} s\n`);
+  runner.once('pass-done', ({ completed }: { completed: number }) => {
+    const at = now();
+    const elapsed = at - startedAt;
+    const left = estimate.remainingMs(completed, total, at) ?? 0;
+    bar.update(completed, { errors, eta_text: formatDuration(left / 1000) });
+    stream.write(
+      `\nfirst pass took ${formatDuration(elapsed / 1000)} (${(elapsed / 1000).toFixed(1)} s); ` +
+        `estimated total ${formatDuration((elapsed + left) / 1000)} (${((elapsed + left) / 1000).toFixed(1)} s), ETA ${formatDuration(left / 1000)}\n`,
+    );
   });
   runner.on('end', () => bar.stop());
 }

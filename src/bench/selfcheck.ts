@@ -12,6 +12,7 @@
  * (perf_hooks, timer-based, 2 ms resolution) is kept for context.
  */
 import { createHistogram, monitorEventLoopDelay, IntervalHistogram, RecordableHistogram } from 'node:perf_hooks';
+import { generatorVerdict, unitAtRisk } from '../core/generator-check';
 
 interface Distribution {
   p50: number;
@@ -29,13 +30,6 @@ export interface SelfCheck {
   eventLoopDelayMs: Distribution;
   cpu: { userMs: number; systemMs: number; wallMs: number; utilisation: number };
 }
-
-/**
- * Busy time up to this is the client's own per-call work after the write (returning to the caller,
- * settling promises): every client has it, and bench/client-overhead.ts measures it against a bare
- * socket. Above it, the loop was doing something else while a reply could have been waiting.
- */
-const CLIENT_FLOOR_MS = 0.1;
 
 // perf_hooks' monitor records whole timer intervals, resolution included: we report only the excess.
 const LOOP_RESOLUTION_MS = 2;
@@ -59,7 +53,9 @@ export class SelfMonitor {
     if (loopBusyMs === undefined) return;
     this.busy.record(Math.max(0, Math.round(loopBusyMs * 1000)) + 1);
     if (loopBusyMs > 1) this.over1ms++;
-    if (loopBusyMs > CLIENT_FLOOR_MS && loopBusyMs * 1e6 > 0.1 * Number(latencyNs)) this.atRisk++;
+    // Busy time up to the noise floor is the client's own per-call work after the write (every
+    // client has it); above it, the loop was doing something else while a reply could have waited.
+    if (unitAtRisk(loopBusyMs, Number(latencyNs) / 1e6)) this.atRisk++;
   }
 
   stop(): SelfCheck {
@@ -97,19 +93,9 @@ export class SelfMonitor {
   }
 }
 
-/**
- * The warning names the lowest percentile our own time may have moved: when more than 1 % of the
- * calls spent over 10 % of their latency waiting on our loop, the p99 may be partly ours; more
- * than 10 %, the p90; more than half, the medians. Below 1 %, no reported percentile up to p99 can
- * have moved by more than 10 %, and nothing is said.
- */
+/** The one generator check (src/core/generator-check.ts), over the calls' in-flight stalls. */
 export function selfCheckWarning(check: SelfCheck): string | null {
   const s = check.inFlightStallMs;
-  const share = s.calls === 0 ? 0 : s.atRisk / s.calls;
-  if (share <= 0.01) return null;
-  const which = share > 0.5 ? 'even the medians' : share > 0.1 ? 'p90 and above' : 'p99 and above';
-  return (
-    `warning: ${s.atRisk} of ${s.calls} counted calls (${(100 * share).toFixed(1)}%) waited on the generator's own event loop ` +
-    `for more than 10% of their latency (busy p99 ${s.p99} ms, max ${s.max} ms): ${which} may be partly the generator's own time`
-  );
+  const verdict = generatorVerdict(s.atRisk, s.calls, 'counted calls', "waited on the generator's own event loop");
+  return verdict.bound ? `warning: ${verdict.reasons.join('; ')} (busy p99 ${s.p99} ms, max ${s.max} ms)` : null;
 }

@@ -1,5 +1,6 @@
 /** The run's summary as a plain-text table for stdout, and as JSON for --json. */
 import { textTable } from '../core/text-table';
+import { P999_MIN_SAMPLES, P999_NOTE } from '../core/percentile-line';
 import type { RunResult } from './runner';
 
 const ms = (ns: number | null) => (ns === null ? '-' : (ns / 1e6).toFixed(3));
@@ -26,6 +27,7 @@ export function summaryTable(result: RunResult, dbPath: string): string {
     `run ${result.runId} ${result.status}: ${result.samples} samples written to ${dbPath} (warm-up passes excluded below)`,
     '',
     textTable(header, rows, { align: header.map((_, i) => (i < 2 ? 'left' : 'right')) }),
+    ...(result.summaries.some((s) => s.nOk > 0 && s.nOk < P999_MIN_SAMPLES) ? [P999_NOTE] : []),
     '',
     `generator: loop busy while replies were awaited p50 ${check.inFlightStallMs.p50} ms, p99 ${check.inFlightStallMs.p99} ms, ` +
       `max ${check.inFlightStallMs.max} ms (${check.inFlightStallMs.atRisk} of ${check.inFlightStallMs.calls} counted calls over 10% of their latency); ` +

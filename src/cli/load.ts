@@ -24,7 +24,7 @@ import { LoadOptions, LoadRunner, LoadStopped, ServerResult } from '../load/runn
 import { LoadStore } from '../store/load-results';
 import { parseMix } from '../load/requests';
 import { parseDurationMs, parseStages } from '../load/schedule';
-import { intervalLine, summarise, summaryText } from '../load/summary';
+import { intervalLine, storedOutcome, summarise, summaryText } from '../load/summary';
 import type { LiveCounts } from '../load/recorder';
 import { parseSourceAddresses } from '../load/source-addresses';
 import type { IntervalRecord, LoadModel } from '../core/load-types';
@@ -389,6 +389,7 @@ async function main(): Promise<number> {
   // Per request only for a single profile per server: a search's steps are not all kept here.
   const costs = await sampling?.stop(search ? new Map() : new Map(outcomes.map((o) => [o.server, o.totals.sent])));
   const summaries = outcomes.map(summarise);
+  for (const s of summaries) store.setServerOutcome(serverIds.get(s.server)!, storedOutcome(s));
   const thresholdResults = tracker?.results() ?? [];
   const status = failure ? 'failed' : runner.aborted ? 'aborted' : runner.stopped ? 'interrupted' : 'completed';
   store.finishRun(runId, {

@@ -2,6 +2,7 @@
  * `load --workload NAME`: wallets arriving at a rate, held connected and subscribed, and the block
  * notifications held wallets receive (--notify). Options are checked before anything connects.
  */
+import { stoppedAnsweringText } from '../core/stopped-answering';
 import fs from 'node:fs';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { textTable } from '../core/text-table';
@@ -228,6 +229,8 @@ async function blockMaker(a: WalletLoadArgs, onLab: boolean, waitMs: number): Pr
 function summaryText(runId: number, workload: string, rows: ServerLoadSummary[], setups: Map<string, unknown>, db: string): string {
   const ms = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(0));
   const out = [`wallet load run ${runId} (${workload} workload)`];
+  for (const r of rows) if (r.arrivals?.stoppedAnswering) out.push(`${r.server}: arriving wallets ${stoppedAnsweringText(r.arrivals.stoppedAnswering)}`);
+  for (const r of rows) if (r.arrivals?.generator.bound) out.push(`warning: ${r.server}: GENERATOR-BOUND: ${r.arrivals.generator.reasons.join('; ')}`);
   const held = rows.filter((r) => r.held > 0);
   if (held.length) {
     out.push('\nheld wallets:');
@@ -236,7 +239,7 @@ function summaryText(runId: number, workload: string, rows: ServerLoadSummary[],
   const arriving = rows.filter((r) => r.arrivals);
   if (arriving.length) {
     out.push('\narriving wallets, time to synced from the intended arrival (ms):');
-    out.push(textTable(['server', 'intended', 'synced', 'failed', 'p50', 'p90', 'p99', 'arrival lag p99'], arriving.map((r) => { const x = r.arrivals!; return [r.server, String(x.intended), String(x.synced), String(x.failed), ms(x.p50Ms), ms(x.p90Ms), ms(x.p99Ms), ms(x.lagP99Ms)]; })));
+    out.push(textTable(['server', 'intended', 'synced', 'failed', 'not started (stopped)', 'p50', 'p90', 'p99', 'arrival lag p99'], arriving.map((r) => { const x = r.arrivals!; return [r.server, String(x.intended), String(x.synced), String(x.failed), String(x.notStarted), ms(x.p50Ms), ms(x.p90Ms), ms(x.p99Ms), ms(x.lagP99Ms)]; })));
   }
   const notified = rows.filter((r) => r.notify);
   if (notified.length) {

@@ -1,7 +1,8 @@
 /**
  * How a unit of work can end. Every scheduled unit ends as exactly one outcome: `ok`, one error
- * category, or (load only) `dropped` when no connection had room for it. Results are grouped by
- * these in every sink, store table and report.
+ * category, or (load only) `dropped` when no connection had room for it, `cut-short` when it was
+ * sent and the run ended before its reply or its timeout, `not-sent` when the run stopped before
+ * it was due. Results are grouped by these in every sink, store table and report.
  */
 export const ERROR_CATEGORIES = [
   'timeout', // no reply within the call's timeout
@@ -16,3 +17,18 @@ export const ERROR_CATEGORIES = [
   'wrong-size',
 ] as const;
 export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
+
+/** Units the run itself ended: sent and awaiting a reply when it stopped, or never due before it stopped. */
+export const END_OF_RUN_OUTCOMES = ['cut-short', 'not-sent'] as const;
+export type EndOfRunOutcome = (typeof END_OF_RUN_OUTCOMES)[number];
+
+/**
+ * Outcomes where the server sent something back: a rate "achieved" counts these and only these.
+ * A timeout or a closed connection is no answer, whatever the generator's clock says.
+ */
+export function isAnswered(outcome: string): boolean {
+  return ANSWERED.has(outcome);
+}
+
+// A set: the load engine asks once per request.
+const ANSWERED: ReadonlySet<string> = new Set(['ok', ...ERROR_CATEGORIES.filter((c) => c !== 'timeout' && c !== 'disconnect')]);

@@ -4,6 +4,7 @@
  * Off a terminal (CI logs, `2> file`) it prints a plain line every 10 s instead of redrawing.
  */
 import cliProgress from 'cli-progress';
+import { formatDuration } from './duration';
 
 export interface ProgressBarOptions {
   /** Printed first; views of one command pad their labels to one width so bars line up. */
@@ -15,14 +16,21 @@ export interface ProgressBarOptions {
   stream?: NodeJS.WriteStream;
   /** Updates the ETA is averaged over: more for many small steps, fewer for slow big ones. */
   etaBuffer?: number;
+  /**
+   * The view supplies the ETA itself as the `eta_text` payload, so that it agrees with what else
+   * the view prints (bench's projected total); otherwise cli-progress's moving-window ETA is shown.
+   */
+  ownEta?: boolean;
 }
 
 export function progressBar(opts: ProgressBarOptions): cliProgress.SingleBar {
   return new cliProgress.SingleBar(
     {
       stream: opts.stream ?? process.stderr,
-      format: `${opts.label} [{bar}] {percentage}% | {value}/{total} ${opts.unit} | ETA {eta_formatted}${opts.extra ? ` | ${opts.extra}` : ''}`,
+      format: `${opts.label} [{bar}] {percentage}% | {value}/{total} ${opts.unit} | ETA ${opts.ownEta ? '{eta_text}' : '{eta_formatted}'}${opts.extra ? ` | ${opts.extra}` : ''}`,
       etaBuffer: opts.etaBuffer ?? 50,
+      // cli-progress's own format prints "2m60s" (it rounds the seconds after splitting the minutes).
+      formatTime: (t: number) => formatDuration(Number(t)),
       hideCursor: false,
       noTTYOutput: true,
       notTTYSchedule: 10_000,

@@ -109,7 +109,7 @@ function recordUnsent(ctx: DriverContext, req: Request, intendedNs: number): voi
     // No connection at all: the server is unreachable (refused, reset), an error, not our saturation.
     const now = ctx.clock.now();
     ctx.recorder.sentOne((now - intendedNs) / 1000);
-    ctx.recorder.completed(req.method, 'disconnect', intendedNs, now, now, 0);
+    ctx.recorder.completed(req.method, 'disconnect', intendedNs, now, now, 0, false);
     ctx.onSample?.({ intendedUs: intendedNs / 1000, method: req.method, outcome: 'disconnect', latencyUs: (now - intendedNs) / 1000, serviceUs: 0 });
   } else {
     ctx.recorder.droppedOne(req.method);
@@ -126,6 +126,9 @@ export class OpenModelDriver {
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private finish: (() => void) | undefined;
+  private arrivals: ArrivalCursor | undefined;
+  /** The first request of the schedule not sent, once the run is done (Infinity: none left). */
+  private next = Infinity;
 
   constructor(
     private readonly ctx: DriverContext,
@@ -134,8 +137,21 @@ export class OpenModelDriver {
     private readonly shard?: { index: number; count: number },
   ) {}
 
+  /** Requests of the schedule not sent (a stop came first): each must still end as an outcome. */
+  unsent(): number {
+    if (!this.arrivals) {
+      // Stopped before it began: the whole schedule is left.
+      this.arrivals = new ArrivalCursor(this.model, this.durationMs, this.shard);
+      this.next = this.arrivals.next();
+    }
+    let n = 0;
+    for (let t = this.next; t !== Infinity; t = this.arrivals.next()) n++;
+    this.next = Infinity;
+    return n;
+  }
+
   run(): Promise<void> {
-    const arrivals = new ArrivalCursor(this.model, this.durationMs, this.shard);
+    const arrivals = (this.arrivals = new ArrivalCursor(this.model, this.durationMs, this.shard));
     const { ctx } = this;
     const batch = new TurnBatch(ctx);
     let next = arrivals.next();
@@ -158,6 +174,7 @@ export class OpenModelDriver {
     return new Promise<void>((resolve) => {
       const done = () => {
         batch.flush(); // nothing queued is left unwritten
+        this.next = next; // where a stop left the schedule
         resolve();
       };
       this.finish = done;

@@ -11,6 +11,8 @@
 import type { ServerTarget } from '../core/targets';
 import type { LoadRunner, ServerResult } from './runner';
 import { UserError } from '../core/user-error';
+import { histogramAt } from '../core/percentile-line';
+import { isAnswered } from '../core/outcomes';
 
 export interface Slo {
   percentile: number; // e.g. 99
@@ -65,15 +67,18 @@ export function parseSlo(text: string): Slo {
 
 function judge(r: ServerResult, target: number, o: FindMaxOptions, step: number, phase: StepResult['phase']): StepResult {
   const t = r.totals;
-  const ok = t.byOutcome.get('ok') ?? 0;
   let errors = 0;
-  for (const [k, v] of t.byOutcome) if (k !== 'ok' && k !== 'dropped') errors += v;
-  const replies = ok + errors;
+  let answered = 0;
+  for (const [k, v] of t.byOutcome) {
+    if (k !== 'ok' && k !== 'dropped') errors += v;
+    if (isAnswered(k)) answered += v;
+  }
   const seconds = Math.max(0.001, r.durationMs / 1000);
-  // Dropped requests were never answered: they count against the achieved rate, not as errors.
-  const achievedRate = replies / seconds;
+  // Dropped, timed-out and disconnected requests were never answered: they count against the
+  // achieved rate (timeouts and disconnects also count as errors).
+  const achievedRate = answered / seconds;
   const errorRate = t.sent + t.dropped > 0 ? (errors + t.dropped) / (t.sent + t.dropped) : 0;
-  const pct = (q: number) => (t.latency.totalCount > 0 ? t.latency.getValueAtPercentile(q) / 1000 : null);
+  const pct = (q: number) => histogramAt(t.latency, q, 1000);
   const sloValueMs = pct(o.slo.percentile);
   const reasons: string[] = [];
   if (sloValueMs === null || sloValueMs > o.slo.thresholdMs) reasons.push(`p${o.slo.percentile} ${sloValueMs?.toFixed(1) ?? '-'} ms > ${o.slo.thresholdMs} ms`);

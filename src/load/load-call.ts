@@ -71,6 +71,7 @@ export class LoadCall implements PendingCall {
     private readonly whenDone?: () => void,
   ) {
     this.rpc = req.rpc;
+    ctx.recorder.opened();
   }
 
   /** The connection wrote it at `actualNs` (one write for all the calls queued in a turn). */

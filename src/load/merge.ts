@@ -10,6 +10,7 @@ import path from 'node:path';
 import { toolInfo } from '../core/tool-info';
 import { fileAboutToBeCreated } from '../core/created-file';
 import type { LoadModel } from '../core/load-types';
+import { readStoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
 import { LoadStore, type LoadRunRow, type LoadRunStatus, type LoadServerRow } from '../store/load-results';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
@@ -188,6 +189,26 @@ function mergedGenerator(inputs: Input[], servers: string[]): Record<string, unk
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/**
+ * Per server, the shards' outcomes added up (each shard's requests are its own: the sums stay
+ * every scheduled request's one outcome). The server stopped answering the test only if it stopped
+ * answering every shard: then from the latest moment any shard last heard from it.
+ */
+function mergedOutcome(byShard: Input[], name: string): Record<string, unknown> | null {
+  const stored = byShard.map((i) => parseOr(i.servers.find((s) => s.name === name)?.outcome_json ?? 'null'));
+  if (!stored.every((o): o is Record<string, unknown> => typeof o === 'object' && o !== null)) return null;
+  const sum = (k: string) => stored.reduce((t, o) => t + (typeof o[k] === 'number' ? (o[k] as number) : 0), 0);
+  const outcomes: Record<string, number> = {};
+  for (const o of stored) for (const [k, v] of Object.entries((o.outcomes ?? {}) as Record<string, number>)) outcomes[k] = (outcomes[k] ?? 0) + v;
+  const stops = stored.map((o) => readStoppedAnswering(o.stoppedAnswering));
+  let stopped: StoppedAnswering | null = null;
+  if (stops.every((s): s is StoppedAnswering => s !== null)) {
+    const total = (k: 'answered' | 'of' | 'unanswered') => stops.reduce((t, s) => t + s[k], 0);
+    stopped = { answered: total('answered'), of: total('of'), atS: Math.max(...stops.map((s) => s.atS)), unanswered: total('unanswered') };
+  }
+  return { outcomes, scheduled: sum('scheduled'), sent: sum('sent'), answered: sum('answered'), achievedRps: round(sum('achievedRps')), sentRps: round(sum('sentRps')), stoppedAnswering: stopped };
+}
+
 function write(inputs: Input[], output: string): MergeResult {
   const byShard = [...inputs].sort((a, b) => a.shard.index - b.shard.index);
   const serverNames = inputs[0].servers.map((s) => s.name);
@@ -235,6 +256,10 @@ function write(inputs: Input[], output: string): MergeResult {
           return { name, profile: rows[0].profile, url: rows[0].url, software: rows.find((r) => r.software)?.software ?? null, protocol: rows.find((r) => r.protocol)?.protocol ?? null };
         }),
       );
+      for (const name of serverNames) {
+        const outcome = mergedOutcome(byShard, name);
+        if (outcome) store.setServerOutcome(serverIds.get(name)!, outcome);
+      }
       let intervals = 0;
       for (const name of serverNames) {
         const streams = byShard.map((i) => ({ source: `${i.file} run ${i.run.number}`, it: i.store.intervals(i.run.id, i.servers.find((s) => s.name === name)!.id) }));

@@ -12,7 +12,10 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import type { MethodName } from '../core/methods';
+import { histogramLine } from '../core/percentile-line';
 import type { IntervalCell, IntervalRecord, LoadOutcome } from '../core/load-types';
+import { isAnswered } from '../core/outcomes';
+import { GeneratorTally } from '../core/generator-check';
 
 /** Integer µs, 3 significant digits, as the issue and HdrHistogram's tools expect. */
 export function newHistogram(): hdr.Histogram {
@@ -36,6 +39,7 @@ class Bank {
   dropped = 0;
   ok = 0;
   errors = 0;
+  answered = 0;
   readonly lag = newHistogram();
   /** ok latency across methods, for the live console line (filled at the close). */
   readonly live = newHistogram();
@@ -58,7 +62,7 @@ class Bank {
       c.latency.reset();
       c.service.reset();
     }
-    this.sent = this.dropped = this.ok = this.errors = 0;
+    this.sent = this.dropped = this.ok = this.errors = this.answered = 0;
     this.lag.reset();
     this.live.reset();
   }
@@ -73,11 +77,25 @@ export interface Totals {
   lag: hdr.Histogram; // actual − intended send, µs
   bytes: number;
   perMethod: Map<MethodName, { ok: number; errors: number; latency: hdr.Histogram }>;
+  /** Sent, and still awaiting a reply (or its timeout) when the run ended: cut short by our own close. */
+  cutShort: number;
+  /** Due by the schedule, never sent because the run stopped first (open model). */
+  notSent: number;
+  /** When the server last answered (ns on the run's clock), null if it never did. */
+  lastAnswerNs: number | null;
+  /** Requests due after that last answer that ended unanswered (timeout, disconnect, cut short). */
+  unansweredAfterLastAnswer: number;
+  /** When recording stopped (ns on the run's clock), null while it goes on. */
+  endNs: number | null;
+  /** Requests judged for the generator check: sent late by more than a material share of their latency. */
+  generator: GeneratorTally;
 }
 
 export interface LiveCounts {
   ok: number;
   errors: number;
+  /** Replies of any kind, error replies included; not timeouts or closed connections. */
+  answered: number;
   dropped: number;
   sent: number;
   p50Us: number | null;
@@ -98,15 +116,37 @@ export class IntervalRecorder {
     lag: newHistogram(),
     bytes: 0,
     perMethod: new Map(),
+    cutShort: 0,
+    notSent: 0,
+    lastAnswerNs: null,
+    unansweredAfterLastAnswer: 0,
+    endNs: null,
+    generator: new GeneratorTally(),
   };
 
   private frozen = false;
+  /** Calls created and not yet ended: at the freeze, what the run cuts short. */
+  private open = 0;
 
   constructor(readonly server: string) {}
 
   /** Records nothing more: what completes after the run's last interval is not part of it. */
-  freeze(): void {
+  freeze(nowNs: number | null = null): void {
+    if (this.frozen) return;
     this.frozen = true;
+    this.totals.endNs = nowNs;
+    this.totals.cutShort = this.open;
+    this.totals.unansweredAfterLastAnswer += this.open;
+  }
+
+  /** A call was created (queued on a connection): it ends in `completed` or is cut short. */
+  opened(): void {
+    if (!this.frozen) this.open++;
+  }
+
+  /** The run stopped with `n` requests of its schedule still to come. */
+  notSent(n: number): void {
+    this.totals.notSent += n;
   }
 
   /** A request went out `lagUs` after its intended time. */
@@ -126,8 +166,12 @@ export class IntervalRecorder {
    * A reply (or failure) for a request sent at `intendedNs`, written at `actualNs`, ended at
    * `endNs`: ns on the run's clock (hrtime since its start, as plain numbers).
    */
-  completed(method: MethodName, outcome: LoadOutcome, intendedNs: number, actualNs: number, endNs: number, bytes: number): void {
+  completed(method: MethodName, outcome: LoadOutcome, intendedNs: number, actualNs: number, endNs: number, bytes: number, wasOpened = true): void {
     if (this.frozen) return;
+    if (wasOpened) this.open--;
+    this.noteAnswer(outcome, intendedNs, endNs);
+    // Written before it ended: its lag is the generator's own part of its latency.
+    if (wasOpened && actualNs < endNs) this.totals.generator.note((actualNs - intendedNs) / 1e6, (endNs - intendedNs) / 1e6);
     const latencyUs = endNs > intendedNs ? (endNs - intendedNs) / 1000 : 0;
     const serviceUs = endNs > actualNs ? (endNs - actualNs) / 1000 : 0;
     const b = this.current;
@@ -138,6 +182,21 @@ export class IntervalRecorder {
     c.service.recordValue(serviceUs);
     if (outcome === 'ok') b.ok++;
     else b.errors++;
+  }
+
+  /**
+   * Whether the server is still answering: a reply moves the last answer on; an unanswered request
+   * due after it counts toward "stopped answering" (one due before it timed out in its own time).
+   */
+  private noteAnswer(outcome: LoadOutcome, intendedNs: number, endNs: number): void {
+    const t = this.totals;
+    if (isAnswered(outcome)) {
+      this.current.answered++;
+      if (t.lastAnswerNs === null || endNs > t.lastAnswerNs) t.lastAnswerNs = endNs;
+      t.unansweredAfterLastAnswer = 0;
+    } else if (t.lastAnswerNs === null || intendedNs >= t.lastAnswerNs) {
+      t.unansweredAfterLastAnswer++;
+    }
   }
 
   /**
@@ -187,13 +246,15 @@ export class IntervalRecorder {
     this.current = this.spare;
     this.spare = bank;
     for (const c of bank.cells) if (c.outcome === 'ok' && c.count > 0) bank.live.add(c.latency);
+    const line = histogramLine(bank.live);
     const live: LiveCounts = {
       ok: bank.ok,
       errors: bank.errors,
+      answered: bank.answered,
       dropped: bank.dropped,
       sent: bank.sent,
-      p50Us: bank.ok > 0 ? bank.live.getValueAtPercentile(50) : null,
-      p99Us: bank.ok > 0 ? bank.live.getValueAtPercentile(99) : null,
+      p50Us: line.p50,
+      p99Us: line.p99,
     };
     const cells: IntervalCell[] = [];
     for (const c of bank.cells) {

@@ -2,7 +2,8 @@
  * A load run: each server in turn gets the whole load profile for itself (servers never share the
  * generator), through its own connections. Every second of the schedule clock the interval is
  * closed, stored, shown and given to the thresholds; at the end the run's totals are summarised
- * and the run is flagged generator-bound when the generator, not the server, fell behind.
+ * and the run is flagged generator-bound when the generator, not the server, made part of the
+ * latencies (the one check of src/core/generator-check.ts).
  * It emits events and knows nothing about terminals.
  */
 import { EventEmitter } from 'node:events';
@@ -12,6 +13,7 @@ import { PROFILES } from '../servers/profiles';
 import type { ServerTarget } from '../core/targets';
 import { targetUrl } from '../core/targets';
 import { UserError } from '../core/user-error';
+import { generatorVerdict } from '../core/generator-check';
 import { ConnectionSet, type LoadConnections } from './connections';
 import { RestConnectionSet } from './rest-connections';
 import { ClosedModelDriver, OpenModelDriver, activeVus, RawSample } from './drivers';
@@ -69,9 +71,6 @@ export interface ServerResult {
   status: 'completed' | 'interrupted' | 'aborted';
 }
 
-/** Lag p99 above this, or the loop's delay p99 above LOOP_LIMIT_MS: the generator fell behind. */
-const LAG_LIMIT_US = 1000;
-const LOOP_LIMIT_MS = 10;
 /** How long in-flight requests may finish after the schedule ended (beyond that, they time out). */
 const DRAIN_GRACE_MS = 1500;
 
@@ -212,7 +211,10 @@ export class LoadRunner extends EventEmitter {
     };
     try {
       if (!this.stopRequested) await driver.run();
-      const scheduleEndMs = Math.min(durationMs, Number(process.hrtime.bigint() - t0) / 1e6);
+      // Every request of the schedule ends as an outcome: those a stop kept from going out too.
+      if (driver instanceof OpenModelDriver) recorder.notSent(driver.unsent());
+      // A schedule that ran to its end lasted its whole length (its last request is due before it).
+      const scheduleEndMs = this.stopRequested ? Math.min(durationMs, Number(process.hrtime.bigint() - t0) / 1e6) : durationMs;
       // Let what is in flight answer (or time out) before the last interval is closed; a stop
       // asked for meanwhile shortens the wait to its grace.
       const naturalEnd = Date.now() + Math.max(DRAIN_GRACE_MS, opts.timeoutMs + 200);
@@ -222,7 +224,7 @@ export class LoadRunner extends EventEmitter {
       const partialMs = Math.max(1, Math.round(Number(process.hrtime.bigint() - t0) / 1e6 - index * 1000));
       // From here on nothing is recorded: what is still in flight is cut short by our own close,
       // not by the server, and intervals and totals must hold the same requests.
-      recorder.freeze();
+      recorder.freeze(ctx.clock.now());
       closeInterval(Math.min(1000, partialMs));
       await closing;
       if (failed) throw failed;
@@ -239,9 +241,8 @@ export class LoadRunner extends EventEmitter {
     const t = recorder.totals;
     const lagP99 = t.lag.totalCount > 0 ? t.lag.getValueAtPercentile(99) : null;
     const loopP99Ms = loopAll.count > 0 ? loopAll.percentile(99) / 1e6 : 0;
-    const reasons: string[] = [];
-    if (lagP99 !== null && lagP99 > LAG_LIMIT_US) reasons.push(`scheduling lag p99 ${(lagP99 / 1000).toFixed(2)} ms > 1 ms`);
-    if (loopP99Ms > LOOP_LIMIT_MS) reasons.push(`event-loop delay p99 ${loopP99Ms.toFixed(1)} ms > ${LOOP_LIMIT_MS} ms`);
+    // Judged per request against its own latency (src/core/generator-check.ts); lag and loop delay are context.
+    const verdict = generatorVerdict(t.generator.atRisk, t.generator.units, 'requests', 'went out late (scheduling lag)');
     return {
       server: target.name,
       url: targetUrl(target),
@@ -255,8 +256,8 @@ export class LoadRunner extends EventEmitter {
         lagMaxUs: t.lag.totalCount > 0 ? t.lag.maxValue : null,
         loopDelayP99Ms: Math.round(loopP99Ms * 1000) / 1000,
         cpuUtilisation: wallMs > 0 ? Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 1000 : 0,
-        bound: reasons.length > 0,
-        reasons,
+        bound: verdict.bound,
+        reasons: verdict.reasons,
       },
       refused: conns.refused,
       firstRefusedAtMs: conns.firstRefusedAtMs === null ? null : conns.firstRefusedAtMs - startMs,

@@ -1,23 +1,26 @@
 /**
  * What a load run prints: a line per second while it runs, and at the end a table per server
- * (achieved rate, latency from the intended send, service time, errors by category with their
- * onset, dropped, the generator's own lag) as text or JSON.
+ * (sent and answered rates, latency from the intended send, service time, errors by category with
+ * their onset, dropped, the generator's own lag) as text or JSON. A rate "achieved" is answered
+ * units per second: timeouts and closed connections are no answers. A server that stopped
+ * answering is said so first.
  */
 import { textTable } from '../core/text-table';
+import { histogramLine } from '../core/percentile-line';
+import { isAnswered } from '../core/outcomes';
+import { stoppedAnswering, stoppedAnsweringText, type StoppedAnswering } from '../core/stopped-answering';
 import type { ServerResult } from './runner';
 import type { IntervalRecord } from '../core/load-types';
+import type { LiveCounts } from './recorder';
 
 const ms = (us: number | null | undefined) => (us === null || us === undefined ? '-' : (us / 1000).toFixed(us < 10_000 ? 2 : 1));
-
-import type { LiveCounts } from './recorder';
 
 /** One console line for a finished second. */
 export function intervalLine(rec: IntervalRecord, live: LiveCounts): string {
   const target = rec.targetRate !== null ? `target ${rec.targetRate.toFixed(0)}/s` : `vus ${rec.vus ?? 0}`;
-  const replies = live.ok + live.errors;
-  const rate = (replies * 1000) / Math.max(1, rec.lengthMs);
+  const rate = (live.answered * 1000) / Math.max(1, rec.lengthMs);
   return (
-    `${rec.server} ${String(rec.index + 1).padStart(4)}s  ${target}  achieved ${rate.toFixed(0)}/s  sent ${live.sent}  in flight ${rec.inFlight}  ` +
+    `${rec.server} ${String(rec.index + 1).padStart(4)}s  ${target}  answered ${rate.toFixed(0)}/s  sent ${live.sent}  in flight ${rec.inFlight}  ` +
     `p50 ${ms(live.p50Us)} ms  p99 ${ms(live.p99Us)} ms  errors ${live.errors}  dropped ${live.dropped}`
   );
 }
@@ -32,7 +35,16 @@ export interface ServerSummary {
   ok: number;
   errors: Record<string, number>;
   dropped: number;
+  /** Replies of any kind (ok and error replies; not timeouts, closed connections, dropped). */
+  answered: number;
+  /** Answered units per second of the schedule (the name is kept for readers of earlier summaries). */
   achievedRps: number;
+  sentRps: number;
+  /** Every scheduled unit's one outcome: ok, each error category, dropped, cut-short, not-sent. */
+  outcomes: Record<string, number>;
+  /** The sum of `outcomes`: every unit the run scheduled (open model) or started (closed model). */
+  scheduled: number;
+  stoppedAnswering: StoppedAnswering | null;
   latencyMs: { p50: number | null; p90: number | null; p99: number | null; p999: number | null; max: number | null };
   serviceMs: { p50: number | null; p99: number | null };
   errorOnsetS: Record<string, number>;
@@ -47,8 +59,16 @@ export function summarise(r: ServerResult): ServerSummary {
   const ok = t.byOutcome.get('ok') ?? 0;
   const errors: Record<string, number> = {};
   for (const [k, v] of t.byOutcome) if (k !== 'ok' && k !== 'dropped') errors[k] = v;
-  const errorCount = Object.values(errors).reduce((a, b) => a + b, 0);
-  const pct = (h: typeof t.latency, q: number) => (h.totalCount > 0 ? h.getValueAtPercentile(q) / 1000 : null);
+  const outcomes: Record<string, number> = Object.fromEntries(t.byOutcome);
+  if (t.cutShort > 0) outcomes['cut-short'] = t.cutShort;
+  if (t.notSent > 0) outcomes['not-sent'] = t.notSent;
+  const scheduled = Object.values(outcomes).reduce((a, b) => a + b, 0);
+  let answered = 0;
+  for (const [k, v] of t.byOutcome) if (isAnswered(k)) answered += v;
+  const seconds = Math.max(0.001, r.durationMs / 1000);
+  const s = (ns: number | null) => (ns === null ? null : ns / 1e9);
+  const latency = histogramLine(t.latency, 1000);
+  const service = histogramLine(t.service, 1000);
   const onset: Record<string, number> = {};
   for (const [k, v] of Object.entries(r.onsetMs)) onset[k] = v / 1000;
   return {
@@ -61,9 +81,14 @@ export function summarise(r: ServerResult): ServerSummary {
     ok,
     errors,
     dropped: t.dropped,
-    achievedRps: Math.round(((ok + errorCount) / Math.max(0.001, r.durationMs / 1000)) * 10) / 10,
-    latencyMs: { p50: pct(t.latency, 50), p90: pct(t.latency, 90), p99: pct(t.latency, 99), p999: pct(t.latency, 99.9), max: t.latency.totalCount > 0 ? t.latency.maxValue / 1000 : null },
-    serviceMs: { p50: pct(t.service, 50), p99: pct(t.service, 99) },
+    answered,
+    achievedRps: Math.round((answered / seconds) * 10) / 10,
+    sentRps: Math.round((t.sent / seconds) * 10) / 10,
+    outcomes,
+    scheduled,
+    stoppedAnswering: stoppedAnswering({ answered, of: scheduled, lastAnswerS: s(t.lastAnswerNs), unansweredAfterLastAnswer: t.unansweredAfterLastAnswer, endS: s(t.endNs) ?? seconds }),
+    latencyMs: { p50: latency.p50, p90: latency.p90, p99: latency.p99, p999: latency.p999, max: latency.max },
+    serviceMs: { p50: service.p50, p99: service.p99 },
     errorOnsetS: onset,
     refusedConnections: r.refused,
     refusedOnsetS: r.firstRefusedAtMs === null ? null : r.firstRefusedAtMs / 1000,
@@ -72,14 +97,20 @@ export function summarise(r: ServerResult): ServerSummary {
   };
 }
 
+/** What the run's record keeps of a server's outcomes (run_servers.outcome_json), for the report. */
+export function storedOutcome(s: ServerSummary): Record<string, unknown> {
+  return { outcomes: s.outcomes, scheduled: s.scheduled, sent: s.sent, answered: s.answered, achievedRps: s.achievedRps, sentRps: s.sentRps, stoppedAnswering: s.stoppedAnswering };
+}
+
 const f = (v: number | null) => (v === null ? '-' : v.toFixed(v < 10 ? 3 : 1));
 
 export function summaryText(summaries: ServerSummary[], runId: number, db: string): string {
   const rows = summaries.map((s) => [
     s.server,
-    s.status,
+    s.stoppedAnswering ? `${s.status}, stopped answering` : s.status,
     `${s.durationS.toFixed(1)}s`,
     String(s.sent),
+    String(s.answered),
     String(s.achievedRps),
     f(s.latencyMs.p50),
     f(s.latencyMs.p90),
@@ -92,14 +123,25 @@ export function summaryText(summaries: ServerSummary[], runId: number, db: strin
     ].join(' ') || '0',
     String(s.dropped),
   ]);
-  const table = textTable(['server', 'status', 'time', 'sent', 'achieved/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'service p99', 'errors (onset)', 'dropped'], rows, {
-    align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'right'],
+  const table = textTable(['server', 'status', 'time', 'sent', 'answered', 'answered/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'service p99', 'errors (onset)', 'dropped'], rows, {
+    align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'right'],
   });
+  // Before anything else about it: a server that went silent makes every other figure of it partial.
+  const silent = summaries.filter((s) => s.stoppedAnswering).map((s) => `${s.server}: ${stoppedAnsweringText(s.stoppedAnswering!)}`);
+  const outcomeLines = summaries.map((s) => `outcomes (${s.server}): ${Object.entries(s.outcomes).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'} = ${s.scheduled} scheduled`);
   const generator = summaries.map(
     (s) =>
       `generator (${s.server}): scheduling lag p99 ${ms(s.generator.lagP99Us)} ms, max ${ms(s.generator.lagMaxUs)} ms; event-loop delay p99 ${s.generator.loopDelayP99Ms} ms; ` +
       `CPU ${(s.generator.cpuUtilisation * 100).toFixed(0)}% of one core` +
       (s.generator.bound ? `\nwarning: ${s.server}: GENERATOR-BOUND (${s.generator.reasons.join('; ')}): part of these latencies is the generator's, not the server's` : ''),
   );
-  return [`load run ${runId}: latency from each request's intended send (no coordinated omission); service = from the actual write; written to ${db}`, '', table, '', ...generator].join('\n');
+  return [
+    `load run ${runId}: latency from each request's intended send (no coordinated omission); service = from the actual write; answered = replies of any kind; written to ${db}`,
+    ...silent,
+    '',
+    table,
+    '',
+    ...outcomeLines,
+    ...generator,
+  ].join('\n');
 }

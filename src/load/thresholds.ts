@@ -6,6 +6,7 @@
  * last W intervals' encoded histograms (a few hundred bytes each) and a running sum that the
  * oldest interval is subtracted from, so a one-hour run costs what its first minute did.
  */
+import { isAnswered } from '../core/outcomes';
 import * as hdr from 'hdr-histogram-js';
 import { METHOD_NAMES, MethodName, isMethodName } from '../core/methods';
 import { UserError } from '../core/user-error';
@@ -182,6 +183,8 @@ interface Slice {
   encoded: string[];
   ok: number;
   errors: number;
+  /** Replies of any kind (ok and error replies): what `rps` counts; timeouts and disconnects are no answer. */
+  answered: number;
   dropped: number;
   scheduled: number;
   lengthMs: number;
@@ -193,9 +196,10 @@ type Decoder = (s: string) => hdr.Histogram;
 
 function sliceOf(rec: IntervalRecord, t: Threshold): Slice {
   const timed = t.metric === 'latency' || t.metric === 'service';
-  const s: Slice = { index: rec.index, encoded: [], ok: 0, errors: 0, dropped: 0, scheduled: rec.sent + rec.dropped, lengthMs: rec.lengthMs, active: false };
+  const s: Slice = { index: rec.index, encoded: [], ok: 0, errors: 0, answered: 0, dropped: 0, scheduled: rec.sent + rec.dropped, lengthMs: rec.lengthMs, active: false };
   for (const c of rec.cells) {
     if (t.method !== null && c.method !== t.method) continue;
+    if (isAnswered(c.outcome)) s.answered += c.count;
     if (c.outcome === 'ok') {
       s.ok += c.count;
       const h = t.metric === 'service' ? c.service : c.latency;
@@ -222,6 +226,7 @@ class Aggregate {
   readonly hist: hdr.Histogram | null;
   ok = 0;
   errors = 0;
+  answered = 0;
   dropped = 0;
   scheduled = 0;
   spanMs = 0;
@@ -236,6 +241,7 @@ class Aggregate {
   apply(s: Slice, sign: 1 | -1, decode: Decoder): void {
     this.ok += sign * s.ok;
     this.errors += sign * s.errors;
+    this.answered += sign * s.answered;
     this.dropped += sign * s.dropped;
     this.scheduled += sign * s.scheduled;
     this.spanMs += sign * s.lengthMs;
@@ -269,7 +275,7 @@ class Aggregate {
       case 'dropped':
         return a.kind === 'count' ? this.dropped : this.scheduled > 0 ? this.dropped / this.scheduled : 0;
       case 'rps':
-        return this.spanMs > 0 ? (this.ok + this.errors) / (this.spanMs / 1000) : 0;
+        return this.spanMs > 0 ? this.answered / (this.spanMs / 1000) : 0;
     }
   }
 }

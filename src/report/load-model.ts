@@ -6,6 +6,7 @@
  */
 import type { Histogram } from 'hdr-histogram-js';
 import type { LoadRunRow, LoadServerRow } from '../store/load-results';
+import type { StoppedAnswering } from '../core/stopped-answering';
 import type { LoadModel } from '../core/load-types';
 
 export interface LoadIntervalPoint {
@@ -73,6 +74,8 @@ export interface LoadServerReport {
   spectrum: SpectrumPoint[];
   /** Null when the run stored no per-server generator check (then only the run's flag is known). */
   generator: GeneratorVerdict | null;
+  /** Stored with the run (schema 8): the server went silent before the run ended; null otherwise or before. */
+  stoppedAnswering: StoppedAnswering | null;
 }
 
 export interface FindMaxStep {
@@ -100,7 +103,9 @@ export interface LoadRunReport {
   /** How the run came to be reported: named with --load-run, or picked as the latest finished one. */
   chosen: 'named' | 'latest';
   model: LoadModel | null; // null when model_json is unreadable
-  servers: LoadServerReport[]; // in the run's order: the colour order of its charts
+  servers: LoadServerReport[]; // in the run's order
+  /** The whole report's colour order (src/report/colours.ts); absent: `servers`' own order. */
+  colourOrder?: string[];
   findMax: FindMaxResult[] | null;
   thresholds: ThresholdVerdict[] | null;
 }

@@ -11,6 +11,9 @@ import type { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
 import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, ThresholdVerdict } from './load-model';
 import { percentileSpectrum } from './spectrum';
+import { histogramLine } from '../core/percentile-line';
+import { isAnswered } from '../core/outcomes';
+import { readStoppedAnswering } from '../core/stopped-answering';
 import { isObject, parseStoredJson } from './stored-json';
 
 /** Runs whose intervals are final. A running run may still be written; a failed one broke off. */
@@ -18,8 +21,6 @@ export const FINISHED_LOAD_STATUSES: readonly string[] = ['completed', 'interrup
 
 
 const newHistogram = () => build({ numberOfSignificantValueDigits: 3 });
-const msAt = (h: Histogram, percentile: number) => (h.totalCount > 0 ? h.getValueAtPercentile(percentile) / 1000 : null);
-const maxMs = (h: Histogram) => (h.totalCount > 0 ? h.maxValue / 1000 : null);
 
 
 
@@ -66,7 +67,7 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
   let sent = 0;
   let dropped = 0;
   let ok = 0;
-  let replies = 0;
+  let answered = 0;
   let targetMin: number | null = null;
   let targetMax: number | null = null;
   let vusMax: number | null = null;
@@ -89,10 +90,11 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
       p99Ms: null,
       maxMs: null,
     };
-    let intervalReplies = 0;
+    let intervalAnswered = 0;
     for (const c of rec.cells) {
       if (c.outcome === 'dropped') continue;
-      intervalReplies += c.count;
+      // Achieved is answered: a timeout or a closed connection is no answer.
+      if (isAnswered(c.outcome)) intervalAnswered += c.count;
       if (c.outcome === 'ok') {
         point.ok += c.count;
         if (c.latency !== null && c.count > 0) scratch.add(decode(c.latency, run, server, rec.index));
@@ -102,11 +104,12 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
         errors[c.outcome] = (errors[c.outcome] ?? 0) + c.count;
       }
     }
-    point.achievedRate = rec.lengthMs > 0 ? (intervalReplies * 1000) / rec.lengthMs : 0;
-    point.p50Ms = msAt(scratch, 50);
-    point.p90Ms = msAt(scratch, 90);
-    point.p99Ms = msAt(scratch, 99);
-    point.maxMs = maxMs(scratch);
+    point.achievedRate = rec.lengthMs > 0 ? (intervalAnswered * 1000) / rec.lengthMs : 0;
+    const line = histogramLine(scratch, 1000);
+    point.p50Ms = line.p50;
+    point.p90Ms = line.p90;
+    point.p99Ms = line.p99;
+    point.maxMs = line.max;
     if (scratch.totalCount > 0) whole.add(scratch);
     intervals.push(point);
 
@@ -114,30 +117,41 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
     sent += rec.sent;
     dropped += rec.dropped;
     ok += point.ok;
-    replies += intervalReplies;
+    answered += intervalAnswered;
     if (rec.targetRate !== null) {
       targetMin = Math.min(targetMin ?? Infinity, rec.targetRate);
       targetMax = Math.max(targetMax ?? -Infinity, rec.targetRate);
     }
     if (rec.vus !== null) vusMax = Math.max(vusMax ?? 0, rec.vus);
   }
+  const line = histogramLine(whole, 1000);
   const totals: LoadTotals = {
     durationS: lengthMs / 1000,
     sent,
     ok,
     dropped,
     errors,
-    errorCount: replies - ok,
-    achievedRate: lengthMs > 0 ? (replies * 1000) / lengthMs : 0,
+    errorCount: Object.values(errors).reduce((a, b) => a + b, 0),
+    achievedRate: lengthMs > 0 ? (answered * 1000) / lengthMs : 0,
     targetMin,
     targetMax,
     vusMax,
-    p50Ms: msAt(whole, 50),
-    p90Ms: msAt(whole, 90),
-    p99Ms: msAt(whole, 99),
-    maxMs: maxMs(whole),
+    p50Ms: line.p50,
+    p90Ms: line.p90,
+    p99Ms: line.p99,
+    maxMs: line.max,
   };
-  return { label: server.name, record: server, intervals, latency: whole, totals, spectrum: percentileSpectrum(whole), generator: generatorOf(run, server.name) };
+  const outcome = parseStoredJson(server.outcome_json ?? null);
+  return {
+    label: server.name,
+    record: server,
+    intervals,
+    latency: whole,
+    totals,
+    spectrum: percentileSpectrum(whole),
+    generator: generatorOf(run, server.name),
+    stoppedAnswering: isObject(outcome) ? readStoppedAnswering(outcome.stoppedAnswering) : null,
+  };
 }
 
 export function readLoadRun(reader: ResultsReader, run: LoadRunRow, chosen: LoadRunReport['chosen']): LoadRunReport {

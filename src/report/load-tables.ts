@@ -2,11 +2,12 @@
 import type { LoadModel } from '../core/load-types';
 import type { LoadRunReport, LoadServerReport } from './load-model';
 import { fmtErrors, fmtMs, fmtRate, Table } from './table';
+import { stoppedAnsweringText } from '../core/stopped-answering';
 
 export const LOAD_NOTE =
   'Latency is measured from each request\'s intended send time, so a server that falls behind is charged for the queue it builds ' +
-  '(no coordinated omission); percentiles are over the ok replies of every method. Achieved rate: replies per second, errors ' +
-  'included; dropped requests were never sent because every connection\'s pipeline was full. Generator-bound: the load generator ' +
+  '(no coordinated omission); percentiles are over the ok replies of every method. Achieved rate: answers per second, error ' +
+  'replies included, timeouts and closed connections not (they are no answer); a server that stopped answering is said so first. Dropped requests were never sent because every connection\'s pipeline was full. Generator-bound: the load generator ' +
   'itself fell behind, so part of the latency is its own.';
 
 export function describeModel(m: LoadModel | null): string {
@@ -52,7 +53,7 @@ export function loadRunTable(report: LoadRunReport): Table {
   const withThresholds = report.thresholds !== null;
   const head = ['server', 'model', 'duration', 'target', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'dropped', 'generator-bound', ...(withThresholds ? ['thresholds'] : [])];
   const rows = report.servers.map((s) => [
-    s.label,
+    s.stoppedAnswering ? `${s.label}: ${stoppedAnsweringText(s.stoppedAnswering)}` : s.label,
     describeModel(report.model),
     `${s.totals.durationS.toFixed(1)} s`,
     target(s),

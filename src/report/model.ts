@@ -54,7 +54,9 @@ export interface ReportServer {
 export interface ReportModel {
   dbPath: string;
   runs: RunRecord[];
-  servers: ReportServer[]; // in a stable order: the colour order of every chart
+  servers: ReportServer[]; // in a stable order
+  /** The whole report's colour order (src/report/colours.ts); absent: `servers`' own order. */
+  colourOrder?: string[];
   points: MedianPoint[];
   errors: ErrorPoint[];
   summaries: SummaryRow[];

@@ -4,6 +4,7 @@
  * serializes the same rendered report → files written.
  */
 import { CHARTS } from './charts/definitions';
+import { assignColours } from './colours';
 import { chartSpec } from './charts/scaling-spec';
 import { loadChartFiles } from './charts/load-definitions';
 import { loadModel } from './load';
@@ -52,6 +53,7 @@ export function readModels(opts: ReportOptions): ReportModels {
     const index = readLatestIndexRun(reader);
     const model = selection.bench ? loadModel(opts.db, { runIds: opts.runIds }, store) : null;
     const resources = model ? readResourceRuns(reader, model.runs.map((r) => r.id)) : [];
+    assignColours(model, load, wallet);
     return { dbPath: opts.db, bench: model, load, wallet, resources, index };
   } finally {
     store.close();

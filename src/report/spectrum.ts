@@ -4,6 +4,7 @@
  */
 import type { Histogram } from 'hdr-histogram-js';
 import type { SpectrumPoint } from './load-model';
+import { histogramAt } from '../core/percentile-line';
 
 /** Ten points per decade (per added nine), as HdrHistogram's own output uses several per half-distance. */
 const STEPS_PER_DECADE = 10;
@@ -17,7 +18,7 @@ export function percentileSpectrum(h: Histogram): SpectrumPoint[] {
     const x = 10 ** (k / STEPS_PER_DECADE);
     if (x >= n) break;
     const percentile = 100 * (1 - 1 / x);
-    points.push({ x, percentile, ms: h.getValueAtPercentile(percentile) / 1000 });
+    points.push({ x, percentile, ms: histogramAt(h, percentile, 1000)! });
   }
   points.push({ x: Math.max(1, n), percentile: 100 * (1 - 1 / Math.max(1, n)), ms: h.maxValue / 1000 });
   return points;

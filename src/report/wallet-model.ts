@@ -4,6 +4,7 @@
  * sync, the requests a sync sent per step, and for load runs the arrivals, held wallets and block
  * notifications. Charts and tables read this model; none of them touches the database.
  */
+import type { StoppedAnswering } from '../core/stopped-answering';
 
 import type { WalletRunRow, WalletServerRow } from '../store/wallets';
 import type { SyncTotals } from '../store/read';
@@ -106,6 +107,8 @@ export interface HeldSummary {
   holdFailed: number | null;
   holdSeconds: number | null;
   rssPerHeldKiB: number | null;
+  /** The arriving wallets' server stopped answering (stored by this version's wallet load); null otherwise or before. */
+  stoppedAnswering: StoppedAnswering | null;
 }
 
 export interface WalletRunReport {
@@ -125,6 +128,8 @@ export interface WalletReport {
   /** How the runs came to be reported: named, or picked as the latest finished of each kind and workload. */
   chosen: 'named' | 'latest';
   runs: WalletRunReport[];
-  /** Every server name of the selected runs, first seen first: the colour order of every wallet chart. */
+  /** Every server name of the selected runs, first seen first. */
   servers: string[];
+  /** The whole report's colour order (src/report/colours.ts); absent: `servers`' own order. */
+  colourOrder?: string[];
 }

@@ -8,6 +8,7 @@ import type { ResultsReader } from '../store/read';
 import { medianOf } from './median';
 import { readStepMix } from './wallet-mix';
 import { isObject, parseStoredJson } from './stored-json';
+import { readStoppedAnswering } from '../core/stopped-answering';
 import type {
   ArrivalStats,
   FailedSyncGroup,
@@ -152,6 +153,7 @@ function readHeld(run: WalletRunRow): HeldSummary[] {
       holdFailed: numberOrNull(r.holdFailed),
       holdSeconds: numberOrNull(r.holdSeconds),
       rssPerHeldKiB: numberOrNull(r.rssPerHeldKiB),
+      stoppedAnswering: isObject(r.arrivals) ? readStoppedAnswering(r.arrivals.stoppedAnswering) : null,
     }));
 }
 

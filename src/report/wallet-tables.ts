@@ -5,6 +5,8 @@
  */
 import { SYNC_STEPS } from '../core/sync-steps';
 import { percentile } from '../core/quantiles';
+import { sortedLine } from '../core/percentile-line';
+import { stoppedAnsweringText } from '../core/stopped-answering';
 import { leastSquares } from './fit';
 import { medianOf } from './median';
 import { fmtMs, Table } from './table';
@@ -157,9 +159,9 @@ export function walletLoadTable(r: WalletRunReport): Table {
     const t = r.totals.find((x) => x.server === s.name)!;
     const holdOk = t.ok - (a?.ok ?? 0);
     const holdFailed = t.failed - (a?.failed ?? 0);
-    const p = (q: number) => fmtMs(a ? percentile(a.fromIntendedMs, q) : null);
+    const line = sortedLine(a?.fromIntendedMs ?? []);
     return [
-      s.name,
+      held?.stoppedAnswering ? `${s.name}: arrivals ${stoppedAnsweringText(held.stoppedAnswering)}` : s.name,
       held?.held == null ? '–' : String(held.held),
       held?.holdSeconds == null ? '–' : `${held.holdSeconds.toFixed(1)} s`,
       held?.rssPerHeldKiB == null ? '–' : `${held.rssPerHeldKiB.toFixed(1)} KiB`,
@@ -167,10 +169,10 @@ export function walletLoadTable(r: WalletRunReport): Table {
       String(a?.arrivals ?? 0),
       String(a?.ok ?? 0),
       String(a?.failed ?? 0),
-      p(0.5),
-      p(0.9),
-      p(0.99),
-      fmtMs(a && a.fromIntendedMs.length ? a.fromIntendedMs[a.fromIntendedMs.length - 1] : null),
+      fmtMs(line.p50),
+      fmtMs(line.p90),
+      fmtMs(line.p99),
+      fmtMs(line.max),
       fmtMs(a ? percentile(a.lagMs, 0.99) : null),
     ];
   });
@@ -193,7 +195,8 @@ export function notificationsTable(r: WalletRunReport): Table | null {
   const rows = r.servers.flatMap((s) =>
     r.notifications
       .filter((n) => n.server === s.name)
-      .map((n) => [
+      .map((n) => [n, sortedLine(n.latenciesMs)] as const)
+      .map(([n, line]) => [
         s.name,
         s.polling?.text ?? (s.polling?.pollMs != null ? `every ${s.polling.pollMs} ms` : '–'),
         n.kind,
@@ -202,10 +205,10 @@ export function notificationsTable(r: WalletRunReport): Table | null {
         String(n.heard),
         String(n.missing),
         String(n.duplicate),
-        fmtMs(percentile(n.latenciesMs, 0.5)),
-        fmtMs(percentile(n.latenciesMs, 0.9)),
-        fmtMs(percentile(n.latenciesMs, 0.99)),
-        fmtMs(n.latenciesMs.length ? n.latenciesMs[n.latenciesMs.length - 1] : null),
+        fmtMs(line.p50),
+        fmtMs(line.p90),
+        fmtMs(line.p99),
+        fmtMs(line.max),
       ]),
   );
   return {

@@ -23,7 +23,10 @@ export interface LoadRunRow extends Omit<RunRow, 'status' | 'node_version'>, Num
   find_max_json: string | null;
 }
 
-export type LoadServerRow = ServerRow;
+export interface LoadServerRow extends ServerRow {
+  /** The server's outcomes and whether it stopped answering (schema 9); absent or null before. */
+  outcome_json?: string | null;
+}
 
 export interface NewLoadRun {
   tool_version: string;
@@ -94,6 +97,11 @@ export class LoadStore {
     this.db.transaction(() => {
       for (const r of rows) add.run(runId, serverId, r.intendedUs, r.method, r.outcome, r.latencyUs, r.serviceUs);
     })();
+  }
+
+  /** What became of every request sent to one server of a run, as its summary counted it. */
+  setServerOutcome(serverId: number, outcome: unknown): void {
+    this.db.prepare('UPDATE run_servers SET outcome_json = ? WHERE id = ?').run(JSON.stringify(outcome), serverId);
   }
 
   finishRun(runId: number, end: LoadRunEnd): void {

@@ -348,6 +348,12 @@ const MIGRATIONS: Array<string | ((db: Database.Database) => void)> = [
   // through which `--load-run N`, `--wallet-run N` and the like still find them. Resource and
   // metric samples are keyed by the run (and, for index builds, the build).
   moveToOneRunRecord,
+  // 9: each server's outcomes as its load summary gave them (every scheduled request's one outcome,
+  // answered, and whether the server stopped answering), JSON; null for runs written before and for
+  // other kinds.
+  `
+  ALTER TABLE run_servers ADD COLUMN outcome_json TEXT;
+  `,
 ];
 
 const V7_TABLES = [

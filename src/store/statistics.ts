@@ -6,10 +6,12 @@
  * Computed in bounded memory however many samples a run holds: counts and errors are SQL
  * aggregates, per-address medians a window query written straight back by SQLite (its sorter
  * spills to disk), and percentiles are picked from one sorted stream of latencies. Percentiles and
- * medians follow the one definition in src/stats/quantiles.ts (nearest rank).
+ * medians follow the one definition in src/core/quantiles.ts (nearest rank), and the line of them
+ * src/core/percentile-line.ts (p99.9 only over 1,000 samples).
  */
 import type { ResultsStore } from './results';
 import { StreamingQuantiles } from '../core/quantiles';
+import { LINE_QUANTILES, percentileLine } from '../core/percentile-line';
 
 export interface MethodSummary {
   serverId: number;
@@ -24,8 +26,6 @@ export interface MethodSummary {
   mismatches: number;
   errors: Record<string, number>;
 }
-
-const QUANTILES = [0.5, 0.9, 0.99, 0.999] as const;
 
 export function computeStatistics(store: ResultsStore, runId: number): MethodSummary[] {
   store.flush();
@@ -45,7 +45,7 @@ export function computeStatistics(store: ResultsStore, runId: number): MethodSum
   for (const g of groups) {
     const k = key(g.serverId, g.method);
     summaries.set(k, { ...g, p50: null, p90: null, p99: null, p999: null, max: null, errors: {} });
-    pickers.set(k, new StreamingQuantiles(g.nOk, QUANTILES));
+    pickers.set(k, new StreamingQuantiles(g.nOk, LINE_QUANTILES));
   }
 
   const errorRows = db
@@ -67,8 +67,8 @@ export function computeStatistics(store: ResultsStore, runId: number): MethodSum
   }
   for (const [k, s] of summaries) {
     const p = pickers.get(k)!;
-    [s.p50, s.p90, s.p99, s.p999] = p.values;
-    s.max = p.max;
+    const line = percentileLine(p.n, (q) => p.values[LINE_QUANTILES.indexOf(q as (typeof LINE_QUANTILES)[number])], p.max);
+    ({ p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max } = line);
   }
 
   db.transaction(() => {

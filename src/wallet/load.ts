@@ -21,6 +21,10 @@ import { syncRecord, syncWallet, type SyncResult } from './sync';
 import type { WalletSession } from './session';
 import type { Workload } from './workloads';
 import { percentile } from '../core/quantiles';
+import { sortedLine } from '../core/percentile-line';
+import { isAnswered } from '../core/outcomes';
+import { GeneratorTally, generatorVerdict, type GeneratorVerdict } from '../core/generator-check';
+import { stoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
 
 /**
  * Where blocks come from: mined on request (the lab, or a regtest node), timed from the mining
@@ -69,7 +73,24 @@ export interface ServerLoadSummary {
   holdFailed: number;
   holdSeconds: number;
   rssPerHeldKiB: number | null;
-  arrivals: { intended: number; synced: number; failed: number; p50Ms: number | null; p90Ms: number | null; p99Ms: number | null; lagP99Ms: number | null } | null;
+  /**
+   * Every intended arrival ends as one of: synced, failed (by `failures` category), or not started
+   * because the run stopped first; `intended` is their sum.
+   */
+  arrivals: {
+    intended: number;
+    synced: number;
+    failed: number;
+    failures: Record<string, number>;
+    notStarted: number;
+    p50Ms: number | null;
+    p90Ms: number | null;
+    p99Ms: number | null;
+    lagP99Ms: number | null;
+    stoppedAnswering: StoppedAnswering | null;
+    /** The one generator check: arrivals that started late by a material share of their time to synced. */
+    generator: GeneratorVerdict;
+  } | null;
   notify: NotifyStats | null;
   loopDelayP99Ms: number;
 }
@@ -166,9 +187,15 @@ export class WalletLoad {
     const rate = this.o.rate!;
     const intended = Math.floor((this.o.durationMs / 1000) * rate);
     const start = process.hrtime.bigint();
+    const sinceStartMs = () => Number(process.hrtime.bigint() - start) / 1e6;
     const fromIntended: number[] = [];
     const lags: number[] = [];
+    const failures: Record<string, number> = {};
     let failed = 0;
+    let started = 0;
+    // Whether the server still answers: its last answer, and the syncs due after it that got none.
+    const answering = { answered: 0, lastMs: null as number | null, unansweredAfter: 0 };
+    const tally = new GeneratorTally();
     const running: Array<Promise<void>> = [];
     for (let i = 0; i < intended && !this.stopping; i++) {
       const dueNs = start + BigInt(Math.round((i / rate) * 1e9));
@@ -176,27 +203,51 @@ export class WalletLoad {
       if (waitMs > 1) await new Promise((r) => setTimeout(r, waitMs - 1));
       // A timer may fire a fraction of a millisecond early: an arrival never starts before its time.
       while (process.hrtime.bigint() < dueNs) await new Promise((r) => setImmediate(r));
+      if (this.stopping) break; // stopped while it waited: it is not started
+      started++;
       const lagMs = Number(process.hrtime.bigint() - dueNs) / 1e6;
+      const intendedMs = Number(dueNs - start) / 1e6;
       const wallet = this.o.wallets[i % this.o.wallets.length];
       running.push(
         syncWallet(this.o.workload, wallet, { connection: this.connection(t), verify: false }).then((r) => {
-          this.record(serverId, r, { intendedMs: Number(dueNs - start) / 1e6, lagMs });
+          this.record(serverId, r, { intendedMs, lagMs });
           lags.push(lagMs);
+          tally.note(lagMs, lagMs + Number(r.durationNs) / 1e6);
           if (r.status === 'ok') fromIntended.push(lagMs + Number(r.durationNs) / 1e6);
-          else failed++;
+          else {
+            failed++;
+            failures[r.status] = (failures[r.status] ?? 0) + 1;
+          }
+          if (isAnswered(r.status)) {
+            answering.answered++;
+            answering.lastMs = Math.max(answering.lastMs ?? 0, sinceStartMs());
+            answering.unansweredAfter = 0;
+          } else if (answering.lastMs === null || intendedMs >= answering.lastMs) {
+            answering.unansweredAfter++;
+          }
         }),
       );
     }
     await Promise.all(running);
-    const sorted = fromIntended.sort((a, b) => a - b);
+    const line = sortedLine(fromIntended.sort((a, b) => a - b));
     return {
       intended,
-      synced: sorted.length,
+      synced: line.count,
       failed,
-      p50Ms: percentile(sorted, 0.5),
-      p90Ms: percentile(sorted, 0.9),
-      p99Ms: percentile(sorted, 0.99),
+      failures,
+      notStarted: intended - started,
+      p50Ms: line.p50,
+      p90Ms: line.p90,
+      p99Ms: line.p99,
       lagP99Ms: percentile(lags.sort((a, b) => a - b), 0.99),
+      stoppedAnswering: stoppedAnswering({
+        answered: answering.answered,
+        of: intended,
+        lastAnswerS: answering.lastMs === null ? null : answering.lastMs / 1000,
+        unansweredAfterLastAnswer: answering.unansweredAfter,
+        endS: sinceStartMs() / 1000,
+      }),
+      generator: generatorVerdict(tally.atRisk, tally.units, 'arrivals', 'started late'),
     };
   }
 
@@ -247,8 +298,8 @@ export class WalletLoad {
       this.o.log(`block ${block.height}: ${j.headers.ok}/${j.headers.expected} headers notifications, ${j.scripthash.ok}/${j.scripthash.expected} script notifications, ${j.headers.missing + j.scripthash.missing} missing`);
     }
     const stats = (xs: number[]) => {
-      const s = xs.sort((a, b) => a - b);
-      return { p50Ms: percentile(s, 0.5), p90Ms: percentile(s, 0.9), p99Ms: percentile(s, 0.99), maxMs: s.length ? s[s.length - 1] : null };
+      const line = sortedLine(xs.sort((a, b) => a - b));
+      return { p50Ms: line.p50, p90Ms: line.p90, p99Ms: line.p99, maxMs: line.max };
     };
     return {
       blocks,

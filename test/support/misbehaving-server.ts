@@ -11,7 +11,8 @@
  *   test.error(code, msg) → a JSON-RPC error object
  * With `silent`, it accepts connections and never answers anything (not even server.version): a
  * server that hangs; with `hangAfterHandshake`, it negotiates and then never answers a scripthash
- * call. With
+ * call; with `answerFirst: N`, it answers the first N scripthash calls (as it otherwise would)
+ * and then never answers one again: a server that stopped answering mid-run. With
  * `port`, it listens on that port (a server "restarted" after an outage). With `delayMs`, every
  * answer to a scripthash call comes that late (a slow server), and the time-weighted average of
  * requests in flight is tracked, so tests can see the concurrency a client really applied. Any
@@ -37,6 +38,8 @@ export interface MisbehavingOptions {
   port?: number;
   silent?: boolean;
   hangAfterHandshake?: boolean;
+  /** Answer this many scripthash calls (counted over every connection), then never answer another. */
+  answerFirst?: number;
   delayMs?: number;
   software?: string;
   /** Answer methods it does not know with `null` (a null responder) instead of a JSON-RPC error. */
@@ -57,7 +60,7 @@ interface Req {
 
 export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Promise<Misbehaving> {
   const sockets = new Set<net.Socket>();
-  const state = { pings: 0, connections: 0, answered: 0 };
+  const state = { pings: 0, connections: 0, answered: 0, scripthashCalls: 0 };
   // In-flight accounting: area under the in-flight curve, integrated at every change.
   const flight = { now: 0, area: 0, since: 0, first: 0, last: 0 };
   const clock = () => Number(process.hrtime.bigint()) / 1e6;
@@ -89,6 +92,9 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
         const msg = JSON.parse(line) as Req | Req[];
+        if (!Array.isArray(msg) && opts.answerFirst !== undefined && msg.method.startsWith('blockchain.scripthash.') && state.scripthashCalls++ >= opts.answerFirst) {
+          continue; // past its first N: silent from here on
+        }
         if (Array.isArray(msg)) {
           const answers = msg.map((r) => answer(r)).filter((a): a is object => a !== null);
           socket.write(JSON.stringify(answers) + '\n');

@@ -11,6 +11,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { startMisbehavingServerProcess } from '../support/misbehaving-server';
+import { reportOptions } from '../../src/report/options';
+import { readModels } from '../../src/report/report';
+import { loadRunTable } from '../../src/report/load-tables';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
@@ -58,6 +61,37 @@ test('a constant rate prints a line per second and a summary, stores its interva
             (SELECT sum(sent) FROM load_intervals) AS sent, (SELECT sum(count) FROM load_cells WHERE outcome = 'ok') AS ok`,
   );
   expect(row).toEqual({ status: 'completed', intervals: 3, sent: 300, ok: 300 });
+});
+
+test('a server that answers its first 12 requests and then nothing: said first in the summary, stored with the run, shown by the report', async () => {
+  const silent = await startMisbehavingServerProcess({ nullResults: true, answerFirst: 12 });
+  try {
+    const db = path.join(tmp, 'silent.sqlite');
+    const summary = path.join(tmp, 'silent.json');
+    const r = spawnSync(
+      process.execPath,
+      [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${silent.port}`, '--dataset', dataset, '--rate', '50', '--duration', '2s', '--timeout', '0.5', '--db', db, '--summary-export', summary, '--no-progress'],
+      { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(r.status).toBe(0); // no threshold failed: the exit code is not where this is said
+    const lines = r.stdout.split('\n');
+    expect(lines[1]).toMatch(/^generic: answered 12 of 100, stopped answering at 0\.\d\d s \(\d+ unanswered after\)$/);
+    const exported = JSON.parse(fs.readFileSync(summary, 'utf8'));
+    const s = exported.servers[0];
+    expect(s.answered).toBe(12);
+    expect(s.achievedRps).toBe(6); // answered per second, not sent
+    expect(s.sentRps).toBeGreaterThan(6);
+    expect(Object.values(s.outcomes as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(100);
+    expect(s.scheduled).toBe(100);
+    const stored = query<{ status: string; outcome_json: string }>(db, 'SELECT r.status, s.outcome_json FROM runs r JOIN run_servers s ON s.run_id = r.id WHERE r.kind = \'load\'');
+    expect(stored.status).toBe('completed'); // the run completed; the server did not answer
+    expect(JSON.parse(stored.outcome_json).stoppedAnswering).toMatchObject({ answered: 12, of: 100 });
+    const [run] = readModels(reportOptions({ db, out: path.join(tmp, 'silent-report') })).load;
+    expect(run.servers[0].stoppedAnswering).toMatchObject({ answered: 12, of: 100 });
+    expect(loadRunTable(run).rows[0][0]).toMatch(/^generic: answered 12 of 100, stopped answering at/);
+  } finally {
+    silent.close();
+  }
 });
 
 test('an impossible threshold exits 99, prints it, and still writes every result', () => {

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import * as hdr from 'hdr-histogram-js';
 import { LoadOptions, LoadRunner } from '../../src/load/runner';
 import { arrivalOffsetsNs } from '../../src/load/schedule';
+import { intervalLine, summarise, summaryText } from '../../src/load/summary';
 import { parseSourceAddresses } from '../../src/load/source-addresses';
 import type { IntervalRecord } from '../../src/core/load-types';
 import type { DatasetLine } from '../../src/core/dataset-line';
@@ -62,6 +63,14 @@ async function run(opts: LoadOptions) {
 
 const decode = (b64: string) => hdr.decodeFromCompressedBase64(b64, 32, false);
 
+/** Every scheduled unit ends as exactly one outcome: the outcomes add up to the schedule. */
+function expectEveryUnitOnce(result: Awaited<ReturnType<typeof run>>['result'], scheduled: number) {
+  const s = summarise(result);
+  expect(s.scheduled).toBe(scheduled);
+  expect(Object.values(s.outcomes).reduce((a, b) => a + b, 0)).toBe(scheduled);
+  return s;
+}
+
 test('a constant rate goes out on schedule; interval histograms add up to the run totals', async () => {
   const s = await server({ nullResults: true });
   const { result, intervals } = await run(options(s.port, { model: { kind: 'rate', rate: 200 }, durationMs: 2000 }));
@@ -80,6 +89,9 @@ test('a constant rate goes out on schedule; interval histograms add up to the ru
   expect(count).toBe(400);
   expect(intervals[0].targetRate).toBe(200);
   expect(intervals[0].sent).toBeGreaterThanOrEqual(195);
+  const summary = expectEveryUnitOnce(result, 400);
+  expect(summary.answered).toBe(400);
+  expect(summary.stoppedAnswering).toBeNull();
 });
 
 test('a stalled server shows as latency from the intended send, and as dropped requests once every pipeline is full', async () => {
@@ -93,6 +105,8 @@ test('a stalled server shows as latency from the intended send, and as dropped r
   // Held requests waited up to the whole stall, measured from when they were due.
   expect(t.latency.maxValue).toBeGreaterThan(900_000);
   expect(t.latency.getValueAtPercentile(50)).toBeLessThan(50_000);
+  // It answered again after the stall: slow, not stopped.
+  expect(expectEveryUnitOnce(result, 300).stoppedAnswering).toBeNull();
 });
 
 test('error replies are categorised, not counted as successes', async () => {
@@ -101,6 +115,10 @@ test('error replies are categorised, not counted as successes', async () => {
   expect(result.totals.byOutcome.get('ok') ?? 0).toBe(0);
   expect(result.totals.byOutcome.get('server-error')).toBe(50);
   expect(result.onsetMs['server-error']).toBe(0);
+  // Error replies are answers: the rate answered is the rate sent.
+  const summary = expectEveryUnitOnce(result, 50);
+  expect(summary.answered).toBe(50);
+  expect(summary.achievedRps).toBe(50);
 });
 
 test('a server that disconnects mid-run: the failures are disconnects, and the run goes on', async () => {
@@ -117,6 +135,44 @@ test('a server that disconnects mid-run: the failures are disconnects, and the r
   expect(t.sent + t.dropped).toBe(250);
   expect(t.byOutcome.get('disconnect') ?? 0).toBeGreaterThan(0);
   expect(t.byOutcome.get('ok')).toBeGreaterThan(150); // before the drop and after the return
+  expect(expectEveryUnitOnce(result, 250).stoppedAnswering).toBeNull();
+});
+
+test('a server that answers its first 12 requests and then nothing: its rate is what it answered, and it is said to have stopped', async () => {
+  const s = await server({ nullResults: true, answerFirst: 12 });
+  const { result } = await run(options(s.port, { model: { kind: 'rate', rate: 100 }, durationMs: 2000, timeoutMs: 400 }));
+  const summary = expectEveryUnitOnce(result, 200);
+  expect(summary.answered).toBe(12);
+  expect(summary.outcomes.ok).toBe(12);
+  expect(summary.outcomes.timeout).toBeGreaterThan(0);
+  // 12 answered in 2 s: 6/s, not the 100/s that went out or timed out.
+  expect(summary.achievedRps).toBe(6);
+  expect(summary.sentRps).toBeGreaterThan(summary.achievedRps);
+  expect(summary.stoppedAnswering).not.toBeNull();
+  expect(summary.stoppedAnswering!.answered).toBe(12);
+  expect(summary.stoppedAnswering!.of).toBe(200);
+  expect(summary.stoppedAnswering!.atS).toBeLessThan(0.3); // 12 requests at 100/s: by 0.12 s
+  // Said first, before the table, whatever the status.
+  const text = summaryText([summary], 1, 'x.sqlite').split('\n');
+  expect(text[1]).toMatch(/^s: answered 12 of 200, stopped answering at 0\.\d\d s \(\d+ unanswered after\)$/);
+  expect(text.find((l) => l.startsWith('s '))).toContain('completed, stopped answering');
+  // The percentiles are of the 12 answers only, and say so by their count.
+  expect(result.totals.latency.totalCount).toBe(12);
+});
+
+test('a stop mid-run: requests in flight are cut short, the rest of the schedule is not sent, and all add up', async () => {
+  const s = await server({ nullResults: true, delayMs: 2500 });
+  const runner = new LoadRunner(options(s.port, { model: { kind: 'rate', rate: 100 }, durationMs: 3000, connections: 2, pipeline: 16, timeoutMs: 10_000 }));
+  const done = runner.runServer(runner['opts'].servers[0], 0);
+  await new Promise((r) => setTimeout(r, 600));
+  runner.stop();
+  const result = await done;
+  const summary = expectEveryUnitOnce(result, 300);
+  expect(summary.outcomes['cut-short']).toBe(32); // both pipelines full, nothing answered within the grace
+  expect(summary.outcomes['not-sent']).toBeGreaterThan(200);
+  expect(summary.outcomes.dropped).toBeGreaterThan(0);
+  expect(summary.answered).toBe(0);
+  expect(result.status).toBe('interrupted');
 });
 
 test('the closed model keeps one request in flight per virtual user', async () => {
@@ -127,6 +183,8 @@ test('the closed model keeps one request in flight per virtual user', async () =
   expect(result.totals.sent).toBeLessThan(400);
   expect(s.meanInFlight()).toBeGreaterThan(4);
   expect(s.meanInFlight()).toBeLessThanOrEqual(5.01);
+  // No schedule in a closed model: every request a user started ends as one outcome.
+  expect(expectEveryUnitOnce(result, result.totals.sent + result.totals.dropped + result.totals.cutShort).stoppedAnswering).toBeNull();
 });
 
 test('a stop while the handshake hangs ends within 2 s, with nothing sent', async () => {
@@ -154,4 +212,11 @@ test('--source-addresses takes loopback only', () => {
   expect(parseSourceAddresses('127.0.0.2-127.0.0.4')).toEqual(['127.0.0.2', '127.0.0.3', '127.0.0.4']);
   expect(() => parseSourceAddresses('10.0.0.1')).toThrow(/not a loopback address/);
   expect(() => parseSourceAddresses('127.0.0.9-127.0.0.2')).toThrow(/backwards/);
+});
+
+test('the line per second counts answers, not timeouts, in its rate', () => {
+  const rec = { server: 's', index: 0, startMs: 0, lengthMs: 1000, targetRate: 50, vus: null, sent: 50, dropped: 0, inFlight: 40, lag: null, loopDelayP99Us: 0, cells: [] };
+  // 3 ok and 2 error replies answered; 45 timed out: 5 answered in the second, not 50.
+  const line = intervalLine(rec, { ok: 3, errors: 47, answered: 5, dropped: 0, sent: 50, p50Us: 900, p99Us: 1200 });
+  expect(line).toContain('answered 5/s  sent 50');
 });

@@ -51,6 +51,8 @@ interface ShardSpec {
   status?: 'completed' | 'interrupted';
   bound?: boolean;
   corruptAt?: number; // a second whose balance histogram is unreadable
+  /** Each server's stored outcomes, as `load` stores them (run_servers.outcome_json). */
+  outcome?: Record<string, unknown>;
 }
 
 function writeShard(spec: ShardSpec): Shard {
@@ -86,6 +88,7 @@ function writeShard(spec: ShardSpec): Shard {
       });
     }
   }
+  if (spec.outcome) for (const id of serverIds.values()) store.setServerOutcome(id, spec.outcome);
   store.finishRun(runId, {
     status: spec.status ?? 'completed',
     generatorBound: spec.bound ?? false,
@@ -185,6 +188,32 @@ describe('mergeShards', () => {
     const merged = mergeShards([a.file, b.file], out, { runIds: [a.runId, b.runId] });
     expect(merged.status).toBe('interrupted');
     expect(JSON.parse(readMerged(out).run.model_json)).toEqual(vus(5));
+  });
+
+  it('adds the shards’ outcomes; a server that stopped answering every shard stopped answering the test', () => {
+    const stop = (answered: number, atS: number) => ({ answered, of: 250, atS, unanswered: 250 - answered });
+    const outcome = (ok: number, atS: number | null) => ({ outcomes: { ok, timeout: 250 - ok }, scheduled: 250, sent: 250, answered: ok, achievedRps: ok / 5, sentRps: 50, stoppedAnswering: atS === null ? null : stop(ok, atS) });
+    const read = (out: string) => {
+      const results = ResultsStore.open(out, { readonly: true });
+      const store = new LoadStore(results);
+      const rows = store.servers(store.runs().at(-1)!.id);
+      results.close();
+      return JSON.parse(rows[0].outcome_json!);
+    };
+    const a = writeShard({ name: 'a.sqlite', shard: '1/2', outcome: outcome(6, 0.12) });
+    const b = writeShard({ name: 'b.sqlite', shard: '2/2', outcome: outcome(7, 0.2) });
+    const both = path.join(tmp, 'stopped.sqlite');
+    mergeShards([a.file, b.file], both);
+    const merged = read(both);
+    expect(merged.outcomes).toEqual({ ok: 13, timeout: 487 });
+    expect(merged.scheduled).toBe(500);
+    expect(merged.stoppedAnswering).toEqual({ answered: 13, of: 500, atS: 0.2, unanswered: 487 });
+    // One shard still heard it: the test's server did not stop answering.
+    const c = writeShard({ name: 'c.sqlite', shard: '2/2', outcome: outcome(240, null) });
+    const one = path.join(tmp, 'one-stopped.sqlite');
+    mergeShards([a.file, c.file], one);
+    expect(read(one).stoppedAnswering).toBeNull();
+    expect(read(one).scheduled).toBe(500);
   });
 
   it('refuses files that hold no load run, naming them, and leaves no output behind', () => {

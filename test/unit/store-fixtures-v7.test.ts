@@ -36,7 +36,19 @@ function copyOf(kind: string, dir: string, name = `${kind}.sqlite`): string {
   return file;
 }
 
-const expected = (name: string, dir: string) => fs.readFileSync(path.join(EXPECTED, name), 'utf8').split(MADE_IN).join(`${dir}/`);
+/**
+ * Prose the report has changed on purpose since version 7, each with its reason; figures, tables
+ * and run numbers are compared as version 7 printed them.
+ */
+const CHANGED_PROSE: Array<{ was: string; now: string; why: string }> = [
+  {
+    was: 'Achieved rate: replies per second, errors included; dropped requests were never sent because every connection\'s pipeline was full.',
+    now: 'Achieved rate: answers per second, error replies included, timeouts and closed connections not (they are no answer); a server that stopped answering is said so first. Dropped requests were never sent because every connection\'s pipeline was full.',
+    why: 'a reported rate is answered units per second (issue #17); the runs of these fixtures had no timeout, so their figures are unchanged',
+  },
+];
+const expected = (name: string, dir: string) =>
+  CHANGED_PROSE.reduce((text, c) => text.split(c.was).join(c.now), fs.readFileSync(path.join(EXPECTED, name), 'utf8').split(MADE_IN).join(`${dir}/`));
 const expectedFiles = (kind: string) => fs.readFileSync(path.join(EXPECTED, `${kind}.files.txt`), 'utf8').split('\n').filter(Boolean).sort();
 
 describe.each(KINDS)('%s.sqlite of version 7', (kind) => {

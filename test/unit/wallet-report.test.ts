@@ -15,6 +15,9 @@ import { WalletStore, type NotificationRecord } from '../../src/store/wallets';
 import type { RequestSample } from '../../src/wallet/session';
 import { reportOptions } from '../../src/report/options';
 import { readModels, writeReport } from '../../src/report/report';
+import { CHARTS } from '../../src/report/charts/definitions';
+import { chartSpec } from '../../src/report/charts/scaling-spec';
+import { walletSections } from '../../src/report/wallet';
 import { BusyTime } from '../../src/report/wallet-mix';
 import { UserError } from '../../src/core/user-error';
 
@@ -176,8 +179,8 @@ function writeWalletLoad(db: string): WrittenLoad {
   return written;
 }
 
-/** A completed address bench run (one server, two addresses), as npm run bench writes it. */
-function writeAddressBench(db: string): void {
+/** A completed address bench run (one server unless named, two addresses), as npm run bench writes it. */
+function writeAddressBench(db: string, servers: readonly string[] = ['electrumx']): void {
   const store = ResultsStore.open(db);
   const lines = [1, 5].map((n, i) => ({ address: null, scripthash: i.toString(16).padStart(64, '0'), type: 'nonstandard' as const, txCount: n, utxoCount: n, balance: { confirmed: n, unconfirmed: 0 } }));
   const { runId, serverIds } = store.createRun(
@@ -197,13 +200,13 @@ function writeAddressBench(db: string): void {
       methods: 'balance,history,utxos',
       call_order: 'address',
     },
-    [{ name: 'electrumx', profile: 'electrumx', url: 'tcp://127.0.0.1:50001', software: null, protocol: null, banner: null, features_json: null }],
+    servers.map((name, i) => ({ name, profile: 'electrumx', url: `tcp://127.0.0.1:${50001 + i}`, software: null, protocol: null, banner: null, features_json: null })),
     lines,
   );
   store.setRun(runId);
-  for (const [addressIdx, l] of lines.entries()) {
+  for (const serverId of serverIds) for (const [addressIdx, l] of lines.entries()) {
     for (const method of ['balance', 'history', 'utxos'] as const) {
-      store.add({ serverId: serverIds[0], pass: 0, warmup: false, addressIdx, method, atMs: Date.UTC(2026, 10, 24, 10) + addressIdx, latencyNs: BigInt(1_000_000 * (1 + l.txCount)), responseBytes: 100, resultSize: l.txCount, status: 'ok', error: null, tipHeight: 500, mismatch: null });
+      store.add({ serverId, pass: 0, warmup: false, addressIdx, method, atMs: Date.UTC(2026, 10, 24, 10) + addressIdx, latencyNs: BigInt(1_000_000 * (1 + l.txCount)), responseBytes: 100, resultSize: l.txCount, status: 'ok', error: null, tipHeight: 500, mismatch: null });
     }
   }
   store.flush();
@@ -401,6 +404,45 @@ describe('beside other runs', () => {
     const walletOnly = await writeReport(reportOptions({ db: both, walletRun: String(runId), out: path.join(tmp, 'report-wallet-run') }));
     expect(walletOnly.filter((f) => !f.startsWith('wallet')).sort()).toEqual(['index.html', 'summary.md']);
     expect(() => readModels(reportOptions({ db: both, walletRun: '9', out: tmp }))).toThrow(new UserError(`--wallet-run: no wallet run 9 in ${both} (wallet runs: ${runId})`));
+  });
+
+  test('a server keeps one colour in every chart of the report, address and wallet charts alike', () => {
+    const db = path.join(tmp, 'colours.sqlite');
+    // The address run lists the servers the other way round from the wallet run: a colour taken
+    // from a server's place among each chart's own servers would differ between them.
+    writeAddressBench(db, ['beta', 'alpha']);
+    writeWalletLoad(db);
+    const opts = reportOptions({ db, out: tmp });
+    const models = readModels(opts);
+    const specs: Array<{ id: string; spec: unknown }> = [
+      ...CHARTS.map((def) => ({ id: def.id, spec: chartSpec(models.bench!, def, opts) })),
+      ...walletSections(models.wallet!).flatMap((plan) => plan.charts.map((f) => ({ id: f.id, spec: f.spec() }))),
+    ];
+    // Every server colour scale in every spec: { field: 'server', scale: { domain, range } }.
+    const seen = new Map<string, Map<string, string[]>>(); // server → colour → charts
+    const walk = (node: unknown, id: string): void => {
+      if (Array.isArray(node)) return node.forEach((n) => walk(n, id));
+      if (typeof node !== 'object' || node === null) return;
+      const o = node as Record<string, unknown>;
+      const scale = o.scale as { domain?: unknown[]; range?: unknown[] } | undefined;
+      if (o.field === 'server' && Array.isArray(scale?.domain) && Array.isArray(scale?.range) && typeof scale.range[0] === 'string') {
+        scale.domain.forEach((server, i) => {
+          const colours = seen.get(String(server)) ?? new Map<string, string[]>();
+          seen.set(String(server), colours);
+          colours.set(String(scale.range![i]), [...(colours.get(String(scale.range![i])) ?? []), id]);
+        });
+      }
+      for (const v of Object.values(o)) walk(v, id);
+    };
+    for (const { id, spec } of specs) walk(spec, id);
+    expect([...seen.keys()].sort()).toEqual(['alpha', 'beta']);
+    for (const [server, colours] of seen) {
+      // Named in address charts and wallet charts both, with one colour.
+      const charts = [...colours.values()].flat();
+      expect({ server, address: charts.some((c) => !c.startsWith('wallet')), wallet: charts.some((c) => c.startsWith('wallet')) }).toEqual({ server, address: true, wallet: true });
+      expect({ server, colours: [...colours.keys()] }).toEqual({ server, colours: [expect.any(String)] });
+    }
+    expect(seen.get('alpha')!.keys().next().value).not.toBe(seen.get('beta')!.keys().next().value);
   });
 
   test('only finished wallet runs are picked by default: the latest of each kind and workload', async () => {

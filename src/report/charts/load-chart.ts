@@ -40,7 +40,7 @@ export function loadSpec(title: string, subtitle: string[], values: Spec[], body
 
 export function serverColour(run: LoadRunReport): Spec {
   const all = run.servers.map((s) => s.label);
-  return { field: 'server', type: 'nominal', scale: colourScale(all, all), legend: { title: 'server', symbolType: 'stroke' } };
+  return { field: 'server', type: 'nominal', scale: colourScale(run.colourOrder ?? all, all), legend: { title: 'server', symbolType: 'stroke' } };
 }
 
 /**

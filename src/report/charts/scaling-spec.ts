@@ -47,7 +47,7 @@ export function chartSpec(model: ReportModel, def: ChartDef, opts: ChartOptions)
   const xs = sizeScale(data.sizes, opts.logX);
   const ys = latencyScale(data.latencies, opts.logY);
   const yScale = ys.scale;
-  const colour = colourScale(all, shown);
+  const colour = colourScale(model.colourOrder ?? all, shown);
 
   const x = (axis: Spec) => ({ field: 'x', type: 'quantitative', title: AXIS_TITLE[def.x], scale: xs.scale, axis: xs.ticks ? { values: xs.ticks, ...axis } : axis });
   // Every layer carries the same legend definition: Vega-Lite merges them into one, and drops the

@@ -1,7 +1,7 @@
 /**
  * What the wallet charts share: one file per chart kind (wallet-*.ts), each a spec built from the
  * wallet model in the fonts, title layout and server colours of the rest of the report. A server
- * keeps one colour across every wallet chart: its place among all servers of the selected runs.
+ * keeps one colour across every chart of the report: its place in the report's colour order.
  */
 import type { WalletReport } from '../wallet-model';
 import type { ChartFile } from '../export/exporter';
@@ -29,7 +29,7 @@ export function walletSpec(title: string, subtitle: string[], values: Spec[], bo
  * servers of this chart, so a legend lists a run's own servers, even one with nothing to draw.
  */
 export function serverColour(report: WalletReport, shown: readonly string[]): Spec {
-  return { field: 'server', type: 'nominal', scale: colourScale(report.servers, shown), legend: { title: 'server', symbolType: 'circle', symbolOpacity: 1 } };
+  return { field: 'server', type: 'nominal', scale: colourScale(report.colourOrder ?? report.servers, shown), legend: { title: 'server', symbolType: 'circle', symbolOpacity: 1 } };
 }
 
 /** A Vega filter that keeps one layer of a chart's data. */

@@ -1,0 +1,57 @@
+/**
+ * "The server stopped answering": said once, the same way, by every run kind's summary, its stored
+ * record and the report. A load tester that keeps its clock running against a silent server would
+ * otherwise report timeouts as throughput and the few early answers as its latency.
+ *
+ * Judged from what the run saw, not from a fixed rate: requests due after the server's last answer
+ * all ended unanswered, there were several of them, and the silence lasted a while before the run
+ * ended (a run stopped by the user while replies are on their way is not a silent server).
+ */
+
+/** Fewer unanswered requests than this after the last answer are a hiccup, not a stop. */
+export const MIN_UNANSWERED = 5;
+/** A silence shorter than this, up to the end of the run, is not judged. */
+export const MIN_SILENCE_S = 1;
+
+export interface StoppedAnswering {
+  /** Units the server answered, out of `of` it was given (sent, or at least attempted). */
+  answered: number;
+  of: number;
+  /** When it last answered, seconds after the server's run began (0 when it never did). */
+  atS: number;
+  /** Units due after that which ended unanswered. */
+  unanswered: number;
+}
+
+export interface AnsweringSeen {
+  answered: number;
+  of: number;
+  lastAnswerS: number | null;
+  unansweredAfterLastAnswer: number;
+  /** When the run stopped recording, seconds after it began. */
+  endS: number;
+}
+
+export function stoppedAnswering(seen: AnsweringSeen): StoppedAnswering | null {
+  const atS = seen.lastAnswerS ?? 0;
+  if (seen.unansweredAfterLastAnswer < MIN_UNANSWERED || seen.endS - atS < MIN_SILENCE_S) return null;
+  return { answered: seen.answered, of: seen.of, atS: Math.round(atS * 1000) / 1000, unanswered: seen.unansweredAfterLastAnswer };
+}
+
+/** "answered 12 of 500, stopped answering at 0.24 s (488 unanswered after)". */
+export function stoppedAnsweringText(s: StoppedAnswering): string {
+  const when = s.answered === 0 ? 'never answered' : `stopped answering at ${s.atS.toFixed(2)} s`;
+  return `answered ${s.answered} of ${s.of}, ${when} (${s.unanswered} unanswered after)`;
+}
+
+/** A stored value read back (a report of a database written by this or an earlier version). */
+export function readStoppedAnswering(v: unknown): StoppedAnswering | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const o = v as Record<string, unknown>;
+  const n = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : null);
+  const answered = n('answered');
+  const of = n('of');
+  const atS = n('atS');
+  const unanswered = n('unanswered');
+  return answered === null || of === null || atS === null || unanswered === null ? null : { answered, of, atS, unanswered };
+}

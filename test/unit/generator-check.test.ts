@@ -1,0 +1,83 @@
+/**
+ * The one generator check, judged on what it claims: a unit is at risk when the generator's own
+ * delay is a material share of that unit's latency. A quiet run at a low rate is not flagged; a run
+ * whose generator is starved (the test blocks the event loop 50 ms in every 100) is, with its reason.
+ */
+import { createHash } from 'node:crypto';
+import { generatorVerdict, unitAtRisk } from '../../src/core/generator-check';
+import { LoadRunner, type LoadOptions } from '../../src/load/runner';
+import type { DatasetLine } from '../../src/core/dataset-line';
+import { startMisbehavingServerProcess } from '../support/misbehaving-server';
+
+test('a delay is judged against the latency it is part of, above the floor of any client’s own work', () => {
+  expect(unitAtRisk(1.5, 30)).toBe(false); // 1.5 ms of lag beside 30 ms answers: what the old 1 ms limit flagged
+  expect(unitAtRisk(1.5, 3)).toBe(true);
+  expect(unitAtRisk(0.08, 0.2)).toBe(false); // under the noise floor
+  expect(generatorVerdict(1, 100, 'requests', 'went out late')).toEqual({ bound: false, reasons: [] });
+  const v = generatorVerdict(2, 100, 'requests', 'went out late');
+  expect(v.bound).toBe(true);
+  expect(v.reasons[0]).toBe("2 of 100 requests (2.0%) went out late for more than 10% of their latency: p99 and above may be partly the generator's own time");
+  expect(generatorVerdict(20, 100, 'requests', 'x').reasons[0]).toMatch(/p90 and above/);
+  expect(generatorVerdict(60, 100, 'requests', 'x').reasons[0]).toMatch(/even the medians/);
+});
+
+const lines: DatasetLine[] = Array.from({ length: 10 }, (_, i) => ({
+  address: null,
+  scripthash: createHash('sha256').update(`g${i}`).digest('hex'),
+  type: 'nonstandard',
+  txCount: 1,
+  utxoCount: 1,
+  balance: { confirmed: 1, unconfirmed: 0 },
+}));
+
+// In its own process (the starved loop is the generator's alone), answering in ~200 ms, as a real
+// server's history call of a busy address might: a few ms of the host's scheduling are not material.
+let srv: { port: number; close(): void };
+beforeEach(async () => {
+  srv = await startMisbehavingServerProcess({ nullResults: true, delayMs: 200 });
+});
+afterEach(() => srv.close());
+
+function options(): LoadOptions {
+  return {
+    servers: [{ name: 's', profile: 'generic', host: '127.0.0.1', port: srv.port, tls: false }],
+    lines,
+    mix: { balance: 1, history: 1, utxos: 1 },
+    model: { kind: 'rate', rate: 50 },
+    durationMs: 3000,
+    connections: 2,
+    pipeline: 64,
+    timeoutMs: 5000,
+    maxLineBytes: 1 << 20,
+    tlsInsecure: false,
+    seed: 'g',
+    sourceAddresses: [],
+    samples: false,
+  };
+}
+
+function blockLoop(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    /* the generator's loop is held: nothing is sent or read meanwhile */
+  }
+}
+
+test('a quiet run at 50 requests/s is not generator-bound', async () => {
+  const runner = new LoadRunner(options());
+  const r = await runner.runServer(runner['opts'].servers[0], 0);
+  expect(r.totals.byOutcome.get('ok')).toBe(150);
+  expect(r.generator).toMatchObject({ bound: false, reasons: [] });
+});
+
+test('a starved generator (its loop blocked 50 ms in every 100) is generator-bound, and says why', async () => {
+  const runner = new LoadRunner(options());
+  const starve = setInterval(() => blockLoop(50), 100);
+  try {
+    const r = await runner.runServer(runner['opts'].servers[0], 0);
+    expect(r.generator.bound).toBe(true);
+    expect(r.generator.reasons.join('\n')).toMatch(/^\d+ of \d+ requests \(\d+\.\d%\) went out late \(scheduling lag\) for more than 10% of their latency: (p90 and above|even the medians) may be partly the generator's own time$/);
+  } finally {
+    clearInterval(starve);
+  }
+});

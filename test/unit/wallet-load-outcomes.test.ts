@@ -1,0 +1,130 @@
+/**
+ * Wallet load's arrivals keep every intended arrival as exactly one outcome (synced, failed by
+ * category, not started because the run stopped), and a server that stopped answering is said to
+ * have stopped — against the deliberately misbehaving local server.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ResultsStore } from '../../src/store/results';
+import { WalletStore } from '../../src/store/wallets';
+import { WalletLoad, type ServerLoadSummary } from '../../src/wallet/load';
+import { electrumWorkload } from '../../src/wallet/workloads/electrum';
+import { fullSyncCalls } from '../../src/core/wallet-scan';
+import { reportOptions } from '../../src/report/options';
+import { readModels } from '../../src/report/report';
+import { walletLoadTable } from '../../src/report/wallet-tables';
+import type { WalletLine } from '../../src/core/wallet-line';
+import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../support/misbehaving-server';
+
+const hex64 = (n: number) => n.toString(16).padStart(64, '0');
+const usedScripts = { receive: 0, change: 0 };
+/** An unused wallet: the electrum workload subscribes 20 receive and 10 change scripts, nothing more. */
+const wallet: WalletLine = {
+  wallet: 'w',
+  origin: 'synthetic',
+  type: 'p2wpkh',
+  gap: 0,
+  chains: { receive: Array.from({ length: 20 }, (_, i) => ({ address: null, scripthash: hex64(i + 1) })), change: Array.from({ length: 10 }, (_, i) => ({ address: null, scripthash: hex64(i + 100) })) },
+  expected: { txCount: 0, txCountExact: true, balance: { confirmed: 0, unconfirmed: 0 }, usedScripts, fullSync: fullSyncCalls(usedScripts, 0, 0) },
+};
+
+let dir: string;
+/** The database the last run of `arrivals` wrote. */
+let lastDb = '';
+let srv: { port: number; close(): unknown } | undefined;
+beforeAll(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-wallet-load-'))));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await srv?.close();
+  srv = undefined;
+});
+
+async function arrivals(o: MisbehavingOptions, rate: number, durationMs: number, stopAfterMs?: number, inOwnProcess = false): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
+  srv = inOwnProcess ? await startMisbehavingServerProcess(o) : await startMisbehavingServer(o);
+  lastDb = path.join(dir, `${Math.random()}.sqlite`);
+  const results = ResultsStore.open(lastDb);
+  try {
+    const store = new WalletStore(results);
+    const target = { name: 's', profile: 'generic' as const, host: '127.0.0.1', port: srv.port, tls: false };
+    const { runId, serverIds } = store.createRun(
+      { kind: 'load', tool_version: 't', git_commit: null, config: {}, workload: 'electrum', wallets_path: 'w', wallets_hash: 'h', passes: null, warmup: null },
+      [{ name: 's', profile: 'generic', url: 'tcp://127.0.0.1', software: null, protocol: null }],
+    );
+    const load = new WalletLoad(
+      { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: o.delayMs ? 5000 : 300 }, hold: 0, holdConcurrency: 1, rate, durationMs, log: () => undefined },
+      store,
+      runId,
+      serverIds,
+    );
+    if (stopAfterMs !== undefined) setTimeout(() => load.stop(), stopAfterMs);
+    const summary = await load.runServer(target);
+    store.finishRun(runId, 'completed', { servers: [summary] }); // as \`load --workload\` stores it
+    return summary.arrivals!;
+  } finally {
+    results.close();
+  }
+}
+
+function expectEveryArrivalOnce(a: NonNullable<ServerLoadSummary['arrivals']>, intended: number): void {
+  expect(a.intended).toBe(intended);
+  expect(a.synced + a.failed + a.notStarted).toBe(intended);
+  expect(Object.values(a.failures).reduce((x, y) => x + y, 0)).toBe(a.failed);
+}
+
+test('a server that answers: every arrival synced, none said to have stopped', async () => {
+  const a = await arrivals({ nullResults: true }, 10, 1000);
+  expectEveryArrivalOnce(a, 10);
+  expect(a.synced).toBe(10);
+  expect(a.stoppedAnswering).toBeNull();
+});
+
+test('a server that answers two wallets’ worth of calls and then nothing: the rest time out, and it is said to have stopped', async () => {
+  // 30 subscriptions per sync: the first 60 scripthash calls are the first two wallets'.
+  const a = await arrivals({ nullResults: true, answerFirst: 60 }, 10, 1500);
+  expectEveryArrivalOnce(a, 15);
+  expect(a.synced).toBe(2);
+  expect(a.failures.timeout).toBe(13);
+  expect(a.stoppedAnswering).toMatchObject({ answered: 2, of: 15 });
+  expect(a.stoppedAnswering!.atS).toBeLessThan(0.5);
+  // Stored with the run, and shown by the report first in the server's row.
+  const [run] = readModels(reportOptions({ db: lastDb, out: dir })).wallet!.runs;
+  expect(walletLoadTable(run).rows[0][0]).toMatch(/^s: arrivals answered 2 of 15, stopped answering at 0\.\d\d s \(13 unanswered after\)$/);
+});
+
+test('a stop mid-run: the arrivals not started are counted as such, and all add up', async () => {
+  const a = await arrivals({ nullResults: true }, 10, 3000, 650);
+  expectEveryArrivalOnce(a, 30);
+  expect(a.notStarted).toBeGreaterThanOrEqual(20);
+  expect(a.notStarted).toBeLessThanOrEqual(24);
+  expect(a.stoppedAnswering).toBeNull();
+});
+
+function blockLoop(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    /* the generator's loop is held */
+  }
+}
+
+describe('the one generator check, on arrivals', () => {
+  // A server in its own process answering in ~200 ms: the starved loop is the generator's alone.
+  test('quiet arrivals are not generator-bound', async () => {
+    const a = await arrivals({ nullResults: true, delayMs: 200 }, 10, 1500, undefined, true);
+    expectEveryArrivalOnce(a, 15);
+    expect(a.generator).toEqual({ bound: false, reasons: [] });
+  });
+
+  test('arrivals from a starved generator (its loop blocked 50 ms in every 100) are generator-bound, with the reason', async () => {
+    const starve = setInterval(() => blockLoop(50), 100);
+    try {
+      // 7 a second: arrivals fall at every phase of the 100 ms blocks, not always at the same one.
+      const a = await arrivals({ nullResults: true, delayMs: 200 }, 7, 3000, undefined, true);
+      expectEveryArrivalOnce(a, 21);
+      expect(a.generator.bound).toBe(true);
+      expect(a.generator.reasons[0]).toMatch(/^\d+ of 21 arrivals \(\d+\.\d%\) started late for more than 10% of their latency/);
+    } finally {
+      clearInterval(starve);
+    }
+  });
+});
