@@ -10,6 +10,7 @@ import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser, givenOnce } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
+import { claimOutputFile } from '../core/output-path';
 import { onStopSignal } from './signals';
 import { ensureReachable, readCa, resolveTargets } from './server-targets';
 import { PROFILES } from '../servers/profiles';
@@ -266,6 +267,7 @@ async function merge(argv: string[]): Promise<number> {
     .help()
     .parseAsync();
   const inputs = a._.map(String);
+  claimOutputFile(a.db, '--db');
   const created = fileAboutToBeCreated(a.db);
   try {
     const { runId, intervals, status } = mergeShards(inputs, a.db);
@@ -291,6 +293,7 @@ async function hlog(argv: string[]): Promise<number> {
     })
     .help()
     .parseAsync();
+  claimOutputFile(a.out, '--out');
   const results = ResultsStore.open(a.db, { readonly: true });
   try {
     const store = new LoadStore(results);
@@ -309,6 +312,8 @@ async function main(): Promise<number> {
   if (argv[0] === 'merge') return merge(argv.slice(1));
   if (argv[0] === 'hlog') return hlog(argv.slice(1));
   const a = await loadArgs(argv).parseAsync();
+  claimOutputFile(a.db, '--db');
+  if (a['summary-export'] !== undefined) claimOutputFile(a['summary-export'], '--summary-export');
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);
   const { opts, datasetFile, datasetHash, thresholds, findMax: search } = await optionsFromArgs(a);

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { migrate } from './schema';
 import type { DatasetLine } from '../core/dataset-line';
 import { UserError } from '../core/user-error';
+import { makeDirs } from '../core/output-path';
 
 export interface RunRecord {
   id: number;
@@ -110,7 +111,13 @@ export class ResultsStore {
 
   static open(file: string, opts: { readonly?: boolean } = {}): ResultsStore {
     if (opts.readonly && !fs.existsSync(file)) throw new UserError(`--db: no such results database: ${file}`);
-    if (!opts.readonly) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (!opts.readonly) {
+      try {
+        makeDirs(path.dirname(path.resolve(file)));
+      } catch (err) {
+        throw new UserError(`--db: cannot create directory ${path.dirname(file)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+    }
     let db: Database.Database;
     try {
       db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });

@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
 import { scriptHashOfAddress } from '../../src/electrum/scripthash';
 
@@ -276,6 +277,32 @@ const CASES: Case[] = [
     args: (c) => ['compare', '--db', path.join(c.dir, 'a.sqlite'), '--db', path.join(c.dir, 'b.sqlite'), '--out', path.join(c.dir, 'cmp')],
     names: (c) => [path.join(c.dir, 'a.sqlite')],
   },
+
+  // output paths that cannot be claimed: refused at once (Node's recursive mkdir spins forever under /proc)
+  { name: 'paths: report --out under /proc', cli: 'report', args: (c) => ['--db', path.join(c.dir, 'none.sqlite'), '--out', '/proc/eb-rep'], names: () => ['--out', '/proc/eb-rep'] },
+  { name: 'paths: bench --db under /proc', cli: 'bench', args: (c) => bench(c, '--db', '/proc/eb-nodir/x.sqlite'), names: () => ['--db', '/proc/eb-nodir'] },
+  { name: 'paths: dataset filter --out under /proc', cli: 'dataset', args: (c) => ['filter', '--in', c.fx('good.jsonl'), '--out', '/proc/eb-nodir/f.jsonl'], names: () => ['--out', '/proc/eb-nodir'] },
+  { name: 'paths: dataset build --out under /proc', cli: 'dataset', args: (c) => ['build', ...build(c, { out: '/proc/eb-nodir/o.jsonl' })], names: () => ['--out', '/proc/eb-nodir'] },
+  { name: 'paths: dataset wallets --out under /proc', cli: 'dataset', args: (c) => ['wallets', '--in', c.fx('good.jsonl'), '--size', '1..10', '--out', '/proc/eb-nodir/w.jsonl'], names: () => ['--out', '/proc/eb-nodir'] },
+  { name: 'paths: load --summary-export under /proc', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--summary-export', '/proc/eb-nodir/s.json'], names: () => ['--summary-export', '/proc/eb-nodir'] },
+  { name: 'paths: load --db under /proc', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', '/proc/eb-nodir/l.sqlite'], names: () => ['--db', '/proc/eb-nodir'] },
+  { name: 'paths: load merge --db under /proc', cli: 'load', args: (c) => ['merge', c.fx('good.jsonl'), '--db', '/proc/eb-nodir/m.sqlite'], names: () => ['--db', '/proc/eb-nodir'] },
+  { name: 'paths: load hlog --out under /proc', cli: 'load', args: (c) => ['hlog', '--db', path.join(c.dir, 'none.sqlite'), '--out', '/proc/eb-nodir/x.hlog'], names: () => ['--out', '/proc/eb-nodir'] },
+  { name: 'paths: report compare --out under /proc', cli: 'report', args: (c) => ['compare', '--db', path.join(c.dir, 'a.sqlite'), '--db', path.join(c.dir, 'b.sqlite'), '--out', '/proc/eb-cmp'], names: () => ['--out', '/proc/eb-cmp'] },
+  { name: 'paths: bench --db ""', cli: 'bench', args: (c) => bench(c, '--db', ''), names: () => ['--db', '""'] },
+  { name: 'paths: load --db ""', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', ''], names: () => ['--db', '""'] },
+  { name: 'paths: load --summary-export ""', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--summary-export', ''], names: () => ['--summary-export'] },
+  { name: 'paths: bench --db in a file that is not a directory', cli: 'bench', setup: (dir) => fs.writeFileSync(path.join(dir, 'plain'), 'x'), args: (c) => bench(c, '--db', path.join(c.dir, 'plain', 'r.sqlite')), names: (c) => ['--db', path.join(c.dir, 'plain')] },
+  {
+    name: 'paths: report --out onto a folder that holds files, without --force',
+    cli: 'report',
+    setup: (dir) => {
+      fs.mkdirSync(path.join(dir, 'rep'));
+      fs.writeFileSync(path.join(dir, 'rep', 'index.html'), 'an earlier report\n');
+    },
+    args: (c) => ['--db', path.join(c.dir, 'none.sqlite'), '--out', path.join(c.dir, 'rep')],
+    names: (c) => ['--out', path.join(c.dir, 'rep'), '--force'],
+  },
 ];
 
 interface Outcome {
@@ -287,9 +314,12 @@ interface Outcome {
   ctx: Ctx;
 }
 
-/** Everything under `dir`, so any new file, however deep, shows. */
+/** Everything under `dir` with a hash of each file's bytes, so any new or changed file, however deep, shows. */
 function listing(dir: string): string[] {
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).sort();
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).sort().map((name) => {
+    const full = path.join(dir, name);
+    return fs.statSync(full).isDirectory() ? `${name}/` : `${name} ${createHash('sha256').update(fs.readFileSync(full)).digest('hex')}`;
+  });
 }
 
 function run(cli: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
@@ -356,5 +386,5 @@ test.each(CASES.map((c) => [c.name, c] as const))('%s: one line naming the input
 });
 
 test('no command touched the fixtures', () => {
-  expect(listing(fixtures).sort()).toEqual(Object.keys({ ...DATASETS, ...CONFIGS, ...WALLETS }).sort());
+  expect(listing(fixtures).map((l) => l.split(' ')[0])).toEqual(Object.keys({ ...DATASETS, ...CONFIGS, ...WALLETS }).sort());
 });

@@ -1,0 +1,71 @@
+/** Output paths are claimed in a moment, fail with an errno, and leave nothing behind when unused. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { claimOutputDir, claimOutputFile, makeDirs, releaseClaims } from '../../src/core/output-path';
+import { UserError } from '../../src/core/user-error';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'output-path-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const refusal = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UserError);
+    return (err as Error).message;
+  }
+  throw new Error('not refused');
+};
+
+// Node's own recursive mkdir spins forever here; ours must answer at once.
+test('a directory under /proc cannot be made: ENOENT at once, not a hang', () => {
+  const started = Date.now();
+  expect(() => makeDirs('/proc/electrum-bench-nodir/deeper')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  expect(refusal(() => claimOutputFile('/proc/electrum-bench-nodir/x.sqlite', '--db'))).toBe('--db: cannot create directory /proc/electrum-bench-nodir: ENOENT');
+  expect(refusal(() => claimOutputDir('/proc/electrum-bench-rep', '--out'))).toContain('--out: cannot create directory /proc/electrum-bench-rep');
+  expect(Date.now() - started).toBeLessThan(1000);
+});
+
+test('makeDirs makes each missing level and says which; a file in the way is ENOTDIR', () => {
+  expect(makeDirs(path.join(dir, 'a', 'b'))).toEqual([path.join(dir, 'a'), path.join(dir, 'a', 'b')]);
+  expect(makeDirs(path.join(dir, 'a', 'b'))).toEqual([]);
+  fs.writeFileSync(path.join(dir, 'f'), 'x');
+  expect(() => makeDirs(path.join(dir, 'f', 'g'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+});
+
+test('an empty name, a directory, or an existing file not to be replaced is refused naming the option', () => {
+  expect(refusal(() => claimOutputFile('', '--db'))).toBe('--db needs a file name, got ""');
+  expect(refusal(() => claimOutputFile(dir, '--db'))).toBe(`--db: ${dir} is a directory, not a file`);
+  const file = path.join(dir, 'd.jsonl');
+  fs.writeFileSync(file, 'mine');
+  expect(refusal(() => claimOutputFile(file, '--out', { replace: false }))).toContain(`--out: ${file} already exists`);
+  expect(claimOutputFile(file, '--out', { replace: false, force: true })).toBe(file);
+  expect(fs.readFileSync(file, 'utf8')).toBe('mine');
+});
+
+test('a non-empty output directory needs --force', () => {
+  fs.writeFileSync(path.join(dir, 'index.html'), 'old report');
+  expect(refusal(() => claimOutputDir(dir, '--out'))).toContain('pass --force');
+  expect(claimOutputDir(dir, '--out', { force: true })).toBe(dir);
+  expect(claimOutputDir(path.join(dir, 'empty'), '--out')).toBe(path.join(dir, 'empty'));
+  releaseClaims();
+});
+
+test('release removes what a claim made and nothing filled, and keeps what was written', () => {
+  const unused = path.join(dir, 'new', 'deeper', 'r.sqlite');
+  claimOutputFile(unused, '--db');
+  expect(fs.existsSync(path.dirname(unused))).toBe(true);
+  expect(fs.existsSync(unused)).toBe(false); // the probe is gone
+  const used = path.join(dir, 'kept', 's.json');
+  claimOutputFile(used, '--summary-export');
+  fs.writeFileSync(used, '{}');
+  const emptyDir = path.join(dir, 'rep');
+  claimOutputDir(emptyDir, '--out');
+  releaseClaims();
+  expect(fs.readdirSync(dir).sort()).toEqual(['kept']);
+  expect(fs.readFileSync(used, 'utf8')).toBe('{}');
+});
