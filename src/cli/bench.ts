@@ -8,7 +8,7 @@ import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser, givenOnce } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
-import { claimOutputFile } from '../core/output-path';
+import { claimDatabase } from '../store/ownership';
 import { onStopSignal } from './signals';
 import { BenchOptions, BenchRunner, StoppedBeforeStart } from '../bench/runner';
 import { CALL_ORDERS, isCallOrder } from '../bench/order';
@@ -127,7 +127,7 @@ function optionsFromRun(store: ResultsStore, runId: number, a: Argv, argv: strin
 async function main(): Promise<number> {
   const argv = hideBin(process.argv);
   const a = await benchArgs(argv).parseAsync();
-  claimOutputFile(a.db, '--db');
+  claimDatabase(a.db);
   if (a.workload !== undefined) return walletBench({ ...a, workload: a.workload }, argv);
   if (a.wallets !== undefined) throw new UserError('--wallets is for whole-wallet syncs: give --workload too (e.g. --workload electrum)');
   if (a.resume !== undefined) positiveInt('resume', a.resume);

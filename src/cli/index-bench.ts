@@ -16,7 +16,7 @@ import { toolInfo } from '../core/tool-info';
 import { textTable } from '../core/text-table';
 import { runIndexBench, summarizeBuilds, type IndexedServer, type IndexSummary } from '../indexing/index-bench';
 import { fileAboutToBeCreated } from '../core/created-file';
-import { claimOutputFile } from '../core/output-path';
+import { claimDatabase } from '../store/ownership';
 import { parseParamSweep } from './param-sweep';
 import { indexTable, type IndexRunReport } from '../report/resources';
 
@@ -35,7 +35,7 @@ async function main(): Promise<number> {
     })
     .help()
     .parseAsync();
-  claimOutputFile(a.db, '--db');
+  claimDatabase(a.db);
   const { LAB_SERVERS, labConfig, labPaths } = await import('../lab/config');
   const { logFile, pidFile } = await import('../lab/processes');
   const { labRestartServer, labStatus } = await import('../lab/lab');

@@ -11,6 +11,7 @@ import { runCli } from './run-cli';
 import { configFileParser, givenOnce } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { claimOutputFile } from '../core/output-path';
+import { claimDatabase } from '../store/ownership';
 import { onStopSignal } from './signals';
 import { ensureReachable, readCa, resolveTargets } from './server-targets';
 import { PROFILES } from '../servers/profiles';
@@ -267,7 +268,7 @@ async function merge(argv: string[]): Promise<number> {
     .help()
     .parseAsync();
   const inputs = a._.map(String);
-  claimOutputFile(a.db, '--db');
+  claimDatabase(a.db);
   const created = fileAboutToBeCreated(a.db);
   try {
     const { runId, intervals, status } = mergeShards(inputs, a.db);
@@ -312,7 +313,7 @@ async function main(): Promise<number> {
   if (argv[0] === 'merge') return merge(argv.slice(1));
   if (argv[0] === 'hlog') return hlog(argv.slice(1));
   const a = await loadArgs(argv).parseAsync();
-  claimOutputFile(a.db, '--db');
+  claimDatabase(a.db);
   if (a['summary-export'] !== undefined) claimOutputFile(a['summary-export'], '--summary-export');
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);

@@ -11,6 +11,8 @@ import { migrate } from './schema';
 import type { DatasetLine } from '../core/dataset-line';
 import { UserError } from '../core/user-error';
 import { makeDirs } from '../core/output-path';
+import { refuseForeignDatabase } from './ownership';
+import { openReadOnly, ReadOnlyDb } from './read-only';
 
 export interface RunRecord {
   id: number;
@@ -95,6 +97,8 @@ export class ResultsStore {
   private pending: SampleRow[] = [];
   private currentRun = 0;
   private lastFlushNs = process.hrtime.bigint();
+  /** Removes what a read-only open left beside the file. */
+  private afterClose?: () => void;
 
   private constructor(db: Database.Database) {
     this.db = db;
@@ -118,9 +122,12 @@ export class ResultsStore {
         throw new UserError(`--db: cannot create directory ${path.dirname(file)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
     }
+    if (!opts.readonly) refuseForeignDatabase(file);
     let db: Database.Database;
+    let readOnly: ReadOnlyDb | undefined;
     try {
-      db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+      if (opts.readonly) readOnly = openReadOnly(file);
+      db = readOnly?.db ?? new Database(file);
       if (!opts.readonly) {
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
@@ -129,9 +136,12 @@ export class ResultsStore {
       db.pragma('foreign_keys = ON');
       db.prepare('SELECT count(*) FROM runs').get();
     } catch (err) {
+      readOnly?.close();
       throw new UserError(`--db: ${file} is not an electrum-bench results database (${(err as Error).message})`);
     }
-    return new ResultsStore(db);
+    const store = new ResultsStore(db);
+    store.afterClose = readOnly?.close;
+    return store;
   }
 
   createRun(run: NewRun, servers: Array<Omit<ServerRecord, 'id' | 'run_id'>>, lines: DatasetLine[]): { runId: number; serverIds: number[] } {
@@ -269,6 +279,7 @@ export class ResultsStore {
     if (!this.db.open) return;
     this.flush();
     this.db.close();
+    this.afterClose?.();
   }
 }
 

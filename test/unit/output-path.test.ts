@@ -3,23 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { claimOutputDir, claimOutputFile, makeDirs, releaseClaims } from '../../src/core/output-path';
-import { UserError } from '../../src/core/user-error';
+import { refusal } from '../support/refusal';
 
 let dir: string;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'output-path-'));
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-const refusal = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UserError);
-    return (err as Error).message;
-  }
-  throw new Error('not refused');
-};
 
 // Node's own recursive mkdir spins forever here; ours must answer at once.
 test('a directory under /proc cannot be made: ENOENT at once, not a hang', () => {

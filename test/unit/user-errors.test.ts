@@ -11,6 +11,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
+import Database from 'better-sqlite3';
 import { scriptHashOfAddress } from '../../src/electrum/scripthash';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -100,6 +101,14 @@ const CONFIGS: Record<string, string> = {
   'unknown.json': '{"passes": 3, "frobnicate": true}',
   'passes-string.json': '{"passes": "many"}',
   'server-number.json': '{"server": 5}',
+};
+
+/** A case's setup: another program's SQLite database in the case's directory. */
+const foreignDb = (name: string, wal = false) => (dir: string) => {
+  const db = new Database(path.join(dir, name));
+  if (wal) db.pragma('journal_mode = WAL');
+  db.exec("CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('alice')");
+  db.close();
 };
 
 async function deadPort(): Promise<number> {
@@ -303,6 +312,15 @@ const CASES: Case[] = [
     args: (c) => ['--db', path.join(c.dir, 'none.sqlite'), '--out', path.join(c.dir, 'rep')],
     names: (c) => ['--out', path.join(c.dir, 'rep'), '--force'],
   },
+
+  // a database that is not ours: refused before any work, left byte for byte
+  { name: "db: bench --db another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => bench(c, '--db', path.join(c.dir, 'theirs.sqlite')), names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },
+  { name: "db: bench --resume on another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => ['--resume', '1', '--db', path.join(c.dir, 'theirs.sqlite')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },
+  { name: "db: load --db another program's SQLite file (WAL)", cli: 'load', setup: foreignDb('theirs.sqlite', true), args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'theirs.sqlite')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite')] },
+  { name: "db: load merge --db another program's SQLite file", cli: 'load', setup: foreignDb('theirs.sqlite'), args: (c) => ['merge', c.fx('good.jsonl'), '--db', path.join(c.dir, 'theirs.sqlite')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite')] },
+  { name: 'db: load --db a text file', cli: 'load', setup: (dir) => fs.writeFileSync(path.join(dir, 'notes.sqlite'), 'my notes\n'), args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'notes.sqlite')], names: (c) => ['--db', path.join(c.dir, 'notes.sqlite')] },
+  { name: "db: wallet bench --db another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => wallets(c).map((t) => (t.endsWith('r.sqlite') ? path.join(c.dir, 'theirs.sqlite') : t)), names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite')] },
+  { name: "db: report --db another program's SQLite file (WAL), nothing left beside it", cli: 'report', setup: foreignDb('theirs.sqlite', true), args: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), '--out', path.join(c.dir, 'rep')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite')] },
 ];
 
 interface Outcome {
