@@ -24,6 +24,7 @@ import { resourceTargets, startSampling, withResourceOptions } from './resource-
 import { parseParamSweep } from './param-sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
+import { numbersAsTyped, timeoutSeconds } from './validate';
 
 export function benchArgs(argv: string[]) {
   const y = yargs(argv);
@@ -62,6 +63,7 @@ export function benchArgs(argv: string[]) {
     .option('wallets', { type: 'string', describe: 'wallets JSONL file for --workload (e.g. datasets/regtest-lab-wallets.jsonl)' })
     .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
     .check(givenOnce(y))
+    .check(numbersAsTyped(y, argv))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);
@@ -84,7 +86,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   const passes = positiveInt('passes', a.passes);
   const warmup = positiveInt('warmup', a.warmup, 0);
   if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
-  if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
+  const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   const { targets, labCaFile } = await resolveTargets(a);
   // A lab server over TLS is verified against the lab's own CA unless the user names another.
   const caFile = a.ca ?? labCaFile;
@@ -101,7 +103,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
     seed: a.seed,
     limit: a.limit === undefined ? undefined : positiveInt('limit', a.limit),
     concurrency: positiveInt('concurrency', a.concurrency),
-    timeoutMs: Math.round(a.timeout * 1000),
+    timeoutMs,
     maxLineBytes: positiveInt('max-line-bytes', a['max-line-bytes'], 1024),
     tlsInsecure: a['tls-insecure'],
     caFile,

@@ -23,6 +23,7 @@ import { syntheticWallets } from '../dataset/wallets';
 import { walletsText } from '../dataset/wallet-file';
 import { writeFileAtomic } from '../core/atomic-write';
 import { claimOutputFile } from '../core/output-path';
+import { numbersAsTyped } from './validate';
 
 function selectionOptions(y: Argv) {
   return y
@@ -73,7 +74,8 @@ export function datasetArgs(argv: string[]) {
         .option('gap', { type: 'number', default: 30, describe: 'unused scripts padded onto each chain' })
         .option('seed', { type: 'string', default: '1', describe: 'seed of the grouping' })
         .option('out', { type: 'string', describe: 'wallets file to write (.jsonl)' })
-        .option('force', { type: 'boolean', default: false, describe: 'replace --out if it exists' }),
+        .option('force', { type: 'boolean', default: false, describe: 'replace --out if it exists' })
+        .check(numbersAsTyped(y, argv)),
     )
     .demandCommand(1, 'name a command: build, filter, stats or wallets')
     .strict()

@@ -38,6 +38,7 @@ import { parseShard, shareOf, linesOfShard } from '../load/shard';
 import { toolInfo } from '../core/tool-info';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { refuseWalletOptions, walletLoad } from './wallet-load';
+import { numbersAsTyped, timeoutSeconds, withinTimer } from './validate';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
@@ -97,6 +98,7 @@ export function loadArgs(argv: string[]) {
     .option('natural-wait', { type: 'string', default: '30m', describe: '--notify with no way to mine (not the lab, no --mine-via): how long to wait for each natural block' })
     .config('config', 'JSON file with any of these options', configFileParser(y))
     .check(givenOnce(y))
+    .check(numbersAsTyped(y, argv))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);
@@ -115,7 +117,7 @@ function duration(name: string, text: string): number {
   try {
     const ms = parseDurationMs(text, `--${name}`);
     if (!(ms >= 0)) throw new Error(`--${name} must not be negative`);
-    return ms;
+    return withinTimer(`--${name}`, text, ms);
   } catch (err) {
     throw new UserError((err as Error).message);
   }
@@ -213,7 +215,7 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
   const { model, durationMs } = modelFromArgs(a);
   const mix = parseMix(a.mix);
   const shard = a.shard === undefined ? undefined : parseShard(a.shard);
-  if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
+  const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   const closed = model.kind === 'vus' || model.kind === 'vus-stages';
   const maxVus = model.kind === 'vus' ? model.vus : model.kind === 'vus-stages' ? Math.max(model.startVus, ...model.stages.map((s) => s.target)) : 0;
   const connections = a.connections !== undefined ? positive('connections', a.connections) : closed ? Math.max(1, maxVus) : 8;
@@ -237,7 +239,7 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
       durationMs,
       connections: Math.max(1, shareOf(shard, connections)),
       pipeline,
-      timeoutMs: Math.round(a.timeout * 1000),
+      timeoutMs,
       maxLineBytes: positive('max-line-bytes', a['max-line-bytes']),
       tlsInsecure: a['tls-insecure'],
       ca: caFile ? readCa(caFile) : undefined,
@@ -282,12 +284,14 @@ async function merge(argv: string[]): Promise<number> {
 
 /** `load hlog --db FILE [--run ID] --out FILE.hlog [--method M]`: HdrHistogram interval log. */
 async function hlog(argv: string[]): Promise<number> {
-  const a = await yargs(argv)
+  const y = yargs(argv);
+  const a = await y
     .scriptName('npm run load -- hlog')
     .option('db', { type: 'string', default: 'results/load.sqlite', describe: 'results database' })
     .option('run', { type: 'number', describe: 'load run (default: the latest)' })
     .option('out', { type: 'string', demandOption: true, describe: '.hlog file to write' })
     .option('method', { type: 'string', describe: 'only this method (balance, history, utxos)' })
+    .check(numbersAsTyped(y, argv))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);

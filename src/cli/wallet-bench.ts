@@ -12,6 +12,7 @@ import { workloadNamed } from '../wallet/workloads';
 import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
+import { timeoutSeconds } from './validate';
 
 export interface WalletBenchArgs extends TargetArgs {
   workload: string;
@@ -46,7 +47,7 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
   const passes = int('passes', a.passes, 1);
   const warmup = int('warmup', a.warmup, 0);
   if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
-  if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
+  const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   const resolved = await resolveTargets(a);
   const labCaFile = resolved.labCaFile;
   // Wallets speak the Electrum protocol: the lab's Esplora REST target is left out, a named one refused.
@@ -55,7 +56,6 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
   const targets = resolved.targets.filter((t) => t.profile !== 'esplora-rest');
   const caFile = a.ca ?? labCaFile;
   const ca = caFile ? readCa(caFile) : undefined;
-  const timeoutMs = Math.round(a.timeout * 1000);
   const maxLineBytes = int('max-line-bytes', a['max-line-bytes'], 1024);
   await ensureReachable(targets, { timeoutMs, maxLineBytes, tlsInsecure: a['tls-insecure'], ca });
   const setups = await labSetups((await labServersAmong(targets)).servers);

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../core/user-error';
 import { claimOutputFile, makeDirs } from '../core/output-path';
+import { MAX_TIMER_MS } from '../core/timer-limit';
 import { formatServerUrl, parseServerAddress } from '../core/server-address';
 import { ADDRESS_TYPES, AddressType } from './line';
 import { NETWORK_NAMES, NetworkName } from '../electrum/scripthash';
@@ -101,7 +102,7 @@ export function buildOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Bu
     countVia: electrumTarget(str(raw, 'count-via', true)!, raw['tls-insecure'] === true),
     countProfile: oneOf(raw, 'count-profile', ['auto', ...PROFILE_NAMES], DEFAULTS.countProfile),
     countConnections: integer(raw, 'count-connections', { min: 1, max: 64 }) ?? DEFAULTS.countConnections,
-    countTimeoutMs: (integer(raw, 'count-timeout', { min: 1 }) ?? DEFAULTS.countTimeoutSec) * 1000,
+    countTimeoutMs: (integer(raw, 'count-timeout', { min: 1, max: Math.floor(MAX_TIMER_MS / 1000) }) ?? DEFAULTS.countTimeoutSec) * 1000,
     scanConcurrency: integer(raw, 'scan-concurrency', { min: 1, max: 16 }) ?? DEFAULTS.scanConcurrency,
     network: oneOf(raw, 'network', ['auto', ...NETWORK_NAMES], DEFAULTS.network),
     selection: selection(raw),

@@ -16,7 +16,7 @@ import { scriptHashOfAddress } from '../../src/electrum/scripthash';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const CLI = { bench: 'bench.ts', dataset: 'dataset.ts', report: 'report.ts', load: 'load.ts' } as const;
+const CLI = { bench: 'bench.ts', dataset: 'dataset.ts', report: 'report.ts', load: 'load.ts', 'index-bench': 'index-bench.ts' } as const;
 /** tsx needs about a second per start on a busy 2-core machine: a few at a time keeps it short. */
 const PARALLEL = 3;
 const PER_COMMAND_MS = 30_000;
@@ -321,6 +321,28 @@ const CASES: Case[] = [
   { name: 'db: load --db a text file', cli: 'load', setup: (dir) => fs.writeFileSync(path.join(dir, 'notes.sqlite'), 'my notes\n'), args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'notes.sqlite')], names: (c) => ['--db', path.join(c.dir, 'notes.sqlite')] },
   { name: "db: wallet bench --db another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => wallets(c).map((t) => (t.endsWith('r.sqlite') ? path.join(c.dir, 'theirs.sqlite') : t)), names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite')] },
   { name: "db: report --db another program's SQLite file (WAL), nothing left beside it", cli: 'report', setup: foreignDb('theirs.sqlite', true), args: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), '--out', path.join(c.dir, 'rep')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite')] },
+
+  // numbers: quoted as typed (yargs makes "abc" NaN), and no longer than a timer can wait
+  { name: 'numbers: bench --passes abc', cli: 'bench', args: (c) => bench(c, '--passes', 'abc'), names: () => ['--passes', '"abc"'] },
+  { name: 'numbers: bench --warmup=x', cli: 'bench', args: (c) => bench(c, '--warmup=x'), names: () => ['--warmup', '"x"'] },
+  { name: 'numbers: bench --concurrency Infinity', cli: 'bench', args: (c) => bench(c, '--concurrency', 'Infinity'), names: () => ['--concurrency', '"Infinity"'] },
+  { name: 'numbers: bench --timeout 99999999 (beyond a timer)', cli: 'bench', args: (c) => bench(c, '--timeout', '99999999'), names: () => ['--timeout 99999999', 'timer'] },
+  { name: 'numbers: bench --max-line-bytes lots', cli: 'bench', args: (c) => bench(c, '--max-line-bytes', 'lots'), names: () => ['--max-line-bytes', '"lots"'] },
+  { name: 'numbers: load --rate xyz', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', 'xyz', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--rate', '"xyz"'] },
+  { name: 'numbers: load --timeout 99999999 (beyond a timer)', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--timeout', '99999999', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--timeout 99999999', 'timer'] },
+  { name: 'numbers: load --duration 999999h (beyond a timer)', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--duration', '999999h', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--duration 999999h', 'timer'] },
+  { name: 'numbers: load --connections 8x', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--connections', '8x', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--connections', '"8x"'] },
+  { name: 'numbers: load --vus 1e400', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--vus', '1e400', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--vus', '"1e400"'] },
+  { name: 'numbers: load --start-at tomorrow', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--shard', '1/2', '--start-at', 'tomorrow', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--start-at', '"tomorrow"'] },
+  { name: 'numbers: load hlog --run two', cli: 'load', args: (c) => ['hlog', '--db', path.join(c.dir, 'none.sqlite'), '--run', 'two', '--out', path.join(c.dir, 'x.hlog')], names: () => ['--run', '"two"'] },
+  { name: 'numbers: wallet load --timeout 99999999 (beyond a timer)', cli: 'load', args: (c) => walletLoad(c, '--hold', '1', '--timeout', '99999999'), names: () => ['--timeout 99999999', 'timer'] },
+  { name: 'numbers: wallet load --notify-wait 999999h (beyond a timer)', cli: 'load', args: (c) => walletLoad(c, '--hold', '1', '--notify', '--notify-wait', '999999h'), names: () => ['--notify-wait 999999h', 'timer'] },
+  { name: 'numbers: wallet load --hold many', cli: 'load', args: (c) => walletLoad(c, '--hold', 'many'), names: () => ['--hold', '"many"'] },
+  { name: 'numbers: wallet bench --timeout 99999999 (beyond a timer)', cli: 'bench', args: (c) => wallets(c, 'wallets.jsonl', '--timeout', '99999999'), names: () => ['--timeout 99999999', 'timer'] },
+  { name: 'numbers: dataset wallets --gap lots', cli: 'dataset', args: (c) => ['wallets', '--in', c.fx('good.jsonl'), '--out', path.join(c.dir, 'w.jsonl'), '--gap', 'lots'], names: () => ['--gap', '"lots"'] },
+  { name: 'numbers: dataset build --count-timeout 99999999 (beyond a timer)', cli: 'dataset', args: (c) => ['build', ...build(c, { 'count-timeout': '99999999' })], names: () => ['--count-timeout', '99999999'] },
+  { name: 'numbers: index-bench --repeat abc', cli: 'index-bench', args: (c) => ['--repeat', 'abc', '--db', path.join(c.dir, 'i.sqlite')], names: () => ['--repeat', '"abc"'] },
+  { name: 'paths: index-bench --db under /proc', cli: 'index-bench', args: () => ['--db', '/proc/eb-nodir/i.sqlite'], names: () => ['--db', '/proc/eb-nodir'] },
 ];
 
 interface Outcome {
@@ -396,6 +418,7 @@ test.each(CASES.map((c) => [c.name, c] as const))('%s: one line naming the input
   expect({ shown, lines: text.split('\n').length }).toEqual({ shown, lines: 1 });
   expect(text).toMatch(/^electrum-bench: \S/);
   expect(text).not.toMatch(/internal error|\bat .+:\d+:\d+\)?$/);
+  expect(text).not.toMatch(/\bNaN\b/);
   for (const name of c.names(o.ctx)) {
     if (typeof name === 'string') expect(text).toContain(name);
     else expect(text).toMatch(name);
