@@ -4,8 +4,9 @@
  * under src/bench/ or src/load/ knows it.
  */
 import fs from 'node:fs';
-import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../core/targets';
-import { openPool } from '../bench/transport';
+import { X509Certificate } from 'node:crypto';
+import { completeTarget, parseServerSpec, ServerTarget, checkPort } from '../core/targets';
+import { openPool, startFailure } from '../bench/transport';
 import { labTargets } from './lab-targets';
 import { UserError } from '../core/user-error';
 
@@ -57,12 +58,24 @@ export async function resolveTargets(a: TargetArgs): Promise<{ targets: ServerTa
 }
 
 
+/** Checked here, before connecting: a --ca that is not PEM would otherwise surface as the server's TLS failure. */
 export function readCa(file: string): Buffer {
+  let pem: Buffer;
   try {
-    return fs.readFileSync(file);
+    pem = fs.readFileSync(file);
   } catch (err) {
     throw new UserError(`--ca: cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
   }
+  const certificates = pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (certificates.length === 0) throw new UserError(`--ca: ${file} holds no PEM certificate (no "-----BEGIN CERTIFICATE-----" block)`);
+  for (const [i, text] of certificates.entries()) {
+    try {
+      new X509Certificate(text);
+    } catch (err) {
+      throw new UserError(`--ca: ${file}: certificate ${i + 1} does not parse (${(err as Error).message})`);
+    }
+  }
+  return pem;
 }
 
 /** One connection to each target, of its own transport, before anything is written: an unreachable server is the user's to fix. */
@@ -75,7 +88,7 @@ export async function ensureReachable(
     try {
       await pool.start();
     } catch (err) {
-      throw new UserError(`server ${t.name} (${targetUrl(t)}) is unreachable: ${(err as Error).message}`);
+      throw new UserError(startFailure(t, err));
     } finally {
       await pool.close();
     }
