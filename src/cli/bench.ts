@@ -16,6 +16,8 @@ import { METHOD_NAMES, isMethodName, MethodName } from '../bench/methods';
 import { attachProgress } from '../bench/progress';
 import { summaryJson, summaryTable } from '../bench/summary';
 import { readCa, resolveTargets } from './server-targets';
+import { labServersAmong } from './lab-targets';
+import { targetUrl } from '../core/targets';
 import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { UserError } from '../core/user-error';
@@ -137,6 +139,7 @@ async function main(): Promise<number> {
   // Options are checked before the database is touched, so a bad flag leaves no file behind.
   const fresh = a.resume === undefined ? await optionsFromArgs(a) : undefined;
   const freshDataset = fresh && readDataset(fresh.datasetPath);
+  const sweep = fresh ? await sweepOf(a, fresh) : null;
   const created = fileAboutToBeCreated(a.db);
   const store = ResultsStore.open(a.db);
   let discard = false;
@@ -148,7 +151,6 @@ async function main(): Promise<number> {
     }
     const dataset = freshDataset ?? readDataset(opts.datasetPath);
     const resources = await resourceTargets(a);
-    const sweep = fresh ? await sweepOf(a, opts) : null;
     let runner: BenchRunner | undefined;
     let stopped = false;
     // Kept until the process ends: a signal after the run (while the summary is written) must
@@ -219,16 +221,20 @@ async function main(): Promise<number> {
 
 /**
  * `--param NAME=v1,v2`: the one lab server measured is restarted with each value (an environment
- * variable for ElectrumX, a --flag for electrs and Esplora, a config key for Fulcrum).
+ * variable for ElectrumX, a --flag for electrs and Esplora, a config key for Fulcrum). Only a
+ * server the lab started, found by its address in the lab's status: a server given by host and
+ * port that merely shares a lab server's profile name must never get the lab's server restarted.
  */
 async function sweepOf(a: Argv, opts: BenchOptions) {
   if (a.param === undefined) return null;
   const { name, values } = parseParamSweep(a.param);
+  if (opts.servers.length !== 1) throw new UserError('--param sweeps a setting of one lab server: measure exactly one, e.g. --server fulcrum (with the lab up)');
   const { LAB_SERVERS } = await import('../lab/config');
   const { labRestartServer } = await import('../lab/lab');
-  const server = opts.servers.length === 1 ? opts.servers[0].name : null;
+  const target = opts.servers[0];
+  const server = (await labServersAmong([target])).servers.get(target.name);
   if (!server || !(LAB_SERVERS as readonly string[]).includes(server)) {
-    throw new UserError('--param sweeps a setting of one lab server: measure exactly one, e.g. --server fulcrum (with the lab up)');
+    throw new UserError(`--param restarts a lab server with each value, and ${target.name} (${targetUrl(target)}) is not one the lab started; measure a lab server, e.g. --server fulcrum with the lab up`);
   }
   return {
     server,

@@ -364,6 +364,10 @@ const CASES: Case[] = [
   { name: 'tls: --ca that is not PEM', cli: 'bench', args: (c) => bench(c, '--ca', c.fx('not-a-cert.pem')), names: (c) => ['--ca', c.fx('not-a-cert.pem')] },
   { name: 'tls: --ca whose certificate does not parse', cli: 'load', args: (c) => ['--server', `electrumx@ssl://127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--ca', c.fx('broken-cert.pem')], names: (c) => ['--ca', c.fx('broken-cert.pem')] },
   { name: 'tls: --ca that does not exist', cli: 'bench', args: (c) => bench(c, '--ca', c.fx('missing.pem')), names: (c) => ['--ca', c.fx('missing.pem')] },
+
+  // --param restarts a lab server: never one merely sharing a lab server's profile name
+  { name: 'sweep: --param with a server given by host and port', cli: 'bench', args: (c) => ['--no-progress', '--server', `fulcrum@127.0.0.1:${c.silent}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--param', 'db_mem=100,200'], names: (c) => ['--param', `fulcrum (tcp://127.0.0.1:${c.silent})`, 'not one the lab started'] },
+  { name: 'sweep: --param with a labelled server given by --host and --port', cli: 'bench', args: (c) => ['--no-progress', '--server', 'electrumx', '--host', '127.0.0.1', '--port', String(c.silent), '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--param', 'CACHE_MB=100,200'], names: () => ['--param', 'not one the lab started'] },
 ];
 
 interface Outcome {
