@@ -15,7 +15,8 @@ import { CALL_ORDERS, isCallOrder } from '../bench/order';
 import { METHOD_NAMES, isMethodName, MethodName } from '../bench/methods';
 import { attachProgress } from '../bench/progress';
 import { summaryJson, summaryTable } from '../bench/summary';
-import { readCa, resolveTargets } from './server-targets';
+import { ensureReachable, readCa, resolveTargets } from './server-targets';
+import { expectedNetwork } from '../dataset/expected-network';
 import { labServersAmong } from './lab-targets';
 import { targetUrl } from '../core/targets';
 import { ResultsStore } from '../store/results';
@@ -140,6 +141,9 @@ async function main(): Promise<number> {
   const fresh = a.resume === undefined ? await optionsFromArgs(a) : undefined;
   const freshDataset = fresh && readDataset(fresh.datasetPath);
   const sweep = fresh ? await sweepOf(a, fresh) : null;
+  const resources = await resourceTargets(a);
+  // Every server answers, on the dataset's chain, before the database is touched.
+  if (fresh) await ensureReachable(fresh.servers, fresh, expectedNetwork(fresh.datasetPath, freshDataset!.lines));
   const created = fileAboutToBeCreated(a.db);
   const store = ResultsStore.open(a.db);
   let discard = false;
@@ -150,7 +154,6 @@ async function main(): Promise<number> {
       process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
     }
     const dataset = freshDataset ?? readDataset(opts.datasetPath);
-    const resources = await resourceTargets(a);
     let runner: BenchRunner | undefined;
     let stopped = false;
     // Kept until the process ends: a signal after the run (while the summary is written) must

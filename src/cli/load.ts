@@ -14,6 +14,7 @@ import { claimOutputFile } from '../core/output-path';
 import { claimDatabase } from '../store/ownership';
 import { onStopSignal } from './signals';
 import { ensureReachable, readCa, resolveTargets } from './server-targets';
+import { expectedNetwork } from '../dataset/expected-network';
 import { PROFILES } from '../servers/profiles';
 import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
@@ -324,7 +325,7 @@ async function main(): Promise<number> {
   const { opts, datasetFile, datasetHash, thresholds, findMax: search } = await optionsFromArgs(a);
   const tracker = thresholds.length ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
   if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
-  await ensureReachable(opts.servers, opts);
+  await ensureReachable(opts.servers, opts, expectedNetwork(datasetFile, opts.lines));
   const resources = await resourceTargets(a);
 
   const created = fileAboutToBeCreated(a.db);

@@ -20,6 +20,8 @@
  * ([] and a zero balance), the way Fulcrum answers above its max_history.
  * With `noNewline`, its answers (server.version's too) never end their line; with `dripMs`, each
  * answer is written one byte every that many ms (a server, or a middlebox, that trickles).
+ * With `genesisHeader`, blockchain.block.header answers that header for block 0 (the chain it
+ * claims to be on).
  * It is not a fake of a real server: no test uses it for anything a real server answers.
  */
 import net from 'node:net';
@@ -53,6 +55,8 @@ export interface MisbehavingOptions {
   noNewline?: boolean;
   /** Answers written one byte at a time, this many ms apart. */
   dripMs?: number;
+  /** Block 0's header (hex) for blockchain.block.header. */
+  genesisHeader?: string;
 }
 
 interface Req {
@@ -130,6 +134,9 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         return { jsonrpc: '2.0', id: r.id, result: null };
       case 'test.echo':
         return { jsonrpc: '2.0', id: r.id, result: r.params };
+      case 'blockchain.block.header':
+        if (opts.genesisHeader && r.params[0] === 0) return { jsonrpc: '2.0', id: r.id, result: opts.genesisHeader };
+        return answerUnknown(r);
       case 'test.error':
         return { jsonrpc: '2.0', id: r.id, error: { code: r.params[0], message: r.params[1] } };
       case 'blockchain.scripthash.get_balance':

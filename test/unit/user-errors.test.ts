@@ -14,6 +14,7 @@ import * as bitcoin from 'bitcoinjs-lib';
 import Database from 'better-sqlite3';
 import { scriptHashOfAddress } from '../../src/electrum/scripthash';
 import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+import { GENESIS_HEADER } from '../support/genesis';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -31,6 +32,9 @@ interface Ctx {
   silent: number;
   noEol: number;
   drip: number;
+  /** Ports of our misbehaving server claiming mainnet's and regtest's block 0. */
+  onMainnet: number;
+  onRegtest: number;
 }
 
 interface Case {
@@ -60,6 +64,11 @@ function line(seed: number, overrides: Record<string, unknown> = {}): string {
   });
 }
 
+function mainnetLine(seed: number): string {
+  const address = bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, seed), network: bitcoin.networks.bitcoin }).address!;
+  return JSON.stringify({ address, scripthash: scriptHashOfAddress(address, 'mainnet'), type: 'p2wpkh', txCount: 3, utxoCount: 1, balance: { confirmed: 5000, unconfirmed: 0 } });
+}
+
 const otherScripthash = scriptHashOfAddress(bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, 99), network: bitcoin.networks.regtest }).address!, 'regtest');
 
 /** Dataset files whose second line (or whole content) is wrong. */
@@ -75,6 +84,7 @@ const DATASETS: Record<string, string> = {
   'wrong-scripthash.jsonl': `${line(1)}\n${line(2, { scripthash: otherScripthash })}\n`,
   'duplicate.jsonl': `${line(1)}\n${line(1)}\n`,
   'empty.jsonl': '',
+  'mainnet.jsonl': `${mainnetLine(1)}\n${mainnetLine(2)}\n`,
 };
 
 /** A wallets file's line, fine but for what a case overrides. */
@@ -368,6 +378,11 @@ const CASES: Case[] = [
   // --param restarts a lab server: never one merely sharing a lab server's profile name
   { name: 'sweep: --param with a server given by host and port', cli: 'bench', args: (c) => ['--no-progress', '--server', `fulcrum@127.0.0.1:${c.silent}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--param', 'db_mem=100,200'], names: (c) => ['--param', `fulcrum (tcp://127.0.0.1:${c.silent})`, 'not one the lab started'] },
   { name: 'sweep: --param with a labelled server given by --host and --port', cli: 'bench', args: (c) => ['--no-progress', '--server', 'electrumx', '--host', '127.0.0.1', '--port', String(c.silent), '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--param', 'CACHE_MB=100,200'], names: () => ['--param', 'not one the lab started'] },
+
+  // a dataset of one chain against a server on another: refused before the first query
+  { name: 'network: bench, regtest dataset, server on mainnet', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.onMainnet}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite')], names: (c) => [`127.0.0.1:${c.onMainnet}`, 'is on mainnet', c.fx('good.jsonl'), 'regtest'] },
+  { name: 'network: bench, mainnet dataset, server on regtest', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.onRegtest}`, '--dataset', c.fx('mainnet.jsonl'), '--db', path.join(c.dir, 'r.sqlite')], names: (c) => [`127.0.0.1:${c.onRegtest}`, 'is on regtest', c.fx('mainnet.jsonl'), 'mainnet'] },
+  { name: 'network: load, mainnet dataset, server on regtest', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.onRegtest}`, '--dataset', c.fx('mainnet.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite')], names: (c) => [`127.0.0.1:${c.onRegtest}`, 'is on regtest', c.fx('mainnet.jsonl')] },
 ];
 
 interface Outcome {
@@ -413,15 +428,21 @@ beforeAll(async () => {
   fs.mkdirSync(fixtures);
   for (const [name, text] of Object.entries({ ...DATASETS, ...CONFIGS, ...WALLETS, ...CERTS })) fs.writeFileSync(fx(name), text);
   const dead = await deadPort();
-  const [silent, noEol, drip] = await Promise.all([startMisbehavingServer({ silent: true }), startMisbehavingServer({ noNewline: true }), startMisbehavingServer({ dripMs: 100 })]);
-  misbehaving.push(silent, noEol, drip);
+  const [silent, noEol, drip, onMainnet, onRegtest] = await Promise.all([
+    startMisbehavingServer({ silent: true }),
+    startMisbehavingServer({ noNewline: true }),
+    startMisbehavingServer({ dripMs: 100 }),
+    startMisbehavingServer({ genesisHeader: GENESIS_HEADER.mainnet }),
+    startMisbehavingServer({ genesisHeader: GENESIS_HEADER.regtest }),
+  ]);
+  misbehaving.push(silent, noEol, drip, onMainnet, onRegtest);
   const queue = CASES.map((c, i) => ({ c, dir: path.join(tmp, `case-${i}`) }));
   const worker = async () => {
     for (let job = queue.shift(); job; job = queue.shift()) {
       const { c, dir } = job;
       fs.mkdirSync(dir);
       c.setup?.(dir);
-      const ctx: Ctx = { fx, dir, dead, silent: silent.port, noEol: noEol.port, drip: drip.port };
+      const ctx: Ctx = { fx, dir, dead, silent: silent.port, noEol: noEol.port, drip: drip.port, onMainnet: onMainnet.port, onRegtest: onRegtest.port };
       const before = listing(dir);
       const args = c.args(ctx);
       const r = await run(CLI[c.cli], args, dir);
