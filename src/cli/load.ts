@@ -410,6 +410,14 @@ async function main(): Promise<number> {
   });
   results.close();
   if (failure) throw failure;
+  if (status === 'interrupted' && outcomes.length === 0) {
+    // Stopped while the first server's connections opened: nothing was measured.
+    if (created) created.remove();
+    const kept = created ? 'nothing was written' : `run ${runId} is recorded in ${a.db} as interrupted, with no results`;
+    process.stderr.write(`electrum-bench: stopped before the first request; ${kept}
+`);
+    return 130;
+  }
 
   const json = { runId, db: a.db, status, model: search ? 'find-max' : opts.model, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted };
   if (a['summary-export']) writeFileAtomic(a['summary-export'], JSON.stringify(json, null, 2) + '\n', { mkdir: true });

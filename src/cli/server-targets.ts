@@ -10,6 +10,8 @@ import { openPool, startFailure, type MeasuringPool } from '../bench/transport';
 import { PROFILES } from '../servers/profiles';
 import { wrongChain, type ExpectedNetwork } from '../dataset/expected-network';
 import { headerHash } from '../dataset/network';
+import { onSignalBeforeStart } from './signals';
+import { releaseClaims } from '../core/output-path';
 import { labTargets } from './lab-targets';
 import { UserError } from '../core/user-error';
 
@@ -91,6 +93,15 @@ export async function ensureReachable(
   o: { timeoutMs: number; maxLineBytes: number; tlsInsecure: boolean; ca?: Buffer },
   expected?: ExpectedNetwork | null,
 ): Promise<void> {
+  const handOver = onSignalBeforeStart(releaseClaims);
+  try {
+    await reachEach(targets, o, expected);
+  } finally {
+    handOver();
+  }
+}
+
+async function reachEach(targets: ServerTarget[], o: Parameters<typeof ensureReachable>[1], expected?: ExpectedNetwork | null): Promise<void> {
   for (const t of targets) {
     const pool = openPool(t, { timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, tlsInsecure: o.tlsInsecure, ca: o.ca, concurrency: 1, clientName: 'electrum-bench' });
     try {
