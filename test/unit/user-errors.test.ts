@@ -388,6 +388,10 @@ const CASES: Case[] = [
 interface Outcome {
   code: number | null;
   stderr: string;
+  /** From spawn to exit; tsx's own start is part of it. */
+  ms: number;
+  /** Processes of the command's group still running after it exited. */
+  left: string[];
   before: string[];
   after: string[];
   args: string[];
@@ -402,7 +406,23 @@ function listing(dir: string): string[] {
   });
 }
 
-function run(cli: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+/** Processes of the group `pgid` still running (zombies awaiting their reaper do not count), from /proc. */
+function groupAlive(pgid: number): string[] {
+  const left: string[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') left.push(`${entry} ${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}`);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return left;
+}
+
+function run(cli: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string; ms: number; left: string[] }> {
   return new Promise((resolve) => {
     const child = spawn(TSX, [path.join(ROOT, 'src', 'cli', cli), ...args], {
       cwd, // a default output path (e.g. results/) would land here, and be seen
@@ -411,12 +431,19 @@ function run(cli: string, args: string[], cwd: string): Promise<{ code: number |
       detached: true,
     });
     let stderr = '';
+    const t0 = Date.now();
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     // tsx runs the CLI in a child of its own: the whole group goes if a command hangs.
     const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), PER_COMMAND_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stderr });
+      const ms = Date.now() - t0;
+      // A moment for the group's last members to be reaped before looking.
+      setTimeout(() => {
+        const left = groupAlive(child.pid!);
+        if (left.length) process.kill(-child.pid!, 'SIGKILL');
+        resolve({ code, stderr, ms, left });
+      }, 200);
     });
   });
 }
@@ -457,16 +484,19 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-test('the corpus has at least 30 cases, each named once', () => {
-  expect(CASES.length).toBeGreaterThanOrEqual(30);
+test('the corpus has at least 60 cases over every command, each named once', () => {
+  expect(CASES.length).toBeGreaterThanOrEqual(60);
+  expect(new Set(CASES.map((c) => c.cli))).toEqual(new Set(Object.keys(CLI)));
   expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
 });
 
-test.each(CASES.map((c) => [c.name, c] as const))('%s: one line naming the input, exit 2, no file left', (_, c) => {
+test.each(CASES.map((c) => [c.name, c] as const))('%s: one line naming the input, exit 2 within 5 s, no file left or changed, no process left', (_, c) => {
   const o = outcomes.get(c.name)!;
   const shown = `${c.cli} ${o.args.join(' ')}\n${o.stderr}`;
   const text = o.stderr.replace(/\n$/, '');
   expect({ shown, code: o.code }).toEqual({ shown, code: 2 });
+  expect({ shown, within5s: o.ms < 5000 }).toEqual({ shown, within5s: true });
+  expect({ shown, processesLeft: o.left }).toEqual({ shown, processesLeft: [] });
   expect({ shown, lines: text.split('\n').length }).toEqual({ shown, lines: 1 });
   expect(text).toMatch(/^electrum-bench: \S/);
   expect(text).not.toMatch(/internal error|\bat .+:\d+:\d+\)?$/);
