@@ -126,5 +126,5 @@ async function checkChain(t: ServerTarget, pool: MeasuringPool, expected: Expect
   }
   if (typeof header !== 'string' || !/^[0-9a-f]{160}$/i.test(header)) return;
   const chain = wrongChain(expected, headerHash(header));
-  if (chain) throw new UserError(`server ${t.name} (${targetUrl(t)}) is on ${chain}, not the chain of --dataset ${expected.source}`);
+  if (chain) throw new UserError(`server ${t.name} (${targetUrl(t)}) is on ${chain}, not the chain of ${expected.source}`);
 }

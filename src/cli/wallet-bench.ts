@@ -13,6 +13,7 @@ import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './serv
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
 import { timeoutSeconds } from './validate';
+import { walletsNetwork } from '../dataset/expected-network';
 
 export interface WalletBenchArgs extends TargetArgs {
   workload: string;
@@ -57,7 +58,7 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
   const caFile = a.ca ?? labCaFile;
   const ca = caFile ? readCa(caFile) : undefined;
   const maxLineBytes = int('max-line-bytes', a['max-line-bytes'], 1024);
-  await ensureReachable(targets, { timeoutMs, maxLineBytes, tlsInsecure: a['tls-insecure'], ca });
+  await ensureReachable(targets, { timeoutMs, maxLineBytes, tlsInsecure: a['tls-insecure'], ca }, walletsNetwork(wallets));
   const setups = await labSetups((await labServersAmong(targets)).servers);
 
   const created = fileAboutToBeCreated(a.db);

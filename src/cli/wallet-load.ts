@@ -19,6 +19,7 @@ import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './serv
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
 import { timeoutSeconds, withinTimer } from './validate';
+import { walletsNetwork } from '../dataset/expected-network';
 
 export interface WalletLoadArgs extends TargetArgs {
   workload: string;
@@ -102,7 +103,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const caFile = a.ca ?? resolved.labCaFile;
   const ca = caFile ? readCa(caFile) : undefined;
   const timeoutMs = timeoutSeconds('--timeout', a.timeout);
-  await ensureReachable(targets, { timeoutMs, maxLineBytes: a['max-line-bytes'], tlsInsecure: a['tls-insecure'], ca });
+  await ensureReachable(targets, { timeoutMs, maxLineBytes: a['max-line-bytes'], tlsInsecure: a['tls-insecure'], ca }, walletsNetwork(wallets));
   const maker = a.notify ? await blockMaker(a, allOnLab, naturalWaitMs) : undefined;
   const setups = await labSetups(onLab);
   const log = (line: string) => process.stderr.write(`[load] ${line}\n`);

@@ -10,6 +10,7 @@ import type { DatasetLine } from '../core/dataset-line';
 import { NETWORK_NAMES, NetworkName, outputScriptOf } from '../electrum/scripthash';
 import { manifestPathOf } from './options';
 import { chainOfGenesis } from './network';
+import type { LoadedWallets } from './wallet-file';
 
 /** The genesis chains (as chainOfGenesis names them) each network's addresses can live on. */
 const CHAINS: Record<NetworkName, string[]> = {
@@ -28,16 +29,19 @@ export interface ExpectedNetwork {
   source: string;
 }
 
-export function expectedNetwork(file: string, lines: readonly DatasetLine[]): ExpectedNetwork | null {
+/** `lines`: a dataset's lines, or a wallets file's scripts (anything with an address or none). */
+export function expectedNetwork(file: string, lines: ReadonlyArray<Pick<DatasetLine, 'address'>>, flag = '--dataset'): ExpectedNetwork | null {
   const manifest = manifestNetwork(manifestPathOf(file));
-  if (manifest) return { networks: [manifest], source: `${file} (its manifest: ${manifest})` };
+  if (manifest) return { networks: [manifest], source: `${flag} ${file} (its manifest: ${manifest})` };
+  let looked = 0;
   let possible: NetworkName[] = [...NETWORK_NAMES];
-  for (const line of lines.slice(0, SAMPLE)) {
+  for (const line of lines) {
     if (!line.address) continue;
+    if (++looked > SAMPLE) break;
     possible = possible.filter((n) => parses(line.address!, n));
   }
   if (possible.length === 0 || possible.length === NETWORK_NAMES.length) return null;
-  return { networks: possible, source: `${file} (${possible.join(' or ')} addresses)` };
+  return { networks: possible, source: `${flag} ${file} (${possible.join(' or ')} addresses)` };
 }
 
 /** Null when the server may serve the dataset; otherwise the chain the server is on. */
@@ -63,4 +67,9 @@ function manifestNetwork(file: string): NetworkName | null {
   } catch {
     return null;
   }
+}
+
+/** A wallets file's chain, from the addresses of its scripts. */
+export function walletsNetwork(wallets: LoadedWallets): ExpectedNetwork | null {
+  return expectedNetwork(wallets.path, wallets.wallets.flatMap((w) => [...w.chains.receive, ...w.chains.change]), '--wallets');
 }

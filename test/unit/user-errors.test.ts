@@ -383,6 +383,8 @@ const CASES: Case[] = [
   { name: 'network: bench, regtest dataset, server on mainnet', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.onMainnet}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite')], names: (c) => [`127.0.0.1:${c.onMainnet}`, 'is on mainnet', c.fx('good.jsonl'), 'regtest'] },
   { name: 'network: bench, mainnet dataset, server on regtest', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.onRegtest}`, '--dataset', c.fx('mainnet.jsonl'), '--db', path.join(c.dir, 'r.sqlite')], names: (c) => [`127.0.0.1:${c.onRegtest}`, 'is on regtest', c.fx('mainnet.jsonl'), 'mainnet'] },
   { name: 'network: load, mainnet dataset, server on regtest', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.onRegtest}`, '--dataset', c.fx('mainnet.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite')], names: (c) => [`127.0.0.1:${c.onRegtest}`, 'is on regtest', c.fx('mainnet.jsonl')] },
+  { name: 'network: wallet bench, regtest wallets, server on mainnet', cli: 'bench', args: (c) => wallets(c).map((t) => t.replace(`:${c.dead}`, `:${c.onMainnet}`)), names: (c) => [`127.0.0.1:${c.onMainnet}`, 'is on mainnet', '--wallets', c.fx('wallets.jsonl')] },
+  { name: 'network: wallet load, regtest wallets, server on mainnet', cli: 'load', args: (c) => walletLoad(c, '--hold', '1').map((t) => t.replace(`:${c.dead}`, `:${c.onMainnet}`)), names: (c) => [`127.0.0.1:${c.onMainnet}`, 'is on mainnet', '--wallets'] },
 ];
 
 interface Outcome {
