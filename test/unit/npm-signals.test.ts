@@ -17,6 +17,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 let tmp: string;
 let slow: Misbehaving;
 let silent: Misbehaving;
+let frozen: Misbehaving;
 const started: ChildProcess[] = [];
 
 beforeAll(async () => {
@@ -25,7 +26,7 @@ beforeAll(async () => {
     JSON.stringify({ address: null, scripthash: createHash('sha256').update(`n${i}`).digest('hex'), type: 'nonstandard', txCount: 1, utxoCount: 1, balance: { confirmed: 1, unconfirmed: 0 } }),
   );
   fs.writeFileSync(path.join(tmp, 'd.jsonl'), lines.join('\n') + '\n');
-  [slow, silent] = await Promise.all([startMisbehavingServer({ delayMs: 100 }), startMisbehavingServer({ silent: true })]);
+  [slow, silent, frozen] = await Promise.all([startMisbehavingServer({ delayMs: 100 }), startMisbehavingServer({ silent: true }), startMisbehavingServer({ hangAfterHandshake: true })]);
 });
 afterAll(async () => {
   // Whatever a failed case left: its whole group (each npm was started as a group leader).
@@ -36,7 +37,7 @@ afterAll(async () => {
       /* gone */
     }
   }
-  await Promise.all([slow.close(), silent.close()]);
+  await Promise.all([slow.close(), silent.close(), frozen.close()]);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -151,4 +152,16 @@ test('npm run load, SIGTERM while connecting to a server that never answers: say
   await stopAndCheck(child, 'SIGTERM', false);
   expect(stderr()).toMatch(/^electrum-bench: SIGTERM while connecting: stopped before the first request; nothing was written$/m);
   expect(fs.existsSync(dir)).toBe(false);
+}, 60_000);
+
+test.each([
+  ['load', 'load_runs', ['--rate', '5', '--duration', '60s']],
+  ['bench', 'runs', ['--passes', '5']],
+] as const)('npm run %s, SIGTERM while the server is frozen (handshake done, no answers): all gone within 2 s, run interrupted', async (script, table, extra) => {
+  const db = path.join(tmp, `frozen-${script}.sqlite`);
+  const { child } = npmRun(script, ['--no-progress', '--server', `generic@127.0.0.1:${frozen.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--timeout', '30', '--db', db, ...extra]);
+  await until('the run in the database', () => rows(db, `SELECT count(*) AS n FROM ${table}`) >= 1);
+  await new Promise((r) => setTimeout(r, 500)); // calls sent, none answered
+  await stopAndCheck(child, 'SIGTERM', false);
+  expect(finished(db, table)).toEqual({ status: 'interrupted', integrity: 'ok' });
 }, 60_000);
