@@ -126,7 +126,9 @@ function duration(name: string, text: string): number {
 
 function stages(name: string, text: string) {
   try {
-    return parseStages(text, `--${name}`);
+    const parsed = parseStages(text, `--${name}`);
+    withinTimer(`--${name}`, text, parsed.reduce((ms, st) => ms + st.durationMs, 0));
+    return parsed;
   } catch (err) {
     throw new UserError((err as Error).message);
   }
