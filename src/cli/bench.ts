@@ -27,7 +27,7 @@ import { resourceTargets, startSampling, withResourceOptions } from './resource-
 import { parseParamSweep } from './param-sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
-import { numbersAsTyped, timeoutSeconds } from './validate';
+import { numbersAsTyped, stringsGiven, timeoutSeconds } from './validate';
 
 export function benchArgs(argv: string[]) {
   const y = yargs(argv);
@@ -67,6 +67,7 @@ export function benchArgs(argv: string[]) {
     .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
     .check(givenOnce(y))
     .check(numbersAsTyped(y, argv))
+    .check(stringsGiven(y))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);

@@ -17,7 +17,7 @@ import { textTable } from '../core/text-table';
 import { runIndexBench, summarizeBuilds, type IndexedServer, type IndexSummary } from '../indexing/index-bench';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { claimDatabase } from '../store/ownership';
-import { numbersAsTyped } from './validate';
+import { numbersAsTyped, stringsGiven } from './validate';
 import { parseParamSweep } from './param-sweep';
 import { indexTable, type IndexRunReport } from '../report/resources';
 
@@ -33,6 +33,7 @@ async function main(): Promise<number> {
     .option('db', { type: 'string', default: 'results/index.sqlite', describe: 'results database (SQLite)' })
     .option('json', { type: 'boolean', default: false, describe: 'print the medians as JSON' })
     .check(numbersAsTyped(y, argv))
+    .check(stringsGiven(y))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);

@@ -39,7 +39,7 @@ import { parseShard, shareOf, linesOfShard } from '../load/shard';
 import { toolInfo } from '../core/tool-info';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { refuseWalletOptions, walletLoad } from './wallet-load';
-import { numbersAsTyped, timeoutSeconds, withinTimer } from './validate';
+import { numbersAsTyped, stringsGiven, timeoutSeconds, withinTimer } from './validate';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
@@ -100,6 +100,7 @@ export function loadArgs(argv: string[]) {
     .config('config', 'JSON file with any of these options', configFileParser(y))
     .check(givenOnce(y))
     .check(numbersAsTyped(y, argv))
+    .check(stringsGiven(y))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);
@@ -295,6 +296,7 @@ async function hlog(argv: string[]): Promise<number> {
     .option('out', { type: 'string', demandOption: true, describe: '.hlog file to write' })
     .option('method', { type: 'string', describe: 'only this method (balance, history, utxos)' })
     .check(numbersAsTyped(y, argv))
+    .check(stringsGiven(y))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);

@@ -23,6 +23,20 @@ export function numbersAsTyped(y: object, argv: readonly string[]): (parsed: Rec
   };
 }
 
+/**
+ * A yargs `.check()` refusing a string option given with nothing after it (`--ca ""`, or `--ca` at
+ * the end): taken as unset, it would silently fall back to a default (no CA, the default database).
+ */
+export function stringsGiven(y: object): (parsed: Record<string, unknown>) => true {
+  return (parsed) => {
+    const declared = (y as { getOptions(): { string: string[] } }).getOptions();
+    for (const key of declared.string) {
+      if (([] as unknown[]).concat(parsed[key]).some((v) => v === '')) throw new UserError(`--${key} needs a value, got ""`);
+    }
+    return true;
+  };
+}
+
 /** The text after the last `--name VALUE` or `--name=VALUE` of any of the names. */
 export function typedText(argv: readonly string[], names: readonly string[]): string | undefined {
   let typed: string | undefined;
