@@ -31,7 +31,7 @@ async function main(): Promise<void> {
           .option('log-x', { type: 'boolean', default: false, describe: 'logarithmic address-size axis' })
           .option('log-y', { type: 'boolean', default: false, describe: 'logarithmic latency axis' })
           .option('facet', { type: 'boolean', default: false, describe: 'one panel per server' })
-          .option('force', { type: 'boolean', default: false, describe: 'write into --out even when it already holds files' }),
+          .option('force', { type: 'boolean', default: false, describe: 'replace an earlier report in --out' }),
       async (a) => {
         const opts = reportOptions({
           db: a.db,
@@ -45,7 +45,8 @@ async function main(): Promise<void> {
           logY: a['log-y'],
           facet: a.facet,
         });
-        claimOutputDir(opts.outDir, '--out', { force: a.force });
+        // Every report has these two: a folder holding them holds an earlier report.
+        claimOutputDir(opts.outDir, '--out', { files: ['index.html', 'summary.md'], force: a.force });
         const files = await writeReport(opts);
         process.stdout.write(`report written to ${opts.outDir}/ (${files.length} files; open ${path.join(opts.outDir, 'index.html')})\n`);
       },
@@ -57,12 +58,12 @@ async function main(): Promise<void> {
         y
           .option('db', { type: 'string', array: true, describe: 'the two databases, A then B' })
           .option('out', { type: 'string', describe: 'also write DIR/compare.md' })
-          .option('force', { type: 'boolean', default: false, describe: 'write into --out even when it already holds files' }),
+          .option('force', { type: 'boolean', default: false, describe: 'replace an earlier compare.md in --out' }),
       (a) => {
         const dbs = a.db ?? [];
         if (dbs.length !== 2) throw new UserError(`compare takes exactly two --db (A then B), got ${dbs.length}`);
         const [dbA, dbB] = dbs;
-        if (a.out !== undefined) claimOutputDir(a.out, '--out', { force: a.force });
+        if (a.out !== undefined) claimOutputDir(a.out, '--out', { files: ['compare.md'], force: a.force });
         const text = compareMarkdown(compareDatabases(dbA, dbB), dbA, dbB);
         if (a.out !== undefined) writeOutputs(a.out, [{ name: 'compare.md', data: text }]);
         process.stdout.write(text);

@@ -84,13 +84,17 @@ export function claimOutputFile(file: unknown, flag: string, opts: { replace?: b
   return target;
 }
 
-/** A directory a command writes files into; an existing non-empty one is refused unless `force`. */
-export function claimOutputDir(dir: unknown, flag: string, opts: { force?: boolean } = {}): string {
+/**
+ * A directory a command writes `files` into. One that already holds any of them (an earlier
+ * report) is refused unless `force`, as an existing --out file is; other files in it are left be.
+ */
+export function claimOutputDir(dir: unknown, flag: string, opts: { files: readonly string[]; force?: boolean }): string {
   if (typeof dir !== 'string' || dir.trim() === '') throw new UserError(`${flag} needs a directory, got ${JSON.stringify(dir ?? '')}`);
   const target = path.resolve(dir);
   if (fs.existsSync(target)) {
     if (!fs.statSync(target).isDirectory()) throw new UserError(`${flag}: ${dir} is not a directory`);
-    if (!opts.force && fs.readdirSync(target).length > 0) throw new UserError(`${flag}: ${dir} already exists and is not empty (pass --force to replace what is in it)`);
+    const existing = opts.files.filter((f) => fs.existsSync(path.join(target, f)));
+    if (!opts.force && existing.length > 0) throw new UserError(`${flag}: ${dir} already holds ${existing.join(', ')} (pass --force to replace them)`);
     try {
       fs.accessSync(target, fs.constants.W_OK);
     } catch (err) {

@@ -16,7 +16,7 @@ test('a directory under /proc cannot be made: ENOENT at once, not a hang', () =>
   const started = Date.now();
   expect(() => makeDirs('/proc/electrum-bench-nodir/deeper')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
   expect(refusal(() => claimOutputFile('/proc/electrum-bench-nodir/x.sqlite', '--db'))).toBe('--db: cannot create directory /proc/electrum-bench-nodir: ENOENT');
-  expect(refusal(() => claimOutputDir('/proc/electrum-bench-rep', '--out'))).toContain('--out: cannot create directory /proc/electrum-bench-rep');
+  expect(refusal(() => claimOutputDir('/proc/electrum-bench-rep', '--out', { files: [] }))).toContain('--out: cannot create directory /proc/electrum-bench-rep');
   expect(Date.now() - started).toBeLessThan(1000);
 });
 
@@ -37,11 +37,13 @@ test('an empty name, a directory, or an existing file not to be replaced is refu
   expect(fs.readFileSync(file, 'utf8')).toBe('mine');
 });
 
-test('a non-empty output directory needs --force', () => {
+test('an output directory already holding a file to be written needs --force; other files are left be', () => {
+  fs.writeFileSync(path.join(dir, 'notes.txt'), 'mine');
+  expect(claimOutputDir(dir, '--out', { files: ['index.html', 'summary.md'] })).toBe(dir);
   fs.writeFileSync(path.join(dir, 'index.html'), 'old report');
-  expect(refusal(() => claimOutputDir(dir, '--out'))).toContain('pass --force');
-  expect(claimOutputDir(dir, '--out', { force: true })).toBe(dir);
-  expect(claimOutputDir(path.join(dir, 'empty'), '--out')).toBe(path.join(dir, 'empty'));
+  expect(refusal(() => claimOutputDir(dir, '--out', { files: ['index.html', 'summary.md'] }))).toBe(`--out: ${dir} already holds index.html (pass --force to replace them)`);
+  expect(claimOutputDir(dir, '--out', { files: ['index.html'], force: true })).toBe(dir);
+  expect(claimOutputDir(path.join(dir, 'empty'), '--out', { files: ['index.html'] })).toBe(path.join(dir, 'empty'));
   releaseClaims();
 });
 
@@ -54,7 +56,7 @@ test('release removes what a claim made and nothing filled, and keeps what was w
   claimOutputFile(used, '--summary-export');
   fs.writeFileSync(used, '{}');
   const emptyDir = path.join(dir, 'rep');
-  claimOutputDir(emptyDir, '--out');
+  claimOutputDir(emptyDir, '--out', { files: ['index.html'] });
   releaseClaims();
   expect(fs.readdirSync(dir).sort()).toEqual(['kept']);
   expect(fs.readFileSync(used, 'utf8')).toBe('{}');

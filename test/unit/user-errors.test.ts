@@ -332,6 +332,13 @@ const CASES: Case[] = [
     args: (c) => ['--db', path.join(c.dir, 'none.sqlite'), '--out', path.join(c.dir, 'rep')],
     names: (c) => ['--out', path.join(c.dir, 'rep'), '--force'],
   },
+  {
+    name: 'paths: report compare --out onto an earlier compare.md, without --force',
+    cli: 'report',
+    setup: (dir) => fs.writeFileSync(path.join(dir, 'compare.md'), 'an earlier comparison\n'),
+    args: (c) => ['compare', '--db', path.join(c.dir, 'a.sqlite'), '--db', path.join(c.dir, 'b.sqlite'), '--out', c.dir],
+    names: (c) => ['--out', c.dir, 'compare.md', '--force'],
+  },
 
   // a database that is not ours: refused before any work, left byte for byte
   { name: "db: bench --db another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => bench(c, '--db', path.join(c.dir, 'theirs.sqlite')), names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },
