@@ -14,7 +14,7 @@ rm -f "$DB" "$DB-wal" "$DB-shm"
 npm run --silent bench -- --lab --dataset datasets/regtest-lab.jsonl --passes 5 --warmup 1 --verify --db "$DB"
 # Whole wallets too: each lab wallet synced as Electrum syncs it, balances verified.
 npm run --silent bench -- --lab --workload electrum --wallets datasets/regtest-lab-wallets.jsonl --passes 3 --warmup 1 --verify --no-progress --db "$DB"
-npm run --silent report -- --db "$DB" --out "$REPORT"
+npm run --silent report -- --db "$DB" --out "$REPORT" --force
 
 cat <<TXT
 

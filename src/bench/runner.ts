@@ -16,7 +16,7 @@ import { METHODS, MethodName } from './methods';
 import { CallOrder, plannedCalls } from './order';
 import { ClosedLoopScheduler, schedulerName } from './schedulers/closed-loop';
 import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
-import { followTip, openPool, type MeasuringPool, type Tip } from './transport';
+import { followTip, openPool, startFailure, type MeasuringPool, type Tip } from './transport';
 import { ServerTarget, targetUrl } from '../core/targets';
 import { toolInfo } from '../core/tool-info';
 
@@ -118,7 +118,7 @@ export class BenchRunner extends EventEmitter {
         pools.map((p, i) =>
           p.start().catch((err) => {
             if (this.stopRequested) throw new StoppedBeforeStart();
-            throw new UserError(`server ${opts.servers[i].name} (${targetUrl(opts.servers[i])}) is unreachable: ${(err as Error).message}`);
+            throw new UserError(startFailure(opts.servers[i], err));
           }),
         ),
       );

@@ -7,7 +7,8 @@ import type { CallOutcome, ServerInfo } from '../electrum/client';
 import { ElectrumPool, type PoolStats } from '../electrum/pool';
 import { EsploraRestPool, RestTipFollower } from '../esplora/rest-pool';
 import { PROFILES } from '../servers/profiles';
-import type { ServerTarget } from '../core/targets';
+import { targetUrl, type ServerTarget } from '../core/targets';
+import { HandshakeSilence } from '../electrum/errors';
 import { TipFollower } from './tip';
 
 export interface Caller {
@@ -42,6 +43,12 @@ export function openPool(t: ServerTarget, o: TransportOptions): MeasuringPool {
   const address = { host: t.host, port: t.port, tls: t.tls, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs };
   if (PROFILES[t.profile].transport === 'esplora-rest') return new EsploraRestPool({ ...address, maxSockets: o.concurrency, measureLoop: true });
   return new ElectrumPool({ ...address, maxLineBytes: o.maxLineBytes, max: o.concurrency, measureLoop: true, clientName: o.clientName });
+}
+
+/** The one line for a server that failed before measuring: "unreachable" only when it never connected. */
+export function startFailure(t: ServerTarget, err: unknown): string {
+  const where = `server ${t.name} (${targetUrl(t)})`;
+  return err instanceof HandshakeSilence ? `${where} ${err.message}` : `${where} is unreachable: ${(err as Error).message}`;
 }
 
 export function followTip(t: ServerTarget, o: TransportOptions): Promise<Tip> {

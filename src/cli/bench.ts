@@ -8,13 +8,17 @@ import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser, givenOnce } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
+import { claimDatabase } from '../store/ownership';
 import { onStopSignal } from './signals';
 import { BenchOptions, BenchRunner, StoppedBeforeStart } from '../bench/runner';
 import { CALL_ORDERS, isCallOrder } from '../bench/order';
 import { METHOD_NAMES, isMethodName, MethodName } from '../bench/methods';
 import { attachProgress } from '../bench/progress';
 import { summaryJson, summaryTable } from '../bench/summary';
-import { readCa, resolveTargets } from './server-targets';
+import { ensureReachable, readCa, resolveTargets } from './server-targets';
+import { expectedNetwork } from '../dataset/expected-network';
+import { labServersAmong } from './lab-targets';
+import { targetUrl } from '../core/targets';
 import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { UserError } from '../core/user-error';
@@ -23,6 +27,7 @@ import { resourceTargets, startSampling, withResourceOptions } from './resource-
 import { parseParamSweep } from './param-sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
+import { numbersAsTyped, stringsGiven, timeoutSeconds } from './validate';
 
 export function benchArgs(argv: string[]) {
   const y = yargs(argv);
@@ -61,6 +66,8 @@ export function benchArgs(argv: string[]) {
     .option('wallets', { type: 'string', describe: 'wallets JSONL file for --workload (e.g. datasets/regtest-lab-wallets.jsonl)' })
     .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
     .check(givenOnce(y))
+    .check(numbersAsTyped(y, argv))
+    .check(stringsGiven(y))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);
@@ -83,7 +90,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   const passes = positiveInt('passes', a.passes);
   const warmup = positiveInt('warmup', a.warmup, 0);
   if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
-  if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
+  const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   const { targets, labCaFile } = await resolveTargets(a);
   // A lab server over TLS is verified against the lab's own CA unless the user names another.
   const caFile = a.ca ?? labCaFile;
@@ -100,7 +107,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
     seed: a.seed,
     limit: a.limit === undefined ? undefined : positiveInt('limit', a.limit),
     concurrency: positiveInt('concurrency', a.concurrency),
-    timeoutMs: Math.round(a.timeout * 1000),
+    timeoutMs,
     maxLineBytes: positiveInt('max-line-bytes', a['max-line-bytes'], 1024),
     tlsInsecure: a['tls-insecure'],
     caFile,
@@ -126,6 +133,7 @@ function optionsFromRun(store: ResultsStore, runId: number, a: Argv, argv: strin
 async function main(): Promise<number> {
   const argv = hideBin(process.argv);
   const a = await benchArgs(argv).parseAsync();
+  claimDatabase(a.db);
   if (a.workload !== undefined) return walletBench({ ...a, workload: a.workload }, argv);
   if (a.wallets !== undefined) throw new UserError('--wallets is for whole-wallet syncs: give --workload too (e.g. --workload electrum)');
   if (a.resume !== undefined) positiveInt('resume', a.resume);
@@ -133,6 +141,10 @@ async function main(): Promise<number> {
   // Options are checked before the database is touched, so a bad flag leaves no file behind.
   const fresh = a.resume === undefined ? await optionsFromArgs(a) : undefined;
   const freshDataset = fresh && readDataset(fresh.datasetPath);
+  const sweep = fresh ? await sweepOf(a, fresh) : null;
+  const resources = await resourceTargets(a);
+  // Every server answers, on the dataset's chain, before the database is touched.
+  if (fresh) await ensureReachable(fresh.servers, fresh, expectedNetwork(fresh.datasetPath, freshDataset!.lines));
   const created = fileAboutToBeCreated(a.db);
   const store = ResultsStore.open(a.db);
   let discard = false;
@@ -143,8 +155,6 @@ async function main(): Promise<number> {
       process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
     }
     const dataset = freshDataset ?? readDataset(opts.datasetPath);
-    const resources = await resourceTargets(a);
-    const sweep = fresh ? await sweepOf(a, opts) : null;
     let runner: BenchRunner | undefined;
     let stopped = false;
     // Kept until the process ends: a signal after the run (while the summary is written) must
@@ -215,16 +225,20 @@ async function main(): Promise<number> {
 
 /**
  * `--param NAME=v1,v2`: the one lab server measured is restarted with each value (an environment
- * variable for ElectrumX, a --flag for electrs and Esplora, a config key for Fulcrum).
+ * variable for ElectrumX, a --flag for electrs and Esplora, a config key for Fulcrum). Only a
+ * server the lab started, found by its address in the lab's status: a server given by host and
+ * port that merely shares a lab server's profile name must never get the lab's server restarted.
  */
 async function sweepOf(a: Argv, opts: BenchOptions) {
   if (a.param === undefined) return null;
   const { name, values } = parseParamSweep(a.param);
+  if (opts.servers.length !== 1) throw new UserError('--param sweeps a setting of one lab server: measure exactly one, e.g. --server fulcrum (with the lab up)');
   const { LAB_SERVERS } = await import('../lab/config');
   const { labRestartServer } = await import('../lab/lab');
-  const server = opts.servers.length === 1 ? opts.servers[0].name : null;
+  const target = opts.servers[0];
+  const server = (await labServersAmong([target])).servers.get(target.name);
   if (!server || !(LAB_SERVERS as readonly string[]).includes(server)) {
-    throw new UserError('--param sweeps a setting of one lab server: measure exactly one, e.g. --server fulcrum (with the lab up)');
+    throw new UserError(`--param restarts a lab server with each value, and ${target.name} (${targetUrl(target)}) is not one the lab started; measure a lab server, e.g. --server fulcrum with the lab up`);
   }
   return {
     server,

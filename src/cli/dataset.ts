@@ -20,10 +20,11 @@ import { removeTemporaries } from '../dataset/output';
 import type { DatasetManifest } from '../dataset/manifest';
 import { BUCKET_SCHEMES } from '../dataset/buckets';
 import { ADDRESS_TYPES } from '../dataset/line';
-import fs from 'node:fs';
 import { syntheticWallets } from '../dataset/wallets';
 import { walletsText } from '../dataset/wallet-file';
 import { writeFileAtomic } from '../core/atomic-write';
+import { claimOutputFile } from '../core/output-path';
+import { numbersAsTyped } from './validate';
 
 function selectionOptions(y: Argv) {
   return y
@@ -86,7 +87,8 @@ export function datasetArgs(argv: string[]) {
         .option('gap', { type: 'number', default: 30, describe: 'unused scripts padded onto each chain' })
         .option('seed', { type: 'string', default: '1', describe: 'seed of the grouping' })
         .option('out', { type: 'string', describe: 'wallets file to write (.jsonl)' })
-        .option('force', { type: 'boolean', default: false, describe: 'replace --out if it exists' }),
+        .option('force', { type: 'boolean', default: false, describe: 'replace --out if it exists' })
+        .check(numbersAsTyped(y, argv)),
     )
     .demandCommand(1, 'name a command: build, addresses, filter, stats or wallets')
     .strict()
@@ -137,7 +139,7 @@ function wallets(argv: Record<string, unknown>): number {
   if (!Number.isInteger(gap) || gap < 0 || gap > 1000) throw new UserError(`--gap must be an integer in 0..1000, got ${gap}`);
   const count = argv.count as number | undefined;
   if (count !== undefined && (!Number.isInteger(count) || count < 1)) throw new UserError(`--count must be an integer >= 1, got ${count}`);
-  if (fs.existsSync(out) && !argv.force) throw new UserError(`--out ${out} exists; pass --force to replace it`);
+  claimOutputFile(out, '--out', { replace: false, force: argv.force === true });
   const dataset = readDataset(input, '--in');
   const made = syntheticWallets(dataset.lines, { minTxs: Number(m[1]), maxTxs: Number(m[2]), count, gap, seed: String(argv.seed) });
   if (made.length === 0) throw new UserError(`--in ${input}: its addresses make no wallet of ${m[1]}..${m[2]} transactions`);

@@ -16,11 +16,15 @@ import { toolInfo } from '../core/tool-info';
 import { textTable } from '../core/text-table';
 import { runIndexBench, summarizeBuilds, type IndexedServer, type IndexSummary } from '../indexing/index-bench';
 import { fileAboutToBeCreated } from '../core/created-file';
+import { claimDatabase } from '../store/ownership';
+import { numbersAsTyped, stringsGiven } from './validate';
 import { parseParamSweep } from './param-sweep';
 import { indexTable, type IndexRunReport } from '../report/resources';
 
 async function main(): Promise<number> {
-  const a = await yargs(hideBin(process.argv))
+  const argv = hideBin(process.argv);
+  const y = yargs(argv);
+  const a = await y
     .scriptName('npm run index-bench --')
     .option('server', { type: 'string', default: 'electrumx,electrs', describe: 'lab servers, comma-separated: electrumx, electrs, esplora, fulcrum' })
     .option('repeat', { type: 'number', default: 3, describe: 'builds per server (and per --param value); the table shows medians' })
@@ -28,12 +32,15 @@ async function main(): Promise<number> {
     .option('sample-every', { type: 'number', default: 0.2, describe: 'seconds between resource samples' })
     .option('db', { type: 'string', default: 'results/index.sqlite', describe: 'results database (SQLite)' })
     .option('json', { type: 'boolean', default: false, describe: 'print the medians as JSON' })
+    .check(numbersAsTyped(y, argv))
+    .check(stringsGiven(y))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);
     })
     .help()
     .parseAsync();
+  claimDatabase(a.db);
   const { LAB_SERVERS, labConfig, labPaths } = await import('../lab/config');
   const { logFile, pidFile } = await import('../lab/processes');
   const { labRestartServer, labStatus } = await import('../lab/lab');

@@ -10,8 +10,11 @@ import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser, givenOnce } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
+import { claimOutputFile } from '../core/output-path';
+import { claimDatabase } from '../store/ownership';
 import { onStopSignal } from './signals';
 import { ensureReachable, readCa, resolveTargets } from './server-targets';
+import { expectedNetwork } from '../dataset/expected-network';
 import { PROFILES } from '../servers/profiles';
 import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
@@ -36,6 +39,7 @@ import { parseShard, shareOf, linesOfShard } from '../load/shard';
 import { toolInfo } from '../core/tool-info';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { refuseWalletOptions, walletLoad } from './wallet-load';
+import { numbersAsTyped, stringsGiven, timeoutSeconds, withinTimer } from './validate';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
@@ -95,6 +99,8 @@ export function loadArgs(argv: string[]) {
     .option('natural-wait', { type: 'string', default: '30m', describe: '--notify with no way to mine (not the lab, no --mine-via): how long to wait for each natural block' })
     .config('config', 'JSON file with any of these options', configFileParser(y))
     .check(givenOnce(y))
+    .check(numbersAsTyped(y, argv))
+    .check(stringsGiven(y))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);
@@ -113,7 +119,7 @@ function duration(name: string, text: string): number {
   try {
     const ms = parseDurationMs(text, `--${name}`);
     if (!(ms >= 0)) throw new Error(`--${name} must not be negative`);
-    return ms;
+    return withinTimer(`--${name}`, text, ms);
   } catch (err) {
     throw new UserError((err as Error).message);
   }
@@ -121,7 +127,9 @@ function duration(name: string, text: string): number {
 
 function stages(name: string, text: string) {
   try {
-    return parseStages(text, `--${name}`);
+    const parsed = parseStages(text, `--${name}`);
+    withinTimer(`--${name}`, text, parsed.reduce((ms, st) => ms + st.durationMs, 0));
+    return parsed;
   } catch (err) {
     throw new UserError((err as Error).message);
   }
@@ -211,7 +219,7 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
   const { model, durationMs } = modelFromArgs(a);
   const mix = parseMix(a.mix);
   const shard = a.shard === undefined ? undefined : parseShard(a.shard);
-  if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
+  const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   const closed = model.kind === 'vus' || model.kind === 'vus-stages';
   const maxVus = model.kind === 'vus' ? model.vus : model.kind === 'vus-stages' ? Math.max(model.startVus, ...model.stages.map((s) => s.target)) : 0;
   const connections = a.connections !== undefined ? positive('connections', a.connections) : closed ? Math.max(1, maxVus) : 8;
@@ -235,7 +243,7 @@ export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; dat
       durationMs,
       connections: Math.max(1, shareOf(shard, connections)),
       pipeline,
-      timeoutMs: Math.round(a.timeout * 1000),
+      timeoutMs,
       maxLineBytes: positive('max-line-bytes', a['max-line-bytes']),
       tlsInsecure: a['tls-insecure'],
       ca: caFile ? readCa(caFile) : undefined,
@@ -266,6 +274,7 @@ async function merge(argv: string[]): Promise<number> {
     .help()
     .parseAsync();
   const inputs = a._.map(String);
+  claimDatabase(a.db);
   const created = fileAboutToBeCreated(a.db);
   try {
     const { runId, intervals, status } = mergeShards(inputs, a.db);
@@ -279,18 +288,22 @@ async function merge(argv: string[]): Promise<number> {
 
 /** `load hlog --db FILE [--run ID] --out FILE.hlog [--method M]`: HdrHistogram interval log. */
 async function hlog(argv: string[]): Promise<number> {
-  const a = await yargs(argv)
+  const y = yargs(argv);
+  const a = await y
     .scriptName('npm run load -- hlog')
     .option('db', { type: 'string', default: 'results/load.sqlite', describe: 'results database' })
     .option('run', { type: 'number', describe: 'load run (default: the latest)' })
     .option('out', { type: 'string', demandOption: true, describe: '.hlog file to write' })
     .option('method', { type: 'string', describe: 'only this method (balance, history, utxos)' })
+    .check(numbersAsTyped(y, argv))
+    .check(stringsGiven(y))
     .strict()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);
     })
     .help()
     .parseAsync();
+  claimOutputFile(a.out, '--out');
   const results = ResultsStore.open(a.db, { readonly: true });
   try {
     const store = new LoadStore(results);
@@ -310,12 +323,14 @@ async function main(): Promise<number> {
   if (argv[0] === 'merge') return merge(argv.slice(1));
   if (argv[0] === 'hlog') return hlog(argv.slice(1));
   const a = await loadArgs(argv).parseAsync();
+  claimDatabase(a.db);
+  if (a['summary-export'] !== undefined) claimOutputFile(a['summary-export'], '--summary-export');
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);
   const { opts, datasetFile, datasetHash, thresholds, findMax: search } = await optionsFromArgs(a);
   const tracker = thresholds.length ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
   if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
-  await ensureReachable(opts.servers, opts);
+  await ensureReachable(opts.servers, opts, expectedNetwork(datasetFile, opts.lines));
   const resources = await resourceTargets(a);
 
   const created = fileAboutToBeCreated(a.db);
@@ -401,6 +416,14 @@ async function main(): Promise<number> {
   });
   results.close();
   if (failure) throw failure;
+  if (status === 'interrupted' && outcomes.length === 0) {
+    // Stopped while the first server's connections opened: nothing was measured.
+    if (created) created.remove();
+    const kept = created ? 'nothing was written' : `run ${runId} is recorded in ${a.db} as interrupted, with no results`;
+    process.stderr.write(`electrum-bench: stopped before the first request; ${kept}
+`);
+    return 130;
+  }
 
   const json = { runId, db: a.db, status, model: search ? 'find-max' : opts.model, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted };
   if (a['summary-export']) writeFileAtomic(a['summary-export'], JSON.stringify(json, null, 2) + '\n', { mkdir: true });

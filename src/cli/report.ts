@@ -9,7 +9,8 @@ import { runCli } from './run-cli';
 import { writeReport } from '../report/report';
 import { reportOptions } from '../report/options';
 import { compareDatabases, compareMarkdown } from '../report/compare';
-import { prepareOutDir, writeOutputs } from '../report/export/output';
+import { writeOutputs } from '../report/export/output';
+import { claimOutputDir } from '../core/output-path';
 import { UserError } from '../core/user-error';
 
 async function main(): Promise<void> {
@@ -29,7 +30,8 @@ async function main(): Promise<void> {
           .option('baseline', { type: 'string', describe: "server whose p50 the others' are divided by" })
           .option('log-x', { type: 'boolean', default: false, describe: 'logarithmic address-size axis' })
           .option('log-y', { type: 'boolean', default: false, describe: 'logarithmic latency axis' })
-          .option('facet', { type: 'boolean', default: false, describe: 'one panel per server' }),
+          .option('facet', { type: 'boolean', default: false, describe: 'one panel per server' })
+          .option('force', { type: 'boolean', default: false, describe: 'replace an earlier report in --out' }),
       async (a) => {
         const opts = reportOptions({
           db: a.db,
@@ -43,6 +45,8 @@ async function main(): Promise<void> {
           logY: a['log-y'],
           facet: a.facet,
         });
+        // Every report has these two: a folder holding them holds an earlier report.
+        claimOutputDir(opts.outDir, '--out', { files: ['index.html', 'summary.md'], force: a.force });
         const files = await writeReport(opts);
         process.stdout.write(`report written to ${opts.outDir}/ (${files.length} files; open ${path.join(opts.outDir, 'index.html')})\n`);
       },
@@ -50,17 +54,18 @@ async function main(): Promise<void> {
     .command(
       'compare',
       'delta table of per-address medians between two databases: --db A --db B',
-      (y) => y.option('db', { type: 'string', array: true, describe: 'the two databases, A then B' }).option('out', { type: 'string', describe: 'also write DIR/compare.md' }),
+      (y) =>
+        y
+          .option('db', { type: 'string', array: true, describe: 'the two databases, A then B' })
+          .option('out', { type: 'string', describe: 'also write DIR/compare.md' })
+          .option('force', { type: 'boolean', default: false, describe: 'replace an earlier compare.md in --out' }),
       (a) => {
         const dbs = a.db ?? [];
         if (dbs.length !== 2) throw new UserError(`compare takes exactly two --db (A then B), got ${dbs.length}`);
         const [dbA, dbB] = dbs;
-        // Reading first: a missing or foreign --db must not leave an empty --out directory behind.
+        if (a.out !== undefined) claimOutputDir(a.out, '--out', { files: ['compare.md'], force: a.force });
         const text = compareMarkdown(compareDatabases(dbA, dbB), dbA, dbB);
-        if (a.out) {
-          prepareOutDir(a.out);
-          writeOutputs(a.out, [{ name: 'compare.md', data: text }]);
-        }
+        if (a.out !== undefined) writeOutputs(a.out, [{ name: 'compare.md', data: text }]);
         process.stdout.write(text);
       },
     )

@@ -4,13 +4,16 @@
  * descriptions that leave them out.
  */
 import { isUserError } from '../core/user-error';
+import { releaseClaims } from '../core/output-path';
 
 export function runCli(main: () => Promise<number | void>): void {
   main().then(
     (code) => {
+      releaseClaims();
       process.exitCode = code ?? 0;
     },
     (err: unknown) => {
+      releaseClaims();
       // yargs throws a YError for its own usage checks (e.g. an unreadable --config): the user's to fix.
       if (isUserError(err) || (err as Error)?.name === 'YError') {
         process.stderr.write(`electrum-bench: ${oneLine((err as Error).message)}\n`);

@@ -4,8 +4,14 @@
  * under src/bench/ or src/load/ knows it.
  */
 import fs from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../core/targets';
-import { openPool } from '../bench/transport';
+import { openPool, startFailure, type MeasuringPool } from '../bench/transport';
+import { PROFILES } from '../servers/profiles';
+import { wrongChain, type ExpectedNetwork } from '../dataset/expected-network';
+import { headerHash } from '../dataset/network';
+import { onSignalBeforeStart } from './signals';
+import { releaseClaims } from '../core/output-path';
 import { labTargets } from './lab-targets';
 import { UserError } from '../core/user-error';
 
@@ -57,27 +63,68 @@ export async function resolveTargets(a: TargetArgs): Promise<{ targets: ServerTa
 }
 
 
+/** Checked here, before connecting: a --ca that is not PEM would otherwise surface as the server's TLS failure. */
 export function readCa(file: string): Buffer {
+  let pem: Buffer;
   try {
-    return fs.readFileSync(file);
+    pem = fs.readFileSync(file);
   } catch (err) {
     throw new UserError(`--ca: cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
   }
+  const certificates = pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (certificates.length === 0) throw new UserError(`--ca: ${file} holds no PEM certificate (no "-----BEGIN CERTIFICATE-----" block)`);
+  for (const [i, text] of certificates.entries()) {
+    try {
+      new X509Certificate(text);
+    } catch (err) {
+      throw new UserError(`--ca: ${file}: certificate ${i + 1} does not parse (${(err as Error).message})`);
+    }
+  }
+  return pem;
 }
 
-/** One connection to each target, of its own transport, before anything is written: an unreachable server is the user's to fix. */
+/**
+ * One connection to each target, of its own transport, before anything is written: an unreachable
+ * server is the user's to fix. With `expected`, an Electrum server whose block 0 is another
+ * chain's than the dataset's is refused too.
+ */
 export async function ensureReachable(
   targets: ServerTarget[],
   o: { timeoutMs: number; maxLineBytes: number; tlsInsecure: boolean; ca?: Buffer },
+  expected?: ExpectedNetwork | null,
 ): Promise<void> {
+  const handOver = onSignalBeforeStart(releaseClaims);
+  try {
+    await reachEach(targets, o, expected);
+  } finally {
+    handOver();
+  }
+}
+
+async function reachEach(targets: ServerTarget[], o: Parameters<typeof ensureReachable>[1], expected?: ExpectedNetwork | null): Promise<void> {
   for (const t of targets) {
     const pool = openPool(t, { timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, tlsInsecure: o.tlsInsecure, ca: o.ca, concurrency: 1, clientName: 'electrum-bench' });
     try {
-      await pool.start();
-    } catch (err) {
-      throw new UserError(`server ${t.name} (${targetUrl(t)}) is unreachable: ${(err as Error).message}`);
+      try {
+        await pool.start();
+      } catch (err) {
+        throw new UserError(startFailure(t, err));
+      }
+      if (expected && PROFILES[t.profile].transport !== 'esplora-rest') await checkChain(t, pool, expected);
     } finally {
       await pool.close();
     }
   }
+}
+
+async function checkChain(t: ServerTarget, pool: MeasuringPool, expected: ExpectedNetwork): Promise<void> {
+  let header: unknown;
+  try {
+    header = (await pool.use((c) => c.call('blockchain.block.header', [0]))).result;
+  } catch {
+    return; // a server that does not serve headers cannot be checked; its answers will show the rest
+  }
+  if (typeof header !== 'string' || !/^[0-9a-f]{160}$/i.test(header)) return;
+  const chain = wrongChain(expected, headerHash(header));
+  if (chain) throw new UserError(`server ${t.name} (${targetUrl(t)}) is on ${chain}, not the chain of ${expected.source}`);
 }

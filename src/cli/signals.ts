@@ -2,13 +2,20 @@
  * Signal handling in one place: the first SIGINT, SIGTERM or SIGHUP (a closed terminal) asks for a
  * clean stop (everything measured so far is kept); a second one exits at once, after writing what
  * is still buffered.
+ *
+ * A signal can reach us through several doors at once: `kill -TERM -PGID` hits npm, tsx and us,
+ * and npm and tsx each pass it on, each within a few milliseconds. Copies of the same signal within
+ * DUPLICATE_MS of the first are that one request, not an impatient second one (a person's second
+ * Ctrl-C, or a script's second kill, comes far later).
  */
 const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const DUPLICATE_MS = 40;
 
 export function onStopSignal(stop: (signal: NodeJS.Signals) => void, beforeForcedExit?: () => void): () => void {
-  let seen = false;
+  let first: { signal: NodeJS.Signals; at: number } | undefined;
   const handler = (signal: NodeJS.Signals) => {
-    if (seen) {
+    if (first) {
+      if (signal === first.signal && Date.now() - first.at < DUPLICATE_MS) return;
       try {
         beforeForcedExit?.();
       } finally {
@@ -16,9 +23,28 @@ export function onStopSignal(stop: (signal: NodeJS.Signals) => void, beforeForce
         process.exit(130);
       }
     }
-    seen = true;
+    first = { signal, at: Date.now() };
     process.stderr.write(`\n${signal}: stopping, keeping everything measured so far\n`);
     stop(signal);
+  };
+  for (const s of STOP_SIGNALS) process.on(s, handler);
+  return () => {
+    for (const s of STOP_SIGNALS) process.off(s, handler);
+  };
+}
+
+/**
+ * While a command connects, before it has written anything: a stop ends it at once, saying so
+ * (`cleanup` removes what its claims made). Returns the function that hands over to onStopSignal.
+ */
+export function onSignalBeforeStart(cleanup: () => void): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    try {
+      cleanup();
+    } finally {
+      process.stderr.write(`electrum-bench: ${signal} while connecting: stopped before the first request; nothing was written\n`);
+      process.exit(130);
+    }
   };
   for (const s of STOP_SIGNALS) process.on(s, handler);
   return () => {

@@ -12,6 +12,8 @@ import { workloadNamed } from '../wallet/workloads';
 import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
+import { timeoutSeconds } from './validate';
+import { walletsNetwork } from '../dataset/expected-network';
 
 export interface WalletBenchArgs extends TargetArgs {
   workload: string;
@@ -46,7 +48,7 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
   const passes = int('passes', a.passes, 1);
   const warmup = int('warmup', a.warmup, 0);
   if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
-  if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
+  const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   const resolved = await resolveTargets(a);
   const labCaFile = resolved.labCaFile;
   // Wallets speak the Electrum protocol: the lab's Esplora REST target is left out, a named one refused.
@@ -55,9 +57,8 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
   const targets = resolved.targets.filter((t) => t.profile !== 'esplora-rest');
   const caFile = a.ca ?? labCaFile;
   const ca = caFile ? readCa(caFile) : undefined;
-  const timeoutMs = Math.round(a.timeout * 1000);
   const maxLineBytes = int('max-line-bytes', a['max-line-bytes'], 1024);
-  await ensureReachable(targets, { timeoutMs, maxLineBytes, tlsInsecure: a['tls-insecure'], ca });
+  await ensureReachable(targets, { timeoutMs, maxLineBytes, tlsInsecure: a['tls-insecure'], ca }, walletsNetwork(wallets));
   const setups = await labSetups((await labServersAmong(targets)).servers);
 
   const created = fileAboutToBeCreated(a.db);

@@ -19,6 +19,8 @@ import { parseDurationMs } from '../load/schedule';
 import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
+import { timeoutSeconds, withinTimer } from './validate';
+import { walletsNetwork } from '../dataset/expected-network';
 
 export interface WalletLoadArgs extends TargetArgs {
   workload: string;
@@ -86,10 +88,10 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
     const v = a[name];
     if (!Number.isInteger(v) || v < min) throw new UserError(`--${name} must be an integer >= ${min}, got ${v}`);
   }
-  const durationMs = a.duration === undefined ? 60_000 : checked(() => parseDurationMs(a.duration!, '--duration'));
+  const durationMs = a.duration === undefined ? 60_000 : checked(() => withinTimer('--duration', a.duration!, parseDurationMs(a.duration!, '--duration')));
   if (a.duration !== undefined && a.rate === undefined) throw new UserError('--duration applies to --rate (how long wallets keep arriving)');
-  const notifyWaitMs = checked(() => parseDurationMs(a['notify-wait'], '--notify-wait'));
-  const naturalWaitMs = checked(() => parseDurationMs(a['natural-wait'], '--natural-wait'));
+  const notifyWaitMs = checked(() => withinTimer('--notify-wait', a['notify-wait'], parseDurationMs(a['notify-wait'], '--notify-wait')));
+  const naturalWaitMs = checked(() => withinTimer('--natural-wait', a['natural-wait'], parseDurationMs(a['natural-wait'], '--natural-wait')));
   const limit = fileLimit();
   // Each held wallet is one socket; arrivals and the process itself need a margin beside them.
   const needed = hold + 256;
@@ -101,8 +103,8 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const targets = resolved.targets.filter((t) => t.profile !== 'esplora-rest');
   const caFile = a.ca ?? resolved.labCaFile;
   const ca = caFile ? readCa(caFile) : undefined;
-  if (!(a.timeout > 0)) throw new UserError(`--timeout must be a positive number of seconds, got ${a.timeout}`);
-  await ensureReachable(targets, { timeoutMs: a.timeout * 1000, maxLineBytes: a['max-line-bytes'], tlsInsecure: a['tls-insecure'], ca });
+  const timeoutMs = timeoutSeconds('--timeout', a.timeout);
+  await ensureReachable(targets, { timeoutMs, maxLineBytes: a['max-line-bytes'], tlsInsecure: a['tls-insecure'], ca }, walletsNetwork(wallets));
   const maker = a.notify ? await blockMaker(a, allOnLab, naturalWaitMs) : undefined;
   const setups = await labSetups(onLab);
   const log = (line: string) => process.stderr.write(`[load] ${line}\n`);
@@ -113,7 +115,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const results = ResultsStore.open(a.db);
   const store = new WalletStore(results);
   const tool = toolInfo();
-  const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, durationMs, notify: a.notify, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs: a.timeout * 1000 };
+  const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, durationMs, notify: a.notify, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs };
   let run: { runId: number; serverIds: Map<string, number> };
   try {
     run = store.createRun(
@@ -131,7 +133,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
       servers: targets,
       workload,
       wallets: chosen,
-      connection: { tlsInsecure: a['tls-insecure'], ca, timeoutMs: a.timeout * 1000, maxLineBytes: a['max-line-bytes'], keepaliveMs: 60_000 },
+      connection: { tlsInsecure: a['tls-insecure'], ca, timeoutMs, maxLineBytes: a['max-line-bytes'], keepaliveMs: 60_000 },
       hold,
       holdConcurrency: a['hold-concurrency'],
       rate: a.rate,

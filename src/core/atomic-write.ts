@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { makeDirs } from './output-path';
 
 /** `reason` is the errno code when there is one (ENOENT, EACCES …), short enough for one line. */
 export class AtomicWriteError extends Error {
@@ -40,7 +41,7 @@ export function stageFile(target: string, data: string | Uint8Array, opts: { mod
     staged.delete(temporary);
   };
   try {
-    if (opts.mkdir) fs.mkdirSync(dir, { recursive: true });
+    if (opts.mkdir) makeDirs(dir);
     const fd = fs.openSync(temporary, 'w', opts.mode ?? 0o644);
     try {
       fs.writeFileSync(fd, data);

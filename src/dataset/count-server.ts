@@ -4,6 +4,7 @@
  * counting: which chain it is on (hash of block 0) and where its tip is.
  */
 import { ElectrumPool } from '../electrum/pool';
+import { HandshakeSilence } from '../electrum/errors';
 import { PROFILES, ProfileName, ServerProfile } from '../servers/profiles';
 import { UserError } from '../core/user-error';
 import { headerHash } from './network';
@@ -34,7 +35,8 @@ export async function openCountServer(
     software = (await pool.start()).software;
   } catch (err) {
     await pool.close().catch(() => undefined);
-    throw new UserError(`electrum server ${target.label} is unreachable: ${(err as Error).message}`);
+    const why = err instanceof HandshakeSilence ? (err as Error).message : `is unreachable: ${(err as Error).message}`;
+    throw new UserError(`electrum server ${target.label} ${why}`);
   }
   const profile = PROFILES[opts.profile === 'auto' ? profileOfSoftware(software) : opts.profile];
   return { pool, profile, software, label: target.label };

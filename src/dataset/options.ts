@@ -6,6 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../core/user-error';
+import { claimOutputFile, makeDirs } from '../core/output-path';
+import { MAX_TIMER_MS } from '../core/timer-limit';
 import { formatServerUrl, parseServerAddress } from '../core/server-address';
 import { ADDRESS_TYPES, AddressType } from './line';
 import { NETWORK_NAMES, NetworkName } from '../electrum/scripthash';
@@ -100,7 +102,7 @@ export function buildOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Bu
     countVia: electrumTarget(str(raw, 'count-via', true)!, raw['tls-insecure'] === true),
     countProfile: oneOf(raw, 'count-profile', ['auto', ...PROFILE_NAMES], DEFAULTS.countProfile),
     countConnections: integer(raw, 'count-connections', { min: 1, max: 64 }) ?? DEFAULTS.countConnections,
-    countTimeoutMs: (integer(raw, 'count-timeout', { min: 1 }) ?? DEFAULTS.countTimeoutSec) * 1000,
+    countTimeoutMs: (integer(raw, 'count-timeout', { min: 1, max: Math.floor(MAX_TIMER_MS / 1000) }) ?? DEFAULTS.countTimeoutSec) * 1000,
     scanConcurrency: integer(raw, 'scan-concurrency', { min: 1, max: 16 }) ?? DEFAULTS.scanConcurrency,
     network: oneOf(raw, 'network', ['auto', ...NETWORK_NAMES], DEFAULTS.network),
     selection: selection(raw),
@@ -153,31 +155,19 @@ export function manifestPathOf(datasetPath: string): string {
 }
 
 /**
- * Makes sure the outputs can be written before any work starts: the directory exists or can be
- * created, and is writable, and an existing dataset is only replaced when asked to. Nothing is
- * created yet (createOutputDir does, once the work has started), so a command that fails on a
- * later check leaves no empty directory behind.
+ * Makes sure the outputs can be written before any work starts, and an existing dataset is only
+ * replaced when asked to. A directory the claim makes and the command leaves empty is removed
+ * when it ends.
  */
 export function prepareOutput(out: OutputPaths, force: boolean): void {
-  const dir = path.dirname(path.resolve(out.dataset));
-  let existing = dir;
-  while (!fs.existsSync(existing) && existing !== path.dirname(existing)) existing = path.dirname(existing);
-  try {
-    if (!fs.statSync(existing).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
-    fs.accessSync(existing, fs.constants.W_OK);
-  } catch (err) {
-    throw new UserError(`--out: cannot write to ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  if (!force && fs.existsSync(out.dataset)) {
-    throw new UserError(`--out: ${out.dataset} already exists (pass --force to replace it)`);
-  }
+  claimOutputFile(out.dataset, '--out', { replace: false, force });
 }
 
 /** Creates the directory prepareOutput checked, right before the first file goes into it. */
 export function createOutputDir(out: OutputPaths): void {
   const dir = path.dirname(path.resolve(out.dataset));
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
   } catch (err) {
     throw new UserError(`--out: cannot write to ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }

@@ -11,7 +11,7 @@ import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { EventEmitter } from 'node:events';
 import { LineDecoder, LineTooLongError } from './framing';
-import { ElectrumError } from './errors';
+import { ElectrumError, HandshakeSilence } from './errors';
 import { PendingTable } from './pending-table';
 import { Outbox } from './outbox';
 
@@ -141,6 +141,9 @@ export class ElectrumClient extends EventEmitter {
   /** Replies that arrived after their call had timed out: dropped, counted. */
   lateReplies = 0;
   timeouts = 0;
+  /** What the server sent so far, to say what it did when the handshake fails. */
+  private bytesReceived = 0;
+  private linesReceived = 0;
 
   private socket!: net.Socket;
   private decoder: LineDecoder;
@@ -363,7 +366,13 @@ export class ElectrumClient extends EventEmitter {
 
   private async handshake(): Promise<void> {
     const name = this.opts.clientName ?? 'electrum-bench';
-    const answer = await this.request<unknown>('server.version', [name, this.opts.protocolVersion ?? [PROTOCOL_MIN, PROTOCOL_MAX]]);
+    let answer: unknown;
+    try {
+      answer = await this.request<unknown>('server.version', [name, this.opts.protocolVersion ?? [PROTOCOL_MIN, PROTOCOL_MAX]]);
+    } catch (err) {
+      if (err instanceof ElectrumError && err.category === 'timeout') throw new HandshakeSilence(this.handshakeSilence());
+      throw err;
+    }
     if (!Array.isArray(answer) || typeof answer[0] !== 'string' || typeof answer[1] !== 'string') {
       throw new ElectrumError('protocol', `${this.label}: unexpected server.version answer ${JSON.stringify(answer)}`);
     }
@@ -380,6 +389,14 @@ export class ElectrumClient extends EventEmitter {
     } catch {
       /* not offered */
     }
+  }
+
+  /** What a server that accepted the connection did instead of answering server.version. */
+  private handshakeSilence(): string {
+    const within = `within ${this.timeoutMs >= 1000 ? `${+(this.timeoutMs / 1000).toFixed(1)} s` : `${this.timeoutMs} ms`}`;
+    if (this.bytesReceived === 0) return `connected, but did not answer server.version ${within}`;
+    if (this.linesReceived === 0) return `connected, but sent ${this.bytesReceived} bytes and no end of line ${within} (not an Electrum server, or one that stalls mid-answer)`;
+    return `connected, but sent no answer to server.version ${within} (${this.linesReceived} other lines)`;
   }
 
   private keepalive(every: number): void {
@@ -433,6 +450,7 @@ export class ElectrumClient extends EventEmitter {
     // Read at the arrival, before any parsing: what the loop did until now may have delayed it.
     const activeAtEnd = this.opts.measureLoop ? performance.eventLoopUtilization().active : undefined;
     this.lastTraffic = Date.now();
+    this.bytesReceived += chunk.length;
     let text: string;
     let ascii: boolean;
     try {
@@ -463,6 +481,7 @@ export class ElectrumClient extends EventEmitter {
 
   /** One line, `bytes` long with its newline. */
   private onLine(line: string, bytes: number, endNs: bigint, activeAtEnd?: number): void {
+    this.linesReceived++;
     if (line.length === 0 || line === '\r') return;
     if (this.opts.skipLargeResults && bytes > LARGE_LINE_BYTES) {
       const id = idOfLargeResult(line);

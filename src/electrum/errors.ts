@@ -22,6 +22,17 @@ export function isElectrumError(err: unknown): err is ElectrumError {
   return err instanceof ElectrumError;
 }
 
+/**
+ * A server that accepted the connection and then did not take part in the handshake: not
+ * unreachable, and not to be blamed on the pool that waited for it. The message says what it did.
+ */
+export class HandshakeSilence extends ElectrumError {
+  constructor(message: string) {
+    super('timeout', message);
+    this.name = 'HandshakeSilence';
+  }
+}
+
 /** Wraps anything thrown into an ElectrumError, so a sample never loses its failure. */
 export function toElectrumError(err: unknown): ElectrumError {
   if (err instanceof ElectrumError) return err;

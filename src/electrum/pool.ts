@@ -24,6 +24,9 @@ export interface PoolOptions extends ClientOptions {
   acquireTimeoutMs?: number;
 }
 
+/** The pool's own wait for a connection ended (generic-pool's words), not a connection attempt. */
+class PoolWaitError extends ElectrumError {}
+
 class FailedConnection {
   readonly at = process.hrtime.bigint();
   constructor(readonly error: ElectrumError) {}
@@ -44,21 +47,14 @@ export class ElectrumPool {
   private closed: Promise<void> | undefined;
 
   private readonly reconnector: Reconnector;
+  /** The newest connection attempt, for start() to report when the pool's own wait ends first. */
+  private lastCreate: Promise<Slot> | undefined;
 
   constructor(private readonly opts: PoolOptions) {
     this.reconnector = new Reconnector(opts);
     const timeoutMs = opts.timeoutMs ?? 30_000;
     const factory: genericPool.Factory<Slot> = {
-      create: async () => {
-        try {
-          const client = await this.reconnector.connect(this.server !== undefined);
-          if (!this.server) this.server = client.server;
-          this.created++;
-          return client;
-        } catch (err) {
-          return new FailedConnection(toElectrumError(err));
-        }
-      },
+      create: () => (this.lastCreate = this.createSlot()),
       destroy: async (slot) => {
         if (!(slot instanceof ElectrumClient)) return;
         if (this.closing || !slot.awaitingLateReplies) return this.retire(slot);
@@ -75,9 +71,32 @@ export class ElectrumPool {
     });
   }
 
-  /** Connects once up front so an unreachable server fails before any measuring starts. */
+  private async createSlot(): Promise<Slot> {
+    try {
+      const client = await this.reconnector.connect(this.server !== undefined);
+      if (!this.server) this.server = client.server;
+      this.created++;
+      return client;
+    } catch (err) {
+      return new FailedConnection(toElectrumError(err));
+    }
+  }
+
+  /**
+   * Connects once up front so an unreachable server fails before any measuring starts. The pool's
+   * wait and the handshake's timeout end together; what the attempt found (refused, silent, no end
+   * of line) says more than the pool's own "timed out", so that is what a failure carries.
+   */
   async start(): Promise<ServerInfo> {
-    await this.use(async () => undefined);
+    try {
+      await this.use(async () => undefined);
+    } catch (err) {
+      const attempt = this.lastCreate;
+      if (!(err instanceof PoolWaitError) || attempt === undefined) throw err;
+      const slot = await attempt;
+      if (slot instanceof FailedConnection) throw slot.error;
+      await this.use(async () => undefined);
+    }
     return this.server!;
   }
 
@@ -102,7 +121,7 @@ export class ElectrumPool {
         slot = await this.pool.acquire();
       } catch (err) {
         const msg = (err as Error).message;
-        throw new ElectrumError(/timeout|timed out/i.test(msg) ? 'timeout' : 'disconnect', `pool ${label(this.opts)}: ${msg}`);
+        throw new PoolWaitError(/timeout|timed out/i.test(msg) ? 'timeout' : 'disconnect', `pool ${label(this.opts)}: ${msg}`);
       }
       if (slot instanceof FailedConnection) {
         await this.pool.destroy(slot);

@@ -12,6 +12,7 @@ import { BtcdClient } from './adapter/btcd-client';
 import type { Credentials } from './adapter/credentials';
 import { LAB_TIMEOUTS, type LabConfig, type LabPaths } from './config';
 import { spawnDetached, waitReady } from './processes';
+import { makeDirs } from '../core/output-path';
 
 function btcdConfFile(paths: LabPaths): string {
   return path.join(paths.btcdDir, 'btcd.conf');
@@ -39,7 +40,7 @@ export function btcdArgs(cfg: LabConfig, paths: LabPaths, miningAddress: string)
 /** Starts btcd on a wiped datadir and waits until its RPC answers; returns its pid. */
 export async function startBtcd(cfg: LabConfig, paths: LabPaths, creds: Credentials, miningAddress: string): Promise<number> {
   fs.rmSync(paths.btcdDir, { recursive: true, force: true });
-  fs.mkdirSync(paths.btcdDir, { recursive: true });
+  makeDirs(paths.btcdDir);
   fs.writeFileSync(btcdConfFile(paths), `[Application Options]\nrpcuser=${creds.user}\nrpcpass=${creds.password}\n`, { mode: 0o600 });
   const pid = spawnDetached(paths, { name: 'btcd', command: cfg.bin.btcd, args: btcdArgs(cfg, paths, miningAddress) });
   const btcd = new BtcdClient(cfg.host, cfg.ports.btcdRpc, creds, 5_000);

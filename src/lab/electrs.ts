@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import type { Credentials } from './adapter/credentials';
 import type { LabConfig, LabPaths, ServerSettings } from './config';
 import { spawnDetached } from './processes';
+import { makeDirs } from '../core/output-path';
 
 export function electrsArgs(cfg: LabConfig, paths: LabPaths, settings: ServerSettings = {}): string[] {
   const h = cfg.host;
@@ -38,7 +39,7 @@ export function electrsArgs(cfg: LabConfig, paths: LabPaths, settings: ServerSet
 /** Starts electrs on a wiped index directory; returns its pid. Readiness is checked by the caller. */
 export function startElectrs(cfg: LabConfig, paths: LabPaths, creds: Credentials, settings: ServerSettings = {}): number {
   fs.rmSync(paths.electrsDir, { recursive: true, force: true });
-  fs.mkdirSync(paths.electrsDir, { recursive: true });
+  makeDirs(paths.electrsDir);
   fs.rmSync(paths.electrsConf, { force: true });
   fs.writeFileSync(paths.electrsConf, `auth = "${creds.user}:${creds.password}"\n`, { mode: 0o600 });
   return spawnDetached(paths, { name: 'electrs', command: cfg.bin.electrs, args: electrsArgs(cfg, paths, settings) });

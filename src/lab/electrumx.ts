@@ -12,6 +12,7 @@ import type { Credentials } from './adapter/credentials';
 import { labCertificateFiles } from './certificates';
 import type { LabConfig, LabPaths, ServerSettings } from './config';
 import { spawnDetached } from './processes';
+import { makeDirs } from '../core/output-path';
 
 export function electrumxEnv(cfg: LabConfig, paths: LabPaths, creds: Credentials): NodeJS.ProcessEnv {
   const h = cfg.host;
@@ -64,7 +65,7 @@ const NO_REPLY_HOLD = [
 /** Starts ElectrumX on a wiped index directory; returns its pid. Readiness is checked by the caller. */
 export function startElectrumx(cfg: LabConfig, paths: LabPaths, creds: Credentials, settings: ServerSettings = {}): number {
   fs.rmSync(paths.electrumxDir, { recursive: true, force: true });
-  fs.mkdirSync(paths.electrumxDir, { recursive: true });
+  makeDirs(paths.electrumxDir);
   return spawnDetached(paths, {
     name: 'electrumx',
     command: path.join(cfg.bin.electrumxVenv, 'bin', cfg.electrumxReplyHold ? 'electrumx_server' : 'python3'),

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { labCertificateFiles } from './certificates';
 import type { LabConfig, LabPaths, ServerSettings } from './config';
 import { spawnDetached } from './processes';
+import { makeDirs } from '../core/output-path';
 
 export function fulcrumConfig(cfg: LabConfig, paths: LabPaths, settings: ServerSettings): string {
   const h = cfg.host;
@@ -33,7 +34,7 @@ export function fulcrumConfig(cfg: LabConfig, paths: LabPaths, settings: ServerS
 /** Starts Fulcrum on a wiped index; returns its pid. Readiness is checked by the caller. */
 export function startFulcrum(cfg: LabConfig, paths: LabPaths, settings: ServerSettings = {}): number {
   fs.rmSync(paths.fulcrumDir, { recursive: true, force: true });
-  fs.mkdirSync(paths.fulcrumDir, { recursive: true });
+  makeDirs(paths.fulcrumDir);
   fs.rmSync(paths.fulcrumConf, { force: true });
   fs.writeFileSync(paths.fulcrumConf, fulcrumConfig(cfg, paths, settings), { mode: 0o600 });
   return spawnDetached(paths, { name: 'fulcrum', command: cfg.bin.fulcrum, args: [paths.fulcrumConf] });

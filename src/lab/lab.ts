@@ -36,6 +36,7 @@ import { startElectrumx } from './electrumx';
 import { startEsplora } from './esplora';
 import { startFulcrum } from './fulcrum';
 import { runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
+import { makeDirs } from '../core/output-path';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -157,7 +158,7 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   // Loaded here, not at the top: `down` and `status` must work even if the generator is mid-edit.
   const generator = await import('./generator');
 
-  fs.mkdirSync(cfg.stateDir, { recursive: true });
+  makeDirs(cfg.stateDir);
   for (const c of LAB_COMPONENTS) fs.rmSync(path.join(paths.pidDir, `${c}.pid`), { force: true });
   const creds = writeFreshCredentials(paths.cookieFile);
   if (components.some((c) => electrumTlsEndpoint(cfg, paths, c as ElectrumServerName))) await generateLabCertificates(paths);

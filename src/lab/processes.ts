@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../core/user-error';
 import type { LabComponent, LabPaths } from './config';
+import { makeDirs } from '../core/output-path';
 
 export interface SpawnSpec {
   name: LabComponent;
@@ -29,8 +30,8 @@ export function logFile(paths: LabPaths, name: LabComponent): string {
 
 /** Starts `spec` in its own session, output to its log file (truncated), and records its pid. */
 export function spawnDetached(paths: LabPaths, spec: SpawnSpec): number {
-  fs.mkdirSync(paths.pidDir, { recursive: true });
-  fs.mkdirSync(paths.logDir, { recursive: true });
+  makeDirs(paths.pidDir);
+  makeDirs(paths.logDir);
   const log = fs.openSync(logFile(paths, spec.name), 'w');
   try {
     const child = spawn(spec.command, spec.args, {
@@ -207,7 +208,7 @@ function processStartMs(pid: number): number | null {
  */
 export async function withLabLock<T>(paths: LabPaths, what: string, fn: () => Promise<T>): Promise<T> {
   const lock = path.join(paths.pidDir, 'lab.lock');
-  fs.mkdirSync(paths.pidDir, { recursive: true });
+  makeDirs(paths.pidDir);
   for (let attempt = 0; ; attempt++) {
     try {
       fs.writeFileSync(lock, `${process.pid} ${what}\n`, { flag: 'wx' });

@@ -11,6 +11,9 @@ import { migrate, SCHEMA_VERSION } from './schema';
 import type { DatasetLine } from '../core/dataset-line';
 import { UserError } from '../core/user-error';
 import { createRun, finishRun, serversOf, type ServerRow } from './run-record';
+import { makeDirs } from '../core/output-path';
+import { refuseForeignDatabase } from './ownership';
+import { openReadOnly, ReadOnlyDb } from './read-only';
 
 export interface RunRecord {
   id: number;
@@ -92,6 +95,8 @@ export class ResultsStore {
   private lastFlushNs = process.hrtime.bigint();
   /** A read of an older database reads an upgraded copy in this directory, removed on close: the file read stays as it was. */
   private scratch: string | undefined;
+  /** Removes what a read-only open left beside the file. */
+  private afterClose?: () => void;
 
   private constructor(db: Database.Database) {
     this.db = db;
@@ -108,26 +113,38 @@ export class ResultsStore {
 
   static open(file: string, opts: { readonly?: boolean } = {}): ResultsStore {
     if (opts.readonly && !fs.existsSync(file)) throw new UserError(`--db: no such results database: ${file}`);
-    if (!opts.readonly) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (!opts.readonly) {
+      try {
+        makeDirs(path.dirname(path.resolve(file)));
+      } catch (err) {
+        throw new UserError(`--db: cannot create directory ${path.dirname(file)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+    }
+    if (!opts.readonly) refuseForeignDatabase(file);
     let db: Database.Database;
     let scratch: string | undefined;
+    let readOnly: ReadOnlyDb | undefined;
     try {
-      db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+      if (opts.readonly) readOnly = openReadOnly(file);
+      db = readOnly?.db ?? new Database(file);
       if (!opts.readonly) {
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
         migrate(db);
       } else if (isOlder(db.pragma('user_version', { simple: true }) as number)) {
         ({ db, scratch } = upgradedCopy(db));
+        readOnly?.close();
       }
       db.pragma('foreign_keys = ON');
       db.prepare('SELECT count(*) FROM runs').get();
     } catch (err) {
+      readOnly?.close();
       if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
       throw new UserError(`--db: ${file} is not an electrum-bench results database (${(err as Error).message})`);
     }
     const store = new ResultsStore(db);
     store.scratch = scratch;
+    store.afterClose = readOnly?.close;
     return store;
   }
 
@@ -274,6 +291,7 @@ export class ResultsStore {
     this.flush();
     this.db.close();
     if (this.scratch) fs.rmSync(this.scratch, { recursive: true, force: true });
+    this.afterClose?.();
   }
 }
 

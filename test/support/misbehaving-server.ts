@@ -19,6 +19,10 @@
  * method it does not know (e.g. the scripthash methods) is answered with a JSON-RPC error; with
  * `emptyAnswers`, the scripthash methods answer as for an address that never received anything
  * ([] and a zero balance), the way Fulcrum answers above its max_history.
+ * With `noNewline`, its answers (server.version's too) never end their line; with `dripMs`, each
+ * answer is written one byte every that many ms (a server, or a middlebox, that trickles).
+ * With `genesisHeader`, blockchain.block.header answers that header for block 0 (the chain it
+ * claims to be on).
  * It is not a fake of a real server: no test uses it for anything a real server answers.
  */
 import net from 'node:net';
@@ -50,6 +54,12 @@ export interface MisbehavingOptions {
   closeOnUnknown?: boolean;
   /** Hold every answer due inside this window (ms after start) until the window ends: a stall. */
   stall?: { atMs: number; forMs: number };
+  /** Answers without their end of line. */
+  noNewline?: boolean;
+  /** Answers written one byte at a time, this many ms apart. */
+  dripMs?: number;
+  /** Block 0's header (hex) for blockchain.block.header. */
+  genesisHeader?: string;
 }
 
 interface Req {
@@ -130,6 +140,9 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         return { jsonrpc: '2.0', id: r.id, result: null };
       case 'test.echo':
         return { jsonrpc: '2.0', id: r.id, result: r.params };
+      case 'blockchain.block.header':
+        if (opts.genesisHeader && r.params[0] === 0) return { jsonrpc: '2.0', id: r.id, result: opts.genesisHeader };
+        return answerUnknown(r);
       case 'test.error':
         return { jsonrpc: '2.0', id: r.id, error: { code: r.params[0], message: r.params[1] } };
       case 'blockchain.scripthash.get_balance':
@@ -176,9 +189,19 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
       default: {
         const a = answer(r);
         if (opts.closeOnUnknown && a && 'error' in a) socket.destroy();
-        else if (a) socket.write(JSON.stringify(a) + '\n');
+        else if (a) send(socket, JSON.stringify(a));
       }
     }
+  }
+
+  function send(socket: net.Socket, line: string): void {
+    const text = opts.noNewline ? line : line + '\n';
+    if (!opts.dripMs) return void socket.write(text);
+    let at = 0;
+    const drip = setInterval(() => {
+      if (socket.destroyed || at >= text.length) return clearInterval(drip);
+      socket.write(text[at++]);
+    }, opts.dripMs);
   }
 
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));

@@ -248,6 +248,10 @@ describe('a database with one load run', () => {
     for (const f of expected.filter((n) => n.endsWith('.png'))) expect(fs.readFileSync(path.join(out, f)).subarray(1, 4).toString('latin1')).toBe('PNG');
   });
 
+  test('reading the database for the report left nothing beside it (no -wal, no -shm)', () => {
+    expect(fs.readdirSync(tmp).filter((f) => f.startsWith('load.sqlite'))).toEqual(['load.sqlite']);
+  });
+
   test("every chart's SVG names both servers", () => {
     for (const suffix of LOAD_SUFFIXES) {
       const svg = fs.readFileSync(path.join(out, `load-${written.runId}-${suffix}.svg`), 'utf8');

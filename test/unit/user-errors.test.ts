@@ -9,12 +9,16 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
+import Database from 'better-sqlite3';
 import { scriptHashOfAddress } from '../../src/electrum/scripthash';
+import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+import { GENESIS_HEADER } from '../support/genesis';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const CLI = { bench: 'bench.ts', dataset: 'dataset.ts', report: 'report.ts', load: 'load.ts' } as const;
+const CLI = { bench: 'bench.ts', dataset: 'dataset.ts', report: 'report.ts', load: 'load.ts', 'index-bench': 'index-bench.ts' } as const;
 /** tsx needs about a second per start on a busy 2-core machine: a few at a time keeps it short. */
 const PARALLEL = 3;
 const PER_COMMAND_MS = 30_000;
@@ -24,6 +28,13 @@ interface Ctx {
   fx: (name: string) => string;
   dir: string;
   dead: number;
+  /** Ports of our misbehaving server: accepts and never answers; answers with no end of line; drips bytes. */
+  silent: number;
+  noEol: number;
+  drip: number;
+  /** Ports of our misbehaving server claiming mainnet's and regtest's block 0. */
+  onMainnet: number;
+  onRegtest: number;
 }
 
 interface Case {
@@ -53,6 +64,11 @@ function line(seed: number, overrides: Record<string, unknown> = {}): string {
   });
 }
 
+function mainnetLine(seed: number): string {
+  const address = bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, seed), network: bitcoin.networks.bitcoin }).address!;
+  return JSON.stringify({ address, scripthash: scriptHashOfAddress(address, 'mainnet'), type: 'p2wpkh', txCount: 3, utxoCount: 1, balance: { confirmed: 5000, unconfirmed: 0 } });
+}
+
 const otherScripthash = scriptHashOfAddress(bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, 99), network: bitcoin.networks.regtest }).address!, 'regtest');
 
 /** Dataset files whose second line (or whole content) is wrong. */
@@ -68,6 +84,7 @@ const DATASETS: Record<string, string> = {
   'wrong-scripthash.jsonl': `${line(1)}\n${line(2, { scripthash: otherScripthash })}\n`,
   'duplicate.jsonl': `${line(1)}\n${line(1)}\n`,
   'empty.jsonl': '',
+  'mainnet.jsonl': `${mainnetLine(1)}\n${mainnetLine(2)}\n`,
 };
 
 /** A wallets file's line, fine but for what a case overrides. */
@@ -94,11 +111,24 @@ const WALLETS: Record<string, string> = {
   'wallets-overused.jsonl': `${walletLine('a')}\n${walletLine('b', { expected: { txCount: 3, txCountExact: true, balance: { confirmed: 1, unconfirmed: 0 }, usedScripts: { receive: 5, change: 0 } } })}\n`,
 };
 
+const CERTS: Record<string, string> = {
+  'not-a-cert.pem': 'this is not a certificate\n',
+  'broken-cert.pem': '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n',
+};
+
 const CONFIGS: Record<string, string> = {
   'bad-json.json': '{"passes": 3,',
   'unknown.json': '{"passes": 3, "frobnicate": true}',
   'passes-string.json': '{"passes": "many"}',
   'server-number.json': '{"server": 5}',
+};
+
+/** A case's setup: another program's SQLite database in the case's directory. */
+const foreignDb = (name: string, wal = false) => (dir: string) => {
+  const db = new Database(path.join(dir, name));
+  if (wal) db.pragma('journal_mode = WAL');
+  db.exec("CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('alice')");
+  db.close();
 };
 
 async function deadPort(): Promise<number> {
@@ -276,23 +306,137 @@ const CASES: Case[] = [
     args: (c) => ['compare', '--db', path.join(c.dir, 'a.sqlite'), '--db', path.join(c.dir, 'b.sqlite'), '--out', path.join(c.dir, 'cmp')],
     names: (c) => [path.join(c.dir, 'a.sqlite')],
   },
+
+  // output paths that cannot be claimed: refused at once (Node's recursive mkdir spins forever under /proc)
+  { name: 'paths: report --out under /proc', cli: 'report', args: (c) => ['--db', path.join(c.dir, 'none.sqlite'), '--out', '/proc/eb-rep'], names: () => ['--out', '/proc/eb-rep'] },
+  { name: 'paths: bench --db under /proc', cli: 'bench', args: (c) => bench(c, '--db', '/proc/eb-nodir/x.sqlite'), names: () => ['--db', '/proc/eb-nodir'] },
+  { name: 'paths: dataset filter --out under /proc', cli: 'dataset', args: (c) => ['filter', '--in', c.fx('good.jsonl'), '--out', '/proc/eb-nodir/f.jsonl'], names: () => ['--out', '/proc/eb-nodir'] },
+  { name: 'paths: dataset build --out under /proc', cli: 'dataset', args: (c) => ['build', ...build(c, { out: '/proc/eb-nodir/o.jsonl' })], names: () => ['--out', '/proc/eb-nodir'] },
+  { name: 'paths: dataset wallets --out under /proc', cli: 'dataset', args: (c) => ['wallets', '--in', c.fx('good.jsonl'), '--size', '1..10', '--out', '/proc/eb-nodir/w.jsonl'], names: () => ['--out', '/proc/eb-nodir'] },
+  { name: 'paths: load --summary-export under /proc', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--summary-export', '/proc/eb-nodir/s.json'], names: () => ['--summary-export', '/proc/eb-nodir'] },
+  { name: 'paths: load --db under /proc', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', '/proc/eb-nodir/l.sqlite'], names: () => ['--db', '/proc/eb-nodir'] },
+  { name: 'paths: load merge --db under /proc', cli: 'load', args: (c) => ['merge', c.fx('good.jsonl'), '--db', '/proc/eb-nodir/m.sqlite'], names: () => ['--db', '/proc/eb-nodir'] },
+  { name: 'paths: load hlog --out under /proc', cli: 'load', args: (c) => ['hlog', '--db', path.join(c.dir, 'none.sqlite'), '--out', '/proc/eb-nodir/x.hlog'], names: () => ['--out', '/proc/eb-nodir'] },
+  { name: 'paths: report compare --out under /proc', cli: 'report', args: (c) => ['compare', '--db', path.join(c.dir, 'a.sqlite'), '--db', path.join(c.dir, 'b.sqlite'), '--out', '/proc/eb-cmp'], names: () => ['--out', '/proc/eb-cmp'] },
+  { name: 'paths: bench --db ""', cli: 'bench', args: (c) => bench(c, '--db', ''), names: () => ['--db', '""'] },
+  { name: 'paths: load --db ""', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', ''], names: () => ['--db', '""'] },
+  { name: 'paths: load --summary-export ""', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--summary-export', ''], names: () => ['--summary-export'] },
+  { name: 'paths: bench --db in a file that is not a directory', cli: 'bench', setup: (dir) => fs.writeFileSync(path.join(dir, 'plain'), 'x'), args: (c) => bench(c, '--db', path.join(c.dir, 'plain', 'r.sqlite')), names: (c) => ['--db', path.join(c.dir, 'plain')] },
+  {
+    name: 'paths: report --out onto a folder that holds files, without --force',
+    cli: 'report',
+    setup: (dir) => {
+      fs.mkdirSync(path.join(dir, 'rep'));
+      fs.writeFileSync(path.join(dir, 'rep', 'index.html'), 'an earlier report\n');
+    },
+    args: (c) => ['--db', path.join(c.dir, 'none.sqlite'), '--out', path.join(c.dir, 'rep')],
+    names: (c) => ['--out', path.join(c.dir, 'rep'), '--force'],
+  },
+  {
+    name: 'paths: report compare --out onto an earlier compare.md, without --force',
+    cli: 'report',
+    setup: (dir) => fs.writeFileSync(path.join(dir, 'compare.md'), 'an earlier comparison\n'),
+    args: (c) => ['compare', '--db', path.join(c.dir, 'a.sqlite'), '--db', path.join(c.dir, 'b.sqlite'), '--out', c.dir],
+    names: (c) => ['--out', c.dir, 'compare.md', '--force'],
+  },
+
+  // a database that is not ours: refused before any work, left byte for byte
+  { name: "db: bench --db another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => bench(c, '--db', path.join(c.dir, 'theirs.sqlite')), names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },
+  { name: "db: bench --resume on another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => ['--resume', '1', '--db', path.join(c.dir, 'theirs.sqlite')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },
+  { name: "db: load --db another program's SQLite file (WAL)", cli: 'load', setup: foreignDb('theirs.sqlite', true), args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'theirs.sqlite')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite')] },
+  { name: "db: load merge --db another program's SQLite file", cli: 'load', setup: foreignDb('theirs.sqlite'), args: (c) => ['merge', c.fx('good.jsonl'), '--db', path.join(c.dir, 'theirs.sqlite')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite')] },
+  { name: 'db: load --db a text file', cli: 'load', setup: (dir) => fs.writeFileSync(path.join(dir, 'notes.sqlite'), 'my notes\n'), args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'notes.sqlite')], names: (c) => ['--db', path.join(c.dir, 'notes.sqlite')] },
+  { name: "db: wallet bench --db another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => wallets(c).map((t) => (t.endsWith('r.sqlite') ? path.join(c.dir, 'theirs.sqlite') : t)), names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite')] },
+  { name: "db: report --db another program's SQLite file (WAL), nothing left beside it", cli: 'report', setup: foreignDb('theirs.sqlite', true), args: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), '--out', path.join(c.dir, 'rep')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite')] },
+
+  // numbers: quoted as typed (yargs makes "abc" NaN), and no longer than a timer can wait
+  { name: 'numbers: bench --passes abc', cli: 'bench', args: (c) => bench(c, '--passes', 'abc'), names: () => ['--passes', '"abc"'] },
+  { name: 'numbers: bench --warmup=x', cli: 'bench', args: (c) => bench(c, '--warmup=x'), names: () => ['--warmup', '"x"'] },
+  { name: 'numbers: bench --concurrency Infinity', cli: 'bench', args: (c) => bench(c, '--concurrency', 'Infinity'), names: () => ['--concurrency', '"Infinity"'] },
+  { name: 'numbers: bench --timeout 99999999 (beyond a timer)', cli: 'bench', args: (c) => bench(c, '--timeout', '99999999'), names: () => ['--timeout 99999999', 'timer'] },
+  { name: 'numbers: bench --max-line-bytes lots', cli: 'bench', args: (c) => bench(c, '--max-line-bytes', 'lots'), names: () => ['--max-line-bytes', '"lots"'] },
+  { name: 'numbers: load --rate xyz', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', 'xyz', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--rate', '"xyz"'] },
+  { name: 'numbers: load --timeout 99999999 (beyond a timer)', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--timeout', '99999999', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--timeout 99999999', 'timer'] },
+  { name: 'numbers: load --duration 999999h (beyond a timer)', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--duration', '999999h', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--duration 999999h', 'timer'] },
+  { name: 'numbers: load --stages longer than a timer', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--stages', '1m:10,999999h:100', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--stages 1m:10,999999h:100', 'timer'] },
+  { name: 'empty: bench --ca ""', cli: 'bench', args: (c) => bench(c, '--ca', ''), names: () => ['--ca', '""'] },
+  { name: 'empty: bench --dataset at the end with no value', cli: 'bench', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--db', path.join(c.dir, 'r.sqlite'), '--dataset'], names: () => ['--dataset'] },
+  { name: 'empty: load --mix ""', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--mix', '', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--mix', '""'] },
+  { name: 'empty: load hlog --db ""', cli: 'load', args: (c) => ['hlog', '--db', '', '--out', path.join(c.dir, 'x.hlog')], names: () => ['--db', '""'] },
+  { name: 'numbers: load --connections 8x', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--connections', '8x', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--connections', '"8x"'] },
+  { name: 'numbers: load --vus 1e400', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--vus', '1e400', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--vus', '"1e400"'] },
+  { name: 'numbers: load --start-at tomorrow', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--shard', '1/2', '--start-at', 'tomorrow', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--start-at', '"tomorrow"'] },
+  { name: 'numbers: load hlog --run two', cli: 'load', args: (c) => ['hlog', '--db', path.join(c.dir, 'none.sqlite'), '--run', 'two', '--out', path.join(c.dir, 'x.hlog')], names: () => ['--run', '"two"'] },
+  { name: 'numbers: wallet load --timeout 99999999 (beyond a timer)', cli: 'load', args: (c) => walletLoad(c, '--hold', '1', '--timeout', '99999999'), names: () => ['--timeout 99999999', 'timer'] },
+  { name: 'numbers: wallet load --notify-wait 999999h (beyond a timer)', cli: 'load', args: (c) => walletLoad(c, '--hold', '1', '--notify', '--notify-wait', '999999h'), names: () => ['--notify-wait 999999h', 'timer'] },
+  { name: 'numbers: wallet load --hold many', cli: 'load', args: (c) => walletLoad(c, '--hold', 'many'), names: () => ['--hold', '"many"'] },
+  { name: 'numbers: wallet bench --timeout 99999999 (beyond a timer)', cli: 'bench', args: (c) => wallets(c, 'wallets.jsonl', '--timeout', '99999999'), names: () => ['--timeout 99999999', 'timer'] },
+  { name: 'numbers: dataset wallets --gap lots', cli: 'dataset', args: (c) => ['wallets', '--in', c.fx('good.jsonl'), '--out', path.join(c.dir, 'w.jsonl'), '--gap', 'lots'], names: () => ['--gap', '"lots"'] },
+  { name: 'numbers: dataset build --count-timeout 99999999 (beyond a timer)', cli: 'dataset', args: (c) => ['build', ...build(c, { 'count-timeout': '99999999' })], names: () => ['--count-timeout', '99999999'] },
+  { name: 'numbers: index-bench --repeat abc', cli: 'index-bench', args: (c) => ['--repeat', 'abc', '--db', path.join(c.dir, 'i.sqlite')], names: () => ['--repeat', '"abc"'] },
+  { name: 'paths: index-bench --db under /proc', cli: 'index-bench', args: () => ['--db', '/proc/eb-nodir/i.sqlite'], names: () => ['--db', '/proc/eb-nodir'] },
+
+  // servers that connect and then misbehave: said what they did, in one line, not the pool's internals
+  { name: 'server: bench, connects and never answers', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.silent}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--timeout', '1'], names: (c) => [`127.0.0.1:${c.silent}`, 'connected, but did not answer server.version within 1 s'] },
+  { name: 'server: bench, answers without an end of line', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.noEol}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--timeout', '1'], names: (c) => [`127.0.0.1:${c.noEol}`, /sent \d+ bytes and no end of line within 1 s/] },
+  { name: 'server: load, drips bytes', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.drip}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--timeout', '1'], names: (c) => [`127.0.0.1:${c.drip}`, /sent \d+ bytes and no end of line within 1 s/] },
+  { name: 'server: load, connects and never answers', cli: 'load', args: (c) => ['--server', `fulcrum@127.0.0.1:${c.silent}`, '--dataset', c.fx('good.jsonl'), '--vus', '2', '--db', path.join(c.dir, 'r.sqlite'), '--timeout', '1'], names: (c) => [`127.0.0.1:${c.silent}`, 'did not answer server.version'] },
+  { name: 'server: wallet bench, connects and never answers', cli: 'bench', args: (c) => [...wallets(c, 'wallets.jsonl', '--timeout', '1')].map((t) => t.replace(`:${c.dead}`, `:${c.silent}`)), names: (c) => [`127.0.0.1:${c.silent}`, 'did not answer server.version'] },
+  { name: 'server: wallet load, answers without an end of line', cli: 'load', args: (c) => walletLoad(c, '--hold', '1', '--timeout', '1').map((t) => t.replace(`:${c.dead}`, `:${c.noEol}`)), names: (c) => [`127.0.0.1:${c.noEol}`, 'no end of line'] },
+  { name: 'tls: --ca that is not PEM', cli: 'bench', args: (c) => bench(c, '--ca', c.fx('not-a-cert.pem')), names: (c) => ['--ca', c.fx('not-a-cert.pem')] },
+  { name: 'tls: --ca whose certificate does not parse', cli: 'load', args: (c) => ['--server', `electrumx@ssl://127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--ca', c.fx('broken-cert.pem')], names: (c) => ['--ca', c.fx('broken-cert.pem')] },
+  { name: 'tls: --ca that does not exist', cli: 'bench', args: (c) => bench(c, '--ca', c.fx('missing.pem')), names: (c) => ['--ca', c.fx('missing.pem')] },
+
+  // --param restarts a lab server: never one merely sharing a lab server's profile name
+  { name: 'sweep: --param with a server given by host and port', cli: 'bench', args: (c) => ['--no-progress', '--server', `fulcrum@127.0.0.1:${c.silent}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--param', 'db_mem=100,200'], names: (c) => ['--param', `fulcrum (tcp://127.0.0.1:${c.silent})`, 'not one the lab started'] },
+  { name: 'sweep: --param with a labelled server given by --host and --port', cli: 'bench', args: (c) => ['--no-progress', '--server', 'electrumx', '--host', '127.0.0.1', '--port', String(c.silent), '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--param', 'CACHE_MB=100,200'], names: () => ['--param', 'not one the lab started'] },
+
+  // a dataset of one chain against a server on another: refused before the first query
+  { name: 'network: bench, regtest dataset, server on mainnet', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.onMainnet}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite')], names: (c) => [`127.0.0.1:${c.onMainnet}`, 'is on mainnet', c.fx('good.jsonl'), 'regtest'] },
+  { name: 'network: bench, mainnet dataset, server on regtest', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.onRegtest}`, '--dataset', c.fx('mainnet.jsonl'), '--db', path.join(c.dir, 'r.sqlite')], names: (c) => [`127.0.0.1:${c.onRegtest}`, 'is on regtest', c.fx('mainnet.jsonl'), 'mainnet'] },
+  { name: 'network: load, mainnet dataset, server on regtest', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.onRegtest}`, '--dataset', c.fx('mainnet.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite')], names: (c) => [`127.0.0.1:${c.onRegtest}`, 'is on regtest', c.fx('mainnet.jsonl')] },
+  { name: 'network: wallet bench, regtest wallets, server on mainnet', cli: 'bench', args: (c) => wallets(c).map((t) => t.replace(`:${c.dead}`, `:${c.onMainnet}`)), names: (c) => [`127.0.0.1:${c.onMainnet}`, 'is on mainnet', '--wallets', c.fx('wallets.jsonl')] },
+  { name: 'network: wallet load, regtest wallets, server on mainnet', cli: 'load', args: (c) => walletLoad(c, '--hold', '1').map((t) => t.replace(`:${c.dead}`, `:${c.onMainnet}`)), names: (c) => [`127.0.0.1:${c.onMainnet}`, 'is on mainnet', '--wallets'] },
 ];
 
 interface Outcome {
   code: number | null;
   stderr: string;
+  /** From spawn to exit; tsx's own start is part of it. */
+  ms: number;
+  /** Processes of the command's group still running after it exited. */
+  left: string[];
   before: string[];
   after: string[];
   args: string[];
   ctx: Ctx;
 }
 
-/** Everything under `dir`, so any new file, however deep, shows. */
+/** Everything under `dir` with a hash of each file's bytes, so any new or changed file, however deep, shows. */
 function listing(dir: string): string[] {
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).sort();
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).sort().map((name) => {
+    const full = path.join(dir, name);
+    return fs.statSync(full).isDirectory() ? `${name}/` : `${name} ${createHash('sha256').update(fs.readFileSync(full)).digest('hex')}`;
+  });
 }
 
-function run(cli: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+/** Processes of the group `pgid` still running (zombies awaiting their reaper do not count), from /proc. */
+function groupAlive(pgid: number): string[] {
+  const left: string[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') left.push(`${entry} ${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}`);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return left;
+}
+
+function run(cli: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string; ms: number; left: string[] }> {
   return new Promise((resolve) => {
     const child = spawn(TSX, [path.join(ROOT, 'src', 'cli', cli), ...args], {
       cwd, // a default output path (e.g. results/) would land here, and be seen
@@ -301,29 +445,49 @@ function run(cli: string, args: string[], cwd: string): Promise<{ code: number |
       detached: true,
     });
     let stderr = '';
+    const t0 = Date.now();
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     // tsx runs the CLI in a child of its own: the whole group goes if a command hangs.
     const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), PER_COMMAND_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stderr });
+      const ms = Date.now() - t0;
+      // A moment for the group's last members to be reaped before looking.
+      setTimeout(() => {
+        const left = groupAlive(child.pid!);
+        if (left.length) process.kill(-child.pid!, 'SIGKILL');
+        resolve({ code, stderr, ms, left });
+      }, 200);
     });
   });
 }
 
 const outcomes = new Map<string, Outcome>();
+const misbehaving: Misbehaving[] = [];
 
 beforeAll(async () => {
   fs.mkdirSync(fixtures);
-  for (const [name, text] of Object.entries({ ...DATASETS, ...CONFIGS, ...WALLETS })) fs.writeFileSync(fx(name), text);
+  for (const [name, text] of Object.entries({ ...DATASETS, ...CONFIGS, ...WALLETS, ...CERTS })) fs.writeFileSync(fx(name), text);
   const dead = await deadPort();
+  const [silent, noEol, drip, onMainnet, onRegtest] = await Promise.all([
+    startMisbehavingServer({ silent: true }),
+    startMisbehavingServer({ noNewline: true }),
+    startMisbehavingServer({ dripMs: 100 }),
+    startMisbehavingServer({ genesisHeader: GENESIS_HEADER.mainnet }),
+    startMisbehavingServer({ genesisHeader: GENESIS_HEADER.regtest }),
+  ]);
+  misbehaving.push(silent, noEol, drip, onMainnet, onRegtest);
+  // tsx compiles a changed source once into its cache: that first start is not the command's time.
+  const warm = path.join(tmp, 'warm-up');
+  fs.mkdirSync(warm);
+  await Promise.all(Object.values(CLI).map((cli) => run(cli, ['--help'], warm)));
   const queue = CASES.map((c, i) => ({ c, dir: path.join(tmp, `case-${i}`) }));
   const worker = async () => {
     for (let job = queue.shift(); job; job = queue.shift()) {
       const { c, dir } = job;
       fs.mkdirSync(dir);
       c.setup?.(dir);
-      const ctx: Ctx = { fx, dir, dead };
+      const ctx: Ctx = { fx, dir, dead, silent: silent.port, noEol: noEol.port, drip: drip.port, onMainnet: onMainnet.port, onRegtest: onRegtest.port };
       const before = listing(dir);
       const args = c.args(ctx);
       const r = await run(CLI[c.cli], args, dir);
@@ -333,21 +497,29 @@ beforeAll(async () => {
   await Promise.all(Array.from({ length: PARALLEL }, worker));
 }, 240_000);
 
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterAll(async () => {
+  await Promise.all(misbehaving.map((m) => m.close()));
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
 
-test('the corpus has at least 30 cases, each named once', () => {
-  expect(CASES.length).toBeGreaterThanOrEqual(30);
+test('the corpus has at least 60 cases over every command, each named once', () => {
+  expect(CASES.length).toBeGreaterThanOrEqual(60);
+  expect(new Set(CASES.map((c) => c.cli))).toEqual(new Set(Object.keys(CLI)));
   expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
 });
 
-test.each(CASES.map((c) => [c.name, c] as const))('%s: one line naming the input, exit 2, no file left', (_, c) => {
+test.each(CASES.map((c) => [c.name, c] as const))('%s: one line naming the input, exit 2 within 5 s, no file left or changed, no process left', (_, c) => {
   const o = outcomes.get(c.name)!;
   const shown = `${c.cli} ${o.args.join(' ')}\n${o.stderr}`;
   const text = o.stderr.replace(/\n$/, '');
   expect({ shown, code: o.code }).toEqual({ shown, code: 2 });
+  expect({ shown, within5s: o.ms < 5000 }).toEqual({ shown, within5s: true });
+  expect({ shown, processesLeft: o.left }).toEqual({ shown, processesLeft: [] });
   expect({ shown, lines: text.split('\n').length }).toEqual({ shown, lines: 1 });
   expect(text).toMatch(/^electrum-bench: \S/);
   expect(text).not.toMatch(/internal error|\bat .+:\d+:\d+\)?$/);
+  expect(text).not.toMatch(/\bNaN\b/);
+  expect(text).not.toMatch(/ResourceRequest|generic-pool/);
   for (const name of c.names(o.ctx)) {
     if (typeof name === 'string') expect(text).toContain(name);
     else expect(text).toMatch(name);
@@ -356,5 +528,5 @@ test.each(CASES.map((c) => [c.name, c] as const))('%s: one line naming the input
 });
 
 test('no command touched the fixtures', () => {
-  expect(listing(fixtures).sort()).toEqual(Object.keys({ ...DATASETS, ...CONFIGS, ...WALLETS }).sort());
+  expect(listing(fixtures).map((l) => l.split(' ')[0])).toEqual(Object.keys({ ...DATASETS, ...CONFIGS, ...WALLETS, ...CERTS }).sort());
 });

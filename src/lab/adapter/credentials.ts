@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { makeDirs } from '../../core/output-path';
 
 export interface Credentials {
   user: string;
@@ -15,7 +16,7 @@ export interface Credentials {
 export function writeFreshCredentials(cookieFile: string): Credentials {
   // Hex only: the password travels inside URLs (ElectrumX's DAEMON_URL) and a TOML string.
   const creds = { user: 'lab', password: randomBytes(24).toString('hex') };
-  fs.mkdirSync(path.dirname(cookieFile), { recursive: true });
+  makeDirs(path.dirname(cookieFile));
   fs.rmSync(cookieFile, { force: true });
   fs.writeFileSync(cookieFile, `${creds.user}:${creds.password}`, { mode: 0o600 });
   return creds;

@@ -6,13 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AtomicWriteError, writeFileAtomic } from '../../core/atomic-write';
 import { UserError } from '../../core/user-error';
+import { makeDirs } from '../../core/output-path';
 import type { OutputFile } from './exporter';
 
 const reason = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
 export function prepareOutDir(outDir: string): void {
   try {
-    fs.mkdirSync(outDir, { recursive: true });
+    makeDirs(outDir);
   } catch (err) {
     throw new UserError(`--out: cannot create directory ${outDir}: ${reason(err)}`);
   }

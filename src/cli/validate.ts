@@ -1,0 +1,64 @@
+/**
+ * Number checks every command shares.
+ *
+ * yargs turns `--passes abc` into NaN, so a message built from the parsed value says "got NaN";
+ * `numbersAsTyped` refuses it with the text the user typed instead. Timers hold at most 2^31-1 ms:
+ * beyond, Node fires them after 1 ms, so a huge --timeout would silently become no timeout at all.
+ */
+import { UserError } from '../core/user-error';
+import { MAX_TIMER_MS } from '../core/timer-limit';
+const MAX_TIMER_TEXT = `${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24 days)`;
+
+/** A yargs `.check()` refusing a number option that is not a finite number, quoting what was typed. */
+export function numbersAsTyped(y: object, argv: readonly string[]): (parsed: Record<string, unknown>) => true {
+  return (parsed) => {
+    const declared = (y as { getOptions(): { number: string[]; alias: Record<string, string[]> } }).getOptions();
+    for (const key of declared.number) {
+      const values = ([] as unknown[]).concat(parsed[key]);
+      if (values.every((v) => v === undefined || (typeof v === 'number' && Number.isFinite(v)))) continue;
+      const typed = typedText(argv, [key, ...(declared.alias[key] ?? [])]);
+      throw new UserError(`--${key} must be a number, got ${JSON.stringify(typed ?? String(values.find((v) => !Number.isFinite(v as number))))}`);
+    }
+    return true;
+  };
+}
+
+/**
+ * A yargs `.check()` refusing a string option given with nothing after it (`--ca ""`, or `--ca` at
+ * the end): taken as unset, it would silently fall back to a default (no CA, the default database).
+ */
+export function stringsGiven(y: object): (parsed: Record<string, unknown>) => true {
+  return (parsed) => {
+    const declared = (y as { getOptions(): { string: string[] } }).getOptions();
+    for (const key of declared.string) {
+      if (([] as unknown[]).concat(parsed[key]).some((v) => v === '')) throw new UserError(`--${key} needs a value, got ""`);
+    }
+    return true;
+  };
+}
+
+/** The text after the last `--name VALUE` or `--name=VALUE` of any of the names. */
+export function typedText(argv: readonly string[], names: readonly string[]): string | undefined {
+  let typed: string | undefined;
+  argv.forEach((token, i) => {
+    for (const name of names) {
+      if (token === `--${name}`) typed = argv[i + 1] ?? '';
+      else if (token.startsWith(`--${name}=`)) typed = token.slice(name.length + 3);
+    }
+  });
+  return typed;
+}
+
+/** A timeout in seconds as milliseconds a timer can hold. */
+export function timeoutSeconds(flag: string, seconds: number): number {
+  if (!(seconds > 0)) throw new UserError(`${flag} must be a positive number of seconds, got ${seconds}`);
+  const ms = Math.round(seconds * 1000);
+  if (ms > MAX_TIMER_MS) throw new UserError(`${flag} ${seconds} is longer than a timer can wait: at most ${MAX_TIMER_TEXT}`);
+  return Math.max(1, ms);
+}
+
+/** A duration `typed` as text and parsed to milliseconds, within what a timer can hold. */
+export function withinTimer(flag: string, typed: string, ms: number): number {
+  if (ms > MAX_TIMER_MS) throw new UserError(`${flag} ${typed} is longer than a timer can wait: at most ${MAX_TIMER_TEXT}`);
+  return ms;
+}

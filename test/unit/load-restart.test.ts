@@ -1,0 +1,88 @@
+/**
+ * The server killed and restarted mid-load (our test server closed, every socket with it, and
+ * started again on the same port): the load reconnects and goes on, the outage shows as errors in
+ * the seconds it lasted, and no request is lost: every one sent has an outcome on record.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const LOADER = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json', { paths: [ROOT] })), 'dist', 'loader.mjs')).href;
+
+let tmp: string;
+const servers: Misbehaving[] = [];
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-load-restart-'));
+  const lines = Array.from({ length: 20 }, (_, i) =>
+    JSON.stringify({ address: null, scripthash: createHash('sha256').update(`r${i}`).digest('hex'), type: 'nonstandard', txCount: 0, utxoCount: 0, balance: { confirmed: 0, unconfirmed: 0 } }),
+  );
+  fs.writeFileSync(path.join(tmp, 'd.jsonl'), lines.join('\n') + '\n');
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Intervals stored so far; 0 while the database is not there yet. */
+function intervals(db: string): number {
+  try {
+    const c = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      return (c.prepare('SELECT count(*) AS n FROM load_intervals').get() as { n: number }).n;
+    } finally {
+      c.close();
+    }
+  } catch {
+    return 0;
+  }
+}
+
+test('a load across a server restart: reconnects, the outage is errors in its seconds, every request sent has an outcome', async () => {
+  const first = await startMisbehavingServer({ emptyAnswers: true });
+  servers.push(first);
+  const db = path.join(tmp, 'l.sqlite');
+  const child = spawn(
+    process.execPath,
+    ['--import', LOADER, path.join(ROOT, 'src', 'cli', 'load.ts'), '--no-progress', '--server', `generic@127.0.0.1:${first.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--rate', '40', '--duration', '7s', '--connections', '2', '--timeout', '2', '--db', db],
+    { cwd: tmp, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const done = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  // Down for 1.5 s once the load has run for a second or two.
+  const until = Date.now() + 30_000;
+  while (intervals(db) < 2 && Date.now() < until) await wait(50);
+  await first.close();
+  await wait(1500);
+  const second = await startMisbehavingServer({ emptyAnswers: true, port: first.port });
+  servers.push(second);
+  expect({ code: await done, stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+
+  const c = new Database(db, { readonly: true });
+  const run = c.prepare("SELECT status FROM runs WHERE kind = 'load'").get() as { status: string };
+  const perSecond = c
+    .prepare(
+      `SELECT i.idx AS idx, i.sent AS sent, coalesce(sum(CASE WHEN k.outcome = 'ok' THEN k.count END), 0) AS ok, coalesce(sum(CASE WHEN k.outcome <> 'ok' THEN k.count END), 0) AS failed
+       FROM load_intervals i LEFT JOIN load_cells k ON k.run_id = i.run_id AND k.server_id = i.server_id AND k.idx = i.idx GROUP BY i.idx ORDER BY i.idx`,
+    )
+    .all() as Array<{ idx: number; sent: number; ok: number; failed: number }>;
+  const totals = c.prepare('SELECT (SELECT sum(sent) FROM load_intervals) AS sent, (SELECT sum(count) FROM load_cells) AS outcomes').get() as { sent: number; outcomes: number };
+  const integrity = c.pragma('integrity_check', { simple: true });
+  c.close();
+
+  expect(run.status).toBe('completed');
+  expect(integrity).toBe('ok');
+  expect(perSecond[0].ok).toBeGreaterThan(0); // up before
+  expect(perSecond.some((s) => s.failed > 0)).toBe(true); // the outage is on record
+  expect(perSecond.at(-1)!.ok).toBeGreaterThan(0); // and up again after: reconnected
+  expect(second.connections).toBeGreaterThanOrEqual(1);
+  expect(totals.outcomes).toBe(totals.sent); // nothing lost
+});

@@ -1,0 +1,176 @@
+/**
+ * Stopping a run the way scripts and CI do: a signal to `npm run`'s own pid, or to its whole
+ * process group. npm passes SIGINT and SIGTERM to its child only, so every process between npm
+ * and ours must be replaced by the next (exec), never sit in between and die alone. Each case:
+ * npm ends within 2 s, no process of the tree is left (checked by pid), and the database is whole,
+ * with the run marked interrupted; a stop while connecting says so and writes nothing.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+let tmp: string;
+let slow: Misbehaving;
+let silent: Misbehaving;
+let frozen: Misbehaving;
+const started: ChildProcess[] = [];
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-npm-signals-'));
+  const lines = Array.from({ length: 20 }, (_, i) =>
+    JSON.stringify({ address: null, scripthash: createHash('sha256').update(`n${i}`).digest('hex'), type: 'nonstandard', txCount: 1, utxoCount: 1, balance: { confirmed: 1, unconfirmed: 0 } }),
+  );
+  fs.writeFileSync(path.join(tmp, 'd.jsonl'), lines.join('\n') + '\n');
+  [slow, silent, frozen] = await Promise.all([startMisbehavingServer({ delayMs: 100 }), startMisbehavingServer({ silent: true }), startMisbehavingServer({ hangAfterHandshake: true })]);
+});
+afterAll(async () => {
+  // Whatever a failed case left: its whole group (each npm was started as a group leader).
+  for (const c of started) {
+    try {
+      process.kill(-c.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  await Promise.all([slow.close(), silent.close(), frozen.close()]);
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function npmRun(script: 'load' | 'bench', args: string[], via: 'npm' | 'launcher' = 'npm'): { child: ChildProcess; stderr: () => string } {
+  const [command, ...front] = via === 'npm' ? ['npm', 'run', '--silent', script, '--'] : [process.execPath, path.join(ROOT, 'bin', 'electrum-bench.js'), script];
+  const child = spawn(command, [...front, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true, // a group of its own: the group signal reaches this tree only
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
+  started.push(child);
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  return { child, stderr: () => err };
+}
+
+/** Every descendant of `pid`, from /proc. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => (children.get(p) ?? []).forEach((c) => (out.push(c), walk(c)));
+  walk(pid);
+  return out;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return !/^\S+ \S+ Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/\(.*\)/, 'x'));
+  } catch {
+    return false;
+  }
+};
+
+async function until(what: string, check: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function rows(db: string, sql: string): number {
+  try {
+    const c = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      return (c.prepare(sql).get() as { n: number }).n;
+    } finally {
+      c.close();
+    }
+  } catch {
+    return 0;
+  }
+}
+
+function finished(db: string, kind: 'load' | 'bench'): { status: string; integrity: string } {
+  const c = new Database(db, { readonly: true });
+  const run = c.prepare('SELECT status FROM runs WHERE kind = ? ORDER BY id DESC').get(kind) as { status: string };
+  const integrity = c.pragma('integrity_check', { simple: true }) as string;
+  c.close();
+  return { status: run.status, integrity };
+}
+
+/** Sends the signal, then: npm gone within 2 s, and every process of its tree gone by pid. */
+async function stopAndCheck(child: ChildProcess, signal: NodeJS.Signals, toGroup: boolean): Promise<void> {
+  const tree = descendants(child.pid!);
+  expect(tree.length).toBeGreaterThanOrEqual(1); // the command's node (under npm: tsx too)
+  const exited = new Promise<number>((resolve) => child.on('exit', () => resolve(Date.now())));
+  const t0 = Date.now();
+  process.kill(toGroup ? -child.pid! : child.pid!, signal);
+  expect((await exited) - t0).toBeLessThan(2000);
+  await until('the tree to end', () => tree.every((p) => !alive(p)), 2000).catch(() => undefined);
+  expect(tree.filter(alive)).toEqual([]);
+}
+
+test.each([
+  ['SIGTERM', false],
+  ['SIGINT', false],
+  ['SIGTERM', true],
+] as const)('npm run load, %s (to the group: %s) while running: all gone within 2 s, run interrupted, database whole', async (signal, toGroup) => {
+  const db = path.join(tmp, `load-${signal}-${toGroup}.sqlite`);
+  const { child } = npmRun('load', ['--no-progress', '--server', `generic@127.0.0.1:${slow.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--rate', '5', '--duration', '60s', '--db', db]);
+  await until('an interval in the database', () => rows(db, 'SELECT count(*) AS n FROM load_intervals') >= 1);
+  await stopAndCheck(child, signal, toGroup);
+  expect(finished(db, 'load')).toEqual({ status: 'interrupted', integrity: 'ok' });
+}, 60_000);
+
+test.each(['SIGTERM', 'SIGINT'] as const)('npm run bench, %s while running: all gone within 2 s, run interrupted, database whole', async (signal) => {
+  const db = path.join(tmp, `bench-${signal}.sqlite`);
+  const { child } = npmRun('bench', ['--no-progress', '--server', `generic@127.0.0.1:${slow.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--passes', '500', '--db', db]);
+  await until('samples in the database', () => rows(db, 'SELECT count(*) AS n FROM samples') >= 3);
+  await stopAndCheck(child, signal, false);
+  expect(finished(db, 'bench')).toEqual({ status: 'interrupted', integrity: 'ok' });
+}, 60_000);
+
+test('npm run load, SIGTERM while connecting to a server that never answers: says so, writes nothing', async () => {
+  const dir = path.join(tmp, 'connecting');
+  const db = path.join(dir, 'sub', 'l.sqlite');
+  const { child, stderr } = npmRun('load', ['--no-progress', '--server', `generic@127.0.0.1:${silent.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--rate', '5', '--timeout', '30', '--db', db]);
+  const connections = silent.connections;
+  await until('the connection', () => silent.connections > connections);
+  await stopAndCheck(child, 'SIGTERM', false);
+  expect(stderr()).toMatch(/^electrum-bench: SIGTERM while connecting: stopped before the first request; nothing was written$/m);
+  expect(fs.existsSync(dir)).toBe(false);
+}, 60_000);
+
+test.each([
+  ['load', 'load', ['--rate', '5', '--duration', '60s']],
+  ['bench', 'bench', ['--passes', '5']],
+] as const)('npm run %s, SIGTERM while the server is frozen (handshake done, no answers): all gone within 2 s, run interrupted', async (script, kind, extra) => {
+  const db = path.join(tmp, `frozen-${script}.sqlite`);
+  const { child } = npmRun(script, ['--no-progress', '--server', `generic@127.0.0.1:${frozen.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--timeout', '30', '--db', db, ...extra]);
+  await until('the run in the database', () => rows(db, `SELECT count(*) AS n FROM runs WHERE kind = '${kind}'`) >= 1);
+  await new Promise((r) => setTimeout(r, 500)); // calls sent, none answered
+  await stopAndCheck(child, 'SIGTERM', false);
+  expect(finished(db, kind)).toEqual({ status: 'interrupted', integrity: 'ok' });
+}, 60_000);
+
+test.each(['SIGTERM', 'SIGINT'] as const)('the electrum-bench launcher, %s to its process group while running: all gone within 2 s, run interrupted', async (signal) => {
+  const db = path.join(tmp, `launcher-group-${signal}.sqlite`);
+  const { child } = npmRun('load', ['--no-progress', '--server', `generic@127.0.0.1:${slow.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--rate', '5', '--duration', '60s', '--db', db], 'launcher');
+  await until('an interval in the database', () => rows(db, 'SELECT count(*) AS n FROM load_intervals') >= 1);
+  await stopAndCheck(child, signal, true);
+  expect(finished(db, 'load')).toEqual({ status: 'interrupted', integrity: 'ok' });
+}, 60_000);
