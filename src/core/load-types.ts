@@ -17,6 +17,7 @@ export interface Stage {
   target: number;
 }
 
+/** How load is paced: the executor's name (src/engine/executors/registry.ts) and its config. */
 export type LoadModel =
   | { kind: 'rate'; rate: number } // constant arrival rate, requests/s (open model)
   | { kind: 'stages'; stages: Stage[]; startRate: number } // ramping arrival rate (open model)

@@ -125,7 +125,7 @@ function modelDifference(a: LoadModel, b: LoadModel): string | undefined {
     const durations = (m: typeof a) => m.stages.map((s) => `${s.durationMs / 1000}s`).join(',');
     if (durations(a) !== durations(b)) return `stage durations ${durations(b)} instead of ${durations(a)}`;
   }
-  if ((a.kind === 'vus' || a.kind === 'vus-stages') && (b.kind === 'vus' || b.kind === 'vus-stages') && a.thinkTimeMs !== b.thinkTimeMs) {
+  if ('thinkTimeMs' in a && 'thinkTimeMs' in b && a.thinkTimeMs !== b.thinkTimeMs) {
     return `think time ${b.thinkTimeMs} ms instead of ${a.thinkTimeMs} ms`;
   }
   return undefined;

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import * as hdr from 'hdr-histogram-js';
 import { LoadOptions, LoadRunner } from '../../src/load/runner';
-import { arrivalOffsetsNs } from '../../src/load/schedule';
+import { arrivalOffsetsNs } from '../../src/engine/arrival-driver';
+import { rampingArrivals } from '../../src/engine/executors/ramping-arrival-rate';
 import { parseSourceAddresses } from '../../src/load/source-addresses';
 import type { IntervalRecord } from '../../src/core/load-types';
 import type { DatasetLine } from '../../src/core/dataset-line';
@@ -142,11 +143,11 @@ test('a stop while the handshake hangs ends within 2 s, with nothing sent', asyn
 
 test('a ramp sends the integral of its rate, and shards split the schedule exactly', () => {
   const ramp = { kind: 'stages' as const, startRate: 0, stages: [{ durationMs: 2000, target: 100 }, { durationMs: 1000, target: 100 }] };
-  const all = [...arrivalOffsetsNs(ramp, 3000)];
+  const all = [...arrivalOffsetsNs(rampingArrivals(ramp, 3000))];
   expect(all.length).toBe(200); // 0→100 over 2 s = 100 requests, then 100 in the last second
   expect(all.filter((t) => t < 1e9).length).toBe(25); // a quarter of the ramp's area lies in its first half
-  const a = [...arrivalOffsetsNs(ramp, 3000, { index: 1, count: 2 })];
-  const b = [...arrivalOffsetsNs(ramp, 3000, { index: 2, count: 2 })];
+  const a = [...arrivalOffsetsNs(rampingArrivals(ramp, 3000, { index: 1, count: 2 }))];
+  const b = [...arrivalOffsetsNs(rampingArrivals(ramp, 3000, { index: 2, count: 2 }))];
   expect([...a, ...b].sort((x, y) => x - y)).toEqual(all);
 });
 
