@@ -151,6 +151,10 @@ function mergedModel(models: LoadModel[]): LoadModel {
       return { ...first, vus: add((m) => (m as typeof first).vus) };
     case 'vus-stages':
       return { ...first, startVus: add((m) => (m as typeof first).startVus), stages: first.stages.map((s, k) => ({ ...s, target: add((m) => (m as typeof first).stages[k].target) })) };
+    case 'per-vu-iterations':
+      return { ...first, vus: add((m) => (m as typeof first).vus) };
+    case 'shared-iterations':
+      return { ...first, vus: add((m) => (m as typeof first).vus), iterations: add((m) => (m as typeof first).iterations) };
   }
 }
 

@@ -9,6 +9,7 @@ import * as hdr from 'hdr-histogram-js';
 import { LoadOptions, LoadRunner } from '../../src/load/runner';
 import { arrivalOffsetsNs } from '../../src/engine/arrival-driver';
 import { rampingArrivals } from '../../src/engine/executors/ramping-arrival-rate';
+import { executorFor } from '../../src/engine/executors/registry';
 import { parseSourceAddresses } from '../../src/load/source-addresses';
 import type { IntervalRecord } from '../../src/core/load-types';
 import type { DatasetLine } from '../../src/core/dataset-line';
@@ -128,6 +129,55 @@ test('the closed model keeps one request in flight per virtual user', async () =
   expect(result.totals.sent).toBeLessThan(400);
   expect(s.meanInFlight()).toBeGreaterThan(4);
   expect(s.meanInFlight()).toBeLessThanOrEqual(5.01);
+});
+
+/** Every outcome of a run, dropped included: each scheduled request must be exactly one of them. */
+const outcomes = (t: { byOutcome: Map<string, number>; dropped: number }) => [...t.byOutcome.values()].reduce((a, n) => a + n, t.dropped);
+
+test('per-vu-iterations: each of N users runs exactly K iterations, each one outcome, and the run ends by itself', async () => {
+  const s = await server({ nullResults: true, delayMs: 10 });
+  const { result, intervals } = await run(options(s.port, { model: { kind: 'per-vu-iterations', vus: 3, iterations: 7, thinkTimeMs: 0 }, durationMs: 60_000, connections: 3 }));
+  expect(result.totals.sent).toBe(21);
+  expect(s.answered).toBe(21);
+  expect(outcomes(result.totals)).toBe(21);
+  expect(result.totals.byOutcome.get('ok')).toBe(21);
+  expect(intervals.flatMap((r) => r.cells).reduce((a, c) => a + c.count, 0)).toBe(21);
+  expect(s.meanInFlight()).toBeLessThanOrEqual(3.01);
+  expect(result.durationMs).toBeLessThan(5000); // done long before the 60 s limit
+  expect(result.status).toBe('completed');
+});
+
+test('shared-iterations: N users share exactly K iterations', async () => {
+  const s = await server({ emptyAnswers: true, delayMs: 5 });
+  const { result } = await run(options(s.port, { model: { kind: 'shared-iterations', vus: 4, iterations: 10, thinkTimeMs: 0 }, durationMs: 60_000, connections: 4 }));
+  expect(result.totals.sent).toBe(10);
+  expect(s.answered).toBe(10);
+  expect(outcomes(result.totals)).toBe(10);
+  // An empty answer where the dataset has data is never ok.
+  expect(result.totals.byOutcome.get('ok') ?? 0).toBe(0);
+});
+
+test('iterations against a server that never answers: each ends as exactly one timeout', async () => {
+  const s = await server({ hangAfterHandshake: true });
+  const t0 = Date.now();
+  const { result } = await run(options(s.port, { model: { kind: 'per-vu-iterations', vus: 2, iterations: 2, thinkTimeMs: 0 }, durationMs: 60_000, connections: 2, timeoutMs: 300 }));
+  expect(result.totals.sent).toBe(4);
+  expect(outcomes(result.totals)).toBe(4);
+  // A timed-out connection is replaced; an iteration finding none usable meanwhile is a disconnect.
+  expect([...result.totals.byOutcome.keys()].filter((k) => k !== 'timeout' && k !== 'disconnect')).toEqual([]);
+  expect(result.totals.byOutcome.get('timeout')).toBeGreaterThanOrEqual(2);
+  expect(Date.now() - t0).toBeLessThan(10_000);
+});
+
+test("an executor's validate() names every problem at once", () => {
+  const problems = executorFor({ kind: 'shared-iterations', vus: 0, iterations: 2.5, thinkTimeMs: -1 }).validate({ kind: 'shared-iterations', vus: 0, iterations: 2.5, thinkTimeMs: -1 });
+  expect(problems.join('\n')).toMatch(/--vus must be an integer > 0, got 0/);
+  expect(problems.join('\n')).toMatch(/--iterations must be an integer > 0, got 2.5/);
+  expect(problems.join('\n')).toMatch(/--think-time must not be negative/);
+  expect(executorFor({ kind: 'shared-iterations', vus: 5, iterations: 3, thinkTimeMs: 0 }).validate({ kind: 'shared-iterations', vus: 5, iterations: 3, thinkTimeMs: 0 })).toEqual([
+    '--iterations 3 is fewer than --vus 5: some users would never run',
+  ]);
+  expect(executorFor({ kind: 'rate', rate: 10 }).validate({ kind: 'rate', rate: 10 })).toEqual([]);
 });
 
 test('a stop while the handshake hangs ends within 2 s, with nothing sent', async () => {

@@ -8,6 +8,8 @@ import { constantArrivalRate } from './constant-arrival-rate';
 import { rampingArrivalRate } from './ramping-arrival-rate';
 import { constantVus } from './constant-vus';
 import { rampingVus } from './ramping-vus';
+import { perVuIterations } from './per-vu-iterations';
+import { sharedIterations } from './shared-iterations';
 
 type Registry = { [K in LoadModel['kind']]: Executor<Extract<LoadModel, { kind: K }>> };
 
@@ -16,6 +18,8 @@ const EXECUTORS: Registry = {
   stages: rampingArrivalRate,
   vus: constantVus,
   'vus-stages': rampingVus,
+  'per-vu-iterations': perVuIterations,
+  'shared-iterations': sharedIterations,
 };
 
 /** The executor that runs `model`. */

@@ -1,0 +1,34 @@
+/**
+ * k6's per-vu-iterations: each of `vus` virtual users runs exactly `iterations` iterations, then
+ * stops; the run ends when the last one is done (or at --duration, a limit, as k6's maxDuration).
+ */
+import { VirtualUsers } from '../virtual-users';
+import { countProblem, thinkTimeProblem, type Executor } from './executor';
+import type { LoadModel } from '../../core/load-types';
+import { shareOf } from '../../load/shard';
+
+export type PerVuIterations = Extract<LoadModel, { kind: 'per-vu-iterations' }>;
+
+export const perVuIterations: Executor<PerVuIterations> = {
+  name: 'per-vu-iterations',
+  closed: true,
+  duration: { role: 'limit', defaultMs: 600_000 },
+  validate: (c) => [...countProblem('--vus', c.vus), ...countProblem('--iterations-per-vu', c.iterations), ...thinkTimeProblem(c.thinkTimeMs)],
+  lengthMs: (_, durationMs) => durationMs,
+  targetRateAt: () => null,
+  maxVus: (c) => c.vus,
+  shareOf: (c, shard) => ({ ...c, vus: shareOf(shard, c.vus) }),
+  create: (ctx, c, lengthMs) => {
+    const done = new Array<number>(c.vus).fill(0);
+    let finished = 0;
+    const turn = (i: number) => {
+      if (done[i] < c.iterations) {
+        done[i]++;
+        return 'go' as const;
+      }
+      finished++;
+      return 'done' as const;
+    };
+    return new VirtualUsers(ctx, { count: c.vus, thinkTimeMs: c.thinkTimeMs, turn, activeAt: () => c.vus - finished }, lengthMs);
+  },
+};
