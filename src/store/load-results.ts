@@ -96,6 +96,11 @@ export class LoadStore {
     })();
   }
 
+  /** What the server said it is, once connected (unknown when the run was created). */
+  setServerSoftware(serverId: number, software: string, protocol: string): void {
+    this.db.prepare('UPDATE load_servers SET software = ?, protocol = ? WHERE id = ?').run(software, protocol, serverId);
+  }
+
   /** One finished second of one server, with its cells, in one transaction. */
   addInterval(runId: number, serverId: number, rec: IntervalRecord, step: number | null = null): void {
     this.db.transaction(() => {

@@ -88,6 +88,21 @@ test('Ctrl-C stops the run, keeps every finished interval, exits 130', async () 
   expect(row.n).toBeGreaterThanOrEqual(2);
 });
 
+test('--vus N --iterations-per-vu K sends exactly N x K requests, stored as one completed run', () => {
+  const db = path.join(tmp, 'iterations.sqlite');
+  const r = load(['--vus', '3', '--iterations-per-vu', '5', '--db', db, '--json']);
+  expect(r.status).toBe(0);
+  const summary = JSON.parse(r.stdout);
+  expect(summary.model).toEqual({ kind: 'per-vu-iterations', vus: 3, iterations: 5, thinkTimeMs: 0 });
+  expect(summary.servers[0].sent).toBe(15);
+  expect(summary.servers[0].ok).toBe(15);
+  const row = query<{ status: string; sent: number; outcomes: number }>(
+    db,
+    `SELECT (SELECT status FROM load_runs) AS status, (SELECT sum(sent) FROM load_intervals) AS sent, (SELECT sum(count) FROM load_cells) AS outcomes`,
+  );
+  expect(row).toEqual({ status: 'completed', sent: 15, outcomes: 15 });
+});
+
 test.each([
   [['--rate', '10', '--vus', '2'], /exactly one load model/],
   [['--stages', '30s:abc'], /--stages: cannot parse stage/],
@@ -96,6 +111,10 @@ test.each([
   [['--rate', '10', '--threshold', 'latency:p(999)<5'], /--threshold "latency:p\(999\)<5": percentile/],
   [['--find-max'], /--find-max needs --slo/],
   [['--rate', '10', '--shard', '3/2'], /--shard: expected I\/N/],
+  // Every problem at once, before anything is read: both the rate and the duration are named.
+  [['--rate', '0', '--duration', '-1'], /--rate must be a number > 0, got 0; --duration: cannot parse duration "-1"/],
+  [['--vus', '4', '--iterations', '2'], /--iterations 2 is fewer than --vus 4/],
+  [['--vus', '0', '--iterations-per-vu', '1.5', '--timeout', '0'], /--vus must be an integer > 0, got 0; --iterations-per-vu must be an integer > 0, got 1.5; --timeout must be/],
 ])('user error %j: one line, exit 2, no database', (args, message) => {
   const db = path.join(tmp, 'never.sqlite');
   const r = load([...args, '--db', db]);
