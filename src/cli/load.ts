@@ -22,6 +22,7 @@ import { UserError } from '../core/user-error';
 import { writeFileAtomic } from '../core/atomic-write';
 import { LoadOptions, LoadRunner } from '../load/runner';
 import { serversInTurn } from '../engine/servers-in-turn';
+import { stepLine } from '../load/find-max';
 import { LoadStore } from '../store/load-results';
 import { intervalLine, summarise, summaryText } from '../load/summary';
 import type { LiveCounts } from '../load/recorder';
@@ -251,11 +252,7 @@ async function main(): Promise<number> {
 
   const sampling = resources.length ? startSampling(results.db, 'load', runId, resources, a['sample-every']) : undefined;
   const { results: outcomes, searches, failure } = await serversInTurn(runner, opts.servers, search, {
-    step: (target, s) =>
-      process.stderr.write(
-        `${target.name} step ${s.step} (${s.phase}) ${s.targetRate}/s: achieved ${s.achievedRate}/s, p${search!.slo.percentile} ${s.sloValueMs?.toFixed(1) ?? '-'} ms, ` +
-          `errors+dropped ${(s.errorRate * 100).toFixed(2)}% → ${s.passed ? 'pass' : `FAIL (${s.why})`}${s.generatorBound ? ' [generator-bound]' : ''}\n`,
-      ),
+    step: (target, s) => process.stderr.write(stepLine(target, s, search!) + '\n'),
     server: (target, r) => store.setServerSoftware(serverIds.get(target.name)!, r.software, r.protocol),
   });
   // Per request only for a single profile per server: a search's steps are not all kept here.

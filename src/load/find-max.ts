@@ -179,3 +179,11 @@ export async function findMaxOnServer(
   );
   return { found, last: last! };
 }
+
+/** One step as the progress shows it. */
+export function stepLine(target: ServerTarget, s: StepResult, o: FindMaxOptions): string {
+  return (
+    `${target.name} step ${s.step} (${s.phase}) ${s.targetRate}/s: achieved ${s.achievedRate}/s, p${o.slo.percentile} ${s.sloValueMs?.toFixed(1) ?? '-'} ms, ` +
+    `errors+dropped ${(s.errorRate * 100).toFixed(2)}% → ${s.passed ? 'pass' : `FAIL (${s.why})`}${s.generatorBound ? ' [generator-bound]' : ''}`
+  );
+}

@@ -103,6 +103,17 @@ test('--vus N --iterations-per-vu K sends exactly N x K requests, stored as one 
   expect(row).toEqual({ status: 'completed', sent: 15, outcomes: 15 });
 });
 
+test('--find-max runs its steps one after another in one run and states the result', () => {
+  const db = path.join(tmp, 'find-max.sqlite');
+  const r = load(['--find-max', '--slo', 'p99<500ms', '--start-rate', '20', '--step-factor', '2', '--max-rate', '40', '--dwell', '2s', '--warmup', '0s', '--bisect-steps', '0', '--db', db]);
+  expect(r.status).toBe(0);
+  expect(r.stderr).toMatch(/^generic step 0 \(ramp\) 20\/s: achieved [\d.]+\/s, p99 [\d.]+ ms, errors\+dropped 0\.00% → pass( \[generator-bound\])?$/m); // a busy machine may flag its generator
+  expect(r.stderr).toMatch(/^generic step 1 \(ramp\) 40\/s: .* → pass( \[generator-bound\])?$/m);
+  expect(r.stdout).toMatch(/generic: sustained every step up to --max-rate 40\/s under p99<500ms/);
+  const row = query<{ steps: number; sent: number }>(db, 'SELECT count(DISTINCT step) AS steps, sum(sent) AS sent FROM load_intervals');
+  expect(row).toEqual({ steps: 2, sent: 20 * 2 + 40 * 2 });
+});
+
 test.each([
   [['--rate', '10', '--vus', '2'], /exactly one load model/],
   [['--stages', '30s:abc'], /--stages: cannot parse stage/],
