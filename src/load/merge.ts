@@ -133,8 +133,8 @@ function modelDifference(a: LoadModel, b: LoadModel): string | undefined {
 
 /**
  * The whole test's model. Open-model shards follow the whole schedule and take every N-th arrival
- * (schedule.ts), so shards that agree carry the whole test's rate; shards that differ carry their
- * shares, as closed-model shards carry their share of the VUs: those add up.
+ * (engine/arrival-driver.ts), so shards that agree carry the whole test's rate; shards that differ
+ * carry their shares, as closed-model shards carry their share of the VUs: those add up.
  */
 function mergedModel(models: LoadModel[]): LoadModel {
   const [first] = models;

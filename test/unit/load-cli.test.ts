@@ -114,6 +114,20 @@ test('--find-max runs its steps one after another in one run and states the resu
   expect(row).toEqual({ steps: 2, sent: 20 * 2 + 40 * 2 });
 });
 
+test('option problems are reported before any file is read or server contacted', () => {
+  const db = path.join(tmp, 'never.sqlite');
+  const r = spawnSync(process.execPath, [LAUNCHER, 'load', '--server', 'generic@127.0.0.1:1', '--dataset', path.join(tmp, 'missing.jsonl'), '--rate', '0', '--duration', '-1', '--db', db], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(r.status).toBe(2);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(/--rate must be a number > 0, got 0; --duration: cannot parse duration "-1"/);
+  expect(r.stderr).not.toMatch(/missing\.jsonl|unreachable/);
+  expect(fs.existsSync(db)).toBe(false);
+});
+
 test.each([
   [['--rate', '10', '--vus', '2'], /exactly one load model/],
   [['--stages', '30s:abc'], /--stages: cannot parse stage/],
