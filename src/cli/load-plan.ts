@@ -6,7 +6,7 @@
  */
 import { UserError } from '../core/user-error';
 import type { LoadModel, Mix } from '../core/load-types';
-import { executorFor } from '../engine/executors/registry';
+import { executorFor, problemsOf } from '../engine/executors/registry';
 import { parseMix } from '../load/requests';
 import { parseDurationMs, parseStages } from '../load/schedule';
 import { parseShard, shareOf, type Shard } from '../load/shard';
@@ -151,8 +151,8 @@ function chooseModel(a: LoadPlanArgs, problems: string[], take: Take, durationOf
             : shape === 'iterations'
               ? { kind: 'shared-iterations', vus, iterations: a.iterations!, thinkTimeMs }
               : { kind: 'per-vu-iterations', vus, iterations: a['iterations-per-vu']!, thinkTimeMs };
+  problems.push(...problemsOf(model));
   const executor = executorFor(model);
-  problems.push(...executor.validate(model));
   if (executor.duration === null) {
     if (a.duration !== undefined) problems.push(`--duration does not apply to --${shape}: the stages set the length`);
     return { model, durationMs: 0 };

@@ -9,7 +9,7 @@ import * as hdr from 'hdr-histogram-js';
 import { LoadOptions, LoadRunner } from '../../src/load/runner';
 import { arrivalOffsetsNs } from '../../src/engine/arrival-driver';
 import { rampingArrivals } from '../../src/engine/executors/ramping-arrival-rate';
-import { executorFor } from '../../src/engine/executors/registry';
+import { problemsOf } from '../../src/engine/executors/registry';
 import { parseSourceAddresses } from '../../src/load/source-addresses';
 import type { IntervalRecord } from '../../src/core/load-types';
 import type { DatasetLine } from '../../src/core/dataset-line';
@@ -170,14 +170,22 @@ test('iterations against a server that never answers: each ends as exactly one t
 });
 
 test("an executor's validate() names every problem at once", () => {
-  const problems = executorFor({ kind: 'shared-iterations', vus: 0, iterations: 2.5, thinkTimeMs: -1 }).validate({ kind: 'shared-iterations', vus: 0, iterations: 2.5, thinkTimeMs: -1 });
+  const problems = problemsOf({ kind: 'shared-iterations', vus: 0, iterations: 2.5, thinkTimeMs: -1 });
   expect(problems.join('\n')).toMatch(/--vus must be an integer > 0, got 0/);
   expect(problems.join('\n')).toMatch(/--iterations must be an integer > 0, got 2.5/);
   expect(problems.join('\n')).toMatch(/--think-time must not be negative/);
-  expect(executorFor({ kind: 'shared-iterations', vus: 5, iterations: 3, thinkTimeMs: 0 }).validate({ kind: 'shared-iterations', vus: 5, iterations: 3, thinkTimeMs: 0 })).toEqual([
+  expect(problemsOf({ kind: 'shared-iterations', vus: 5, iterations: 3, thinkTimeMs: 0 })).toEqual([
     '--iterations 3 is fewer than --vus 5: some users would never run',
   ]);
-  expect(executorFor({ kind: 'rate', rate: 10 }).validate({ kind: 'rate', rate: 10 })).toEqual([]);
+  expect(problemsOf({ kind: 'rate', rate: 10 })).toEqual([]);
+  expect(problemsOf({ kind: 'rate', rate: 0 })).toEqual(['--rate must be a number > 0, got 0']);
+  expect(problemsOf({ kind: 'vus-stages', stages: [], startVus: -1, thinkTimeMs: -1 })).toEqual([
+    '--vus-stages: no stages',
+    '--start-vus must be >= 0, got -1',
+    '--think-time must not be negative, got -1 ms',
+  ]);
+  expect(problemsOf({ kind: 'stages', stages: [{ durationMs: 0, target: 5 }], startRate: 0 })).toEqual(['--stages: stage 0ms:5 needs a positive duration and a target >= 0']);
+  expect(problemsOf({ kind: 'per-vu-iterations', vus: 2, iterations: 0, thinkTimeMs: 0 })).toEqual(['--iterations-per-vu must be an integer > 0, got 0']);
 });
 
 test('a stop while the handshake hangs ends within 2 s, with nothing sent', async () => {

@@ -27,3 +27,8 @@ export function executorFor<M extends LoadModel>(model: M): Executor<M> {
   // The registry's type ties each name to its own config; indexing by a union loses that tie.
   return EXECUTORS[model.kind] as unknown as Executor<M>;
 }
+
+/** Every problem with `model`, from its own executor. */
+export function problemsOf(model: LoadModel): string[] {
+  return executorFor(model).validate(model);
+}
