@@ -7,6 +7,7 @@
 import { UserError } from '../core/user-error';
 import type { LoadModel, Mix } from '../core/load-types';
 import { executorFor, problemsOf } from '../engine/executors/registry';
+import { countProblem } from '../engine/executors/executor';
 import { parseMix } from '../load/requests';
 import { parseDurationMs, parseStages } from '../load/schedule';
 import { parseShard, shareOf, type Shard } from '../load/shard';
@@ -79,11 +80,9 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
     }
   };
   const durationOf = (option: string, text: string): number | undefined => take(() => parseDurationMs(text, `--${option}`));
-  const whole = (option: string, v: number) => {
-    if (!(Number.isInteger(v) && v > 0)) problems.push(`--${option} must be an integer > 0, got ${v}`);
-  };
 
   const findMax = findMaxOptions(a, problems, take, durationOf);
+  // With --find-max the search sets each step's rate and length itself.
   const chosen = a['find-max'] ? undefined : chooseModel(a, problems, take, durationOf);
   const model: LoadModel = chosen?.model ?? { kind: 'rate', rate: 1 };
   const durationMs = chosen?.durationMs ?? 0;
@@ -91,9 +90,8 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
   const mix = take(() => parseMix(a.mix));
   const shard = a.shard === undefined ? undefined : take(() => parseShard(a.shard!));
   if (!(a.timeout > 0)) problems.push(`--timeout must be a positive number of seconds, got ${a.timeout}`);
-  if (a.connections !== undefined) whole('connections', a.connections);
-  whole('pipeline', a.pipeline);
-  whole('max-line-bytes', a['max-line-bytes']);
+  if (a.connections !== undefined) problems.push(...countProblem('--connections', a.connections));
+  problems.push(...countProblem('--pipeline', a.pipeline), ...countProblem('--max-line-bytes', a['max-line-bytes']));
   const sourceAddresses = a['source-addresses'] ? (take(() => parseSourceAddresses(a['source-addresses']!)) ?? []) : [];
   const startAtMs = take(() => startAt(a['start-at']));
   const thresholds = a.threshold ?? [];

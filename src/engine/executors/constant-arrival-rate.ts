@@ -24,7 +24,7 @@ class ConstantArrivals extends ArrivalCursor {
 export const constantArrivalRate: Executor<ConstantArrivalRate> = {
   name: 'constant-arrival-rate',
   closed: false,
-  duration: { role: 'length', defaultMs: 60_000 },
+  duration: { defaultMs: 60_000 },
   validate: (c) => (c.rate > 0 && Number.isFinite(c.rate) ? [] : [`--rate must be a number > 0, got ${c.rate}`]),
   lengthMs: (_, durationMs) => durationMs,
   targetRateAt: (c) => c.rate,

@@ -9,7 +9,7 @@ export type ConstantVus = Extract<LoadModel, { kind: 'vus' }>;
 export const constantVus: Executor<ConstantVus> = {
   name: 'constant-vus',
   closed: true,
-  duration: { role: 'length', defaultMs: 60_000 },
+  duration: { defaultMs: 60_000 },
   validate: (c) => [...countProblem('--vus', c.vus), ...thinkTimeProblem(c.thinkTimeMs)],
   lengthMs: (_, durationMs) => durationMs,
   targetRateAt: () => null,

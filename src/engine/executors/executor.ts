@@ -25,10 +25,10 @@ export interface Executor<M extends LoadModel> {
    */
   readonly closed: boolean;
   /**
-   * What --duration means to it: the schedule's length (default given), a limit on a run that
-   * ends by itself (iterations; default given), or nothing (null: the stages set the length).
+   * --duration's default: the schedule's length, or for iterations the most the run may take
+   * (k6's maxDuration); null when --duration does not apply (the stages set the length).
    */
-  readonly duration: { role: 'length' | 'limit'; defaultMs: number } | null;
+  readonly duration: { defaultMs: number } | null;
   /** Every problem with `config` at once, each naming its option; empty when it can run. */
   validate(config: M): string[];
   /** The schedule's length in ms, given --duration (or its default). */
@@ -44,7 +44,6 @@ export interface Executor<M extends LoadModel> {
   shareOf(config: M, shard: Shard): M;
   create(ctx: DriverContext, config: M, lengthMs: number, shard?: Shard): Pacer;
 }
-
 
 /** A count the user gives (VUs, iterations): a whole number above 0. */
 export function countProblem(option: string, v: number): string[] {

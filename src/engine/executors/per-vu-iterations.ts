@@ -12,7 +12,7 @@ export type PerVuIterations = Extract<LoadModel, { kind: 'per-vu-iterations' }>;
 export const perVuIterations: Executor<PerVuIterations> = {
   name: 'per-vu-iterations',
   closed: true,
-  duration: { role: 'limit', defaultMs: 600_000 },
+  duration: { defaultMs: 600_000 },
   validate: (c) => [...countProblem('--vus', c.vus), ...countProblem('--iterations-per-vu', c.iterations), ...thinkTimeProblem(c.thinkTimeMs)],
   lengthMs: (_, durationMs) => durationMs,
   targetRateAt: () => null,

@@ -13,7 +13,7 @@ export type SharedIterations = Extract<LoadModel, { kind: 'shared-iterations' }>
 export const sharedIterations: Executor<SharedIterations> = {
   name: 'shared-iterations',
   closed: true,
-  duration: { role: 'limit', defaultMs: 600_000 },
+  duration: { defaultMs: 600_000 },
   validate: (c) => [
     ...countProblem('--vus', c.vus),
     ...countProblem('--iterations', c.iterations),
