@@ -23,29 +23,28 @@ import { readDataset } from '../dataset/line';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
 import { writeFileAtomic } from '../core/atomic-write';
-import { LoadOptions, LoadRunner, LoadStopped, ServerResult } from '../load/runner';
+import { LoadOptions, LoadRunner } from '../load/runner';
+import { serversInTurn } from '../engine/servers-in-turn';
+import { stepLine } from '../load/find-max';
 import { LoadStore } from '../store/load-results';
-import { parseMix } from '../load/requests';
-import { parseDurationMs, parseStages } from '../load/schedule';
 import { intervalLine, storedOutcome, summarise, summaryText } from '../load/summary';
 import type { LiveCounts } from '../load/recorder';
-import { parseSourceAddresses } from '../load/source-addresses';
-import type { IntervalRecord, LoadModel } from '../core/load-types';
-import { findMax, FindMaxOptions, FindMaxResult, parseSlo } from '../load/find-max';
+import type { IntervalRecord } from '../core/load-types';
 import { createThresholdTracker } from '../load/thresholds';
 import { mergeShards } from '../load/merge';
 import { writeHlog } from '../load/hlog';
-import { parseShard, shareOf, linesOfShard } from '../load/shard';
+import { linesOfShard } from '../load/shard';
 import { toolInfo } from '../core/tool-info';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { refuseWalletOptions, walletLoad } from './wallet-load';
-import { numbersAsTyped, stringsGiven, timeoutSeconds, withinTimer } from './validate';
+import { numbersAsTyped, stringsGiven } from './validate';
+import { loadPlan, type LoadPlan } from './load-plan';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
   return withResourceOptions(y)
     .scriptName('npm run load --')
-    .usage('$0 --server PROFILE[@HOST:PORT] ... [--dataset FILE] (--rate R | --stages S | --vus N | --vus-stages S) [options]\n$0 merge SHARD.sqlite ... --db ALL.sqlite\n$0 hlog --db FILE [--run ID] --out FILE.hlog')
+    .usage('$0 --server PROFILE[@HOST:PORT] ... [--dataset FILE] (--rate R | --stages S | --vus N | --vus-stages S | [--vus N] --iterations[-per-vu] K) [options]\n$0 merge SHARD.sqlite ... --db ALL.sqlite\n$0 hlog --db FILE [--run ID] --out FILE.hlog')
     .option('server', { type: 'string', array: true, describe: 'server to load: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable; one after another)' })
     .option('host', { type: 'string', describe: 'host for a --server given without one' })
     .option('port', { type: 'number', describe: 'port for a --server given without one' })
@@ -58,11 +57,13 @@ export function loadArgs(argv: string[]) {
     .option('rate', { type: 'number', describe: 'open model: constant arrival rate, requests/s' })
     .option('stages', { type: 'string', describe: 'open model: ramping arrival rate, e.g. "30s:100,2m:2000,30s:0"' })
     .option('start-rate', { type: 'number', default: 0, describe: 'the rate --stages ramps from' })
-    .option('vus', { type: 'number', describe: 'closed model: virtual clients, one request in flight each' })
+    .option('vus', { type: 'number', describe: 'closed model: virtual clients, one request in flight each (with --iterations: the users sharing them)' })
     .option('vus-stages', { type: 'string', describe: 'closed model: ramping virtual clients, e.g. "30s:10,1m:100"' })
     .option('start-vus', { type: 'number', default: 0, describe: 'the number --vus-stages ramps from' })
+    .option('iterations', { type: 'number', describe: 'closed model: exactly this many requests, shared by the --vus users (k6 shared-iterations)' })
+    .option('iterations-per-vu', { type: 'number', describe: 'closed model: each of the --vus users sends exactly this many requests (k6 per-vu-iterations)' })
     .option('think-time', { type: 'string', default: '0', describe: 'closed model: pause after each reply (e.g. 100ms)' })
-    .option('duration', { type: 'string', describe: 'run length per server for --rate/--vus (default 60s)' })
+    .option('duration', { type: 'string', describe: 'run length per server for --rate/--vus (default 60s); with --iterations*, the most it may take (default 10m)' })
     .option('connections', { type: 'number', describe: 'sockets per server (default 8; --vus: one per client)' })
     .option('pipeline', { type: 'number', default: 16, describe: 'open model: requests in flight per socket; beyond, requests are dropped' })
     .option('timeout', { type: 'number', default: 10, describe: 'seconds before a request counts as a timeout' })
@@ -110,97 +111,6 @@ export function loadArgs(argv: string[]) {
 
 type Argv = Awaited<ReturnType<ReturnType<typeof loadArgs>['parseAsync']>>;
 
-function positive(name: string, v: number | undefined, integer = true): number {
-  if (v === undefined || !(v > 0) || (integer && !Number.isInteger(v))) throw new UserError(`--${name} must be ${integer ? 'an integer' : 'a number'} > 0, got ${v}`);
-  return v;
-}
-
-function duration(name: string, text: string): number {
-  try {
-    const ms = parseDurationMs(text, `--${name}`);
-    if (!(ms >= 0)) throw new Error(`--${name} must not be negative`);
-    return withinTimer(`--${name}`, text, ms);
-  } catch (err) {
-    throw new UserError((err as Error).message);
-  }
-}
-
-function stages(name: string, text: string) {
-  try {
-    const parsed = parseStages(text, `--${name}`);
-    withinTimer(`--${name}`, text, parsed.reduce((ms, st) => ms + st.durationMs, 0));
-    return parsed;
-  } catch (err) {
-    throw new UserError((err as Error).message);
-  }
-}
-
-function findMaxFromArgs(a: Argv): FindMaxOptions | undefined {
-  if (!a['find-max']) {
-    if (a.slo !== undefined) throw new UserError('--slo applies to --find-max only');
-    return undefined;
-  }
-  if (!a.slo) throw new UserError('--find-max needs --slo, e.g. --slo "p99<100ms"');
-  if (!(a['max-error-rate'] >= 0 && a['max-error-rate'] <= 1)) throw new UserError(`--max-error-rate must be 0..1, got ${a['max-error-rate']}`);
-  if (!(a['step-factor'] > 1)) throw new UserError(`--step-factor must be above 1, got ${a['step-factor']}`);
-  const dwellMs = duration('dwell', a.dwell);
-  if (dwellMs < 2000) throw new UserError('--dwell must be at least 2s: a step is judged on whole seconds');
-  return {
-    slo: parseSlo(a.slo),
-    maxErrorRate: a['max-error-rate'],
-    dwellMs,
-    warmupMs: duration('warmup', a.warmup),
-    startRate: a['start-rate'] > 0 ? a['start-rate'] : 10,
-    factor: a['step-factor'],
-    maxRate: positive('max-rate', a['max-rate'], false),
-    bisectSteps: Math.max(0, Math.round(a['bisect-steps'])),
-  };
-}
-
-function modelFromArgs(a: Argv): { model: LoadModel; durationMs: number } {
-  const given = (['rate', 'stages', 'vus', 'vus-stages'] as const).filter((k) => a[k] !== undefined);
-  if (a['find-max']) {
-    if (given.length) throw new UserError(`--find-max chooses the rates itself; drop --${given.join(', --')}`);
-    return { model: { kind: 'rate', rate: 1 }, durationMs: 0 };
-  }
-  if (given.length !== 1) {
-    throw new UserError(`give exactly one load model: --rate R, --stages "30s:100,...", --vus N or --vus-stages "..."${given.length ? ` (got --${given.join(', --')})` : ''}`);
-  }
-  const staged = given[0] === 'stages' || given[0] === 'vus-stages';
-  if (staged && a.duration !== undefined) throw new UserError(`--duration does not apply to --${given[0]}: the stages set the length`);
-  const durationMs = duration('duration', a.duration ?? '60s');
-  if (!staged && durationMs <= 0) throw new UserError('--duration must be above 0');
-  const thinkTimeMs = duration('think-time', a['think-time']);
-  switch (given[0]) {
-    case 'rate':
-      return { model: { kind: 'rate', rate: positive('rate', a.rate, false) }, durationMs };
-    case 'stages':
-      return { model: { kind: 'stages', stages: stages('stages', a.stages!), startRate: Math.max(0, a['start-rate']) }, durationMs };
-    case 'vus':
-      return { model: { kind: 'vus', vus: positive('vus', a.vus), thinkTimeMs }, durationMs };
-    default:
-      return { model: { kind: 'vus-stages', stages: stages('vus-stages', a['vus-stages']!), startVus: Math.max(0, Math.round(a['start-vus'])), thinkTimeMs }, durationMs };
-  }
-}
-
-function startAt(seconds: number | undefined): number | undefined {
-  if (seconds === undefined) return undefined;
-  const ms = Math.round(seconds * 1000);
-  if (!Number.isFinite(ms) || ms < Date.now() - 1000) throw new UserError(`--start-at ${seconds} is in the past (now ${Math.floor(Date.now() / 1000)})`);
-  if (ms > Date.now() + 3_600_000) throw new UserError(`--start-at ${seconds} is more than an hour away`);
-  return ms;
-}
-
-/** A shard's share of a closed model's users (open models thin the schedule instead). */
-function shardModel(model: LoadModel, shard?: { index: number; count: number }): LoadModel {
-  if (!shard) return model;
-  if (model.kind === 'vus') return { ...model, vus: Math.max(1, shareOf(shard, model.vus)) };
-  if (model.kind === 'vus-stages') {
-    return { ...model, startVus: shareOf(shard, model.startVus), stages: model.stages.map((st) => ({ ...st, target: shareOf(shard, st.target) })) };
-  }
-  return model;
-}
-
 async function datasetPath(a: Argv, targets: Array<{ host: string; port: number }>): Promise<string> {
   if (a.dataset) return a.dataset;
   const { labStatus } = await import('../lab/lab');
@@ -214,49 +124,38 @@ async function datasetPath(a: Argv, targets: Array<{ host: string; port: number 
   throw new UserError('--dataset FILE is required (only a lab server defaults to the lab dataset)');
 }
 
-export async function optionsFromArgs(a: Argv): Promise<{ opts: LoadOptions; datasetFile: string; datasetHash: string; thresholds: string[]; findMax?: FindMaxOptions }> {
-  const findMax = findMaxFromArgs(a);
-  const { model, durationMs } = modelFromArgs(a);
-  const mix = parseMix(a.mix);
-  const shard = a.shard === undefined ? undefined : parseShard(a.shard);
-  const timeoutMs = timeoutSeconds('--timeout', a.timeout);
-  const closed = model.kind === 'vus' || model.kind === 'vus-stages';
-  const maxVus = model.kind === 'vus' ? model.vus : model.kind === 'vus-stages' ? Math.max(model.startVus, ...model.stages.map((s) => s.target)) : 0;
-  const connections = a.connections !== undefined ? positive('connections', a.connections) : closed ? Math.max(1, maxVus) : 8;
-  const pipeline = positive('pipeline', a.pipeline);
-  const sourceAddresses = a['source-addresses'] ? parseSourceAddresses(a['source-addresses']) : [];
+/** The plan's servers, dataset and CA resolved: the runner's options (files are read here, nothing is written). */
+async function optionsFromPlan(a: Argv, plan: LoadPlan): Promise<{ opts: LoadOptions; datasetFile: string; datasetHash: string }> {
   const { targets, labCaFile } = await resolveTargets(a);
   const rest = targets.find((t) => PROFILES[t.profile].transport === 'esplora-rest');
-  if (rest && sourceAddresses.length) throw new UserError(`--source-addresses spreads Electrum connections; ${rest.name} is Esplora's REST API (drop one of the two)`);
+  if (rest && plan.sourceAddresses.length) throw new UserError(`--source-addresses spreads Electrum connections; ${rest.name} is Esplora's REST API (drop one of the two)`);
   const caFile = a.ca ?? labCaFile;
   const file = await datasetPath(a, targets);
   const dataset = readDataset(file);
-  const lines = linesOfShard(dataset.lines, shard);
+  const lines = linesOfShard(dataset.lines, plan.shard);
   if (lines.length === 0) throw new UserError(`--dataset ${file}: no address for this shard`);
-  const thresholds = a.threshold ?? [];
+  const { shard } = plan;
   return {
     opts: {
       servers: targets,
       lines,
-      mix,
-      model: shardModel(model, shard),
-      durationMs,
-      connections: Math.max(1, shareOf(shard, connections)),
-      pipeline,
-      timeoutMs,
-      maxLineBytes: positive('max-line-bytes', a['max-line-bytes']),
+      mix: plan.mix,
+      model: plan.model,
+      durationMs: plan.durationMs,
+      connections: plan.connections,
+      pipeline: plan.pipeline,
+      timeoutMs: plan.timeoutMs,
+      maxLineBytes: plan.maxLineBytes,
       tlsInsecure: a['tls-insecure'],
       ca: caFile ? readCa(caFile) : undefined,
       seed: shard ? `${a.seed}:shard:${shard.index}/${shard.count}` : a.seed,
-      sourceAddresses,
+      sourceAddresses: plan.sourceAddresses,
       shard,
-      startAtMs: startAt(a['start-at']),
+      startAtMs: plan.startAtMs,
       samples: a.samples,
     },
     datasetFile: file,
     datasetHash: dataset.hash,
-    thresholds,
-    findMax,
   };
 }
 
@@ -327,7 +226,9 @@ async function main(): Promise<number> {
   if (a['summary-export'] !== undefined) claimOutputFile(a['summary-export'], '--summary-export');
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);
-  const { opts, datasetFile, datasetHash, thresholds, findMax: search } = await optionsFromArgs(a);
+  const plan = loadPlan(a);
+  const { thresholds, findMax: search } = plan;
+  const { opts, datasetFile, datasetHash } = await optionsFromPlan(a, plan);
   const tracker = thresholds.length ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
   if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
   await ensureReachable(opts.servers, opts, expectedNetwork(datasetFile, opts.lines));
@@ -363,44 +264,11 @@ async function main(): Promise<number> {
     if (a.progress) process.stderr.write(intervalLine(record, live) + '\n');
   });
 
-  const outcomes: ServerResult[] = [];
-  const searches: FindMaxResult[] = [];
-  let failure: unknown;
   const sampling = resources.length ? startSampling(results.db, 'load', runId, resources, a['sample-every']) : undefined;
-  try {
-    for (const [i, target] of opts.servers.entries()) {
-      if (runner.stopped) break;
-      let r: ServerResult;
-      if (search) {
-        let indexBase = 0;
-        let last: ServerResult | undefined;
-        const found = await findMax(
-          runner,
-          target,
-          search,
-          async (rate, durationMs, step) => {
-            last = await runner.runServer(target, i, { model: { kind: 'rate', rate }, durationMs, indexBase, step });
-            indexBase += last.intervals;
-            return last;
-          },
-          (s) =>
-            process.stderr.write(
-              `${target.name} step ${s.step} (${s.phase}) ${s.targetRate}/s: achieved ${s.achievedRate}/s, p${search.slo.percentile} ${s.sloValueMs?.toFixed(1) ?? '-'} ms, ` +
-                `errors+dropped ${(s.errorRate * 100).toFixed(2)}% → ${s.passed ? 'pass' : `FAIL (${s.why})`}${s.generatorBound ? ' [generator-bound]' : ''}\n`,
-            ),
-        );
-        searches.push(found);
-        r = last!;
-      } else {
-        r = await runner.runServer(target, i);
-      }
-      store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol);
-      outcomes.push(r);
-    }
-  } catch (err) {
-    // A stop while connecting is an interruption, not a failure: what was measured stands.
-    if (!(err instanceof LoadStopped)) failure = err;
-  }
+  const { results: outcomes, searches, failure } = await serversInTurn(runner, opts.servers, search, {
+    step: (target, s) => process.stderr.write(stepLine(target, s, search!) + '\n'),
+    server: (target, r) => store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol),
+  });
   // Per request only for a single profile per server: a search's steps are not all kept here.
   const costs = await sampling?.stop(search ? new Map() : new Map(outcomes.map((o) => [o.server, o.totals.sent])));
   const summaries = outcomes.map(summarise);

@@ -17,11 +17,14 @@ export interface Stage {
   target: number;
 }
 
+/** How load is paced: the executor's name (src/engine/executors/registry.ts) and its config. */
 export type LoadModel =
   | { kind: 'rate'; rate: number } // constant arrival rate, requests/s (open model)
   | { kind: 'stages'; stages: Stage[]; startRate: number } // ramping arrival rate (open model)
   | { kind: 'vus'; vus: number; thinkTimeMs: number } // N virtual clients, one request in flight each (closed)
-  | { kind: 'vus-stages'; stages: Stage[]; startVus: number; thinkTimeMs: number }; // ramping VUs (closed)
+  | { kind: 'vus-stages'; stages: Stage[]; startVus: number; thinkTimeMs: number } // ramping VUs (closed)
+  | { kind: 'per-vu-iterations'; vus: number; iterations: number; thinkTimeMs: number } // each VU runs `iterations` (closed)
+  | { kind: 'shared-iterations'; vus: number; iterations: number; thinkTimeMs: number }; // VUs share `iterations` (closed)
 
 /** The weight of each method in the request mix (e.g. balance 40, history 40, utxos 20). */
 export type Mix = Partial<Record<MethodName, number>>;

@@ -156,3 +156,39 @@ export async function findMax(
             : `${target.name}: max sustainable throughput ${maxSustainableRate}/s under ${o.slo.text} (next step ${firstFail!.targetRate}/s failed: ${firstFail!.why})`;
   return { server: target.name, slo: o.slo, maxErrorRate: o.maxErrorRate, steps, maxSustainableRate, limitedBy, statement };
 }
+
+/**
+ * The search on one server, its steps run as segments of one run: each step numbers its intervals
+ * on from the last step's, so the steps follow each other in the stored run. Also returns the last
+ * step's result (the server's summary after a search is of its last step).
+ */
+export async function findMaxOnServer(
+  runner: LoadRunner,
+  target: ServerTarget,
+  serverIndex: number,
+  o: FindMaxOptions,
+  onStep: (s: StepResult) => void,
+): Promise<{ found: FindMaxResult; last: ServerResult }> {
+  let indexBase = 0;
+  let last: ServerResult | undefined;
+  const found = await findMax(
+    runner,
+    target,
+    o,
+    async (rate, durationMs, step) => {
+      last = await runner.runServer(target, serverIndex, { model: { kind: 'rate', rate }, durationMs, indexBase, step });
+      indexBase += last.intervals;
+      return last;
+    },
+    onStep,
+  );
+  return { found, last: last! };
+}
+
+/** One step as the progress shows it. */
+export function stepLine(target: ServerTarget, s: StepResult, o: FindMaxOptions): string {
+  return (
+    `${target.name} step ${s.step} (${s.phase}) ${s.targetRate}/s: achieved ${s.achievedRate}/s, p${o.slo.percentile} ${s.sloValueMs?.toFixed(1) ?? '-'} ms, ` +
+    `errors+dropped ${(s.errorRate * 100).toFixed(2)}% → ${s.passed ? 'pass' : `FAIL (${s.why})`}${s.generatorBound ? ' [generator-bound]' : ''}`
+  );
+}

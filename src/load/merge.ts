@@ -126,7 +126,7 @@ function modelDifference(a: LoadModel, b: LoadModel): string | undefined {
     const durations = (m: typeof a) => m.stages.map((s) => `${s.durationMs / 1000}s`).join(',');
     if (durations(a) !== durations(b)) return `stage durations ${durations(b)} instead of ${durations(a)}`;
   }
-  if ((a.kind === 'vus' || a.kind === 'vus-stages') && (b.kind === 'vus' || b.kind === 'vus-stages') && a.thinkTimeMs !== b.thinkTimeMs) {
+  if ('thinkTimeMs' in a && 'thinkTimeMs' in b && a.thinkTimeMs !== b.thinkTimeMs) {
     return `think time ${b.thinkTimeMs} ms instead of ${a.thinkTimeMs} ms`;
   }
   return undefined;
@@ -134,8 +134,8 @@ function modelDifference(a: LoadModel, b: LoadModel): string | undefined {
 
 /**
  * The whole test's model. Open-model shards follow the whole schedule and take every N-th arrival
- * (schedule.ts), so shards that agree carry the whole test's rate; shards that differ carry their
- * shares, as closed-model shards carry their share of the VUs: those add up.
+ * (engine/arrival-driver.ts), so shards that agree carry the whole test's rate; shards that differ
+ * carry their shares, as closed-model shards carry their share of the VUs: those add up.
  */
 function mergedModel(models: LoadModel[]): LoadModel {
   const [first] = models;
@@ -152,6 +152,10 @@ function mergedModel(models: LoadModel[]): LoadModel {
       return { ...first, vus: add((m) => (m as typeof first).vus) };
     case 'vus-stages':
       return { ...first, startVus: add((m) => (m as typeof first).startVus), stages: first.stages.map((s, k) => ({ ...s, target: add((m) => (m as typeof first).stages[k].target) })) };
+    case 'per-vu-iterations':
+      return { ...first, vus: add((m) => (m as typeof first).vus) };
+    case 'shared-iterations':
+      return { ...first, vus: add((m) => (m as typeof first).vus), iterations: add((m) => (m as typeof first).iterations) };
   }
 }
 

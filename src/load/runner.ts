@@ -16,11 +16,10 @@ import { UserError } from '../core/user-error';
 import { generatorVerdict } from '../core/generator-check';
 import { ConnectionSet, type LoadConnections } from './connections';
 import { RestConnectionSet } from './rest-connections';
-import { ClosedModelDriver, OpenModelDriver, activeVus, RawSample } from './drivers';
-import { RunClock } from './load-call';
+import { RunClock, type RawSample } from '../engine/load-call';
+import { executorFor } from '../engine/executors/registry';
 import { IntervalRecorder, Totals } from './recorder';
 import { RequestPicker } from './requests';
-import { modelDurationMs, targetRateAt } from './schedule';
 import type { IntervalRecord, LoadModel, Mix } from '../core/load-types';
 
 export interface LoadOptions {
@@ -109,7 +108,8 @@ export class LoadRunner extends EventEmitter {
     const opts = { ...this.opts, model: segment.model ?? this.opts.model, durationMs: segment.durationMs ?? this.opts.durationMs };
     const step = segment.step ?? null;
     const profile = PROFILES[target.profile];
-    const pipeline = opts.model.kind === 'vus' || opts.model.kind === 'vus-stages' ? Number.MAX_SAFE_INTEGER : opts.pipeline;
+    const executor = executorFor(opts.model);
+    const pipeline = executor.closed ? Number.MAX_SAFE_INTEGER : opts.pipeline;
     const conns: LoadConnections =
       profile.transport === 'esplora-rest'
         ? new RestConnectionSet({ host: target.host, port: target.port, tls: target.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs }, opts.connections, Math.min(pipeline, 1024))
@@ -131,7 +131,7 @@ export class LoadRunner extends EventEmitter {
     }
     const info = conns.server!;
     const recorder = new IntervalRecorder(target.name);
-    const durationMs = modelDurationMs(opts.model, opts.durationMs);
+    const durationMs = executor.lengthMs(opts.model, opts.durationMs);
     const loop = monitorEventLoopDelay({ resolution: 1 });
     loop.enable();
     const loopAll = monitorEventLoopDelay({ resolution: 1 });
@@ -157,6 +157,7 @@ export class LoadRunner extends EventEmitter {
       clock: new RunClock(t0),
       onSample: opts.samples ? (s: RawSample) => samples.push(s) : undefined,
     };
+    const pacer = executor.create(ctx, opts.model, durationMs, opts.shard);
     this.emit('server-start', { server: target.name, url: targetUrl(target), software: info.software, durationMs });
 
     // The schedule clock's seconds: interval i covers [t0 + i s, t0 + (i+1) s). Closes run one
@@ -171,8 +172,8 @@ export class LoadRunner extends EventEmitter {
       const tMs = i * 1000;
       const context = {
         // A shard sends every N-th request of the schedule: its own target is 1/N of the rate.
-        targetRate: scaled(targetRateAt(opts.model, tMs + lengthMs / 2), opts.shard),
-        vus: activeVus(opts.model, ctx.clock),
+        targetRate: scaled(executor.targetRateAt(opts.model, tMs + lengthMs / 2), opts.shard),
+        vus: pacer.vusAt(ctx.clock.now() / 1e6),
         inFlight: conns.inFlight,
         loopDelayP99Us: loop.count > 0 ? Math.round(loop.percentile(99) / 1000) : 0,
       };
@@ -200,21 +201,19 @@ export class LoadRunner extends EventEmitter {
     };
     scheduleTick();
 
-    const driver =
-      opts.model.kind === 'rate' || opts.model.kind === 'stages'
-        ? new OpenModelDriver(ctx, opts.model, durationMs, opts.shard)
-        : new ClosedModelDriver(ctx, opts.model, durationMs, maxVus(opts.model));
     let stoppedAtMs: number | null = null;
     this.stopCurrent = () => {
       stoppedAtMs ??= Date.now();
-      driver.stop();
+      pacer.stop();
     };
     try {
-      if (!this.stopRequested) await driver.run();
-      // Every request of the schedule ends as an outcome: those a stop kept from going out too.
-      if (driver instanceof OpenModelDriver) recorder.notSent(driver.unsent());
-      // A schedule that ran to its end lasted its whole length (its last request is due before it).
-      const scheduleEndMs = this.stopRequested ? Math.min(durationMs, Number(process.hrtime.bigint() - t0) / 1e6) : durationMs;
+      if (!this.stopRequested) await pacer.run();
+      // Every unit of the schedule ends as an outcome: those a stop kept from going out too.
+      if (pacer.unsent) recorder.notSent(pacer.unsent());
+      // A schedule that ran to its end lasted its whole length (its last request is due before
+      // it); iterations and a stopped run last as long as they took.
+      const elapsedMs = Math.min(durationMs, Number(process.hrtime.bigint() - t0) / 1e6);
+      const scheduleEndMs = this.stopRequested || executor.endsWhenDone ? elapsedMs : durationMs;
       // Let what is in flight answer (or time out) before the last interval is closed; a stop
       // asked for meanwhile shortens the wait to its grace.
       const naturalEnd = Date.now() + Math.max(DRAIN_GRACE_MS, opts.timeoutMs + 200);
@@ -289,10 +288,4 @@ export interface Segment {
 
 function scaled(rate: number | null, shard?: { count: number }): number | null {
   return rate === null || !shard ? rate : rate / shard.count;
-}
-
-function maxVus(model: LoadModel): number {
-  if (model.kind === 'vus') return model.vus;
-  if (model.kind === 'vus-stages') return Math.max(model.startVus, ...model.stages.map((s) => s.target));
-  return 0;
 }

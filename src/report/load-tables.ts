@@ -21,6 +21,10 @@ export function describeModel(m: LoadModel | null): string {
       return `closed, ${m.vus} VUs${m.thinkTimeMs ? `, think ${m.thinkTimeMs} ms` : ''}`;
     case 'vus-stages':
       return `closed ramp, ${m.startVus} → ${m.stages.map((s) => s.target).join(' → ')} VUs${m.thinkTimeMs ? `, think ${m.thinkTimeMs} ms` : ''}`;
+    case 'per-vu-iterations':
+      return `closed, ${m.vus} VUs × ${m.iterations} iterations${m.thinkTimeMs ? `, think ${m.thinkTimeMs} ms` : ''}`;
+    case 'shared-iterations':
+      return `closed, ${m.vus} VUs sharing ${m.iterations} iterations${m.thinkTimeMs ? `, think ${m.thinkTimeMs} ms` : ''}`;
   }
 }
 

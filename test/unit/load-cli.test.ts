@@ -122,6 +122,46 @@ test('Ctrl-C stops the run, keeps every finished interval, exits 130', async () 
   expect(row.n).toBeGreaterThanOrEqual(2);
 });
 
+test('--vus N --iterations-per-vu K sends exactly N x K requests, stored as one completed run', () => {
+  const db = path.join(tmp, 'iterations.sqlite');
+  const r = load(['--vus', '3', '--iterations-per-vu', '5', '--db', db, '--json']);
+  expect(r.status).toBe(0);
+  const summary = JSON.parse(r.stdout);
+  expect(summary.model).toEqual({ kind: 'per-vu-iterations', vus: 3, iterations: 5, thinkTimeMs: 0 });
+  expect(summary.servers[0].sent).toBe(15);
+  expect(summary.servers[0].ok).toBe(15);
+  const row = query<{ status: string; sent: number; outcomes: number }>(
+    db,
+    `SELECT (SELECT status FROM runs WHERE kind = 'load') AS status, (SELECT sum(sent) FROM load_intervals) AS sent, (SELECT sum(count) FROM load_cells) AS outcomes`,
+  );
+  expect(row).toEqual({ status: 'completed', sent: 15, outcomes: 15 });
+});
+
+test('--find-max runs its steps one after another in one run and states the result', () => {
+  const db = path.join(tmp, 'find-max.sqlite');
+  const r = load(['--find-max', '--slo', 'p99<500ms', '--start-rate', '20', '--step-factor', '2', '--max-rate', '40', '--dwell', '2s', '--warmup', '0s', '--bisect-steps', '0', '--db', db]);
+  expect(r.status).toBe(0);
+  expect(r.stderr).toMatch(/^generic step 0 \(ramp\) 20\/s: achieved [\d.]+\/s, p99 [\d.]+ ms, errors\+dropped 0\.00% → pass( \[generator-bound\])?$/m); // a busy machine may flag its generator
+  expect(r.stderr).toMatch(/^generic step 1 \(ramp\) 40\/s: .* → pass( \[generator-bound\])?$/m);
+  expect(r.stdout).toMatch(/generic: sustained every step up to --max-rate 40\/s under p99<500ms/);
+  const row = query<{ steps: number; sent: number }>(db, 'SELECT count(DISTINCT step) AS steps, sum(sent) AS sent FROM load_intervals');
+  expect(row).toEqual({ steps: 2, sent: 20 * 2 + 40 * 2 });
+});
+
+test('option problems are reported before any file is read or server contacted', () => {
+  const db = path.join(tmp, 'never.sqlite');
+  const r = spawnSync(process.execPath, [LAUNCHER, 'load', '--server', 'generic@127.0.0.1:1', '--dataset', path.join(tmp, 'missing.jsonl'), '--rate', '0', '--duration', '-1', '--db', db], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(r.status).toBe(2);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(/--rate must be a number > 0, got 0; --duration: cannot parse duration "-1"/);
+  expect(r.stderr).not.toMatch(/missing\.jsonl|unreachable/);
+  expect(fs.existsSync(db)).toBe(false);
+});
+
 test.each([
   [['--rate', '10', '--vus', '2'], /exactly one load model/],
   [['--stages', '30s:abc'], /--stages: cannot parse stage/],
@@ -130,6 +170,10 @@ test.each([
   [['--rate', '10', '--threshold', 'latency:p(999)<5'], /--threshold "latency:p\(999\)<5": percentile/],
   [['--find-max'], /--find-max needs --slo/],
   [['--rate', '10', '--shard', '3/2'], /--shard: expected I\/N/],
+  // Every problem at once, before anything is read: both the rate and the duration are named.
+  [['--rate', '0', '--duration', '-1'], /--rate must be a number > 0, got 0; --duration: cannot parse duration "-1"/],
+  [['--vus', '4', '--iterations', '2'], /--iterations 2 is fewer than --vus 4/],
+  [['--vus', '0', '--iterations-per-vu', '1.5', '--timeout', '0'], /--vus must be an integer > 0, got 0; --iterations-per-vu must be an integer > 0, got 1.5; --timeout must be/],
 ])('user error %j: one line, exit 2, no database', (args, message) => {
   const db = path.join(tmp, 'never.sqlite');
   const r = load([...args, '--db', db]);

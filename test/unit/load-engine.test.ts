@@ -7,8 +7,10 @@
 import { createHash } from 'node:crypto';
 import * as hdr from 'hdr-histogram-js';
 import { LoadOptions, LoadRunner } from '../../src/load/runner';
-import { arrivalOffsetsNs } from '../../src/load/schedule';
 import { intervalLine, summarise, summaryText } from '../../src/load/summary';
+import { arrivalOffsetsNs } from '../../src/engine/arrival-driver';
+import { rampingArrivals } from '../../src/engine/executors/ramping-arrival-rate';
+import { problemsOf } from '../../src/engine/executors/registry';
 import { parseSourceAddresses } from '../../src/load/source-addresses';
 import type { IntervalRecord } from '../../src/core/load-types';
 import type { DatasetLine } from '../../src/core/dataset-line';
@@ -187,6 +189,63 @@ test('the closed model keeps one request in flight per virtual user', async () =
   expect(expectEveryUnitOnce(result, result.totals.sent + result.totals.dropped + result.totals.cutShort).stoppedAnswering).toBeNull();
 });
 
+/** Every outcome of a run, dropped included: each scheduled request must be exactly one of them. */
+const outcomes = (t: { byOutcome: Map<string, number>; dropped: number }) => [...t.byOutcome.values()].reduce((a, n) => a + n, t.dropped);
+
+test('per-vu-iterations: each of N users runs exactly K iterations, each one outcome, and the run ends by itself', async () => {
+  const s = await server({ nullResults: true, delayMs: 10 });
+  const { result, intervals } = await run(options(s.port, { model: { kind: 'per-vu-iterations', vus: 3, iterations: 7, thinkTimeMs: 0 }, durationMs: 60_000, connections: 3 }));
+  expect(result.totals.sent).toBe(21);
+  expect(s.answered).toBe(21);
+  expect(outcomes(result.totals)).toBe(21);
+  expect(result.totals.byOutcome.get('ok')).toBe(21);
+  expect(intervals.flatMap((r) => r.cells).reduce((a, c) => a + c.count, 0)).toBe(21);
+  expect(s.meanInFlight()).toBeLessThanOrEqual(3.01);
+  expect(result.durationMs).toBeLessThan(5000); // done long before the 60 s limit
+  expect(result.status).toBe('completed');
+});
+
+test('shared-iterations: N users share exactly K iterations', async () => {
+  const s = await server({ emptyAnswers: true, delayMs: 5 });
+  const { result } = await run(options(s.port, { model: { kind: 'shared-iterations', vus: 4, iterations: 10, thinkTimeMs: 0 }, durationMs: 60_000, connections: 4 }));
+  expect(result.totals.sent).toBe(10);
+  expect(s.answered).toBe(10);
+  expect(outcomes(result.totals)).toBe(10);
+  // An empty answer where the dataset has data is never ok.
+  expect(result.totals.byOutcome.get('ok') ?? 0).toBe(0);
+});
+
+test('iterations against a server that never answers: each ends as exactly one timeout', async () => {
+  const s = await server({ hangAfterHandshake: true });
+  const t0 = Date.now();
+  const { result } = await run(options(s.port, { model: { kind: 'per-vu-iterations', vus: 2, iterations: 2, thinkTimeMs: 0 }, durationMs: 60_000, connections: 2, timeoutMs: 300 }));
+  expect(result.totals.sent).toBe(4);
+  expect(outcomes(result.totals)).toBe(4);
+  // A timed-out connection is replaced; an iteration finding none usable meanwhile is a disconnect.
+  expect([...result.totals.byOutcome.keys()].filter((k) => k !== 'timeout' && k !== 'disconnect')).toEqual([]);
+  expect(result.totals.byOutcome.get('timeout')).toBeGreaterThanOrEqual(2);
+  expect(Date.now() - t0).toBeLessThan(10_000);
+});
+
+test("an executor's validate() names every problem at once", () => {
+  const problems = problemsOf({ kind: 'shared-iterations', vus: 0, iterations: 2.5, thinkTimeMs: -1 });
+  expect(problems.join('\n')).toMatch(/--vus must be an integer > 0, got 0/);
+  expect(problems.join('\n')).toMatch(/--iterations must be an integer > 0, got 2.5/);
+  expect(problems.join('\n')).toMatch(/--think-time must not be negative/);
+  expect(problemsOf({ kind: 'shared-iterations', vus: 5, iterations: 3, thinkTimeMs: 0 })).toEqual([
+    '--iterations 3 is fewer than --vus 5: some users would never run',
+  ]);
+  expect(problemsOf({ kind: 'rate', rate: 10 })).toEqual([]);
+  expect(problemsOf({ kind: 'rate', rate: 0 })).toEqual(['--rate must be a number > 0, got 0']);
+  expect(problemsOf({ kind: 'vus-stages', stages: [], startVus: -1, thinkTimeMs: -1 })).toEqual([
+    '--vus-stages: no stages',
+    '--start-vus must be >= 0, got -1',
+    '--think-time must not be negative, got -1 ms',
+  ]);
+  expect(problemsOf({ kind: 'stages', stages: [{ durationMs: 0, target: 5 }], startRate: 0 })).toEqual(['--stages: stage 0ms:5 needs a positive duration and a target >= 0']);
+  expect(problemsOf({ kind: 'per-vu-iterations', vus: 2, iterations: 0, thinkTimeMs: 0 })).toEqual(['--iterations-per-vu must be an integer > 0, got 0']);
+});
+
 test('a stop while the handshake hangs ends within 2 s, with nothing sent', async () => {
   const s = await server({ silent: true });
   const runner = new LoadRunner(options(s.port, { timeoutMs: 30_000 }));
@@ -200,11 +259,11 @@ test('a stop while the handshake hangs ends within 2 s, with nothing sent', asyn
 
 test('a ramp sends the integral of its rate, and shards split the schedule exactly', () => {
   const ramp = { kind: 'stages' as const, startRate: 0, stages: [{ durationMs: 2000, target: 100 }, { durationMs: 1000, target: 100 }] };
-  const all = [...arrivalOffsetsNs(ramp, 3000)];
+  const all = [...arrivalOffsetsNs(rampingArrivals(ramp, 3000))];
   expect(all.length).toBe(200); // 0→100 over 2 s = 100 requests, then 100 in the last second
   expect(all.filter((t) => t < 1e9).length).toBe(25); // a quarter of the ramp's area lies in its first half
-  const a = [...arrivalOffsetsNs(ramp, 3000, { index: 1, count: 2 })];
-  const b = [...arrivalOffsetsNs(ramp, 3000, { index: 2, count: 2 })];
+  const a = [...arrivalOffsetsNs(rampingArrivals(ramp, 3000, { index: 1, count: 2 }))];
+  const b = [...arrivalOffsetsNs(rampingArrivals(ramp, 3000, { index: 2, count: 2 }))];
   expect([...a, ...b].sort((x, y) => x - y)).toEqual(all);
 });
 

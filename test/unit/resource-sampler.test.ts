@@ -15,6 +15,7 @@ import { dirSizeBytes } from '../../src/resources/dir-size';
 import { parsePrometheusText } from '../../src/resources/prometheus';
 import { migrate } from '../../src/store/schema';
 import { resourceSummaries, resourceWriter } from '../../src/store/resources';
+import { createRun } from '../../src/store/run-record';
 
 const MiB = 1024 * 1024;
 
@@ -77,8 +78,10 @@ test('a process tree of known behaviour: memory, CPU, disk writes and reads, cal
     // Stored and summarised: counters as last − first, the tree's peak, the datadir at both ends.
     const db = new Database(':memory:');
     migrate(db);
-    resourceWriter(db, { runId: 1 })(rows);
-    const [s] = resourceSummaries(db, { runId: 1 });
+    // Resource rows belong to a run (a foreign key since the one run record).
+    const { runId } = createRun(db, { kind: 'bench', tool_version: 'test', git_commit: null, config_json: '{}' }, []);
+    resourceWriter(db, { runId })(rows);
+    const [s] = resourceSummaries(db, { runId });
     expect(s.target).toBe('child');
     expect(s.peakRssBytes).toBeGreaterThanOrEqual(160 * MiB);
     expect(s.cpuSeconds).toBeGreaterThanOrEqual(0);

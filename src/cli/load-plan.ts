@@ -1,0 +1,203 @@
+/**
+ * `load`'s options checked in one step, before anything is read or connected: every problem is
+ * collected and reported together (one line, exit 2), as autocannon validates before it runs.
+ * What comes out is the plan the engine runs: which executor with which config, and the settings
+ * every executor shares. Servers, the dataset and CA files are resolved afterwards (load.ts).
+ */
+import { UserError } from '../core/user-error';
+import type { LoadModel, Mix } from '../core/load-types';
+import { executorFor, problemsOf } from '../engine/executors/registry';
+import { countProblem } from '../engine/executors/executor';
+import { parseMix } from '../load/requests';
+import { parseDurationMs, parseStages } from '../load/schedule';
+import { parseShard, shareOf, type Shard } from '../load/shard';
+import { parseSourceAddresses } from '../load/source-addresses';
+import { parseThreshold } from '../load/thresholds';
+import { parseSlo, type FindMaxOptions } from '../load/find-max';
+import { timeoutSeconds, withinTimer } from './validate';
+
+/** The options of `load` the plan reads (yargs' parse of them). */
+export interface LoadPlanArgs {
+  rate?: number;
+  stages?: string;
+  'start-rate': number;
+  vus?: number;
+  'vus-stages'?: string;
+  'start-vus': number;
+  iterations?: number;
+  'iterations-per-vu'?: number;
+  'think-time': string;
+  duration?: string;
+  connections?: number;
+  pipeline: number;
+  timeout: number;
+  'max-line-bytes': number;
+  mix: string;
+  shard?: string;
+  'start-at'?: number;
+  'source-addresses'?: string;
+  threshold?: string[];
+  'find-max': boolean;
+  slo?: string;
+  'max-error-rate': number;
+  dwell: string;
+  warmup: string;
+  'step-factor': number;
+  'max-rate': number;
+  'bisect-steps': number;
+}
+
+export interface LoadPlan {
+  /** This process's share of the model (a shard's users or iterations). */
+  model: LoadModel;
+  durationMs: number;
+  findMax?: FindMaxOptions;
+  mix: Mix;
+  shard?: Shard;
+  /** Sockets per server, already this shard's share. */
+  connections: number;
+  pipeline: number;
+  timeoutMs: number;
+  maxLineBytes: number;
+  sourceAddresses: string[];
+  startAtMs?: number;
+  thresholds: string[];
+}
+
+/** The options that choose the executor; `--vus` also gives the users of the iteration executors. */
+const SHAPES = ['rate', 'stages', 'vus', 'vus-stages', 'iterations', 'iterations-per-vu'] as const;
+type ShapeOption = (typeof SHAPES)[number];
+
+/** Every problem with `a` at once (a UserError listing them), or the plan. */
+export function loadPlan(a: LoadPlanArgs): LoadPlan {
+  const problems: string[] = [];
+  /** The value `parse` makes of an option, or undefined with its problem noted. */
+  const take = <T>(parse: () => T): T | undefined => {
+    try {
+      return parse();
+    } catch (err) {
+      problems.push((err as Error).message);
+      return undefined;
+    }
+  };
+  const durationOf = (option: string, text: string): number | undefined => take(() => withinTimer(`--${option}`, text, parseDurationMs(text, `--${option}`)));
+
+  const findMax = findMaxOptions(a, problems, take, durationOf);
+  // With --find-max the search sets each step's rate and length itself.
+  const chosen = a['find-max'] ? undefined : chooseModel(a, problems, take, durationOf);
+  const model: LoadModel = chosen?.model ?? { kind: 'rate', rate: 1 };
+  const durationMs = chosen?.durationMs ?? 0;
+
+  const mix = take(() => parseMix(a.mix));
+  const shard = a.shard === undefined ? undefined : take(() => parseShard(a.shard!));
+  const timeoutMs = take(() => timeoutSeconds('--timeout', a.timeout));
+  if (a.connections !== undefined) problems.push(...countProblem('--connections', a.connections));
+  problems.push(...countProblem('--pipeline', a.pipeline), ...countProblem('--max-line-bytes', a['max-line-bytes']));
+  const sourceAddresses = a['source-addresses'] ? (take(() => parseSourceAddresses(a['source-addresses']!)) ?? []) : [];
+  const startAtMs = take(() => startAt(a['start-at']));
+  const thresholds = a.threshold ?? [];
+  for (const t of thresholds) take(() => parseThreshold(t));
+  if (problems.length) throw new UserError(problems.join('; '));
+
+  const executor = executorFor(model);
+  // A closed model's users each wait for their own answer: one socket each unless told otherwise.
+  const connections = a.connections ?? (executor.closed ? Math.max(1, executor.maxVus(model)) : 8);
+  return {
+    model: shard ? executor.shareOf(model, shard) : model,
+    durationMs,
+    findMax,
+    mix: mix!,
+    shard,
+    connections: Math.max(1, shareOf(shard, connections)),
+    pipeline: a.pipeline,
+    timeoutMs: timeoutMs!,
+    maxLineBytes: a['max-line-bytes'],
+    sourceAddresses,
+    startAtMs,
+    thresholds,
+  };
+}
+
+type Take = <T>(parse: () => T) => T | undefined;
+type DurationOf = (option: string, text: string) => number | undefined;
+
+/** The executor the options name and its config, checked by the executor itself; undefined when they name none. */
+function chooseModel(a: LoadPlanArgs, problems: string[], take: Take, durationOf: DurationOf): { model: LoadModel; durationMs: number } | undefined {
+  const given = SHAPES.filter((k) => a[k] !== undefined);
+  const iterated = a.iterations !== undefined || a['iterations-per-vu'] !== undefined;
+  const shapes = given.filter((k) => !(k === 'vus' && iterated));
+  if (shapes.length !== 1) {
+    problems.push(
+      'give exactly one load model: --rate R, --stages "30s:100,...", --vus N, --vus-stages "...", or --iterations K / --iterations-per-vu K (with --vus N)' +
+        (given.length ? ` (got --${given.join(', --')})` : ''),
+    );
+    return undefined;
+  }
+  const shape: ShapeOption = shapes[0];
+  const thinkTimeMs = durationOf('think-time', a['think-time']) ?? 0;
+  const stagesOf = (option: 'stages' | 'vus-stages') =>
+    take(() => {
+      const stages = parseStages(a[option]!, `--${option}`);
+      withinTimer(`--${option}`, a[option]!, stages.reduce((ms, st) => ms + st.durationMs, 0));
+      return stages;
+    }) ?? [];
+  // k6 runs iterations with one user unless told otherwise.
+  const vus = a.vus ?? 1;
+  const model: LoadModel =
+    shape === 'rate'
+      ? { kind: 'rate', rate: a.rate! }
+      : shape === 'stages'
+        ? { kind: 'stages', stages: stagesOf('stages'), startRate: a['start-rate'] }
+        : shape === 'vus'
+          ? { kind: 'vus', vus: a.vus!, thinkTimeMs }
+          : shape === 'vus-stages'
+            ? { kind: 'vus-stages', stages: stagesOf('vus-stages'), startVus: Math.round(a['start-vus']), thinkTimeMs }
+            : shape === 'iterations'
+              ? { kind: 'shared-iterations', vus, iterations: a.iterations!, thinkTimeMs }
+              : { kind: 'per-vu-iterations', vus, iterations: a['iterations-per-vu']!, thinkTimeMs };
+  problems.push(...problemsOf(model));
+  const executor = executorFor(model);
+  if (executor.duration === null) {
+    if (a.duration !== undefined) problems.push(`--duration does not apply to --${shape}: the stages set the length`);
+    return { model, durationMs: 0 };
+  }
+  const durationMs = a.duration === undefined ? executor.duration.defaultMs : durationOf('duration', a.duration);
+  if (durationMs !== undefined && !(durationMs > 0)) problems.push('--duration must be above 0');
+  return { model, durationMs: durationMs ?? 0 };
+}
+
+function findMaxOptions(a: LoadPlanArgs, problems: string[], take: Take, durationOf: DurationOf): FindMaxOptions | undefined {
+  if (!a['find-max']) {
+    if (a.slo !== undefined) problems.push('--slo applies to --find-max only');
+    return undefined;
+  }
+  const given = SHAPES.filter((k) => a[k] !== undefined);
+  if (given.length) problems.push(`--find-max chooses the rates itself; drop --${given.join(', --')}`);
+  if (!a.slo) problems.push('--find-max needs --slo, e.g. --slo "p99<100ms"');
+  if (!(a['max-error-rate'] >= 0 && a['max-error-rate'] <= 1)) problems.push(`--max-error-rate must be 0..1, got ${a['max-error-rate']}`);
+  if (!(a['step-factor'] > 1)) problems.push(`--step-factor must be above 1, got ${a['step-factor']}`);
+  if (!(a['max-rate'] > 0)) problems.push(`--max-rate must be a number > 0, got ${a['max-rate']}`);
+  const dwellMs = durationOf('dwell', a.dwell);
+  if (dwellMs !== undefined && dwellMs < 2000) problems.push('--dwell must be at least 2s: a step is judged on whole seconds');
+  const warmupMs = durationOf('warmup', a.warmup);
+  const slo = a.slo ? take(() => parseSlo(a.slo!)) : undefined;
+  if (!slo || dwellMs === undefined || warmupMs === undefined) return undefined;
+  return {
+    slo,
+    maxErrorRate: a['max-error-rate'],
+    dwellMs,
+    warmupMs,
+    startRate: a['start-rate'] > 0 ? a['start-rate'] : 10,
+    factor: a['step-factor'],
+    maxRate: a['max-rate'],
+    bisectSteps: Math.max(0, Math.round(a['bisect-steps'])),
+  };
+}
+
+function startAt(seconds: number | undefined): number | undefined {
+  if (seconds === undefined) return undefined;
+  const ms = Math.round(seconds * 1000);
+  if (!Number.isFinite(ms) || ms < Date.now() - 1000) throw new UserError(`--start-at ${seconds} is in the past (now ${Math.floor(Date.now() / 1000)})`);
+  if (ms > Date.now() + 3_600_000) throw new UserError(`--start-at ${seconds} is more than an hour away`);
+  return ms;
+}

@@ -1,0 +1,159 @@
+/**
+ * The open model, shared by the arrival-rate executors: requests go out on a schedule fixed in
+ * advance and never wait for replies; a request finding every connection's pipeline full is
+ * counted as dropped, never silently delayed; its latency is measured from its intended send time,
+ * so a stalled server shows up as latency, not as a pause in sending (coordinated omission).
+ * The executor says when each request is due (its ArrivalCursor); this file sends them on time.
+ */
+import type { DriverContext } from './load-call';
+import { TurnBatch } from './turn-batch';
+import type { Pacer } from './executors/executor';
+import type { Shard } from '../load/shard';
+
+/** How long before a due time the timer wakes; the rest is waited in setImmediate turns. */
+const SPIN_NS = 1_000_000;
+/** Requests sent in one turn before yielding to I/O, so a backlog cannot starve replies. */
+const MAX_PER_TURN = 2_000;
+/**
+ * Requests queued before the queues are written: a long backlog goes out in chunks, so the
+ * first of a turn does not wait for the last to be encoded (its lag is measured at its write).
+ */
+const FLUSH_EVERY = 64;
+/**
+ * How long a queued request may wait for the next ones to share its write, when they are due that
+ * soon. A write costs ~10 µs of kernel time on loopback, far more than the rest of a request, so
+ * at high rates a write per request would be most of the generator's work; at rates below
+ * 1/HOLD_NS (20 000/s) nothing waits. The wait is part of the measured lag (actual − intended).
+ */
+const HOLD_NS = 50_000;
+
+/**
+ * When each request is due, one at a time, Infinity after the last: what the driver reads once per
+ * request (a generator's resumption and result object per request cost more). Each arrival-rate
+ * executor gives the offset of the k-th request; the cursor ends the schedule and thins it for a
+ * shard: shard I of N takes every request whose global index is ≡ I−1 (mod N), so the shards
+ * together send the whole schedule.
+ */
+export abstract class ArrivalCursor {
+  private readonly endNs: number;
+  private readonly shard: Shard;
+  private k = 0; // global index of the next request (all shards)
+
+  constructor(durationMs: number, shard: Shard = { index: 1, count: 1 }) {
+    this.endNs = durationMs * 1e6;
+    this.shard = shard;
+  }
+
+  next(): number {
+    for (;;) {
+      const k = this.k++;
+      const t = this.offsetOf(k);
+      if (t === Infinity || t >= this.endNs) return (this.k = Infinity);
+      if (k % this.shard.count === this.shard.index - 1) return t;
+    }
+  }
+
+  /** When the k-th request (in order: k only grows) is due in ns from the start, or Infinity past the schedule's end. */
+  protected abstract offsetOf(k: number): number;
+}
+
+/** Every intended send offset of a cursor, in order (for tests and tools; the driver reads next()). */
+export function* arrivalOffsetsNs(cursor: ArrivalCursor): Generator<number> {
+  for (let t = cursor.next(); t !== Infinity; t = cursor.next()) yield t;
+}
+
+/**
+ * Open model: follows the arrival schedule until it ends or stop() is called. Resolves once the
+ * schedule is done (in-flight requests are the runner's to wait for).
+ */
+export class ArrivalDriver implements Pacer {
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  private finish: (() => void) | undefined;
+  private started = false;
+  /** The first request of the schedule not sent, once the run is done (Infinity: none left). */
+  private next = Infinity;
+
+  constructor(
+    private readonly ctx: DriverContext,
+    private readonly arrivals: ArrivalCursor,
+  ) {}
+
+  /** Requests of the schedule not sent (a stop came first): each must still end as an outcome. */
+  unsent(): number {
+    if (!this.started) {
+      // Stopped before it began: the whole schedule is left.
+      this.started = true;
+      this.next = this.arrivals.next();
+    }
+    let n = 0;
+    for (let t = this.next; t !== Infinity; t = this.arrivals.next()) n++;
+    this.next = Infinity;
+    return n;
+  }
+
+  run(): Promise<void> {
+    const { ctx, arrivals } = this;
+    const batch = new TurnBatch(ctx);
+    this.started = true;
+    let next = arrivals.next();
+    // Queues every request due by now and writes them, unless the next is due so soon that the
+    // oldest queued one can wait for it (HOLD_NS) and share the write.
+    const sendDue = () => {
+      let now = ctx.clock.now();
+      let n = 0;
+      while (next <= now && n < MAX_PER_TURN) {
+        batch.add(ctx.picker.next(), next);
+        next = arrivals.next();
+        n++;
+        if (batch.size >= FLUSH_EVERY) {
+          batch.flush();
+          now = ctx.clock.now();
+        }
+      }
+      if (batch.size > 0 && (now - batch.oldestNs >= HOLD_NS || next - batch.oldestNs > HOLD_NS)) batch.flush();
+    };
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        batch.flush(); // nothing queued is left unwritten
+        this.next = next; // where a stop left the schedule
+        resolve();
+      };
+      this.finish = done;
+      const turn = () => {
+        this.timer = undefined;
+        this.immediate = undefined;
+        if (this.stopped) return done();
+        sendDue();
+        if (next === Infinity) return done();
+        const waitNs = Math.min(next, batch.oldestNs + HOLD_NS) - ctx.clock.now();
+        // libuv timers have 1 ms granularity (a timer for d ms fires d to d+1 ms later): wake up to
+        // 1 ms early, then wait the rest in loop turns (I/O is still handled between them), so
+        // requests go out within a few µs of schedule at the cost of at most 1 ms of turns each.
+        if (waitNs >= 2 * SPIN_NS) this.timer = setTimeout(turn, Math.floor(waitNs / 1e6) - 1);
+        else this.immediate = setImmediate(turn);
+      };
+      // Replies are read in chunks of up to thousands: requests falling due meanwhile go out
+      // between them rather than after the whole chunk.
+      ctx.conns.onReplies = () => {
+        if (this.stopped) return;
+        const now = ctx.clock.now();
+        if (next <= now || batch.oldestNs + HOLD_NS <= now) sendDue();
+      };
+      turn();
+    }).finally(() => (ctx.conns.onReplies = undefined));
+  }
+
+  vusAt(): null {
+    return null;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.finish?.();
+  }
+}
+

@@ -1,0 +1,34 @@
+/** k6's constant-arrival-rate: `rate` requests per second for the whole duration, whatever the server does. */
+import { ArrivalCursor, ArrivalDriver } from '../arrival-driver';
+import type { Executor } from './executor';
+import type { LoadModel } from '../../core/load-types';
+import type { Shard } from '../../load/shard';
+
+export type ConstantArrivalRate = Extract<LoadModel, { kind: 'rate' }>;
+
+class ConstantArrivals extends ArrivalCursor {
+  constructor(
+    private readonly model: ConstantArrivalRate,
+    durationMs: number,
+    shard?: Shard,
+  ) {
+    super(durationMs, shard);
+  }
+
+  protected offsetOf(k: number): number {
+    const { model } = this;
+    return model.rate > 0 ? k * (1e9 / model.rate) : Infinity;
+  }
+}
+
+export const constantArrivalRate: Executor<ConstantArrivalRate> = {
+  name: 'constant-arrival-rate',
+  closed: false,
+  duration: { defaultMs: 60_000 },
+  validate: (c) => (c.rate > 0 && Number.isFinite(c.rate) ? [] : [`--rate must be a number > 0, got ${c.rate}`]),
+  lengthMs: (_, durationMs) => durationMs,
+  targetRateAt: (c) => c.rate,
+  maxVus: () => 0,
+  shareOf: (c) => c,
+  create: (ctx, c, lengthMs, shard) => new ArrivalDriver(ctx, new ConstantArrivals(c, lengthMs, shard)),
+};

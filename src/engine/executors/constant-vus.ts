@@ -1,0 +1,20 @@
+/** k6's constant-vus: `vus` virtual users, each with one request in flight, for the whole duration. */
+import { VirtualUsers } from '../virtual-users';
+import { countProblem, thinkTimeProblem, type Executor } from './executor';
+import type { LoadModel } from '../../core/load-types';
+import { shareOf } from '../../load/shard';
+
+export type ConstantVus = Extract<LoadModel, { kind: 'vus' }>;
+
+export const constantVus: Executor<ConstantVus> = {
+  name: 'constant-vus',
+  closed: true,
+  duration: { defaultMs: 60_000 },
+  validate: (c) => [...countProblem('--vus', c.vus), ...thinkTimeProblem(c.thinkTimeMs)],
+  lengthMs: (_, durationMs) => durationMs,
+  targetRateAt: () => null,
+  maxVus: (c) => c.vus,
+  // Every shard runs at least one user: a shard with none would measure nothing.
+  shareOf: (c, shard) => ({ ...c, vus: Math.max(1, shareOf(shard, c.vus)) }),
+  create: (ctx, c, lengthMs) => new VirtualUsers(ctx, { count: c.vus, thinkTimeMs: c.thinkTimeMs, turn: () => 'go', activeAt: () => c.vus }, lengthMs),
+};

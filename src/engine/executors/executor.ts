@@ -1,0 +1,62 @@
+/**
+ * How work is paced, after k6's executors: one file per executor, registered by name in
+ * registry.ts. An executor decides only when the next request goes out; what a request is (the
+ * iteration), where it goes (the connections) and what is kept of it (the recorder) are the
+ * context's. A new load shape is a new file here and one line in the registry.
+ */
+import type { DriverContext } from '../load-call';
+import type { LoadModel } from '../../core/load-types';
+import type { Shard } from '../../load/shard';
+
+/** One server's run of an executor: resolves when its schedule is done or stop() was called. */
+export interface Pacer {
+  run(): Promise<void>;
+  stop(): void;
+  /** Virtual users active at `tMs`, for the interval record; null for arrival-rate executors. */
+  vusAt(tMs: number): number | null;
+  /** Units of the schedule never started because a stop came first: each must still end as an outcome. */
+  unsent?(): number;
+}
+
+export interface Executor<M extends LoadModel> {
+  /** k6's name for it. */
+  readonly name: string;
+  /**
+   * Closed executors wait for each answer before their next request: every connection's pipeline
+   * is unbounded and each virtual user gets a connection of its own unless told otherwise.
+   */
+  readonly closed: boolean;
+  /**
+   * --duration's default: the schedule's length, or for iterations the most the run may take
+   * (k6's maxDuration); null when --duration does not apply (the stages set the length).
+   */
+  readonly duration: { defaultMs: number } | null;
+  /**
+   * Iterations end the run when the last is done, --duration being only a limit: their rate is
+   * over the time they took. The others' schedules last their whole length.
+   */
+  readonly endsWhenDone?: boolean;
+  /** Every problem with `config` at once, each naming its option; empty when it can run. */
+  validate(config: M): string[];
+  /** The schedule's length in ms, given --duration (or its default). */
+  lengthMs(config: M, durationMs: number): number;
+  /** Intended requests per second at `tMs` (arrival-rate executors), else null. */
+  targetRateAt(config: M, tMs: number): number | null;
+  /** The most virtual users it ever runs (0 for arrival-rate executors). */
+  maxVus(config: M): number;
+  /**
+   * Shard `shard`'s part of a larger test. Arrival-rate executors keep the whole schedule and thin
+   * it as they run (every N-th arrival); the others take their share of users or iterations.
+   */
+  shareOf(config: M, shard: Shard): M;
+  create(ctx: DriverContext, config: M, lengthMs: number, shard?: Shard): Pacer;
+}
+
+/** A count the user gives (VUs, iterations): a whole number above 0. */
+export function countProblem(option: string, v: number): string[] {
+  return Number.isInteger(v) && v > 0 ? [] : [`${option} must be an integer > 0, got ${v}`];
+}
+
+export function thinkTimeProblem(thinkTimeMs: number): string[] {
+  return thinkTimeMs >= 0 && Number.isFinite(thinkTimeMs) ? [] : [`--think-time must not be negative, got ${thinkTimeMs} ms`];
+}

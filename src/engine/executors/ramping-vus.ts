@@ -1,0 +1,27 @@
+/** k6's ramping-vus: the number of virtual users follows the stages; users beyond the target wait until they are needed. */
+import { VirtualUsers } from '../virtual-users';
+import { rampProblems, rampValueAt, stagesLengthMs } from '../ramp';
+import { thinkTimeProblem, type Executor } from './executor';
+import type { LoadModel } from '../../core/load-types';
+import { shareOf } from '../../load/shard';
+
+export type RampingVus = Extract<LoadModel, { kind: 'vus-stages' }>;
+
+const vusAt = (c: RampingVus, tMs: number) => Math.round(rampValueAt(c.stages, c.startVus, tMs));
+
+export const rampingVus: Executor<RampingVus> = {
+  name: 'ramping-vus',
+  closed: true,
+  duration: null,
+  validate: (c) => [...rampProblems('--vus-stages', c.stages, '--start-vus', c.startVus), ...thinkTimeProblem(c.thinkTimeMs)],
+  lengthMs: (c) => stagesLengthMs(c.stages),
+  targetRateAt: () => null,
+  maxVus: (c) => Math.max(c.startVus, ...c.stages.map((s) => s.target)),
+  shareOf: (c, shard) => ({ ...c, startVus: shareOf(shard, c.startVus), stages: c.stages.map((st) => ({ ...st, target: shareOf(shard, st.target) })) }),
+  create: (ctx, c, lengthMs) =>
+    new VirtualUsers(
+      ctx,
+      { count: rampingVus.maxVus(c), thinkTimeMs: c.thinkTimeMs, turn: (i, tMs) => (i < vusAt(c, tMs) ? 'go' : 'wait'), activeAt: (tMs) => vusAt(c, tMs) },
+      lengthMs,
+    ),
+};

@@ -1,0 +1,47 @@
+/**
+ * k6's shared-iterations: `vus` virtual users share `iterations` iterations, each taking the next
+ * as soon as it is free, so faster users run more; the run ends when the last is done (or at
+ * --duration, a limit, as k6's maxDuration).
+ */
+import { VirtualUsers } from '../virtual-users';
+import { countProblem, thinkTimeProblem, type Executor } from './executor';
+import type { LoadModel } from '../../core/load-types';
+import { shareOf } from '../../load/shard';
+
+export type SharedIterations = Extract<LoadModel, { kind: 'shared-iterations' }>;
+
+export const sharedIterations: Executor<SharedIterations> = {
+  name: 'shared-iterations',
+  closed: true,
+  duration: { defaultMs: 600_000 },
+  endsWhenDone: true,
+  validate: (c) => [
+    ...countProblem('--vus', c.vus),
+    ...countProblem('--iterations', c.iterations),
+    // As k6: a user that could never take an iteration is a mistake in the plan.
+    ...(c.iterations < c.vus ? [`--iterations ${c.iterations} is fewer than --vus ${c.vus}: some users would never run`] : []),
+    ...thinkTimeProblem(c.thinkTimeMs),
+  ],
+  lengthMs: (_, durationMs) => durationMs,
+  targetRateAt: () => null,
+  maxVus: (c) => c.vus,
+  shareOf: (c, shard) => {
+    const iterations = shareOf(shard, c.iterations);
+    return { ...c, iterations, vus: iterations === 0 ? 0 : Math.max(1, shareOf(shard, c.vus)) };
+  },
+  create: (ctx, c, lengthMs) => {
+    let taken = 0;
+    let finished = 0;
+    const turn = () => {
+      if (taken < c.iterations) {
+        taken++;
+        return 'go' as const;
+      }
+      finished++;
+      return 'done' as const;
+    };
+    const users = new VirtualUsers(ctx, { count: c.vus, thinkTimeMs: c.thinkTimeMs, turn, activeAt: () => c.vus - finished }, lengthMs);
+    // Iterations a stop (or the --duration limit) kept from starting still end as outcomes.
+    return Object.assign(users, { unsent: () => c.iterations - taken });
+  },
+};
