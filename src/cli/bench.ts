@@ -25,6 +25,7 @@ import { UserError } from '../core/user-error';
 import { readDataset } from '../dataset/line';
 import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
 import { parseParamSweep } from './param-sweep';
+import { runSweep, type Sweep } from '../engine/sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
 import { numbersAsTyped, stringsGiven, timeoutSeconds } from './validate';
@@ -193,21 +194,14 @@ async function main(): Promise<number> {
       return 0;
     };
     if (!sweep) return await measure(opts);
-    // A sweep: the lab server restarted with each value of the setting, one run per value.
-    try {
-      for (const value of sweep.values) {
-        if (stopped) return 130;
-        const settings = { [sweep.name]: value };
-        process.stderr.write(`[bench] ${sweep.server} restarted with ${sweep.name}=${value}\n`);
-        await sweep.restart(settings);
-        const code = await measure({ ...opts, serverSettings: settings });
-        if (code !== 0) return code;
-      }
+    const code = await runSweep(sweep, (settings) => measure({ ...opts, serverSettings: settings }), {
+      stopped: () => stopped,
+      log: (line) => process.stderr.write(`[bench] ${line}\n`),
+    });
+    if (code === 0) {
       process.stderr.write(`[bench] one run per value of ${sweep.name}; compare them with: npm run report -- --db ${a.db} ${sweep.values.map(() => '--run ID').join(' ')}\n`);
-      return 0;
-    } finally {
-      await sweep.restart({}).catch((err) => process.stderr.write(`could not restore ${sweep.server}: ${(err as Error).message}\n`));
     }
+    return code;
   } catch (err) {
     if (err instanceof StoppedBeforeStart) {
       process.stderr.write(`electrum-bench: ${err.message}\n`);
@@ -229,7 +223,7 @@ async function main(): Promise<number> {
  * server the lab started, found by its address in the lab's status: a server given by host and
  * port that merely shares a lab server's profile name must never get the lab's server restarted.
  */
-async function sweepOf(a: Argv, opts: BenchOptions) {
+async function sweepOf(a: Argv, opts: BenchOptions): Promise<Sweep | null> {
   if (a.param === undefined) return null;
   const { name, values } = parseParamSweep(a.param);
   if (opts.servers.length !== 1) throw new UserError('--param sweeps a setting of one lab server: measure exactly one, e.g. --server fulcrum (with the lab up)');

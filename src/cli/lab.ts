@@ -7,7 +7,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { LAB_DEFAULT_SEED, LAB_SERVERS, type ElectrumServerName } from '../lab/config';
-import { labDown, labMiner, labStatus, labUp, type LabStatus } from '../lab/lab';
+import { labDown, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
 import { isUserError, UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
 
@@ -110,25 +110,7 @@ async function reset(args: Args): Promise<number> {
 /** Mines N blocks, after paying the given addresses if any, then waits for every server's tip. */
 async function mine(args: Args): Promise<number> {
   if (!Number.isInteger(args.blocks) || args.blocks < 1 || args.blocks > 1000) throw new UserError(`mine: N must be an integer in 1..1000, got ${args.blocks}`);
-  const { miner, recordChange } = await labMiner();
-  let txid: string | undefined;
-  if (args.pay.length) {
-    txid = await miner.pay(args.pay, args.amount);
-    recordChange(0, 1);
-    progress(`paid ${args.amount} sat to each of ${args.pay.length} addresses in ${txid}`);
-  }
-  const heights: number[] = [];
-  for (let i = 0; i < args.blocks; i++) {
-    heights.push((await miner.mineOne()).height);
-    recordChange(1, 0);
-  }
-  progress(`mined ${args.blocks} block${args.blocks > 1 ? 's' : ''}: height ${heights[0]}${heights.length > 1 ? `..${heights[heights.length - 1]}` : ''}`);
-  const until = Date.now() + 30_000;
-  let status = await labStatus();
-  while (!status.up && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 250));
-    status = await labStatus();
-  }
+  const { status } = await labMine({ blocks: args.blocks, pay: args.pay, amount: args.amount }, progress);
   printStatus(status, args.json);
   return status.up ? 0 : 1;
 }

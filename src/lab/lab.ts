@@ -582,3 +582,33 @@ export async function labMiner(): Promise<{ miner: LabMiner; recordChange: (bloc
     },
   };
 }
+
+/**
+ * `lab mine`: pays the addresses (if any) in one transaction, mines `blocks` blocks, then waits up
+ * to `waitMs` for every server to report the new tip. Returns the heights mined and the lab's
+ * status at the end (up only when every server caught up).
+ */
+export async function labMine(
+  opts: { blocks: number; pay: string[]; amount: number; waitMs?: number },
+  log: (line: string) => void,
+): Promise<{ heights: number[]; status: LabStatus }> {
+  const { miner, recordChange } = await labMiner();
+  if (opts.pay.length) {
+    const txid = await miner.pay(opts.pay, opts.amount);
+    recordChange(0, 1);
+    log(`paid ${opts.amount} sat to each of ${opts.pay.length} addresses in ${txid}`);
+  }
+  const heights: number[] = [];
+  for (let i = 0; i < opts.blocks; i++) {
+    heights.push((await miner.mineOne()).height);
+    recordChange(1, 0);
+  }
+  log(`mined ${opts.blocks} block${opts.blocks > 1 ? 's' : ''}: height ${heights[0]}${heights.length > 1 ? `..${heights[heights.length - 1]}` : ''}`);
+  const until = Date.now() + (opts.waitMs ?? 30_000);
+  let status = await labStatus();
+  while (!status.up && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 250));
+    status = await labStatus();
+  }
+  return { heights, status };
+}
