@@ -227,6 +227,20 @@ test('iterations against a server that never answers: each ends as exactly one t
   expect(Date.now() - t0).toBeLessThan(10_000);
 });
 
+test('iterations a stop kept from starting still end as outcomes: sent, cut short and not sent add up to N x K', async () => {
+  const s = await server({ nullResults: true, delayMs: 100 });
+  const runner = new LoadRunner(options(s.port, { model: { kind: 'per-vu-iterations', vus: 2, iterations: 50, thinkTimeMs: 0 }, durationMs: 60_000, connections: 2, timeoutMs: 10_000 }));
+  const done = runner.runServer(runner['opts'].servers[0], 0);
+  await new Promise((r) => setTimeout(r, 700)); // about 7 of each user's 50 iterations
+  runner.stop();
+  const result = await done;
+  const summary = expectEveryUnitOnce(result, 100);
+  expect(summary.outcomes['not-sent']).toBeGreaterThan(50);
+  expect(summary.outcomes.ok).toBeGreaterThan(4);
+  expect(result.status).toBe('interrupted');
+  expect(result.durationMs).toBeLessThan(5000); // the time it ran, not the 60 s limit
+});
+
 test("an executor's validate() names every problem at once", () => {
   const problems = problemsOf({ kind: 'shared-iterations', vus: 0, iterations: 2.5, thinkTimeMs: -1 });
   expect(problems.join('\n')).toMatch(/--vus must be an integer > 0, got 0/);
