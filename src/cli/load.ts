@@ -159,7 +159,6 @@ async function optionsFromPlan(a: Argv, plan: LoadPlan): Promise<{ opts: LoadOpt
   };
 }
 
-/** Every server answers before anything is written: an unreachable one leaves no database behind. */
 /** `load merge A.sqlite B.sqlite … --db ALL.sqlite`: one run from the shards of a test. */
 async function merge(argv: string[]): Promise<number> {
   const a = await yargs(argv)

@@ -12,6 +12,8 @@ import { compareDatabases, compareMarkdown } from '../report/compare';
 import { writeOutputs } from '../report/export/output';
 import { claimOutputDir } from '../core/output-path';
 import { UserError } from '../core/user-error';
+import { onSignalWhileReading } from './signals';
+import { closeOpenStores } from '../store/results';
 
 async function main(): Promise<void> {
   await yargs(hideBin(process.argv))
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
         });
         // Every report has these two: a folder holding them holds an earlier report.
         claimOutputDir(opts.outDir, '--out', { files: ['index.html', 'summary.md'], force: a.force });
+        onSignalWhileReading(closeOpenStores, `${opts.outDir} holds only the report's files written so far (each whole), the database is as it was`);
         const files = await writeReport(opts);
         process.stdout.write(`report written to ${opts.outDir}/ (${files.length} files; open ${path.join(opts.outDir, 'index.html')})\n`);
       },
@@ -64,6 +67,7 @@ async function main(): Promise<void> {
         if (dbs.length !== 2) throw new UserError(`compare takes exactly two --db (A then B), got ${dbs.length}`);
         const [dbA, dbB] = dbs;
         if (a.out !== undefined) claimOutputDir(a.out, '--out', { files: ['compare.md'], force: a.force });
+        onSignalWhileReading(closeOpenStores, 'nothing was written, the databases are as they were');
         const text = compareMarkdown(compareDatabases(dbA, dbB), dbA, dbB);
         if (a.out !== undefined) writeOutputs(a.out, [{ name: 'compare.md', data: text }]);
         process.stdout.write(text);

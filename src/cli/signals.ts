@@ -38,11 +38,23 @@ export function onStopSignal(stop: (signal: NodeJS.Signals) => void, beforeForce
  * (`cleanup` removes what its claims made). Returns the function that hands over to onStopSignal.
  */
 export function onSignalBeforeStart(cleanup: () => void): () => void {
+  return exitOnSignal(cleanup, (signal) => `${signal} while connecting: stopped before the first request; nothing was written`);
+}
+
+/**
+ * A command that only reads (report): there is nothing to keep, so a stop ends it at once, after
+ * `cleanup` (read-only opens leave nothing beside the database), saying what `left` is.
+ */
+export function onSignalWhileReading(cleanup: () => void, left: string): () => void {
+  return exitOnSignal(cleanup, (signal) => `${signal}: stopped; ${left}`);
+}
+
+function exitOnSignal(cleanup: () => void, says: (signal: NodeJS.Signals) => string): () => void {
   const handler = (signal: NodeJS.Signals) => {
     try {
       cleanup();
     } finally {
-      process.stderr.write(`electrum-bench: ${signal} while connecting: stopped before the first request; nothing was written\n`);
+      process.stderr.write(`electrum-bench: ${says(signal)}\n`);
       process.exit(130);
     }
   };

@@ -93,7 +93,8 @@ export function claimOutputDir(dir: unknown, flag: string, opts: { files: readon
   const target = path.resolve(dir);
   if (fs.existsSync(target)) {
     if (!fs.statSync(target).isDirectory()) throw new UserError(`${flag}: ${dir} is not a directory`);
-    const existing = opts.files.filter((f) => fs.existsSync(path.join(target, f)));
+    // Zero-byte files are claims a report made and never filled (it failed): no earlier report.
+    const existing = opts.files.filter((f) => fileSize(path.join(target, f)) > 0);
     if (!opts.force && existing.length > 0) throw new UserError(`${flag}: ${dir} already holds ${existing.join(', ')} (pass --force to replace them)`);
     try {
       fs.accessSync(target, fs.constants.W_OK);
@@ -140,5 +141,13 @@ function removeEmptyDirs(dirs: string[]): void {
     } catch {
       return;
     }
+  }
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
   }
 }

@@ -3,7 +3,6 @@
  * connection is made or file written, so a run never starts on bad options. Raw values arrive
  * as strings (yargs parses "abc" to NaN, which would make for a worse message).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../core/user-error';
 import { claimOutputFile, makeDirs } from '../core/output-path';

@@ -6,9 +6,9 @@
  */
 import fs from 'node:fs';
 import { dirSizeBytes } from './dir-size';
-import { readHost, type HostReading } from './host';
+import { readHost } from './host';
 import { processTree, readProcessTree, type ProcReading } from './proc';
-import { scrapePrometheus, type MetricSample } from './prometheus';
+import { scrapePrometheus } from './prometheus';
 
 export interface ResourceTarget {
   name: string;

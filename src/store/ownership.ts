@@ -1,13 +1,15 @@
 /**
  * A database that is not ours is never written to: another program's SQLite file given as --db
  * (or a file that is not SQLite at all) would otherwise silently gain our tables. Ours is one
- * with no tables yet, or one our migrations versioned (`user_version` >= 1) holding `runs`.
+ * with no tables yet, or one our migrations versioned (`user_version` 1 up to ours) holding our
+ * run tables.
  * The check reads without writing and leaves the file and its directory byte for byte.
  */
 import fs from 'node:fs';
 import { UserError } from '../core/user-error';
 import { claimOutputFile } from '../core/output-path';
 import { openReadOnly } from './read-only';
+import { SCHEMA_VERSION } from './schema';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
 
@@ -31,7 +33,13 @@ export function refuseForeignDatabase(file: string, flag = '--db'): void {
   } finally {
     ro.close();
   }
-  if (tables.length === 0 || (version >= 1 && tables.includes('runs'))) return;
+  // Every version of ours has `runs` and `samples`, and the servers of a run in `servers` (1–7)
+  // or `run_servers` (8 on); a `runs` table alone is too common a name to take a file for ours.
+  const ours = version >= 1 && version <= SCHEMA_VERSION && tables.includes('runs') && tables.includes('samples') && (tables.includes('servers') || tables.includes('run_servers'));
+  if (tables.length === 0 || ours) return;
+  if (version > SCHEMA_VERSION && tables.includes('runs')) {
+    throw new UserError(`${flag}: ${file} was written by a newer electrum-bench (schema ${version}; this one knows up to ${SCHEMA_VERSION}); it is left as it is`);
+  }
   const shown = tables.length > 5 ? `${tables.slice(0, 5).join(', ')}, …` : tables.join(', ');
   throw new UserError(`${flag}: ${file} is another program's database (tables: ${shown}); electrum-bench writes only into its own results databases`);
 }

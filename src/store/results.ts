@@ -87,6 +87,17 @@ const BENCH_RUNS = "SELECT r.*, b.* FROM runs r JOIN bench_runs b ON b.run_id = 
 const SELF = { host: os.hostname(), pid: process.pid };
 const SELF_HOLDER = `${SELF.host}:${SELF.pid}`;
 
+/** Every store open in this process, so a command stopped by a signal can close them (see closeOpenStores). */
+const OPEN_STORES = new Set<ResultsStore>();
+
+/**
+ * Closes every store still open: a read-only open's `-wal`/`-shm` and an older database's upgraded
+ * copy are removed, and a writer's buffered samples are written. For a command ended by a signal.
+ */
+export function closeOpenStores(): void {
+  for (const store of [...OPEN_STORES]) store.close();
+}
+
 export class ResultsStore {
   readonly db: Database.Database;
   private readonly insertSample: Database.Statement;
@@ -145,6 +156,7 @@ export class ResultsStore {
     const store = new ResultsStore(db);
     store.scratch = scratch;
     store.afterClose = readOnly?.close;
+    OPEN_STORES.add(store);
     return store;
   }
 
@@ -292,6 +304,7 @@ export class ResultsStore {
     this.db.close();
     if (this.scratch) fs.rmSync(this.scratch, { recursive: true, force: true });
     this.afterClose?.();
+    OPEN_STORES.delete(this);
   }
 }
 

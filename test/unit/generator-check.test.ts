@@ -81,3 +81,26 @@ test('a starved generator (its loop blocked 50 ms in every 100) is generator-bou
     clearInterval(starve);
   }
 });
+
+// A closed model sends each request the moment its user is free, so nothing goes out late: a busy
+// generator shows as replies waiting on its loop, judged by the loop's delay against the latency.
+const closed = (): LoadOptions => ({ ...options(), model: { kind: 'vus', vus: 4, thinkTimeMs: 0 }, connections: 4 });
+
+test('a quiet closed-model run is not generator-bound', async () => {
+  const runner = new LoadRunner(closed());
+  const r = await runner.runServer(runner['opts'].servers[0], 0);
+  expect(r.totals.byOutcome.get('ok')).toBeGreaterThan(40);
+  expect(r.generator).toMatchObject({ bound: false, reasons: [] });
+});
+
+test('a starved closed-model run (its loop blocked 50 ms in every 100) is generator-bound, by its loop delay', async () => {
+  const runner = new LoadRunner(closed());
+  const starve = setInterval(() => blockLoop(50), 100);
+  try {
+    const r = await runner.runServer(runner['opts'].servers[0], 0);
+    expect(r.generator.bound).toBe(true);
+    expect(r.generator.reasons.join('\n')).toMatch(/^event-loop delay p99 \d+\.\d\d ms \(\d+\.\d\d ms beyond the monitor's 1 ms period\) is over 10% of the median latency \d+\.\d\d ms: in a closed model/);
+  } finally {
+    clearInterval(starve);
+  }
+});

@@ -12,6 +12,9 @@ import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+import { ResultsStore } from '../../src/store/results';
+import { computeStatistics } from '../../src/store/statistics';
+import { METHOD_NAMES } from '../../src/core/methods';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 let tmp: string;
@@ -41,7 +44,7 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-function npmRun(script: 'load' | 'bench', args: string[], via: 'npm' | 'launcher' = 'npm'): { child: ChildProcess; stderr: () => string } {
+function npmRun(script: 'load' | 'bench' | 'report', args: string[], via: 'npm' | 'launcher' = 'npm'): { child: ChildProcess; stderr: () => string } {
   const [command, ...front] = via === 'npm' ? ['npm', 'run', '--silent', script, '--'] : [process.execPath, path.join(ROOT, 'bin', 'electrum-bench.js'), script];
   const child = spawn(command, [...front, ...args], {
     cwd: ROOT,
@@ -173,4 +176,55 @@ test.each(['SIGTERM', 'SIGINT'] as const)('the electrum-bench launcher, %s to it
   await until('an interval in the database', () => rows(db, 'SELECT count(*) AS n FROM load_intervals') >= 1);
   await stopAndCheck(child, signal, true);
   expect(finished(db, 'load')).toEqual({ status: 'interrupted', integrity: 'ok' });
+}, 60_000);
+
+/** A bench run of `addresses` addresses on two servers, as the bench stores one: its report takes seconds to draw. */
+function writeLargeBenchRun(db: string, addresses: number): void {
+  const store = ResultsStore.open(db);
+  const lines = Array.from({ length: addresses }, (_, i) => ({
+    address: null,
+    scripthash: i.toString(16).padStart(64, '0'),
+    type: 'nonstandard' as const,
+    txCount: 1 + (i % 997),
+    utxoCount: 1 + (i % 331),
+    balance: { confirmed: 1000 + i, unconfirmed: 0 },
+  }));
+  const { runId, serverIds } = store.createRun(
+    { started_at: new Date().toISOString(), tool_version: 'test', git_commit: null, node_version: process.version, host_json: '{}', config_json: '{}', dataset_id: 'large', dataset_path: 'large.jsonl', dataset_hash: '0'.repeat(64), dataset_lines: addresses, passes: 1, warmup: 0, methods: METHOD_NAMES.join(','), call_order: 'address' },
+    ['electrumx', 'fulcrum'].map((name, i) => ({ name, profile: name, url: `tcp://127.0.0.1:${50001 + i}`, software: null, protocol: null, banner: null, features_json: null })),
+    lines,
+  );
+  store.setRun(runId);
+  for (const serverId of serverIds) {
+    for (const [addressIdx, l] of lines.entries()) {
+      for (const method of METHOD_NAMES) {
+        store.add({ serverId, pass: 0, warmup: false, addressIdx, method, atMs: addressIdx, latencyNs: BigInt(200_000 + l.txCount * 1000 + serverId * 50_000), responseBytes: 100, resultSize: l.txCount, status: 'ok', error: null, tipHeight: 1, mismatch: null });
+      }
+    }
+  }
+  store.flush();
+  computeStatistics(store, runId);
+  store.finishRun(runId, 'completed', {});
+  store.close();
+}
+
+test.each(['SIGTERM', 'SIGINT'] as const)('npm run report, %s while the report is being written: all gone within 2 s, stopped by it, the database as it was and nothing beside it', async (signal) => {
+  const dir = path.join(tmp, `report-${signal}`);
+  fs.mkdirSync(dir);
+  const db = path.join(dir, 'large.sqlite');
+  writeLargeBenchRun(db, 3000);
+  const hash = () => createHash('sha256').update(fs.readFileSync(db)).digest('hex');
+  const before = hash();
+  const out = path.join(dir, 'report');
+  const { child, stderr } = npmRun('report', ['--db', db, '--out', out]);
+  const code = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  // The folder is claimed right before the report is read and drawn.
+  await until('the report to start', () => fs.existsSync(out));
+  await stopAndCheck(child, signal, false);
+  // Stopped, not finished before the signal: 130 from our handler when the loop was free to run
+  // it, or ended by the signal itself while a chart was being drawn (tsx passes it on then).
+  expect([130, 128 + os.constants.signals[signal]]).toContain(await code);
+  expect(stderr()).not.toMatch(/internal error/);
+  expect(hash()).toBe(before);
+  expect(fs.readdirSync(dir).sort()).toEqual(['large.sqlite', 'report']);
 }, 60_000);
