@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import { spawn, ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
@@ -208,23 +208,71 @@ function writeLargeBenchRun(db: string, addresses: number): void {
   store.close();
 }
 
-test.each(['SIGTERM', 'SIGINT'] as const)('npm run report, %s while the report is being written: all gone within 2 s, stopped by it, the database as it was and nothing beside it', async (signal) => {
-  const dir = path.join(tmp, `report-${signal}`);
+const REPORT_CASES = [
+  ['npm', false, 'SIGTERM'],
+  ['npm', false, 'SIGINT'],
+  ['npm', true, 'SIGTERM'],
+  ['launcher', false, 'SIGINT'],
+  ['launcher', true, 'SIGTERM'],
+] as const;
+
+test.each(REPORT_CASES)('report through %s (to its group: %s), %s while the report is being written: all gone within 2 s, stopped by it (or found done, whole), the database as it was and nothing beside it', async (via, toGroup, signal) => {
+  const dir = path.join(tmp, `report-${via}-${toGroup}-${signal}`);
   fs.mkdirSync(dir);
   const db = path.join(dir, 'large.sqlite');
   writeLargeBenchRun(db, 3000);
   const hash = () => createHash('sha256').update(fs.readFileSync(db)).digest('hex');
   const before = hash();
   const out = path.join(dir, 'report');
-  const { child, stderr } = npmRun('report', ['--db', db, '--out', out]);
+  const { child, stderr } = npmRun('report', ['--db', db, '--out', out], via);
   const code = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   // The folder is claimed right before the report is read and drawn.
   await until('the report to start', () => fs.existsSync(out));
-  await stopAndCheck(child, signal, false);
-  // Stopped, not finished before the signal: 130 from our handler when the loop was free to run
-  // it, or ended by the signal itself while a chart was being drawn (tsx passes it on then).
-  expect([130, 128 + os.constants.signals[signal]]).toContain(await code);
+  await stopAndCheck(child, signal, toGroup);
+  // Stopped by it: through our handler (130: it runs once the synchronous read or chart in hand is
+  // done, the database already closed) or by the signal itself (128 + its number, as tsx passes it
+  // on). A signal landing in the report's last synchronous stretch finds it done: then whole.
+  const exit = await code;
+  if (exit === 0) expect(fs.readdirSync(out)).toEqual(expect.arrayContaining(['index.html', 'summary.md', 'medians.csv']));
+  else expect([130, 128 + os.constants.signals[signal]]).toContain(exit);
   expect(stderr()).not.toMatch(/internal error/);
   expect(hash()).toBe(before);
   expect(fs.readdirSync(dir).sort()).toEqual(['large.sqlite', 'report']);
+}, 60_000);
+
+/**
+ * Every way a stop reaches a load — npm's pid or its group, the launcher's pid or its group; SIGINT
+ * or SIGTERM — in every state a run can be in: connecting to a server that never answers, running,
+ * and sending to a server that answers nothing after its handshake.
+ */
+const VIAS = [
+  ['npm', false],
+  ['npm', true],
+  ['launcher', false],
+  ['launcher', true],
+] as const;
+const STATES = ['connecting', 'running', 'frozen'] as const;
+const MATRIX = VIAS.flatMap(([via, toGroup]) => STATES.flatMap((state) => (['SIGINT', 'SIGTERM'] as const).map((signal) => [via, toGroup, state, signal] as const)));
+
+test.each(MATRIX)('load through %s (to its group: %s), %s, %s: all gone within 2 s, and what was measured is whole', async (via, toGroup, state, signal) => {
+  const dir = path.join(tmp, `matrix-${via}-${toGroup}-${state}-${signal}`);
+  const db = path.join(dir, 'l.sqlite');
+  const server = state === 'connecting' ? silent : state === 'running' ? slow : frozen;
+  const { child, stderr } = npmRun('load', ['--no-progress', '--server', `generic@127.0.0.1:${server.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--rate', '5', '--duration', '60s', '--timeout', '30', '--db', db], via);
+  if (state === 'connecting') {
+    const connections = silent.connections;
+    await until('the connection', () => silent.connections > connections);
+  } else if (state === 'running') {
+    await until('an interval in the database', () => rows(db, 'SELECT count(*) AS n FROM load_intervals') >= 1);
+  } else {
+    await until('the run in the database', () => rows(db, "SELECT count(*) AS n FROM runs WHERE kind = 'load'") >= 1);
+    await new Promise((r) => setTimeout(r, 500)); // requests sent, none answered
+  }
+  await stopAndCheck(child, signal, toGroup);
+  if (state === 'connecting') {
+    expect(stderr()).toMatch(new RegExp(`^electrum-bench: ${signal} while connecting: stopped before the first request; nothing was written$`, 'm'));
+    expect(fs.existsSync(dir)).toBe(false);
+  } else {
+    expect(finished(db, 'load')).toEqual({ status: 'interrupted', integrity: 'ok' });
+  }
 }, 60_000);
