@@ -38,35 +38,35 @@ function selectionOptions(y: Argv) {
     .option('force', { type: 'boolean', default: false, describe: 'replace --out if it exists' });
 }
 
+/** The Electrum server a dataset is counted through (build and addresses). */
+function countViaFlags<T>(y: Argv<T>) {
+  return y
+    .option('count-via', { type: 'string', describe: 'Electrum server: electrum://HOST:PORT or electrums://HOST:PORT (TLS)' })
+    .option('tls-insecure', { type: 'boolean', default: false, describe: 'accept any TLS certificate from --count-via' })
+    .option('count-profile', { type: 'string', describe: 'server profile for batch caps and errors (default: from server.version)' })
+    .option('count-connections', { type: 'string', describe: 'connections to --count-via (default 4)' })
+    .option('count-timeout', { type: 'string', describe: 'seconds per counting batch (default 60)' });
+}
+
 export function datasetArgs(argv: string[]) {
   return yargs(argv)
     .scriptName('npm run dataset --')
     .command('build', 'addresses funded in a block range, counted through an Electrum server', (y) =>
-      selectionOptions(y)
+      countViaFlags(selectionOptions(y))
         .option('rpc', { type: 'string', describe: 'node JSON-RPC URL, e.g. http://127.0.0.1:8332' })
         .option('rpc-cookie', { type: 'string', describe: "node's .cookie file" })
         .option('rpc-user', { type: 'string', describe: `RPC user (or env ${ENV_RPC_USER})` })
         .option('rpc-password', { type: 'string', describe: `RPC password (prefer env ${ENV_RPC_PASSWORD}: the command line is visible to ps)` })
         .option('from', { type: 'string', describe: 'first block height' })
         .option('to', { type: 'string', describe: 'last block height (inclusive)' })
-        .option('count-via', { type: 'string', describe: 'Electrum server: electrum://HOST:PORT or electrums://HOST:PORT (TLS)' })
-        .option('tls-insecure', { type: 'boolean', default: false, describe: 'accept any TLS certificate from --count-via' })
-        .option('count-profile', { type: 'string', describe: 'server profile for batch caps and errors (default: from server.version)' })
-        .option('count-connections', { type: 'string', describe: 'connections to --count-via (default 4)' })
-        .option('count-timeout', { type: 'string', describe: 'seconds per counting batch (default 60)' })
         .option('scan-concurrency', { type: 'string', describe: 'getblock requests in flight (default 3)' })
         .option('network', { type: 'string', describe: 'auto|mainnet|testnet|signet|regtest: must match the node (default auto)' })
         .option('progress', { type: 'boolean', default: true, describe: 'progress bars on stderr (--no-progress to hide)' }),
     )
     .command('addresses [address..]', 'a dataset of the addresses you name, counted through the Electrum server you will measure (no node needed)', (y) =>
-      y
+      countViaFlags(y)
         .positional('address', { type: 'string', array: true, describe: 'addresses (of the network the server serves)' })
         .option('in', { type: 'string', describe: 'file of addresses, one per line (# comments)' })
-        .option('count-via', { type: 'string', describe: 'Electrum server: electrum://HOST:PORT or electrums://HOST:PORT (TLS)' })
-        .option('tls-insecure', { type: 'boolean', default: false, describe: 'accept any TLS certificate from --count-via' })
-        .option('count-profile', { type: 'string', describe: 'server profile for batch caps and errors (default: from server.version)' })
-        .option('count-connections', { type: 'string', describe: 'connections to --count-via (default 4)' })
-        .option('count-timeout', { type: 'string', describe: 'seconds per counting batch (default 60)' })
         .option('out', { type: 'string', describe: 'dataset to write (.jsonl); its manifest goes beside it' })
         .option('force', { type: 'boolean', default: false, describe: 'replace --out if it exists' }),
     )

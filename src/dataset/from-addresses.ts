@@ -7,22 +7,17 @@
 import fs from 'node:fs';
 import { UserError } from '../core/user-error';
 import { outputScriptOf, scriptHashOfScript, scriptType, type NetworkName } from '../electrum/scripthash';
-import type { ProfileName } from '../servers/profiles';
 import { countCandidates, type CountResult } from './count';
 import { genesisHashOf, openCountServer, tipOf, type CountServer } from './count-server';
 import type { DatasetLine } from './line';
 import type { DatasetManifest } from './manifest';
 import { chainOfGenesis, networkOfChain } from './network';
-import { createOutputDir, prepareOutput, type ElectrumTarget, type OutputPaths } from './options';
+import { createOutputDir, prepareOutput, type CountViaOptions, type OutputPaths } from './options';
 import { writeDataset } from './output';
 
-export interface AddressesOptions {
+export interface AddressesOptions extends CountViaOptions {
   /** Each address with where it was given, for messages ("argument 2", "addresses.txt:7"). */
   addresses: Array<{ address: string; where: string }>;
-  countVia: ElectrumTarget;
-  countProfile: ProfileName | 'auto';
-  countConnections: number;
-  countTimeoutMs: number;
   out: OutputPaths;
   force: boolean;
 }

@@ -98,10 +98,7 @@ export function buildOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Bu
     rpc: rpcTarget(raw, env),
     from,
     to,
-    countVia: electrumTarget(str(raw, 'count-via', true)!, raw['tls-insecure'] === true),
-    countProfile: oneOf(raw, 'count-profile', ['auto', ...PROFILE_NAMES], DEFAULTS.countProfile),
-    countConnections: integer(raw, 'count-connections', { min: 1, max: 64 }) ?? DEFAULTS.countConnections,
-    countTimeoutMs: (integer(raw, 'count-timeout', { min: 1, max: Math.floor(MAX_TIMER_MS / 1000) }) ?? DEFAULTS.countTimeoutSec) * 1000,
+    ...countViaOptions(raw),
     scanConcurrency: integer(raw, 'scan-concurrency', { min: 1, max: 16 }) ?? DEFAULTS.scanConcurrency,
     network: oneOf(raw, 'network', ['auto', ...NETWORK_NAMES], DEFAULTS.network),
     selection: selection(raw),
@@ -110,13 +107,26 @@ export function buildOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Bu
   };
 }
 
-export interface AddressesCliOptions {
-  positional: string[];
-  input: string | undefined;
+/** The Electrum server a dataset is counted through, as `build` and `addresses` both take it. */
+export interface CountViaOptions {
   countVia: ElectrumTarget;
   countProfile: ProfileName | 'auto';
   countConnections: number;
   countTimeoutMs: number;
+}
+
+function countViaOptions(raw: Raw): CountViaOptions {
+  return {
+    countVia: electrumTarget(str(raw, 'count-via', true)!, raw['tls-insecure'] === true),
+    countProfile: oneOf(raw, 'count-profile', ['auto', ...PROFILE_NAMES], DEFAULTS.countProfile),
+    countConnections: integer(raw, 'count-connections', { min: 1, max: 64 }) ?? DEFAULTS.countConnections,
+    countTimeoutMs: (integer(raw, 'count-timeout', { min: 1, max: Math.floor(MAX_TIMER_MS / 1000) }) ?? DEFAULTS.countTimeoutSec) * 1000,
+  };
+}
+
+export interface AddressesCliOptions extends CountViaOptions {
+  positional: string[];
+  input: string | undefined;
   out: OutputPaths;
   force: boolean;
 }
@@ -125,10 +135,7 @@ export function addressesOptions(raw: Raw): AddressesCliOptions {
   return {
     positional: ((raw.address as unknown[] | undefined) ?? []).map(String),
     input: str(raw, 'in'),
-    countVia: electrumTarget(str(raw, 'count-via', true)!, raw['tls-insecure'] === true),
-    countProfile: oneOf(raw, 'count-profile', ['auto', ...PROFILE_NAMES], DEFAULTS.countProfile),
-    countConnections: integer(raw, 'count-connections', { min: 1, max: 64 }) ?? DEFAULTS.countConnections,
-    countTimeoutMs: (integer(raw, 'count-timeout', { min: 1, max: 3600 }) ?? DEFAULTS.countTimeoutSec) * 1000,
+    ...countViaOptions(raw),
     out: outputPaths(str(raw, 'out', true)!),
     force: raw.force === true,
   };
