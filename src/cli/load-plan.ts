@@ -10,7 +10,7 @@ import { executorFor, problemsOf } from '../engine/executors/registry';
 import { countProblem } from '../engine/executors/executor';
 import { parseMix } from '../load/requests';
 import { parseDurationMs, parseStages } from '../load/schedule';
-import { parseShard, shareOf, type Shard } from '../load/shard';
+import { parseShard, shareOf, type Shard } from '../core/shard';
 import { parseSourceAddresses } from '../load/source-addresses';
 import { parseThreshold } from '../load/thresholds';
 import { parseSlo, type FindMaxOptions } from '../load/find-max';

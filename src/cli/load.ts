@@ -33,7 +33,7 @@ import type { IntervalRecord } from '../core/load-types';
 import { createThresholdTracker } from '../load/thresholds';
 import { mergeShards } from '../load/merge';
 import { writeHlog } from '../load/hlog';
-import { linesOfShard } from '../load/shard';
+import { linesOfShard } from '../core/shard';
 import { toolInfo } from '../core/tool-info';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { refuseWalletOptions, walletLoad } from './wallet-load';

@@ -1,14 +1,14 @@
 /**
- * The open model, shared by the arrival-rate executors: requests go out on a schedule fixed in
- * advance and never wait for replies; a request finding every connection's pipeline full is
- * counted as dropped, never silently delayed; its latency is measured from its intended send time,
- * so a stalled server shows up as latency, not as a pause in sending (coordinated omission).
- * The executor says when each request is due (its ArrivalCursor); this file sends them on time.
+ * The open model, shared by the arrival-rate executors: units of work (requests, wallet syncs) start
+ * on a schedule fixed in advance and never wait for earlier ones to end; a request finding every
+ * connection's pipeline full is counted as dropped, never silently delayed; latency is measured
+ * from the intended start, so a stalled server shows up as latency, not as a pause in sending
+ * (coordinated omission). The executor says when each unit is due (its ArrivalCursor); this file
+ * starts them on time.
  */
-import type { DriverContext } from './load-call';
-import { TurnBatch } from './turn-batch';
+import type { IterationContext } from './iteration';
 import type { Pacer } from './executors/executor';
-import type { Shard } from '../load/shard';
+import type { Shard } from '../core/shard';
 
 /** How long before a due time the timer wakes; the rest is waited in setImmediate turns. */
 const SPIN_NS = 1_000_000;
@@ -76,7 +76,7 @@ export class ArrivalDriver implements Pacer {
   private next = Infinity;
 
   constructor(
-    private readonly ctx: DriverContext,
+    private readonly ctx: IterationContext,
     private readonly arrivals: ArrivalCursor,
   ) {}
 
@@ -95,7 +95,7 @@ export class ArrivalDriver implements Pacer {
 
   run(): Promise<void> {
     const { ctx, arrivals } = this;
-    const batch = new TurnBatch(ctx);
+    const batch = ctx.batch();
     this.started = true;
     let next = arrivals.next();
     // Queues every request due by now and writes them, unless the next is due so soon that the
@@ -104,7 +104,7 @@ export class ArrivalDriver implements Pacer {
       let now = ctx.clock.now();
       let n = 0;
       while (next <= now && n < MAX_PER_TURN) {
-        batch.add(ctx.picker.next(), next);
+        batch.add(next);
         next = arrivals.next();
         n++;
         if (batch.size >= FLUSH_EVERY) {
@@ -136,13 +136,13 @@ export class ArrivalDriver implements Pacer {
       };
       // Replies are read in chunks of up to thousands: requests falling due meanwhile go out
       // between them rather than after the whole chunk.
-      ctx.conns.onReplies = () => {
+      ctx.onProgress(() => {
         if (this.stopped) return;
         const now = ctx.clock.now();
         if (next <= now || batch.oldestNs + HOLD_NS <= now) sendDue();
-      };
+      });
       turn();
-    }).finally(() => (ctx.conns.onReplies = undefined));
+    }).finally(() => ctx.onProgress(undefined));
   }
 
   vusAt(): null {

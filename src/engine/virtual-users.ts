@@ -4,8 +4,7 @@
  * says, each time a user is free, whether it sends now, waits (a ramp not yet at it) or is done
  * (its iterations ran out).
  */
-import type { DriverContext } from './load-call';
-import { TurnBatch } from './turn-batch';
+import type { IterationContext } from './iteration';
 import type { Pacer } from './executors/executor';
 
 export interface UserSchedule {
@@ -24,7 +23,7 @@ export class VirtualUsers implements Pacer {
   private readonly sleepers = new Set<() => void>();
 
   constructor(
-    private readonly ctx: DriverContext,
+    private readonly ctx: IterationContext,
     private readonly users: UserSchedule,
     private readonly durationMs: number,
   ) {}
@@ -45,7 +44,7 @@ export class VirtualUsers implements Pacer {
     const { ctx, users } = this;
     const endNs = this.durationMs * 1e6;
     const thinkMs = users.thinkTimeMs;
-    const batch = new TurnBatch(ctx);
+    const batch = ctx.batch();
     const user = async (i: number) => {
       while (!this.stopped && ctx.clock.now() < endNs) {
         const tMs = ctx.clock.now() / 1e6;
@@ -58,7 +57,7 @@ export class VirtualUsers implements Pacer {
         // In a closed model the next request is due when the previous one answered: intended = now.
         let sent = false;
         await new Promise<void>((resolve) => {
-          sent = batch.add(ctx.picker.next(), ctx.clock.now(), resolve) !== null;
+          sent = batch.add(ctx.clock.now(), resolve);
           batch.flush();
           if (!sent) resolve();
         });

@@ -15,7 +15,7 @@ import { LoadStore, type LoadRunRow, type LoadRunStatus, type LoadServerRow } fr
 import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
 import { alignedSeconds, sumSecond } from './merge-intervals';
-import { formatShard, parseShard, type Shard } from './shard';
+import { formatShard, parseShard, type Shard } from '../core/shard';
 
 export interface MergeOptions {
   /** One load run id per input, in the same order; default: each file's latest load run. */

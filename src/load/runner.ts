@@ -16,7 +16,9 @@ import { UserError } from '../core/user-error';
 import { generatorVerdict, MATERIAL_SHARE, unitAtRisk } from '../core/generator-check';
 import { ConnectionSet, type LoadConnections } from './connections';
 import { RestConnectionSet } from './rest-connections';
-import { RunClock, type RawSample } from '../engine/load-call';
+import { RunClock } from '../engine/run-clock';
+import type { RawSample } from '../engine/iterations/request-call';
+import { requestIteration } from '../engine/iterations/request';
 import { executorFor } from '../engine/executors/registry';
 import { IntervalRecorder, Totals } from './recorder';
 import { RequestPicker } from './requests';
@@ -159,7 +161,7 @@ export class LoadRunner extends EventEmitter {
       clock: new RunClock(t0),
       onSample: opts.samples ? (s: RawSample) => samples.push(s) : undefined,
     };
-    const pacer = executor.create(ctx, opts.model, durationMs, opts.shard);
+    const pacer = executor.create(requestIteration(ctx), opts.model, durationMs, opts.shard);
     this.emit('server-start', { server: target.name, url: targetUrl(target), software: info.software, durationMs });
 
     // The schedule clock's seconds: interval i covers [t0 + i s, t0 + (i+1) s). Closes run one

@@ -1,5 +1,5 @@
 /** Shard I of N: parsing, and shares that add back up to the whole test. */
-import { formatShard, linesOfShard, parseShard, rateShareOf, shareOf } from '../../src/load/shard';
+import { formatShard, linesOfShard, parseShard, rateShareOf, shareOf } from '../../src/core/shard';
 import { UserError } from '../../src/core/user-error';
 
 describe('parseShard', () => {

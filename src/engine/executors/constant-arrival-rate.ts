@@ -2,7 +2,7 @@
 import { ArrivalCursor, ArrivalDriver } from '../arrival-driver';
 import type { Executor } from './executor';
 import type { LoadModel } from '../../core/load-types';
-import type { Shard } from '../../load/shard';
+import type { Shard } from '../../core/shard';
 
 export type ConstantArrivalRate = Extract<LoadModel, { kind: 'rate' }>;
 

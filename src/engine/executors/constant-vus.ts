@@ -2,7 +2,7 @@
 import { VirtualUsers } from '../virtual-users';
 import { countProblem, thinkTimeProblem, type Executor } from './executor';
 import type { LoadModel } from '../../core/load-types';
-import { shareOf } from '../../load/shard';
+import { shareOf } from '../../core/shard';
 
 export type ConstantVus = Extract<LoadModel, { kind: 'vus' }>;
 

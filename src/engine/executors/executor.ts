@@ -1,12 +1,12 @@
 /**
  * How work is paced, after k6's executors: one file per executor, registered by name in
- * registry.ts. An executor decides only when the next request goes out; what a request is (the
- * iteration), where it goes (the connections) and what is kept of it (the recorder) are the
- * context's. A new load shape is a new file here and one line in the registry.
+ * registry.ts. An executor decides only when the next unit of work starts; what a unit is (a
+ * request, a wallet sync: the iteration, src/engine/iteration.ts), where it goes and what is kept
+ * of it are the iteration's. A new load shape is a new file here and one line in the registry.
  */
-import type { DriverContext } from '../load-call';
+import type { IterationContext } from '../iteration';
 import type { LoadModel } from '../../core/load-types';
-import type { Shard } from '../../load/shard';
+import type { Shard } from '../../core/shard';
 
 /** One server's run of an executor: resolves when its schedule is done or stop() was called. */
 export interface Pacer {
@@ -49,7 +49,7 @@ export interface Executor<M extends LoadModel> {
    * it as they run (every N-th arrival); the others take their share of users or iterations.
    */
   shareOf(config: M, shard: Shard): M;
-  create(ctx: DriverContext, config: M, lengthMs: number, shard?: Shard): Pacer;
+  create(ctx: IterationContext, config: M, lengthMs: number, shard?: Shard): Pacer;
 }
 
 /** A count the user gives (VUs, iterations): a whole number above 0. */

@@ -5,7 +5,7 @@
 import { VirtualUsers } from '../virtual-users';
 import { countProblem, thinkTimeProblem, type Executor } from './executor';
 import type { LoadModel } from '../../core/load-types';
-import { shareOf } from '../../load/shard';
+import { shareOf } from '../../core/shard';
 
 export type PerVuIterations = Extract<LoadModel, { kind: 'per-vu-iterations' }>;
 

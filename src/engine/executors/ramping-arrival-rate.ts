@@ -7,7 +7,7 @@ import { ArrivalCursor, ArrivalDriver } from '../arrival-driver';
 import { rampProblems, rampValueAt, stagesLengthMs } from '../ramp';
 import type { Executor } from './executor';
 import type { LoadModel } from '../../core/load-types';
-import type { Shard } from '../../load/shard';
+import type { Shard } from '../../core/shard';
 
 export type RampingArrivalRate = Extract<LoadModel, { kind: 'stages' }>;
 

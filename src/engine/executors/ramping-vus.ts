@@ -3,7 +3,7 @@ import { VirtualUsers } from '../virtual-users';
 import { rampProblems, rampValueAt, stagesLengthMs } from '../ramp';
 import { thinkTimeProblem, type Executor } from './executor';
 import type { LoadModel } from '../../core/load-types';
-import { shareOf } from '../../load/shard';
+import { shareOf } from '../../core/shard';
 
 export type RampingVus = Extract<LoadModel, { kind: 'vus-stages' }>;
 

@@ -3,7 +3,7 @@
  * share of everything that scales with load (rate, connections, VUs, dataset lines), so that the N
  * shards together are the whole test and `load merge` can add their intervals back up.
  */
-import { UserError } from '../core/user-error';
+import { UserError } from './user-error';
 
 export interface Shard {
   index: number; // 1-based: I of "I/N"

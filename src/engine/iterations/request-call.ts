@@ -1,17 +1,18 @@
 /**
- * One request of a load run from its intended send to its outcome. It is the connection's own
- * pending entry (src/electrum/client.ts's PendingCall), so a request costs one object: no promise,
- * no closure, no timer. Times are ns on the run's clock (hrtime since its start, as plain
- * numbers): BigInt arithmetic per request would cost more than the recording itself.
+ * One request of a load run (the request iteration, request.ts): one Electrum (or Esplora REST) request of a load run, from its intended
+ * send to its outcome. It is the connection's own pending entry (src/electrum/client.ts's
+ * PendingCall), so a request costs one object: no promise, no closure, no timer. Times are ns on
+ * the run's clock (src/engine/run-clock.ts).
  */
-import type { PendingCall } from '../electrum/client';
-import { toElectrumError, type ElectrumError } from '../electrum/errors';
-import { answerSizeProblem } from '../servers/answer-size';
-import { classify, type ServerProfile } from '../servers/profiles';
-import type { LoadConnections, Slot } from '../load/connections';
-import type { IntervalRecorder } from '../load/recorder';
-import type { Request, RequestPicker } from '../load/requests';
-import type { LoadOutcome } from '../core/load-types';
+import type { PendingCall } from '../../electrum/client';
+import { toElectrumError, type ElectrumError } from '../../electrum/errors';
+import { answerSizeProblem } from '../../servers/answer-size';
+import { classify, type ServerProfile } from '../../servers/profiles';
+import type { LoadConnections, Slot } from '../../load/connections';
+import type { IntervalRecorder } from '../../load/recorder';
+import type { Request, RequestPicker } from '../../load/requests';
+import type { LoadOutcome } from '../../core/load-types';
+import type { RunClock } from '../run-clock';
 
 export interface RawSample {
   intendedUs: number;
@@ -21,28 +22,8 @@ export interface RawSample {
   serviceUs: number | null;
 }
 
-/** hrtime as ns since the run's start, in plain numbers (exact to the ns for 104 days). */
-export class RunClock {
-  private lastAt = -1n;
-  private lastNs = 0;
-
-  constructor(readonly t0: bigint) {}
-
-  now(): number {
-    return Number(process.hrtime.bigint() - this.t0);
-  }
-
-  /** `at` on this clock. Replies read from one chunk share one hrtime: the last conversion is kept. */
-  of(at: bigint): number {
-    if (at !== this.lastAt) {
-      this.lastAt = at;
-      this.lastNs = Number(at - this.t0);
-    }
-    return this.lastNs;
-  }
-}
-
-export interface DriverContext {
+/** What the request iteration sends through and records to. */
+export interface RequestContext {
   conns: LoadConnections;
   recorder: IntervalRecorder;
   picker: RequestPicker;
@@ -62,7 +43,7 @@ export class LoadCall implements PendingCall {
   private actualNs = NaN;
 
   constructor(
-    private readonly ctx: DriverContext,
+    private readonly ctx: RequestContext,
     private readonly req: Request,
     private readonly intendedNs: number,
     private readonly slot: Slot,
@@ -103,3 +84,4 @@ export class LoadCall implements PendingCall {
     this.whenDone?.();
   }
 }
+

@@ -2,8 +2,9 @@
  * The per-request path every executor sends through: requests queued per connection within a
  * turn and written together, and the record of a request no connection could take.
  */
-import { LoadCall, type DriverContext } from './load-call';
-import type { Request } from '../load/requests';
+import { LoadCall, type RequestContext } from './request-call';
+import type { Request } from '../../load/requests';
+import type { UnitBatch } from '../iteration';
 
 /**
  * Requests queued per connection and written together: at the end of the turn that queued them,
@@ -13,7 +14,7 @@ import type { Request } from '../load/requests';
  * every connection would mean a write per request again. Each request's lag is its own
  * connection's write time minus its own intended time.
  */
-export class TurnBatch {
+export class TurnBatch implements UnitBatch {
   /** Intended time of the oldest request queued and not yet written (Infinity: none). */
   oldestNs = Infinity;
   /** Requests queued and not yet written. */
@@ -26,21 +27,23 @@ export class TurnBatch {
   /** The connection this batch's requests go to, while it has room. */
   private stay: number | undefined;
 
-  constructor(private readonly ctx: DriverContext) {
+  constructor(private readonly ctx: RequestContext) {
     this.queued = ctx.conns.slots.map(() => []);
     this.counts = ctx.conns.slots.map(() => 0);
   }
 
   /**
-   * Queues `req`, due at `intendedNs`, on a connection with room in its pipeline. Null when there
-   * is none: the request is recorded as dropped (pipelines full) or as a disconnect (all down).
+   * Queues the picker's next request, due at `intendedNs`, on a connection with room in its
+   * pipeline. False when there is none: the request is recorded as dropped (pipelines full) or as a
+   * disconnect (all down).
    */
-  add(req: Request, intendedNs: number, whenDone?: () => void): LoadCall | null {
+  add(intendedNs: number, whenDone?: () => void): boolean {
     const { ctx } = this;
+    const req = ctx.picker.next();
     const picked = ctx.conns.pick(this.stay);
     if (picked < 0) {
       recordUnsent(ctx, req, intendedNs);
-      return null;
+      return false;
     }
     this.stay = picked;
     const slot = ctx.conns.slots[picked];
@@ -51,7 +54,7 @@ export class TurnBatch {
     if (n === 0) this.touched[this.touchedCount++] = picked;
     this.queued[picked][n] = call;
     slot.client!.queue(req.rpc, req.scripthash, call, ctx.timeoutMs);
-    return call;
+    return true;
   }
 
   /** Writes every connection's queue; each request's send time is its connection's write. */
@@ -77,7 +80,7 @@ export class TurnBatch {
 }
 
 /** A request no connection could take: dropped (every pipeline full) or a disconnect (none usable). */
-function recordUnsent(ctx: DriverContext, req: Request, intendedNs: number): void {
+function recordUnsent(ctx: RequestContext, req: Request, intendedNs: number): void {
   if (ctx.conns.allDown) {
     // No connection at all: the server is unreachable (refused, reset), an error, not our saturation.
     const now = ctx.clock.now();
