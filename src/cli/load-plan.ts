@@ -14,7 +14,7 @@ import { parseShard, shareOf, type Shard } from '../core/shard';
 import { parseSourceAddresses } from '../load/source-addresses';
 import { parseThreshold } from '../load/thresholds';
 import { parseSlo, type FindMaxOptions } from '../load/find-max';
-import { timeoutSeconds, withinTimer } from './validate';
+import { collecting, timeoutSeconds, withinTimer } from './validate';
 
 /** The options of `load` the plan reads (yargs' parse of them). */
 export interface LoadPlanArgs {
@@ -47,6 +47,9 @@ export interface LoadPlanArgs {
   'bisect-steps': number;
 }
 
+/** The options that choose an executor and its config. */
+export type ModelArgs = Pick<LoadPlanArgs, 'rate' | 'stages' | 'start-rate' | 'vus' | 'vus-stages' | 'start-vus' | 'iterations' | 'iterations-per-vu' | 'think-time' | 'duration'>;
+
 export interface LoadPlan {
   /** This process's share of the model (a shard's users or iterations). */
   model: LoadModel;
@@ -71,15 +74,7 @@ type ShapeOption = (typeof SHAPES)[number];
 /** Every problem with `a` at once (a UserError listing them), or the plan. */
 export function loadPlan(a: LoadPlanArgs): LoadPlan {
   const problems: string[] = [];
-  /** The value `parse` makes of an option, or undefined with its problem noted. */
-  const take = <T>(parse: () => T): T | undefined => {
-    try {
-      return parse();
-    } catch (err) {
-      problems.push((err as Error).message);
-      return undefined;
-    }
-  };
+  const take = collecting(problems);
   const durationOf = (option: string, text: string): number | undefined => take(() => withinTimer(`--${option}`, text, parseDurationMs(text, `--${option}`)));
 
   const findMax = findMaxOptions(a, problems, take, durationOf);
@@ -118,11 +113,22 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
   };
 }
 
+/**
+ * The executor `--workload`'s arriving wallets run on, from the same options (every problem noted
+ * in `problems`); undefined when none is given (held wallets only).
+ */
+export function arrivalModel(a: ModelArgs, problems: string[]): { model: LoadModel; durationMs: number } | undefined {
+  if (!SHAPES.some((k) => a[k] !== undefined)) return undefined;
+  const take = collecting(problems);
+  const durationOf: DurationOf = (option, text) => take(() => withinTimer(`--${option}`, text, parseDurationMs(text, `--${option}`)));
+  return chooseModel(a, problems, take, durationOf);
+}
+
 type Take = <T>(parse: () => T) => T | undefined;
 type DurationOf = (option: string, text: string) => number | undefined;
 
 /** The executor the options name and its config, checked by the executor itself; undefined when they name none. */
-function chooseModel(a: LoadPlanArgs, problems: string[], take: Take, durationOf: DurationOf): { model: LoadModel; durationMs: number } | undefined {
+function chooseModel(a: ModelArgs, problems: string[], take: Take, durationOf: DurationOf): { model: LoadModel; durationMs: number } | undefined {
   const given = SHAPES.filter((k) => a[k] !== undefined);
   const iterated = a.iterations !== undefined || a['iterations-per-vu'] !== undefined;
   const shapes = given.filter((k) => !(k === 'vus' && iterated));

@@ -62,3 +62,18 @@ export function withinTimer(flag: string, typed: string, ms: number): number {
   if (ms > MAX_TIMER_MS) throw new UserError(`${flag} ${typed} is longer than a timer can wait: at most ${MAX_TIMER_TEXT}`);
   return ms;
 }
+
+/**
+ * A parse that notes its error in `problems` instead of throwing, so one pass over a command line
+ * finds every problem with it (reported together, as one line).
+ */
+export function collecting(problems: string[]): <T>(parse: () => T) => T | undefined {
+  return (parse) => {
+    try {
+      return parse();
+    } catch (err) {
+      problems.push((err as Error).message);
+      return undefined;
+    }
+  };
+}

@@ -1,6 +1,9 @@
 /**
- * `load --workload NAME`: wallets arriving at a rate, held connected and subscribed, and the block
- * notifications held wallets receive (--notify). Options are checked before anything connects.
+ * `load --workload NAME`: the wallet-sync iteration on the engine's executors: wallets held
+ * connected and subscribed (the hold executor), wallets arriving as any load executor paces them
+ * (--rate, --stages, --vus, --vus-stages, --iterations, --iterations-per-vu), and the block
+ * notifications held wallets receive (--notify). Options are checked in one step before anything
+ * connects.
  */
 import { stoppedAnsweringText } from '../core/stopped-answering';
 import fs from 'node:fs';
@@ -14,19 +17,21 @@ import { WalletStore } from '../store/wallets';
 import { UserError } from '../core/user-error';
 import { WalletLoad, type BlockMaker, type ServerLoadSummary } from '../wallet/load';
 import { readWallets } from '../dataset/wallet-file';
-import { workloadNamed } from '../wallet/workloads';
+import { workloadNamed, type Workload } from '../wallet/workloads';
+import { arrivalModel, type ModelArgs } from './load-plan';
+import { hold as holdExecutor } from '../engine/executors/hold';
+import type { LoadModel } from '../core/load-types';
+import { describeModel } from '../report/load-tables';
 import { parseDurationMs } from '../load/schedule';
 import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
-import { timeoutSeconds, withinTimer } from './validate';
+import { collecting, timeoutSeconds, withinTimer } from './validate';
 import { walletsNetwork } from '../dataset/expected-network';
 
-export interface WalletLoadArgs extends TargetArgs {
+export interface WalletLoadArgs extends TargetArgs, ModelArgs {
   workload: string;
   wallets?: string;
-  rate?: number;
-  duration?: string;
   hold?: number;
   'hold-concurrency': number;
   notify: boolean;
@@ -46,7 +51,7 @@ export interface WalletLoadArgs extends TargetArgs {
 }
 
 /** Options of `load` that belong to request-level load only. */
-const REQUEST_ONLY = ['dataset', 'mix', 'stages', 'vus', 'vus-stages', 'think-time', 'connections', 'pipeline', 'threshold', 'samples', 'shard', 'find-max', 'slo', 'source-addresses'];
+const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'shard', 'find-max', 'slo', 'source-addresses'];
 const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs'];
 
 export function refuseWalletOptions(argv: string[]): void {
@@ -66,10 +71,46 @@ export function fileLimit(): { soft: number; hard: number } | null {
   }
 }
 
-export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<number> {
-  const workload = workloadNamed(a.workload);
+/** What `load --workload` runs, every option checked in one step (all problems at once, exit 2) before any I/O. */
+interface WalletLoadPlan {
+  workload: Workload;
+  hold: number;
+  arrivals?: { model: LoadModel; durationMs: number };
+  notifyWaitMs: number;
+  naturalWaitMs: number;
+}
+
+function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
+  const problems: string[] = [];
+  const take = collecting(problems);
+  const workload = take(() => workloadNamed(a.workload));
   const stray = REQUEST_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
-  if (stray.length) throw new UserError(`--workload drives whole wallets: --${stray.join(', --')} apply to request-level load only`);
+  if (stray.length) problems.push(`--workload drives whole wallets: --${stray.join(', --')} apply to request-level load only`);
+  const hold = a.hold ?? 0;
+  if (!Number.isInteger(hold) || hold < 0) problems.push(`--hold must be an integer >= 0, got ${a.hold}`);
+  const arrivals = arrivalModel(a, problems);
+  if (!arrivals && hold === 0) problems.push('--workload needs a way for wallets to arrive (--rate R wallets/s, --stages, --vus N, --vus-stages, --iterations K) and/or --hold N (wallets kept connected)');
+  if (a.duration !== undefined && !arrivals) problems.push('--duration applies to arriving wallets (--rate, --vus, ...): how long they keep arriving');
+  if (hold > 0) problems.push(...holdExecutor.validate({ kind: 'hold', sessions: hold, concurrency: a['hold-concurrency'] }).filter((p) => !p.startsWith('--hold ')));
+  if (workload && !workload.subscribes) {
+    // A wallet that polls keeps no subscription open: there is nothing to hold or to notify.
+    if (hold > 0) problems.push(`--hold: the ${workload.name} workload subscribes to nothing (a ${workload.name} wallet polls); use electrum or sparrow`);
+    if (a.notify) problems.push(`--notify: the ${workload.name} workload subscribes to nothing (a ${workload.name} wallet polls); use electrum or sparrow`);
+  }
+  if (a.notify && hold === 0) problems.push('--notify needs held wallets to notify: give --hold N');
+  for (const [name, min] of [['blocks', 1], ['pay-wallets', 0]] as const) {
+    const v = a[name];
+    if (!Number.isInteger(v) || v < min) problems.push(`--${name} must be an integer >= ${min}, got ${v}`);
+  }
+  const notifyWaitMs = take(() => withinTimer('--notify-wait', a['notify-wait'], parseDurationMs(a['notify-wait'], '--notify-wait')));
+  const naturalWaitMs = take(() => withinTimer('--natural-wait', a['natural-wait'], parseDurationMs(a['natural-wait'], '--natural-wait')));
+  if (problems.length) throw new UserError(problems.join('; '));
+  return { workload: workload!, hold, arrivals, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs! };
+}
+
+export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<number> {
+  const { workload, hold, arrivals, notifyWaitMs, naturalWaitMs } = walletLoadPlan(a, argv);
+  const durationMs = arrivals?.durationMs ?? 0;
   const resolved = await resolveTargets(a);
   const lab = await labServersAmong(resolved.targets);
   const onLab = lab.servers;
@@ -78,20 +119,6 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const maxTxs = a['wallet-max-txs'];
   const chosen = maxTxs === undefined ? wallets.wallets : wallets.wallets.filter((w) => w.expected.txCount <= maxTxs);
   if (chosen.length === 0) throw new UserError(`--wallet-max-txs ${maxTxs}: no wallet of ${wallets.path} has so few transactions`);
-  const hold = a.hold ?? 0;
-  if (!Number.isInteger(hold) || hold < 0) throw new UserError(`--hold must be an integer >= 0, got ${a.hold}`);
-  if (a.rate !== undefined && !(a.rate > 0)) throw new UserError(`--rate must be a number > 0 (wallets per second), got ${a.rate}`);
-  if (a.rate === undefined && hold === 0) throw new UserError('--workload needs --rate R (wallets arriving per second) and/or --hold N (wallets kept connected)');
-  if (a.notify && hold === 0) throw new UserError('--notify needs held wallets to notify: give --hold N');
-  if (a.notify && !workload.subscribes) throw new UserError(`--notify: the ${workload.name} workload subscribes to nothing (a ${workload.name} wallet polls); use electrum or sparrow`);
-  for (const [name, min] of [['blocks', 1], ['hold-concurrency', 1], ['pay-wallets', 0]] as const) {
-    const v = a[name];
-    if (!Number.isInteger(v) || v < min) throw new UserError(`--${name} must be an integer >= ${min}, got ${v}`);
-  }
-  const durationMs = a.duration === undefined ? 60_000 : checked(() => withinTimer('--duration', a.duration!, parseDurationMs(a.duration!, '--duration')));
-  if (a.duration !== undefined && a.rate === undefined) throw new UserError('--duration applies to --rate (how long wallets keep arriving)');
-  const notifyWaitMs = checked(() => withinTimer('--notify-wait', a['notify-wait'], parseDurationMs(a['notify-wait'], '--notify-wait')));
-  const naturalWaitMs = checked(() => withinTimer('--natural-wait', a['natural-wait'], parseDurationMs(a['natural-wait'], '--natural-wait')));
   const limit = fileLimit();
   // Each held wallet is one socket; arrivals and the process itself need a margin beside them.
   const needed = hold + 256;
@@ -115,7 +142,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const results = ResultsStore.open(a.db);
   const store = new WalletStore(results);
   const tool = toolInfo();
-  const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, durationMs, notify: a.notify, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs };
+  const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, arrivals: arrivals?.model, durationMs, notify: a.notify, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs };
   let run: { runId: number; serverIds: Map<string, number> };
   try {
     run = store.createRun(
@@ -136,7 +163,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
       connection: { tlsInsecure: a['tls-insecure'], ca, timeoutMs, maxLineBytes: a['max-line-bytes'], keepaliveMs: 60_000 },
       hold,
       holdConcurrency: a['hold-concurrency'],
-      rate: a.rate,
+      arrivals: arrivals?.model,
       durationMs,
       notify: maker ? { maker, blocks: a.blocks, payWallets: maker.pay ? a['pay-wallets'] : 0, amountSat: 10_000, waitMs: notifyWaitMs, paymentWaitMs: notifyWaitMs } : undefined,
       rssOf: onLab.size ? await labRss(onLab) : undefined,
@@ -152,7 +179,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   try {
     for (const t of targets) {
       if (runner.stopped) break;
-      log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${a.rate ? `, ${a.rate} wallets/s for ${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`);
+      log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivals ? `, wallets arriving (${describeModel(arrivals.model)}) for ${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`);
       summaries.push(await runner.runServer(t));
     }
     if (runner.stopped) status = 'interrupted';
@@ -166,14 +193,6 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   if (a.json) process.stdout.write(JSON.stringify({ runId, status, db: a.db, servers: summaries, setups: Object.fromEntries(setups) }, null, 2) + '\n');
   else process.stdout.write(summaryText(runId, workload.name, summaries, setups, a.db) + '\n');
   return status === 'interrupted' ? 130 : 0;
-}
-
-function checked<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (err) {
-    throw new UserError((err as Error).message);
-  }
 }
 
 function missingWallets(): never {

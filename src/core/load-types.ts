@@ -24,7 +24,8 @@ export type LoadModel =
   | { kind: 'vus'; vus: number; thinkTimeMs: number } // N virtual clients, one request in flight each (closed)
   | { kind: 'vus-stages'; stages: Stage[]; startVus: number; thinkTimeMs: number } // ramping VUs (closed)
   | { kind: 'per-vu-iterations'; vus: number; iterations: number; thinkTimeMs: number } // each VU runs `iterations` (closed)
-  | { kind: 'shared-iterations'; vus: number; iterations: number; thinkTimeMs: number }; // VUs share `iterations` (closed)
+  | { kind: 'shared-iterations'; vus: number; iterations: number; thinkTimeMs: number } // VUs share `iterations` (closed)
+  | { kind: 'hold'; sessions: number; concurrency: number }; // fill `sessions` long-lived sessions, `concurrency` at a time, and keep them
 
 /** The weight of each method in the request mix (e.g. balance 40, history 40, utxos 20). */
 export type Mix = Partial<Record<MethodName, number>>;

@@ -14,10 +14,11 @@ export interface UnitBatch {
   readonly oldestNs: number;
   /**
    * Starts the iteration's next unit, due at `intendedNs` on the run's clock; `whenDone` once it has
-   * ended. False when it could not start (no connection could take it): its outcome is already
-   * recorded and `whenDone` is not called.
+   * ended, told whether it ended well (an executor that fills a number of good units counts them).
+   * False when it could not start (no connection could take it): its outcome is already recorded
+   * and `whenDone` is not called.
    */
-  add(intendedNs: number, whenDone?: () => void): boolean;
+  add(intendedNs: number, whenDone?: (ok: boolean) => void): boolean;
   /** Sends what add() queued (requests share one write per connection per turn). */
   flush(): void;
 }

@@ -57,7 +57,7 @@ export class VirtualUsers implements Pacer {
         // In a closed model the next request is due when the previous one answered: intended = now.
         let sent = false;
         await new Promise<void>((resolve) => {
-          sent = batch.add(ctx.clock.now(), resolve);
+          sent = batch.add(ctx.clock.now(), () => resolve());
           batch.flush();
           if (!sent) resolve();
         });

@@ -156,6 +156,8 @@ function mergedModel(models: LoadModel[]): LoadModel {
       return { ...first, vus: add((m) => (m as typeof first).vus) };
     case 'shared-iterations':
       return { ...first, vus: add((m) => (m as typeof first).vus), iterations: add((m) => (m as typeof first).iterations) };
+    case 'hold':
+      return { ...first, sessions: add((m) => (m as typeof first).sessions) };
   }
 }
 

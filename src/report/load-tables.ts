@@ -25,6 +25,8 @@ export function describeModel(m: LoadModel | null): string {
       return `closed, ${m.vus} VUs × ${m.iterations} iterations${m.thinkTimeMs ? `, think ${m.thinkTimeMs} ms` : ''}`;
     case 'shared-iterations':
       return `closed, ${m.vus} VUs sharing ${m.iterations} iterations${m.thinkTimeMs ? `, think ${m.thinkTimeMs} ms` : ''}`;
+    case 'hold':
+      return `held, ${m.sessions} sessions`;
   }
 }
 

@@ -17,7 +17,13 @@ import type { ClientOptions } from '../electrum/client';
 import type { WalletLine } from '../core/wallet-line';
 import { WalletStore } from '../store/wallets';
 import { allHeard, judgeBlock, paymentHeard, type HeldConnection } from './notifications';
-import { syncRecord, syncWallet, type SyncResult } from './sync';
+import { syncRecord, type SyncResult } from './sync';
+import { walletSyncIteration, type WalletSyncUnit } from './sync-iteration';
+import { RunClock } from '../engine/run-clock';
+import { executorFor } from '../engine/executors/registry';
+import { hold as holdExecutor, type HoldFill } from '../engine/executors/hold';
+import type { Pacer } from '../engine/executors/executor';
+import type { LoadModel } from '../core/load-types';
 import type { WalletSession } from './session';
 import type { Workload } from './workloads';
 import { percentile } from '../core/quantiles';
@@ -49,7 +55,11 @@ export interface WalletLoadOptions {
   hold: number;
   /** Syncs at once while filling the hold. */
   holdConcurrency: number;
+  /** Wallets arriving at a constant rate: the same as `arrivals: { kind: 'rate', rate }`. */
   rate?: number;
+  /** How new wallets arrive: any executor of the engine (src/engine/executors/) over wallet syncs. */
+  arrivals?: LoadModel;
+  /** The arrivals' length (or limit, for iteration executors). */
   durationMs: number;
   notify?: { maker: BlockMaker; blocks: number; payWallets: number; amountSat: number; waitMs: number; paymentWaitMs: number };
   /** The server process's RSS, where it is known (lab servers): memory per held connection. */
@@ -97,6 +107,8 @@ export interface ServerLoadSummary {
 
 export class WalletLoad {
   private stopping = false;
+  /** The executor running now (the hold's fill, the arrivals): a stop reaches it at once. */
+  private pacer: Pacer | undefined;
 
   constructor(
     private readonly o: WalletLoadOptions,
@@ -107,6 +119,23 @@ export class WalletLoad {
 
   stop(): void {
     this.stopping = true;
+    this.pacer?.stop();
+  }
+
+  /** Runs `pacer` to its end, where a stop reaches it (one that came before it began included). */
+  private async paced(pacer: Pacer): Promise<void> {
+    this.pacer = pacer;
+    if (this.stopping) pacer.stop();
+    try {
+      await pacer.run();
+    } finally {
+      this.pacer = undefined;
+    }
+  }
+
+  /** How wallets arrive, if they do. */
+  private get arrivalModel(): LoadModel | undefined {
+    return this.o.arrivals ?? (this.o.rate ? { kind: 'rate', rate: this.o.rate } : undefined);
   }
 
   get stopped(): boolean {
@@ -122,7 +151,8 @@ export class WalletLoad {
       const rssBefore = (await this.o.rssOf?.(t.name)) ?? null;
       const fill = await this.fillHold(t, serverId, held);
       const rssAfter = held.length > 0 ? ((await this.o.rssOf?.(t.name)) ?? null) : null;
-      const arrivals = this.o.rate ? await this.arrivals(t, serverId) : null;
+      const model = this.arrivalModel;
+      const arrivals = model ? await this.arrivals(t, serverId, model) : null;
       const notify = this.o.notify && held.length > 0 && !this.stopping ? await this.notify(serverId, held) : null;
       return {
         server: t.name,
@@ -150,92 +180,90 @@ export class WalletLoad {
     this.store.addSync(this.runId, syncRecord(serverId, r, 0, false, extra));
   }
 
-  /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed). */
+  /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed): the hold executor. */
   private async fillHold(t: ServerTarget, serverId: number, held: Array<HeldConnection & { session: WalletSession; wallet: WalletLine }>) {
     const started = Date.now();
-    let next = 0;
-    let failed = 0;
     const want = this.o.hold;
+    if (want === 0) return { failed: 0, seconds: 0 };
     let lastLog = Date.now();
-    const worker = async () => {
-      while (!this.stopping && held.length < want && failed <= Math.max(10, want / 10)) {
-        const wallet = this.o.wallets[next++ % this.o.wallets.length];
-        const conn: HeldConnection = { id: next, subscribed: new Set(), heard: [] };
-        const r = await syncWallet(this.o.workload, wallet, { connection: this.connection(t), verify: false, hold: true, onNotification: (n) => conn.heard.push(n) });
+    const iteration = walletSyncIteration({
+      clock: new RunClock(process.hrtime.bigint()),
+      workload: this.o.workload,
+      wallets: this.o.wallets,
+      connection: this.connection(t),
+      hold: true,
+      ended: ({ result: r, connection: conn }) => {
         this.record(serverId, r);
-        if (r.session && held.length < want) {
-          r.subscribed!.forEach((sh) => conn.subscribed.add(sh));
-          conn.heard.length = 0; // what came during the sync is not a block's
-          held.push({ ...conn, session: r.session, wallet });
-        } else {
-          r.session?.close();
-          if (r.status !== 'ok') failed++;
-        }
+        // Stopped meanwhile, or a sync that kept no session (it failed): nothing to hold.
+        const keep = r.session !== undefined && !this.stopping && held.length < want;
+        if (keep) {
+          r.subscribed!.forEach((sh) => conn!.subscribed.add(sh));
+          conn!.heard.length = 0; // what came during the sync is not a block's
+          held.push({ ...conn!, session: r.session!, wallet: r.wallet });
+        } else r.session?.close();
         if (Date.now() - lastLog > 2000) {
           lastLog = Date.now();
-          this.o.log(`${t.name}: ${held.length}/${want} wallets held (${failed} syncs failed)`);
+          this.o.log(`${t.name}: ${held.length}/${want} wallets held (${fill.failed} syncs failed)`);
         }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.o.holdConcurrency, Math.max(1, want)) }, worker));
-    if (want > 0) this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${failed} syncs failed)`);
-    return { failed, seconds: (Date.now() - started) / 1000 };
+        return keep;
+      },
+    });
+    const fill = holdExecutor.create(iteration, { kind: 'hold', sessions: want, concurrency: this.o.holdConcurrency }, 0) as HoldFill;
+    await this.paced(fill);
+    // Syncs still running when a stop came end on their own (each has its timeout); their sessions are closed.
+    await iteration.settled();
+    this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${fill.failed} syncs failed)`);
+    return { failed: fill.failed, seconds: (Date.now() - started) / 1000 };
   }
 
-  /** Wallets arriving at `rate` per second for the duration; each timed from its intended arrival. */
-  private async arrivals(t: ServerTarget, serverId: number): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
-    const rate = this.o.rate!;
-    const intended = Math.floor((this.o.durationMs / 1000) * rate);
-    const start = process.hrtime.bigint();
-    const sinceStartMs = () => Number(process.hrtime.bigint() - start) / 1e6;
+  /**
+   * Wallets arriving as `model` says (any executor of the engine), each timed from its intended
+   * arrival; every unit the schedule held ends as one outcome: synced, failed by category, or not
+   * started because the run stopped first.
+   */
+  private async arrivals(t: ServerTarget, serverId: number, model: LoadModel): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
+    const executor = executorFor(model);
+    const clock = new RunClock(process.hrtime.bigint());
+    const sinceStartMs = () => clock.now() / 1e6;
     const fromIntended: number[] = [];
     const lags: number[] = [];
     const failures: Record<string, number> = {};
     let failed = 0;
-    let started = 0;
     // Whether the server still answers: its last answer, and the syncs due after it that got none.
     const answering = { answered: 0, lastMs: null as number | null, unansweredAfter: 0 };
     const tally = new GeneratorTally();
-    const running: Array<Promise<void>> = [];
-    for (let i = 0; i < intended && !this.stopping; i++) {
-      const dueNs = start + BigInt(Math.round((i / rate) * 1e9));
-      const waitMs = Number(dueNs - process.hrtime.bigint()) / 1e6;
-      if (waitMs > 1) await new Promise((r) => setTimeout(r, waitMs - 1));
-      // A timer may fire a fraction of a millisecond early: an arrival never starts before its time.
-      while (process.hrtime.bigint() < dueNs) await new Promise((r) => setImmediate(r));
-      if (this.stopping) break; // stopped while it waited: it is not started
-      started++;
-      const lagMs = Number(process.hrtime.bigint() - dueNs) / 1e6;
-      const intendedMs = Number(dueNs - start) / 1e6;
-      const wallet = this.o.wallets[i % this.o.wallets.length];
-      running.push(
-        syncWallet(this.o.workload, wallet, { connection: this.connection(t), verify: false }).then((r) => {
-          this.record(serverId, r, { intendedMs, lagMs });
-          lags.push(lagMs);
-          tally.note(lagMs, lagMs + Number(r.durationNs) / 1e6);
-          if (r.status === 'ok') fromIntended.push(lagMs + Number(r.durationNs) / 1e6);
-          else {
-            failed++;
-            failures[r.status] = (failures[r.status] ?? 0) + 1;
-          }
-          if (isAnswered(r.status)) {
-            answering.answered++;
-            answering.lastMs = Math.max(answering.lastMs ?? 0, sinceStartMs());
-            answering.unansweredAfter = 0;
-          } else if (answering.lastMs === null || intendedMs >= answering.lastMs) {
-            answering.unansweredAfter++;
-          }
-        }),
-      );
-    }
-    await Promise.all(running);
+    const ended = ({ result: r, intendedMs, lagMs }: WalletSyncUnit): boolean => {
+      this.record(serverId, r, { intendedMs, lagMs });
+      lags.push(lagMs);
+      tally.note(lagMs, lagMs + Number(r.durationNs) / 1e6);
+      if (r.status === 'ok') fromIntended.push(lagMs + Number(r.durationNs) / 1e6);
+      else {
+        failed++;
+        failures[r.status] = (failures[r.status] ?? 0) + 1;
+      }
+      const answered = isAnswered(r.status);
+      if (answered) {
+        answering.answered++;
+        answering.lastMs = Math.max(answering.lastMs ?? 0, sinceStartMs());
+        answering.unansweredAfter = 0;
+      } else if (answering.lastMs === null || intendedMs >= answering.lastMs) {
+        answering.unansweredAfter++;
+      }
+      return answered;
+    };
+    const iteration = walletSyncIteration({ clock, workload: this.o.workload, wallets: this.o.wallets, connection: this.connection(t), ended });
+    const pacer = executor.create(iteration, model, executor.lengthMs(model, this.o.durationMs));
+    await this.paced(pacer);
+    const notStarted = pacer.unsent?.() ?? 0;
+    await iteration.settled();
+    const intended = iteration.started + notStarted;
     const line = sortedLine(fromIntended.sort((a, b) => a - b));
     return {
       intended,
       synced: line.count,
       failed,
       failures,
-      notStarted: intended - started,
+      notStarted,
       p50Ms: line.p50,
       p90Ms: line.p90,
       p99Ms: line.p99,

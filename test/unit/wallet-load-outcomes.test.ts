@@ -15,6 +15,7 @@ import { reportOptions } from '../../src/report/options';
 import { readModels } from '../../src/report/report';
 import { walletLoadTable } from '../../src/report/wallet-tables';
 import type { WalletLine } from '../../src/core/wallet-line';
+import type { LoadModel } from '../../src/core/load-types';
 import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../support/misbehaving-server';
 
 const hex64 = (n: number) => n.toString(16).padStart(64, '0');
@@ -40,7 +41,7 @@ afterEach(async () => {
   srv = undefined;
 });
 
-async function arrivals(o: MisbehavingOptions, rate: number, durationMs: number, stopAfterMs?: number, inOwnProcess = false): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
+async function arrivals(o: MisbehavingOptions, rate: number | LoadModel, durationMs: number, stopAfterMs?: number, inOwnProcess = false): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
   srv = inOwnProcess ? await startMisbehavingServerProcess(o) : await startMisbehavingServer(o);
   lastDb = path.join(dir, `${Math.random()}.sqlite`);
   const results = ResultsStore.open(lastDb);
@@ -52,7 +53,7 @@ async function arrivals(o: MisbehavingOptions, rate: number, durationMs: number,
       [{ name: 's', profile: 'generic', url: 'tcp://127.0.0.1', software: null, protocol: null }],
     );
     const load = new WalletLoad(
-      { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: o.delayMs ? 5000 : 300 }, hold: 0, holdConcurrency: 1, rate, durationMs, log: () => undefined },
+      { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: o.delayMs ? 5000 : 300 }, hold: 0, holdConcurrency: 1, ...(typeof rate === 'number' ? { rate } : { arrivals: rate }), durationMs, log: () => undefined },
       store,
       runId,
       serverIds,
@@ -98,6 +99,23 @@ test('a stop mid-run: the arrivals not started are counted as such, and all add 
   expect(a.notStarted).toBeGreaterThanOrEqual(20);
   expect(a.notStarted).toBeLessThanOrEqual(24);
   expect(a.stoppedAnswering).toBeNull();
+});
+
+describe('wallets paced by any executor of the engine', () => {
+  test('shared iterations: exactly K syncs, each ending once', async () => {
+    const a = await arrivals({ nullResults: true }, { kind: 'shared-iterations', vus: 3, iterations: 7, thinkTimeMs: 0 }, 10_000);
+    expectEveryArrivalOnce(a, 7);
+    expect(a.synced).toBe(7);
+  });
+
+  test('closed virtual users against a server that stops answering: it is said to have stopped, and every sync started ends once', async () => {
+    const a = await arrivals({ nullResults: true, answerFirst: 60 }, { kind: 'vus', vus: 2, thinkTimeMs: 0 }, 1500);
+    expect(a.notStarted).toBe(0);
+    expectEveryArrivalOnce(a, a.synced + a.failed);
+    expect(a.synced).toBe(2);
+    expect(a.failures.timeout).toBeGreaterThanOrEqual(2);
+    expect(a.stoppedAnswering).toMatchObject({ answered: 2 });
+  });
 });
 
 function blockLoop(ms: number): void {

@@ -10,6 +10,7 @@ import { constantVus } from './constant-vus';
 import { rampingVus } from './ramping-vus';
 import { perVuIterations } from './per-vu-iterations';
 import { sharedIterations } from './shared-iterations';
+import { hold } from './hold';
 
 type Registry = { [K in LoadModel['kind']]: Executor<Extract<LoadModel, { kind: K }>> };
 
@@ -20,6 +21,7 @@ const EXECUTORS: Registry = {
   'vus-stages': rampingVus,
   'per-vu-iterations': perVuIterations,
   'shared-iterations': sharedIterations,
+  hold,
 };
 
 /** The executor that runs `model`. */

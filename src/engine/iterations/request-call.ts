@@ -49,7 +49,7 @@ export class LoadCall implements PendingCall {
     private readonly slot: Slot,
     private readonly slotIndex: number,
     /** The closed model waits for each of its requests; the open model never does. */
-    private readonly whenDone?: () => void,
+    private readonly whenDone?: (ok: boolean) => void,
   ) {
     this.rpc = req.rpc;
     ctx.recorder.opened();
@@ -81,7 +81,7 @@ export class LoadCall implements PendingCall {
     ctx.recorder.completed(req.method, outcome, this.intendedNs, actualNs, endNs, bytes);
     ctx.onSample?.({ intendedUs: this.intendedNs / 1000, method: req.method, outcome, latencyUs: (endNs - this.intendedNs) / 1000, serviceUs: (endNs - actualNs) / 1000 });
     this.slot.inFlight--;
-    this.whenDone?.();
+    this.whenDone?.(outcome === 'ok');
   }
 }
 

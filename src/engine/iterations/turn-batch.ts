@@ -37,7 +37,7 @@ export class TurnBatch implements UnitBatch {
    * pipeline. False when there is none: the request is recorded as dropped (pipelines full) or as a
    * disconnect (all down).
    */
-  add(intendedNs: number, whenDone?: () => void): boolean {
+  add(intendedNs: number, whenDone?: (ok: boolean) => void): boolean {
     const { ctx } = this;
     const req = ctx.picker.next();
     const picked = ctx.conns.pick(this.stay);
