@@ -8,7 +8,7 @@ import { UserError } from '../core/user-error';
 import type { LoadModel, Mix } from '../core/load-types';
 import { executorFor, problemsOf } from '../engine/executors/registry';
 import { countProblem } from '../engine/executors/executor';
-import { parseMix } from '../load/requests';
+import { parseMix } from '../engine/iterations/requests';
 import { parseDurationMs, parseStages } from '../load/schedule';
 import { parseShard, shareOf, type Shard } from '../core/shard';
 import { parseSourceAddresses } from '../load/source-addresses';

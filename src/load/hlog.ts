@@ -14,7 +14,7 @@ import type { IntervalRecord } from '../core/load-types';
 import { isMethodName, METHOD_NAMES } from '../core/methods';
 import type { LoadStore } from '../store/load-results';
 import { UserError } from '../core/user-error';
-import { newHistogram } from './recorder';
+import { newHistogram } from '../engine/sinks/hdr-intervals';
 
 export interface HlogOptions {
   /** Only this server's lines (by its name in the run). */

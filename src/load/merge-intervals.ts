@@ -5,7 +5,7 @@
 import * as hdr from 'hdr-histogram-js';
 import type { IntervalCell, IntervalRecord } from '../core/load-types';
 import { UserError } from '../core/user-error';
-import { newHistogram } from './recorder';
+import { newHistogram } from '../engine/sinks/hdr-intervals';
 
 export type StoredInterval = IntervalRecord & { step: number | null };
 

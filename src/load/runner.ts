@@ -17,11 +17,11 @@ import { generatorVerdict, MATERIAL_SHARE, unitAtRisk } from '../core/generator-
 import { ConnectionSet, type LoadConnections } from './connections';
 import { RestConnectionSet } from './rest-connections';
 import { RunClock } from '../engine/run-clock';
-import type { RawSample } from '../engine/iterations/request-call';
+import { fanOut, RawSamples } from '../engine/sinks/request-sink';
 import { requestIteration } from '../engine/iterations/request';
 import { executorFor } from '../engine/executors/registry';
-import { IntervalRecorder, Totals } from './recorder';
-import { RequestPicker } from './requests';
+import { IntervalRecorder, Totals } from '../engine/sinks/hdr-intervals';
+import { RequestPicker } from '../engine/iterations/requests';
 import type { LoadModel, Mix } from '../core/load-types';
 
 export interface LoadOptions {
@@ -151,15 +151,14 @@ export class LoadRunner extends EventEmitter {
     const t0 = process.hrtime.bigint();
     const startMs = Date.now();
     const onsetMs: Record<string, number> = {};
-    const samples: RawSample[] = [];
+    const samples = new RawSamples();
     const ctx = {
       conns,
-      recorder,
+      sink: opts.samples ? fanOut([recorder, samples]) : recorder,
       picker: new RequestPicker(opts.lines, opts.mix, `${opts.seed}:${serverIndex}`),
       profile,
       timeoutMs: opts.timeoutMs,
       clock: new RunClock(t0),
-      onSample: opts.samples ? (s: RawSample) => samples.push(s) : undefined,
     };
     const pacer = executor.create(requestIteration(ctx), opts.model, durationMs, opts.shard);
     this.emit('server-start', { server: target.name, url: targetUrl(target), software: info.software, durationMs });
@@ -187,7 +186,7 @@ export class LoadRunner extends EventEmitter {
         const { record, live } = await recorder.close(indexBase + i, startMs + tMs, lengthMs, context);
         for (const c of record.cells) if (c.outcome !== 'ok' && c.outcome !== 'dropped' && onsetMs[c.outcome] === undefined) onsetMs[c.outcome] = tMs;
         if (record.sent + record.dropped + record.cells.length > 0 || lengthMs >= 1000) {
-          this.emit('interval', { server: target.name, record, live, samples: samples.splice(0), step });
+          this.emit('interval', { server: target.name, record, live, samples: samples.rows.splice(0), step });
         }
       }).catch((err) => {
         // E.g. the database refused an interval: stop, and fail the run with that error below.

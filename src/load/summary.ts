@@ -11,7 +11,7 @@ import { isAnswered } from '../core/outcomes';
 import { stoppedAnswering, stoppedAnsweringText, type StoppedAnswering } from '../core/stopped-answering';
 import type { ServerResult } from './runner';
 import type { IntervalRecord } from '../core/load-types';
-import type { LiveCounts } from './recorder';
+import type { LiveCounts } from '../engine/sinks/hdr-intervals';
 
 const ms = (us: number | null | undefined) => (us === null || us === undefined ? '-' : (us / 1000).toFixed(us < 10_000 ? 2 : 1));
 

@@ -2,7 +2,7 @@
  * The one percentile line: monotone, never above the exact max, p99.9 only over 1,000 samples —
  * over random HdrHistograms (the shape the load engine records) and over sorted samples.
  */
-import { newHistogram } from '../../src/load/recorder';
+import { newHistogram } from '../../src/engine/sinks/hdr-intervals';
 import { seededRandom } from '../../src/core/random';
 import { histogramAt, histogramLine, P999_MIN_SAMPLES, percentileLine, sortedLine, type PercentileLine } from '../../src/core/percentile-line';
 import { percentileSpectrum } from '../../src/report/spectrum';

@@ -25,7 +25,9 @@ const dir = process.argv[1];
 const a = Buffer.alloc(120 * ${MiB}, 1);
 const g = spawn(process.execPath, ['-e', 'const b = Buffer.alloc(40 * ${MiB}, 2); process.stdout.write("g"); setInterval(() => b[0]++, 1000)'], { stdio: ['ignore', 'pipe', 'inherit'] });
 g.stdout.once('data', () => {
-  const until = Date.now() + 1000; let x = 0; while (Date.now() < until) x += Math.sqrt(x + 1);
+  // One second of its own CPU time, not of the wall clock: on a busy machine a second of wall time may hold far less.
+  const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+  const until = cpu() + 1; let x = 0; while (cpu() < until) for (let i = 0; i < 1e5; i++) x += Math.sqrt(x + 1);
   const file = path.join(dir, 'data.bin'); const fd = fs.openSync(file, 'w'); const chunk = Buffer.alloc(128 * 1024, 7);
   for (let i = 0; i < 64; i++) fs.writeSync(fd, chunk);
   fs.fsyncSync(fd); fs.closeSync(fd);

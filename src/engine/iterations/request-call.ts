@@ -9,28 +9,20 @@ import { toElectrumError, type ElectrumError } from '../../electrum/errors';
 import { answerSizeProblem } from '../../servers/answer-size';
 import { classify, type ServerProfile } from '../../servers/profiles';
 import type { LoadConnections, Slot } from '../../load/connections';
-import type { IntervalRecorder } from '../../load/recorder';
-import type { Request, RequestPicker } from '../../load/requests';
+import type { RequestSink } from '../sinks/request-sink';
+import type { Request, RequestPicker } from './requests';
 import type { LoadOutcome } from '../../core/load-types';
 import type { RunClock } from '../run-clock';
 
-export interface RawSample {
-  intendedUs: number;
-  method: string;
-  outcome: string;
-  latencyUs: number | null;
-  serviceUs: number | null;
-}
 
 /** What the request iteration sends through and records to. */
 export interface RequestContext {
   conns: LoadConnections;
-  recorder: IntervalRecorder;
+  /** Where each request's one outcome goes (sinks/request-sink.ts). */
+  sink: RequestSink;
   picker: RequestPicker;
   profile: ServerProfile;
   timeoutMs: number;
-  /** Called for every completed request when raw samples are kept (--samples). */
-  onSample?: (s: RawSample) => void;
   /** The run's schedule clock (its start, t0, in hrtime ns). */
   clock: RunClock;
 }
@@ -52,13 +44,13 @@ export class LoadCall implements PendingCall {
     private readonly whenDone?: (ok: boolean) => void,
   ) {
     this.rpc = req.rpc;
-    ctx.recorder.opened();
+    ctx.sink.opened();
   }
 
   /** The connection wrote it at `actualNs` (one write for all the calls queued in a turn). */
   written(actualNs: number): void {
     this.actualNs = actualNs;
-    this.ctx.recorder.sentOne((actualNs - this.intendedNs) / 1000);
+    this.ctx.sink.sentOne((actualNs - this.intendedNs) / 1000);
   }
 
   replied(result: unknown, endAt: bigint, bytes: number): void {
@@ -78,8 +70,7 @@ export class LoadCall implements PendingCall {
     const { ctx, req } = this;
     // Failed before its write (the connection closed within the turn): it ends where it started.
     const actualNs = Number.isNaN(this.actualNs) ? endNs : this.actualNs;
-    ctx.recorder.completed(req.method, outcome, this.intendedNs, actualNs, endNs, bytes);
-    ctx.onSample?.({ intendedUs: this.intendedNs / 1000, method: req.method, outcome, latencyUs: (endNs - this.intendedNs) / 1000, serviceUs: (endNs - actualNs) / 1000 });
+    ctx.sink.completed(req.method, outcome, this.intendedNs, actualNs, endNs, bytes);
     this.slot.inFlight--;
     this.whenDone?.(outcome === 'ok');
   }

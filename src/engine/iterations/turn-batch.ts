@@ -3,7 +3,7 @@
  * turn and written together, and the record of a request no connection could take.
  */
 import { LoadCall, type RequestContext } from './request-call';
-import type { Request } from '../../load/requests';
+import type { Request } from './requests';
 import type { UnitBatch } from '../iteration';
 
 /**
@@ -84,11 +84,9 @@ function recordUnsent(ctx: RequestContext, req: Request, intendedNs: number): vo
   if (ctx.conns.allDown) {
     // No connection at all: the server is unreachable (refused, reset), an error, not our saturation.
     const now = ctx.clock.now();
-    ctx.recorder.sentOne((now - intendedNs) / 1000);
-    ctx.recorder.completed(req.method, 'disconnect', intendedNs, now, now, 0, false);
-    ctx.onSample?.({ intendedUs: intendedNs / 1000, method: req.method, outcome: 'disconnect', latencyUs: (now - intendedNs) / 1000, serviceUs: 0 });
+    ctx.sink.sentOne((now - intendedNs) / 1000);
+    ctx.sink.completed(req.method, 'disconnect', intendedNs, now, now, 0, false);
   } else {
-    ctx.recorder.droppedOne(req.method);
-    ctx.onSample?.({ intendedUs: intendedNs / 1000, method: req.method, outcome: 'dropped', latencyUs: null, serviceUs: null });
+    ctx.sink.droppedOne(req.method, intendedNs);
   }
 }

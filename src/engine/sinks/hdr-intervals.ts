@@ -11,11 +11,12 @@
  * for reuse two seconds later.
  */
 import * as hdr from 'hdr-histogram-js';
-import type { MethodName } from '../core/methods';
-import { histogramLine } from '../core/percentile-line';
-import type { IntervalCell, IntervalRecord, LoadOutcome } from '../core/load-types';
-import { isAnswered } from '../core/outcomes';
-import { GeneratorTally } from '../core/generator-check';
+import type { MethodName } from '../../core/methods';
+import { histogramLine } from '../../core/percentile-line';
+import type { IntervalCell, IntervalRecord, LoadOutcome } from '../../core/load-types';
+import { isAnswered } from '../../core/outcomes';
+import { GeneratorTally } from '../../core/generator-check';
+import type { RequestSink } from './request-sink';
 
 /** Integer µs, 3 significant digits, as the issue and HdrHistogram's tools expect. */
 export function newHistogram(): hdr.Histogram {
@@ -104,7 +105,8 @@ export interface LiveCounts {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export class IntervalRecorder {
+/** The HDR-intervals sink: what `load` stores second by second and sums into its summary. */
+export class IntervalRecorder implements RequestSink {
   private current = new Bank();
   private spare = new Bank();
   readonly totals: Totals = {

@@ -2,11 +2,11 @@
  * What each request of a load run asks: a method drawn from the mix by its weight and a dataset
  * address, both from a seeded generator, so two runs with the same seed send the same requests.
  */
-import { METHOD_RPC, MethodName, METHOD_NAMES } from '../core/methods';
-import type { DatasetLine } from '../core/dataset-line';
-import { seededRandom } from '../core/random';
-import { UserError } from '../core/user-error';
-import type { Mix } from '../core/load-types';
+import { METHOD_RPC, MethodName, METHOD_NAMES } from '../../core/methods';
+import type { DatasetLine } from '../../core/dataset-line';
+import { seededRandom } from '../../core/random';
+import { UserError } from '../../core/user-error';
+import type { Mix } from '../../core/load-types';
 
 export interface Request {
   method: MethodName;

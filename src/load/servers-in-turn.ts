@@ -4,8 +4,8 @@
  * a stop while connecting is an interruption, not a failure: what was measured stands.
  */
 import type { ServerTarget } from '../core/targets';
-import { LoadStopped, type LoadRunner, type ServerResult } from '../load/runner';
-import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type StepResult } from '../load/find-max';
+import { LoadStopped, type LoadRunner, type ServerResult } from './runner';
+import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type StepResult } from './find-max';
 
 export interface ServersDone {
   results: ServerResult[];
