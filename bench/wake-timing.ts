@@ -28,7 +28,7 @@ const nowNs = () => Number(process.hrtime.bigint());
 type Sleep = (dueNs: number) => Promise<void>;
 
 /** ES2024's Atomics.waitAsync (in Node since 16), which the project's TypeScript lib (ES2022) does not declare. */
-const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, timeoutMs: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
+const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, timeoutMs: number): { async: boolean; value: Promise<string> | string } }).waitAsync.bind(Atomics);
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
