@@ -9,9 +9,10 @@
 import type { IterationContext } from './iteration';
 import type { Pacer } from './executors/executor';
 import type { Shard } from '../core/shard';
+import { wakeNear } from './wake-clock';
 
-/** How long before a due time the timer wakes; the rest is waited in setImmediate turns. */
-const SPIN_NS = 1_000_000;
+/** Below this wait, the next start is waited in event-loop turns rather than through the wake clock. */
+const TURNS_NS = 100_000;
 /** Requests sent in one turn before yielding to I/O, so a backlog cannot starve replies. */
 const MAX_PER_TURN = 2_000;
 /**
@@ -68,7 +69,7 @@ export function* arrivalOffsetsNs(cursor: ArrivalCursor): Generator<number> {
  */
 export class ArrivalDriver implements Pacer {
   private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
+  private cancelWake: (() => void) | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private finish: (() => void) | undefined;
   private started = false;
@@ -122,16 +123,16 @@ export class ArrivalDriver implements Pacer {
       };
       this.finish = done;
       const turn = () => {
-        this.timer = undefined;
+        this.cancelWake = undefined;
         this.immediate = undefined;
         if (this.stopped) return done();
         sendDue();
         if (next === Infinity) return done();
-        const waitNs = Math.min(next, batch.oldestNs + HOLD_NS) - ctx.clock.now();
-        // libuv timers have 1 ms granularity (a timer for d ms fires d to d+1 ms later): wake up to
-        // 1 ms early, then wait the rest in loop turns (I/O is still handled between them), so
-        // requests go out within a few µs of schedule at the cost of at most 1 ms of turns each.
-        if (waitNs >= 2 * SPIN_NS) this.timer = setTimeout(turn, Math.floor(waitNs / 1e6) - 1);
+        const dueNs = Math.min(next, batch.oldestNs + HOLD_NS);
+        // The wake clock (wake-clock.ts) wakes us tens of µs early without spinning; those last µs
+        // are waited in loop turns (I/O is still handled between them), so units start within a
+        // few µs of schedule.
+        if (dueNs - ctx.clock.now() >= TURNS_NS) this.cancelWake = wakeNear(Number(ctx.clock.t0) + dueNs, turn);
         else this.immediate = setImmediate(turn);
       };
       // Replies are read in chunks of up to thousands: requests falling due meanwhile go out
@@ -151,7 +152,7 @@ export class ArrivalDriver implements Pacer {
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.cancelWake?.();
     if (this.immediate) clearImmediate(this.immediate);
     this.finish?.();
   }

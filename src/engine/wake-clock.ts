@@ -1,0 +1,160 @@
+/**
+ * Wakes the open model at a send time without spinning for it (issue #19). libuv's timers have 1 ms
+ * granularity, so the engine used to wake 1 ms early and wait the rest in event-loop turns: precise,
+ * but a spun millisecond per send is 50 % of a core at 400/s, taken from the server it measures on
+ * a shared machine. Here a worker thread owns the waiting: Atomics.wait takes a fractional timeout
+ * (a futex, precise to tens of µs) and the worker posts to the main thread when it is reached. The
+ * post takes its own time to arrive (the hop, ~0.1 ms), so the worker is asked to wake a hop early,
+ * by a moving estimate of the hops it has taken, and only the last tens of µs are waited in turns.
+ * bench/wake-timing.ts measures this against the other ways (docs/findings).
+ *
+ * One worker serves the whole process, started on first use and never keeping it alive. Until it
+ * is up (tens of ms) and if it cannot start, a timer does the waiting as before.
+ */
+import { Worker } from 'node:worker_threads';
+
+/** What the caller waits in turns itself, past the hop: a wake never lands after the due time for want of it. */
+const MARGIN_NS = 50_000;
+/** The hop estimate's cap: on a busy machine one late post must not turn every later wait into turns. */
+const MAX_HOP_NS = 250_000;
+
+const WORKER = `
+  const { parentPort, workerData } = require('node:worker_threads');
+  const due = new BigInt64Array(workerData, 0, 1);
+  const bell = new Int32Array(workerData, 8, 1);
+  parentPort.postMessage('ready');
+  for (;;) {
+    const seen = Atomics.load(bell, 0);
+    if (seen < 0) break;
+    const at = Atomics.load(due, 0);
+    const waitNs = Number(at - process.hrtime.bigint());
+    if (at > 0n && waitNs <= 0) {
+      // Cleared only if the main thread has not set a new time meanwhile.
+      Atomics.compareExchange(due, 0, at, 0n);
+      parentPort.postMessage(Number(at));
+      continue;
+    }
+    // Woken early by a new due time (the bell rings) or at the due time itself.
+    Atomics.wait(bell, 0, seen, at > 0n ? waitNs / 1e6 : Infinity);
+  }
+`;
+
+const nowNs = (): number => Number(process.hrtime.bigint());
+
+interface Waiter {
+  atNs: number;
+  fn: () => void;
+}
+
+class WakeClock {
+  private worker: Worker | null = null;
+  private ready = false;
+  private failed = false;
+  private readonly due: BigInt64Array;
+  private readonly bell: Int32Array;
+  private readonly shared = new SharedArrayBuffer(16);
+  private readonly waiters = new Set<Waiter>();
+  /** The due time the worker is waiting for (0: none). */
+  private armedNs = 0;
+  private hopNs = 100_000;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor() {
+    this.due = new BigInt64Array(this.shared, 0, 1);
+    this.bell = new Int32Array(this.shared, 8, 1);
+  }
+
+  /** Calls `fn` a little before `atNs` (hrtime ns): the caller waits the last µs in turns. Returns the cancel. */
+  at(atNs: number, fn: () => void): () => void {
+    const w: Waiter = { atNs, fn };
+    this.waiters.add(w);
+    this.start();
+    this.arm();
+    return () => {
+      // Re-armed at once: a cancelled wait must not keep the process alive until its time.
+      if (this.waiters.delete(w)) this.arm();
+    };
+  }
+
+  private start(): void {
+    if (this.worker || this.failed) return;
+    try {
+      const worker = new Worker(WORKER, { eval: true, workerData: this.shared });
+      worker.on('message', (m: 'ready' | number) => {
+        if (m === 'ready') this.ready = true;
+        else {
+          const hop = Math.min(MAX_HOP_NS, Math.max(0, nowNs() - m));
+          this.hopNs += (hop - this.hopNs) / 8;
+          if (m === Math.round(this.armedNs)) this.armedNs = 0;
+        }
+        this.fire();
+      });
+      worker.on('error', () => this.fail());
+      worker.on('exit', () => this.fail());
+      this.worker = worker;
+    } catch {
+      this.fail();
+    }
+  }
+
+  private fail(): void {
+    this.failed = true;
+    this.ready = false;
+    this.worker = null;
+    this.armedNs = 0;
+    this.arm();
+  }
+
+  /** Runs every waiter whose wake time has come, then arms for the next. */
+  private fire(): void {
+    const now = nowNs();
+    const lead = this.hopNs + MARGIN_NS;
+    for (const w of [...this.waiters]) {
+      if (w.atNs - lead <= now) {
+        this.waiters.delete(w);
+        w.fn();
+      }
+    }
+    this.arm();
+  }
+
+  private arm(): void {
+    let first = Infinity;
+    for (const w of this.waiters) first = Math.min(first, w.atNs);
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    // A wake someone waits for keeps the process alive, as the timer it replaces did; none, and the
+    // worker never does.
+    if (first === Infinity) {
+      this.worker?.unref();
+      return;
+    }
+    this.worker?.ref();
+    const wakeNs = first - this.hopNs - MARGIN_NS;
+    const waitNs = wakeNs - nowNs();
+    if (waitNs <= 0) {
+      setImmediate(() => this.fire());
+      return;
+    }
+    if (this.ready && this.worker) {
+      if (this.armedNs === wakeNs) return;
+      this.armedNs = wakeNs;
+      Atomics.store(this.due, 0, BigInt(Math.round(wakeNs)));
+      Atomics.add(this.bell, 0, 1);
+      Atomics.notify(this.bell, 0);
+      return;
+    }
+    // No worker (yet): a timer up to 1 ms early, as the engine waited before.
+    this.timer = setTimeout(() => this.fire(), Math.max(0, Math.floor(waitNs / 1e6) - 1));
+  }
+}
+
+let clock: WakeClock | undefined;
+
+/** Calls `fn` shortly before `atNs` (process.hrtime.bigint() as a number); returns a cancel. */
+export function wakeNear(atNs: number, fn: () => void): () => void {
+  clock ??= new WakeClock();
+  return clock.at(atNs, fn);
+}

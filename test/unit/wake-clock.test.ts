@@ -1,0 +1,50 @@
+/**
+ * The wake clock (src/engine/wake-clock.ts): a wake comes, shortly before its time and never long
+ * after it; a cancelled one never comes; a pending wake keeps the process alive as the timer it
+ * replaces did, and a cancelled one does not.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { wakeNear } from '../../src/engine/wake-clock';
+
+const nowNs = () => Number(process.hrtime.bigint());
+const ROOT = path.join(__dirname, '..', '..');
+
+test('wakes shortly before the due time, every time', async () => {
+  const early: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const due = nowNs() + 3e6 + (i % 7) * 1e5;
+    await new Promise<void>((resolve) => wakeNear(due, resolve));
+    early.push((due - nowNs()) / 1e6);
+  }
+  // Before the due time by at most the hop cap and margin (0.3 ms), or 1 ms while the worker starts;
+  // after it only by what a busy machine adds (generous: this is not a speed test).
+  for (const ms of early) {
+    expect(ms).toBeLessThanOrEqual(1.01);
+    expect(ms).toBeGreaterThan(-50);
+  }
+});
+
+test('a cancelled wake never comes', async () => {
+  let woke = false;
+  const cancel = wakeNear(nowNs() + 20e6, () => (woke = true));
+  cancel();
+  await new Promise((r) => setTimeout(r, 60));
+  expect(woke).toBe(false);
+});
+
+function child(code: string): { ms: number; stdout: string } {
+  const t0 = Date.now();
+  const r = spawnSync(process.execPath, ['-r', 'tsx/cjs', '-e', code], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  return { ms: Date.now() - t0, stdout: r.stdout };
+}
+
+test('a pending wake keeps the process alive until it comes; a cancelled one does not', () => {
+  const pending = child(`const { wakeNear } = require('./src/engine/wake-clock'); wakeNear(Number(process.hrtime.bigint()) + 1.5e9, () => process.stdout.write('woke'));`);
+  expect(pending.stdout).toBe('woke');
+  const cancelled = child(`const { wakeNear } = require('./src/engine/wake-clock'); const c = wakeNear(Number(process.hrtime.bigint()) + 15e9, () => process.stdout.write('woke')); setTimeout(c, 100);`);
+  expect(cancelled.stdout).toBe('');
+  // It exited long before the 15 s wake (process start and tsx included).
+  expect(cancelled.ms).toBeLessThan(pending.ms + 5000);
+  expect(cancelled.ms).toBeLessThan(12_000);
+}, 60_000);
