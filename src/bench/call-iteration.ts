@@ -7,8 +7,8 @@
  */
 import type { DatasetLine } from '../core/dataset-line';
 import { toElectrumError } from '../electrum/errors';
-import type { PlanBatch, PlanContext, PlanPart } from '../engine/iteration';
-import { RunClock } from '../engine/run-clock';
+import type { PlanContext, PlanPart } from '../engine/iteration';
+import { plannedIteration } from '../engine/iterations/planned';
 import { answerSizeProblem } from '../servers/answer-size';
 import { classify, PROFILES } from '../servers/profiles';
 import type { ServerTarget } from '../core/targets';
@@ -41,46 +41,15 @@ export interface BenchCalls {
 }
 
 export function benchCallIteration(calls: BenchCalls): PlanContext {
-  return {
-    clock: new RunClock(process.hrtime.bigint()),
+  return plannedIteration({
     servers: calls.servers.length,
-    batch: (part) => new CallBatch(calls, part),
-  };
-}
-
-class CallBatch implements PlanBatch {
-  // Each call goes out as it starts, through the pool: nothing is held for a flush.
-  readonly size = 0;
-  readonly oldestNs = Infinity;
-  private readonly cursor: Iterator<BenchCall>;
-  private next: IteratorResult<BenchCall>;
-
-  constructor(
-    private readonly calls: BenchCalls,
-    private readonly part: PlanPart,
-  ) {
-    this.cursor = remaining(calls, part);
-    this.next = this.cursor.next();
-  }
-
-  get more(): boolean {
-    return !this.next.done;
-  }
-
-  add(_intendedNs: number, whenDone?: () => void): boolean {
-    if (this.next.done) return false;
-    const call = this.next.value;
-    this.next = this.cursor.next();
-    const { calls } = this;
-    calls.starting(call);
-    void measure(calls, call, this.part.warmup)
-      .then((sample) => calls.measured(sample))
-      .catch((err: unknown) => calls.failed(err))
-      .finally(whenDone);
-    return true;
-  }
-
-  flush(): void {}
+    unitsOf: (part) => remaining(calls, part),
+    run: async (call, part) => {
+      calls.starting(call);
+      calls.measured(await measure(calls, call, part.warmup));
+    },
+    failed: calls.failed,
+  });
 }
 
 /** The part's calls in the plan's order, less those already measured. */
