@@ -43,44 +43,47 @@ export interface OrderPlan<M extends string> {
 
 /** Every planned call of a run, lazily, in the plan's order. */
 export function* plannedCalls<M extends string>(plan: OrderPlan<M>): Generator<PlannedCall<M>> {
-  const { passes, addresses, servers, methods, shuffle, seed } = plan;
+  for (let pass = 0; pass < plan.passes; pass++) yield* plannedPass(plan, pass);
+}
+
+/** Pass `pass`'s calls, lazily, in the plan's order: every order is pass by pass, so a pass stands alone. */
+export function* plannedPass<M extends string>(plan: OrderPlan<M>, pass: number): Generator<PlannedCall<M>> {
+  const { addresses, servers, methods, shuffle, seed } = plan;
   const natural = Array.from({ length: addresses }, (_, i) => i);
   const S = servers;
   const M = methods.length;
   const perms = methodPermutations(M);
-  for (let pass = 0; pass < passes; pass++) {
-    const addressOrder = shuffle ? seededShuffle(natural, `${seed}:pass:${pass}`) : natural;
-    if (plan.order === 'address') {
+  const addressOrder = shuffle ? seededShuffle(natural, `${seed}:pass:${pass}`) : natural;
+  if (plan.order === 'address') {
+    for (let k = 0; k < addressOrder.length; k++) {
+      for (let s = 0; s < S; s++) {
+        for (let m = 0; m < M; m++) {
+          yield { pass, addressIdx: addressOrder[k], server: (s + k) % S, method: methods[perms[k % perms.length][m]] };
+        }
+      }
+    }
+  } else if (plan.order === 'method') {
+    for (let m = 0; m < M; m++) {
+      const method = methods[(m + pass) % M];
       for (let k = 0; k < addressOrder.length; k++) {
-        for (let s = 0; s < S; s++) {
-          for (let m = 0; m < M; m++) {
-            yield { pass, addressIdx: addressOrder[k], server: (s + k) % S, method: methods[perms[k % perms.length][m]] };
-          }
-        }
+        for (let s = 0; s < S; s++) yield { pass, addressIdx: addressOrder[k], server: (s + k) % S, method };
       }
-    } else if (plan.order === 'method') {
-      for (let m = 0; m < M; m++) {
-        const method = methods[(m + pass) % M];
-        for (let k = 0; k < addressOrder.length; k++) {
-          for (let s = 0; s < S; s++) yield { pass, addressIdx: addressOrder[k], server: (s + k) % S, method };
-        }
-      }
-    } else {
-      // One index per call of the pass, shuffled in a typed array: memory stays 4 bytes a call.
-      const n = addresses * S * M;
-      const idx = new Uint32Array(n);
-      for (let i = 0; i < n; i++) idx[i] = i;
-      const rand = seededRandom(`${seed}:shuffled:${pass}`);
-      for (let i = n - 1; i > 0; i--) {
-        const j = Math.floor(rand() * (i + 1));
-        const t = idx[i];
-        idx[i] = idx[j];
-        idx[j] = t;
-      }
-      for (let i = 0; i < n; i++) {
-        const v = idx[i];
-        yield { pass, addressIdx: Math.floor(v / (S * M)), server: Math.floor(v / M) % S, method: methods[v % M] };
-      }
+    }
+  } else {
+    // One index per call of the pass, shuffled in a typed array: memory stays 4 bytes a call.
+    const n = addresses * S * M;
+    const idx = new Uint32Array(n);
+    for (let i = 0; i < n; i++) idx[i] = i;
+    const rand = seededRandom(`${seed}:shuffled:${pass}`);
+    for (let i = n - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      const t = idx[i];
+      idx[i] = idx[j];
+      idx[j] = t;
+    }
+    for (let i = 0; i < n; i++) {
+      const v = idx[i];
+      yield { pass, addressIdx: Math.floor(v / (S * M)), server: Math.floor(v / M) % S, method: methods[v % M] };
     }
   }
 }

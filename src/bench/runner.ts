@@ -1,20 +1,22 @@
 /**
  * The bench runner: dataset × servers × methods × passes, through one pool per server, every
  * answer recorded as a sample (ok or an error category), warm-up passes flagged, statistics
- * derived at the end. It emits events and knows nothing about terminals.
+ * derived at the end. Its calls are units of the bench-call iteration (call-iteration.ts), paced by
+ * the engine's sequential executor. It emits events and knows nothing about terminals.
  */
 import { hostInfo } from '../core/host-info';
 import { EventEmitter } from 'node:events';
 import type { DatasetLine, LoadedDataset } from '../core/dataset-line';
-import { toElectrumError } from '../electrum/errors';
-import { answerSizeProblem } from '../servers/answer-size';
-import { classify, PROFILES } from '../servers/profiles';
-import { ResultsStore, SampleRow } from '../store/results';
+import { ResultsStore } from '../store/results';
 import { computeStatistics, MethodSummary } from '../store/statistics';
 import { UserError } from '../core/user-error';
-import { METHODS, MethodName } from './methods';
-import { CallOrder, plannedCalls } from './order';
-import { ClosedLoopScheduler, schedulerName } from './schedulers/closed-loop';
+import { MethodName } from './methods';
+import { CallOrder } from './order';
+import { benchCallIteration } from './call-iteration';
+import type { PlanContext } from '../engine/iteration';
+import type { Pacer } from '../engine/executors/executor';
+import { planExecutorFor } from '../engine/executors/registry';
+import type { SequentialPlan } from '../engine/executors/sequential';
 import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
 import { followTip, openPool, startFailure, type MeasuringPool, type Tip } from './transport';
 import { ServerTarget, targetUrl } from '../core/targets';
@@ -40,13 +42,6 @@ export interface BenchOptions {
   verify: boolean;
   /** A server setting the measured server was started with for this run (a `--param` sweep's value). */
   serverSettings?: Record<string, string>;
-}
-
-interface Task {
-  pass: number;
-  addressIdx: number;
-  server: number;
-  method: MethodName;
 }
 
 export interface RunResult {
@@ -76,6 +71,7 @@ export class BenchRunner extends EventEmitter {
   /** Aborts connects and handshakes still pending when a stop is asked for. */
   private readonly startup = new AbortController();
   private pools: MeasuringPool[] = [];
+  private pacer: Pacer | undefined;
 
   constructor(
     private readonly opts: BenchOptions,
@@ -87,6 +83,7 @@ export class BenchRunner extends EventEmitter {
   stop(): void {
     this.stopRequested = true;
     this.startup.abort();
+    this.pacer?.stop();
     this.wakeStop?.();
     // Still connecting: nothing in flight is worth waiting for.
     if (!this.wakeStop) for (const p of this.pools) void p.close();
@@ -159,24 +156,39 @@ export class BenchRunner extends EventEmitter {
       }, 250);
       flushTimer.unref();
 
-      const exec = async (task: Task): Promise<void> => {
-        if (task.pass !== passSeen) {
+      const calls = benchCallIteration({
+        plan: { order: opts.order ?? 'address', passes: opts.passes, addresses: lines.length, servers: opts.servers.length, methods: opts.methods, shuffle: opts.shuffle, seed: opts.seed },
+        servers: opts.servers,
+        lines,
+        pools,
+        serverIds,
+        tips,
+        monitor,
+        verify: opts.verify,
+        done,
+        starting: (call) => {
+          if (call.pass === passSeen) return;
           if (passSeen >= 0) this.emit('pass-done', { pass: passSeen, elapsedMs: Date.now() - started, completed, total });
-          passSeen = task.pass;
-        }
-        const sample = await this.measure(task, lines[task.addressIdx], pools[task.server], serverIds[task.server], tips[task.server], monitor);
-        // A call still in flight when the stop grace ran out ends with our own disconnect: not a sample.
-        if (finalized) return;
-        store.add(sample);
-        samples++;
-        completed++;
-        // Written here, between this worker's calls, so the write never stalls a call it times.
-        if (store.flushDue) store.flush();
-        this.emit('sample', { completed, total, sample });
-      };
+          passSeen = call.pass;
+        },
+        measured: (sample) => {
+          // A call still in flight when the stop grace ran out ends with our own disconnect: not a sample.
+          if (finalized) return;
+          store.add(sample);
+          samples++;
+          completed++;
+          // Written here, between this worker's calls, so the write never stalls a call it times.
+          if (store.flushDue) store.flush();
+          this.emit('sample', { completed, total, sample });
+        },
+        failed: (err) => {
+          flushError ??= err;
+          this.stop();
+        },
+      });
 
       try {
-        await this.runUntilStopped(lines.length, done, exec);
+        await this.runUntilStopped(calls);
         if (flushError) throw flushError;
       } catch (err) {
         // E.g. the database refused a write: stop every worker, keep what was stored, say so.
@@ -198,7 +210,7 @@ export class BenchRunner extends EventEmitter {
       const stats = computeStatistics(store, runId);
       const lateReplies = pools.reduce((n, p) => n + p.stats.lateReplies, 0);
       store.finishRun(runId, status, {
-        selfcheck: { ...selfCheck, scheduler: schedulerName(opts.concurrency, opts.servers.length) },
+        selfcheck: { ...selfCheck, scheduler: planExecutorFor(this.plan()).describe(this.plan(), opts.servers.length) },
         pool: Object.fromEntries(pools.map((p, i) => [opts.servers[i].name, p.stats])),
       });
       const byId = new Map(serverIds.map((id, i) => [id, opts.servers[i].name]));
@@ -220,89 +232,25 @@ export class BenchRunner extends EventEmitter {
     }
   }
 
+  /** How the run's calls are paced (src/engine/executors/sequential.ts), and stored as its `scheduler`. */
+  private plan(): SequentialPlan {
+    const { passes, warmup, concurrency } = this.opts;
+    return { kind: 'sequential', passes, warmup, concurrency };
+  }
+
   /**
-   * Runs the schedulers; once a stop is asked for, waits for in-flight calls a short grace period
-   * and then gives up on them (they are not samples: nothing about them was measured to the end).
-   *
-   * Concurrency 1 is the sequential mode of the published comparisons: one call in flight in all,
-   * servers interleaved per address. Concurrency N > 1 means N calls in flight to EACH server:
-   * every server gets its own N workers over its own share of the plan, so a slow server cannot
-   * take the workers a fast one should have had.
+   * Runs the plan; once a stop is asked for, waits for in-flight calls a short grace period and
+   * then gives up on them (they are not samples: nothing about them was measured to the end).
    */
-  private async runUntilStopped(addressCount: number, done: DoneSet, exec: (t: Task) => Promise<void>): Promise<void> {
-    const { concurrency, servers } = this.opts;
-    const stopping = () => this.stopRequested;
-    const running =
-      concurrency === 1
-        ? new ClosedLoopScheduler(1).run(this.tasks(addressCount, done), exec, stopping)
-        : Promise.all(servers.map((_, s) => new ClosedLoopScheduler(concurrency).run(this.tasks(addressCount, done, s), exec, stopping)));
+  private async runUntilStopped(calls: PlanContext): Promise<void> {
+    const plan = this.plan();
+    const pacer = (this.pacer = planExecutorFor(plan).create(calls, plan));
+    if (this.stopRequested) pacer.stop();
     const stopped = new Promise<void>((resolve) => {
       this.wakeStop = () => setTimeout(resolve, STOP_GRACE_MS).unref();
       if (this.stopRequested) this.wakeStop();
     });
-    await Promise.race([running, stopped]);
-  }
-
-  private async measure(task: Task, line: DatasetLine, pool: MeasuringPool, serverId: number, tip: Tip, monitor: SelfMonitor): Promise<SampleRow> {
-    const spec = METHODS[task.method];
-    const profile = PROFILES[this.opts.servers[task.server].profile];
-    const base = {
-      serverId,
-      pass: task.pass,
-      warmup: task.pass < this.opts.warmup,
-      addressIdx: task.addressIdx,
-      method: task.method,
-      atMs: Date.now(),
-    };
-    let startedNs = process.hrtime.bigint();
-    try {
-      const outcome = await pool.use((client) => {
-        startedNs = process.hrtime.bigint();
-        return client.call(spec.rpc, [line.scripthash]);
-      });
-      // Only the counted passes: the warm-up's stalls (JIT, first use of every code path) are not in any figure.
-      if (!base.warmup) monitor.recordCall(outcome.loopBusyMs, outcome.latencyNs);
-      const mismatch = this.opts.verify ? spec.mismatch(outcome.result, line) : null;
-      // Too small an answer is its own outcome, counted like an error, whatever --verify says.
-      const short = answerSizeProblem(profile, task.method, outcome.result, line);
-      return {
-        ...base,
-        latencyNs: outcome.latencyNs,
-        responseBytes: outcome.responseBytes,
-        resultSize: spec.resultSize(outcome.result),
-        status: short ? short.category : 'ok',
-        error: short ? short.message : mismatch,
-        tipHeight: tip.height,
-        mismatch: this.opts.verify ? mismatch !== null : null,
-        requests: outcome.requests ?? null,
-      };
-    } catch (err) {
-      const e = classify(profile, toElectrumError(err));
-      return {
-        ...base,
-        latencyNs: process.hrtime.bigint() - startedNs,
-        responseBytes: null,
-        resultSize: null,
-        status: e.category,
-        error: e.message,
-        tipHeight: tip.height,
-        mismatch: null,
-      };
-    }
-  }
-
-  /**
-   * The run's calls in the chosen order (src/bench/order.ts), only those of server `only` if given;
-   * already-measured calls (a resumed run) are skipped.
-   */
-  private *tasks(addressCount: number, done: DoneSet, only?: number): Generator<Task> {
-    const { passes, servers, methods, shuffle, seed, order } = this.opts;
-    const plan = { order: order ?? 'address', passes, addresses: addressCount, servers: servers.length, methods, shuffle, seed };
-    for (const call of plannedCalls(plan)) {
-      if (only !== undefined && call.server !== only) continue;
-      if (done.has(call.server, call.pass, call.addressIdx, methods.indexOf(call.method))) continue;
-      yield call;
-    }
+    await Promise.race([pacer.run(), stopped]);
   }
 
   private serverIds: number[] = [];

@@ -28,7 +28,7 @@ import { parseParamSweep } from './param-sweep';
 import { runSweep, type Sweep } from '../engine/sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
-import { numbersAsTyped, stringsGiven, timeoutSeconds } from './validate';
+import { checkedPlan, numbersAsTyped, stringsGiven, timeoutSeconds } from './validate';
 
 export function benchArgs(argv: string[]) {
   const y = yargs(argv);
@@ -88,9 +88,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   const methods = [...new Set(a.methods.split(',').map((m) => m.trim()).filter(Boolean))];
   const bad = methods.filter((m) => !isMethodName(m));
   if (bad.length || methods.length === 0) throw new UserError(`--methods: unknown ${bad.join(', ') || '(empty)'}; known: ${METHOD_NAMES.join(', ')}`);
-  const passes = positiveInt('passes', a.passes);
-  const warmup = positiveInt('warmup', a.warmup, 0);
-  if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
+  const { passes, warmup, concurrency } = checkedPlan({ kind: 'sequential', passes: a.passes, warmup: a.warmup, concurrency: a.concurrency });
   const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   const { targets, labCaFile } = await resolveTargets(a);
   // A lab server over TLS is verified against the lab's own CA unless the user names another.
@@ -107,7 +105,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
     order: a.order,
     seed: a.seed,
     limit: a.limit === undefined ? undefined : positiveInt('limit', a.limit),
-    concurrency: positiveInt('concurrency', a.concurrency),
+    concurrency,
     timeoutMs,
     maxLineBytes: positiveInt('max-line-bytes', a['max-line-bytes'], 1024),
     tlsInsecure: a['tls-insecure'],

@@ -7,6 +7,7 @@
  */
 import { UserError } from '../core/user-error';
 import { MAX_TIMER_MS } from '../core/timer-limit';
+import { planProblemsOf, type PlanModel } from '../engine/executors/registry';
 const MAX_TIMER_TEXT = `${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24 days)`;
 
 /** A yargs `.check()` refusing a number option that is not a finite number, quoting what was typed. */
@@ -76,4 +77,11 @@ export function collecting(problems: string[]): <T>(parse: () => T) => T | undef
       return undefined;
     }
   };
+}
+
+/** `plan` if its executor can run it; else every problem with it, on one line. */
+export function checkedPlan<M extends PlanModel>(plan: M): M {
+  const problems = planProblemsOf(plan);
+  if (problems.length) throw new UserError(problems.join('; '));
+  return plan;
 }

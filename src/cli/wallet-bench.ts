@@ -12,7 +12,7 @@ import { workloadNamed } from '../wallet/workloads';
 import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
-import { timeoutSeconds } from './validate';
+import { checkedPlan, timeoutSeconds } from './validate';
 import { walletsNetwork } from '../dataset/expected-network';
 
 export interface WalletBenchArgs extends TargetArgs {
@@ -45,9 +45,8 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
     if (v === undefined || !Number.isInteger(v) || v < min) throw new UserError(`--${name} must be an integer >= ${min}, got ${v}`);
     return v;
   };
-  const passes = int('passes', a.passes, 1);
-  const warmup = int('warmup', a.warmup, 0);
-  if (warmup >= passes) throw new UserError(`--warmup (${warmup}) must be smaller than --passes (${passes})`);
+  // One sync at a time: no two share the server or our event loop.
+  const { passes, warmup } = checkedPlan({ kind: 'sequential', passes: a.passes, warmup: a.warmup, concurrency: 1 });
   const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   const resolved = await resolveTargets(a);
   const labCaFile = resolved.labCaFile;

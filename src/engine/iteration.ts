@@ -33,3 +33,35 @@ export interface IterationContext {
    */
   onProgress(hook: (() => void) | undefined): void;
 }
+
+/**
+ * A pass of a sequential plan as its executor hands it to the iteration. Passes and warm-up are the
+ * executor's; which units a pass holds, in what order, and which are already done (a resumed run)
+ * are the iteration's.
+ */
+export interface PlanPart {
+  pass: number;
+  /** A warm-up pass: its units are run and stored, but left out of the figures. */
+  warmup: boolean;
+  /** Only server `server`'s units (each server with workers of its own); every server's, interleaved, when absent. */
+  server?: number;
+}
+
+/** The units of one plan part, in the iteration's order: add() starts the next. */
+export interface PlanBatch extends UnitBatch {
+  /** Whether a unit of the part is left to start. */
+  readonly more: boolean;
+}
+
+/**
+ * What a plan executor sees of an iteration whose units are planned ahead (a bench's calls, a
+ * wallet bench's syncs) rather than drawn on demand: the iteration keeps the plan and its cursors,
+ * as the request iteration keeps its picker.
+ */
+export interface PlanContext {
+  readonly clock: RunClock;
+  /** Servers the plan spreads over: the parts it can be split into. */
+  readonly servers: number;
+  /** A cursor over `part`'s units. Workers sharing one share its units: each unit starts once. */
+  batch(part: PlanPart): PlanBatch;
+}

@@ -1,8 +1,8 @@
 /**
  * `bench --workload`: every wallet synced from scratch on every server, pass after pass, one sync
- * at a time so no two share the server or our event loop. Servers rotate per wallet (as addresses
- * do in `bench`) so none is always first after another's work. The first `warmup` passes are
- * stored but left out of the medians.
+ * at a time so no two share the server or our event loop: the engine's sequential executor at
+ * concurrency 1 over the wallet-sync iteration (sync-iteration.ts, where servers rotate per
+ * wallet). The first `warmup` passes are stored but left out of the medians.
  */
 import { EventEmitter } from 'node:events';
 import type { ServerTarget } from '../core/targets';
@@ -11,7 +11,10 @@ import type { LoadedWallets } from '../dataset/wallet-file';
 import { formatServerUrl } from '../core/server-address';
 import type { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
-import { syncRecord, syncWallet } from './sync';
+import { passSyncIteration } from './pass-sync-iteration';
+import type { Pacer } from '../engine/executors/executor';
+import { planExecutorFor } from '../engine/executors/registry';
+import type { SequentialPlan } from '../engine/executors/sequential';
 import type { Workload } from './workloads';
 import { medianOfUnsorted as median } from '../core/quantiles';
 
@@ -50,6 +53,7 @@ export interface WalletBenchResult {
 
 export class WalletBench extends EventEmitter {
   private stopping = false;
+  private pacer: Pacer | undefined;
 
   constructor(
     private readonly o: WalletBenchOptions,
@@ -60,6 +64,7 @@ export class WalletBench extends EventEmitter {
 
   stop(): void {
     this.stopping = true;
+    this.pacer?.stop();
   }
 
   async run(file: LoadedWallets): Promise<WalletBenchResult> {
@@ -89,31 +94,39 @@ export class WalletBench extends EventEmitter {
       counts.set(t.name, { syncs: 0, failed: 0, mismatched: 0 });
     }
     let done = 0;
-    outer: for (let pass = 0; pass < o.passes; pass++) {
-      for (let wi = 0; wi < wallets.length; wi++) {
-        const w = wallets[wi];
-        const rotation = (pass + wi) % o.servers.length;
-        for (const t of [...o.servers.slice(rotation), ...o.servers.slice(0, rotation)]) {
-          if (this.stopping) break outer;
-          const r = await syncWallet(o.workload, w, {
-            connection: { host: t.host, port: t.port, tls: t.tls, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, keepaliveMs: 0 },
-            verify: o.verify,
-          });
-          const serverId = serverIds.get(t.name)!;
-          if (r.software) store.setServerIdentity(serverId, r.software, r.protocol ?? '');
-          store.addSync(runId, syncRecord(serverId, r, pass, pass < o.warmup));
-          const c = counts.get(t.name)!;
-          c.syncs++;
-          if (r.status !== 'ok') c.failed++;
-          if (r.mismatch?.length) c.mismatched++;
-          if (pass >= o.warmup && r.status === 'ok') {
-            const byWallet = durations.get(t.name)!;
-            byWallet.set(w.wallet, [...(byWallet.get(w.wallet) ?? []), Number(r.durationNs) / 1e6]);
-          }
-          this.emit('sync', { server: t.name, pass, result: r, done: ++done });
+    let failure: { err: unknown } | undefined;
+    const syncs = passSyncIteration({
+      workload: o.workload,
+      wallets,
+      servers: o.servers,
+      connection: (t) => ({ host: t.host, port: t.port, tls: t.tls, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, keepaliveMs: 0 }),
+      verify: o.verify,
+      store,
+      runId,
+      serverIds,
+      synced: ({ server: t, pass, wallet: w }, r) => {
+        const c = counts.get(t.name)!;
+        c.syncs++;
+        if (r.status !== 'ok') c.failed++;
+        if (r.mismatch?.length) c.mismatched++;
+        if (pass >= o.warmup && r.status === 'ok') {
+          const byWallet = durations.get(t.name)!;
+          byWallet.set(w.wallet, [...(byWallet.get(w.wallet) ?? []), Number(r.durationNs) / 1e6]);
         }
-      }
-    }
+        this.emit('sync', { server: t.name, pass, result: r, done: ++done });
+      },
+      failed: (err) => {
+        failure ??= { err };
+        this.stop();
+      },
+    });
+    // One sync at a time: no two share the server or our event loop.
+    const plan: SequentialPlan = { kind: 'sequential', passes: o.passes, warmup: o.warmup, concurrency: 1 };
+    this.pacer = planExecutorFor(plan).create(syncs, plan);
+    if (this.stopping) this.pacer.stop();
+    await this.pacer.run();
+    // As before the engine ran it: a sync that threw fails the run with that error.
+    if (failure) throw failure.err;
     const status = this.stopping ? 'interrupted' : 'completed';
     const largestWallet = wallets.reduce((a, b) => (b.expected.txCount > a.expected.txCount ? b : a));
     const rows: WalletBenchSummaryRow[] = o.servers.map((t) => {

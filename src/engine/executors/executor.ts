@@ -4,7 +4,7 @@
  * request, a wallet sync: the iteration, src/engine/iteration.ts), where it goes and what is kept
  * of it are the iteration's. A new load shape is a new file here and one line in the registry.
  */
-import type { IterationContext } from '../iteration';
+import type { IterationContext, PlanContext } from '../iteration';
 import type { LoadModel } from '../../core/load-types';
 import type { Shard } from '../../core/shard';
 
@@ -59,4 +59,23 @@ export function countProblem(option: string, v: number): string[] {
 
 export function thinkTimeProblem(thinkTimeMs: number): string[] {
   return thinkTimeMs >= 0 && Number.isFinite(thinkTimeMs) ? [] : [`--think-time must not be negative, got ${thinkTimeMs} ms`];
+}
+
+/**
+ * An executor of a plan made beforehand (passes of planned units): none of a load executor's
+ * duration, rate or shard share applies, so these have an interface, and a registry section, of
+ * their own.
+ */
+export interface PlanExecutor<C extends { kind: string }> {
+  readonly name: string;
+  /** Every problem with `config` at once, each naming its option and the value given; empty when it can run. */
+  validate(config: C): string[];
+  /** How it paces a plan over `servers` servers, as stored with the run. */
+  describe(config: C, servers: number): string;
+  create(ctx: PlanContext, config: C): Pacer;
+}
+
+/** A count the user gives that may be zero (warm-up passes): a whole number, 0 or more. */
+export function countOrZeroProblem(option: string, v: number): string[] {
+  return Number.isInteger(v) && v >= 0 ? [] : [`${option} must be an integer >= 0, got ${v}`];
 }

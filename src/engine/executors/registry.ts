@@ -2,7 +2,7 @@
  * Every executor, by the name a load model carries (stored with each run, so the four older ones
  * keep the names earlier databases hold). A new executor is its file and one line here.
  */
-import type { Executor } from './executor';
+import type { Executor, PlanExecutor } from './executor';
 import type { LoadModel } from '../../core/load-types';
 import { constantArrivalRate } from './constant-arrival-rate';
 import { rampingArrivalRate } from './ramping-arrival-rate';
@@ -11,6 +11,7 @@ import { rampingVus } from './ramping-vus';
 import { perVuIterations } from './per-vu-iterations';
 import { sharedIterations } from './shared-iterations';
 import { hold } from './hold';
+import { sequential } from './sequential';
 
 type Registry = { [K in LoadModel['kind']]: Executor<Extract<LoadModel, { kind: K }>> };
 
@@ -33,4 +34,28 @@ export function executorFor<M extends LoadModel>(model: M): Executor<M> {
 /** Every problem with `model`, from its own executor. */
 export function problemsOf(model: LoadModel): string[] {
   return executorFor(model).validate(model);
+}
+
+/**
+ * Plan executors, in a section of their own rather than in LoadModel: no load run can choose one
+ * (they have no duration, rate or shard share to give the load runner), and a load model stored
+ * with a run must stay one the load report knows. Their configs are read off this table, so a new
+ * one is still its file and one line here.
+ */
+const PLAN_EXECUTORS = {
+  sequential,
+};
+
+type PlanExecutors = typeof PLAN_EXECUTORS;
+/** Every plan executor's config, each carrying its executor's name as its kind. */
+export type PlanModel = { [K in keyof PlanExecutors]: PlanExecutors[K] extends PlanExecutor<infer C> ? C & { kind: K } : never }[keyof PlanExecutors];
+
+/** The executor that runs `plan`. */
+export function planExecutorFor<M extends PlanModel>(plan: M): PlanExecutor<M> {
+  return PLAN_EXECUTORS[plan.kind] as unknown as PlanExecutor<M>;
+}
+
+/** Every problem with `plan`, from its own executor. */
+export function planProblemsOf(plan: PlanModel): string[] {
+  return planExecutorFor(plan).validate(plan);
 }

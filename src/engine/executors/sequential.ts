@@ -1,0 +1,94 @@
+/**
+ * The sequential plan: `passes` passes over the iteration's planned units, the first `warmup` of
+ * them warm-up, run by closed-loop workers (each takes the plan's next unit when its previous one
+ * has ended) until the plan is done or a stop. k6 has no such executor: its iterations are drawn on
+ * demand, where a benchmark's are a fixed plan in a recorded order that a resumed run continues.
+ *
+ * Concurrency 1 is the sequential mode of the published comparisons: one unit in flight in all,
+ * servers interleaved as the plan orders them. Concurrency N > 1 is N units in flight to EACH
+ * server: every server gets its own N workers over its own share of the plan, so a slow server
+ * cannot take the workers a fast one should have had.
+ */
+import type { PlanBatch, PlanContext } from '../iteration';
+import { countOrZeroProblem, countProblem, type Pacer, type PlanExecutor } from './executor';
+
+export interface SequentialPlan {
+  kind: 'sequential';
+  /** Passes over the plan, warm-up included. */
+  passes: number;
+  /** Leading passes run and stored but left out of the figures. */
+  warmup: number;
+  /** Workers: in all at 1, per server above 1. */
+  concurrency: number;
+}
+
+export const sequential: PlanExecutor<SequentialPlan> = {
+  name: 'sequential',
+  validate: (c) => {
+    const passes = countProblem('--passes', c.passes);
+    const warmup = countOrZeroProblem('--warmup', c.warmup);
+    const problems = [...passes, ...warmup, ...countProblem('--concurrency', c.concurrency)];
+    // A plan of warm-up only would report empty figures as if it had measured; only two valid
+    // counts can be compared (a bad one is named above already).
+    if (!passes.length && !warmup.length && c.warmup >= c.passes) problems.push(`--warmup (${c.warmup}) must be smaller than --passes (${c.passes})`);
+    return problems;
+  },
+  // The stored strings predate this executor (runs' selfcheck_json): kept as they were.
+  describe: (c, servers) => {
+    if (c.concurrency === 1) return 'sequential';
+    return servers > 1 ? `closed-loop x${c.concurrency} per server` : `closed-loop x${c.concurrency}`;
+  },
+  create: (ctx, c) => new SequentialWorkers(ctx, c),
+};
+
+class SequentialWorkers implements Pacer {
+  private stopped = false;
+  private active = 0;
+
+  constructor(
+    private readonly ctx: PlanContext,
+    private readonly plan: SequentialPlan,
+  ) {}
+
+  /** Resolves when the plan is done, or after a stop once the units in flight have ended (the caller bounds that wait). */
+  async run(): Promise<void> {
+    const { plan, ctx } = this;
+    const parts = plan.concurrency === 1 ? [undefined] : Array.from({ length: ctx.servers }, (_, s) => s);
+    await Promise.all(parts.map((server) => this.runPart(server)));
+  }
+
+  /** One cursor per pass, shared by the part's workers: a worker moves on to the next pass as soon as this one has nothing left to start, without waiting for the others. */
+  private async runPart(server: number | undefined): Promise<void> {
+    const { plan, ctx } = this;
+    let pass = 0;
+    let batch = ctx.batch({ pass, warmup: pass < plan.warmup, server });
+    const next = (): PlanBatch | undefined => {
+      while (!batch.more) {
+        if (++pass >= plan.passes) return undefined;
+        batch = ctx.batch({ pass, warmup: pass < plan.warmup, server });
+      }
+      return batch;
+    };
+    const worker = async () => {
+      while (!this.stopped) {
+        const b = next();
+        if (!b) return;
+        this.active++;
+        await new Promise<void>((resolve) => {
+          if (b.add(ctx.clock.now(), () => resolve())) b.flush();
+          else resolve();
+        });
+        this.active--;
+      }
+    };
+    await Promise.all(Array.from({ length: plan.concurrency }, worker));
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  vusAt(): number {
+    return this.active;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The wallet bench's iteration: each unit is one wallet synced from scratch against one server in
+ * a pass of the sequential plan (src/engine/executors/sequential.ts), stored as one sync. Within a
+ * pass, wallet after wallet, each on every server, the server order rotating per wallet (as
+ * addresses rotate in `bench`) so that no server always comes first after another's work.
+ */
+import type { ServerTarget } from '../core/targets';
+import type { WalletLine } from '../core/wallet-line';
+import type { ClientOptions } from '../electrum/client';
+import type { PlanContext, PlanPart } from '../engine/iteration';
+import { plannedIteration } from '../engine/iterations/planned';
+import type { WalletStore } from '../store/wallets';
+import { syncRecord, syncWallet, type SyncResult } from './sync';
+import type { Workload } from './workloads';
+
+export interface WalletSync {
+  pass: number;
+  warmup: boolean;
+  wallet: WalletLine;
+  server: ServerTarget;
+}
+
+export interface WalletSyncs {
+  workload: Workload;
+  wallets: WalletLine[];
+  servers: ServerTarget[];
+  /** A server's connection options. */
+  connection(server: ServerTarget): ClientOptions;
+  verify: boolean;
+  store: WalletStore;
+  runId: number;
+  serverIds: Map<string, number>;
+  /** A sync's result, once stored. */
+  synced(unit: WalletSync, result: SyncResult): void;
+  /** A sync or its storing threw: the run is to stop and fail with it. */
+  failed(err: unknown): void;
+}
+
+export function passSyncIteration(syncs: WalletSyncs): PlanContext {
+  return plannedIteration({
+    servers: syncs.servers.length,
+    unitsOf: (part) => passUnits(syncs, part).values(),
+    run: (unit) => syncOne(syncs, unit),
+    failed: syncs.failed,
+  });
+}
+
+/** A pass is wallets × servers: small enough to lay out whole. */
+function passUnits(syncs: WalletSyncs, part: PlanPart): WalletSync[] {
+  const { servers } = syncs;
+  const units: WalletSync[] = [];
+  syncs.wallets.forEach((wallet, wi) => {
+    const rotation = (part.pass + wi) % servers.length;
+    for (let k = 0; k < servers.length; k++) {
+      const s = (rotation + k) % servers.length;
+      if (part.server === undefined || part.server === s) units.push({ pass: part.pass, warmup: part.warmup, wallet, server: servers[s] });
+    }
+  });
+  return units;
+}
+
+async function syncOne(syncs: WalletSyncs, unit: WalletSync): Promise<void> {
+  const r = await syncWallet(syncs.workload, unit.wallet, { connection: syncs.connection(unit.server), verify: syncs.verify });
+  const serverId = syncs.serverIds.get(unit.server.name)!;
+  if (r.software) syncs.store.setServerIdentity(serverId, r.software, r.protocol ?? '');
+  syncs.store.addSync(syncs.runId, syncRecord(serverId, r, unit.pass, unit.warmup));
+  syncs.synced(unit, r);
+}
