@@ -1,7 +1,8 @@
 /**
  * The index-build benchmark: each server started on an empty data directory and timed until it
  * answers at the node's tip, sampled meanwhile (CPU, peak RSS, disk I/O, data directory) and its
- * log read for phases. Repeated, and optionally once per value of a server setting (a sweep). The
+ * log read for phases. Repeated, and optionally once per value of a server setting (a sweep): one
+ * build is one unit of the index-build iteration, run by the engine's sequential executor. The
  * server is started through `restart` (the lab's, given by the CLI), so nothing here knows the lab.
  */
 import fs from 'node:fs';
@@ -9,6 +10,8 @@ import { ResourceSampler } from '../resources/sampler';
 import type { BuildFigures, IndexStore } from '../store/index-results';
 import { LogFollower, PHASE_RULES, phasesOf, type Phase } from './phases';
 import { median } from '../core/quantiles';
+import { plannedIteration } from '../engine/iterations/planned';
+import { sequential, type SequentialPlan } from '../engine/executors/sequential';
 
 export interface IndexedServer {
   name: string;
@@ -62,57 +65,80 @@ function readFrom(file: string, offset: number): Buffer | null {
   }
 }
 
+/** One build of the plan: a server, the setting values it is started with, and which repeat. */
+interface PlannedBuild {
+  server: IndexedServer;
+  swept: Record<string, string>;
+  repeat: number;
+}
+
+/**
+ * The builds as an iteration of the engine's sequential executor: each pass is one repeat of
+ * every server with every setting value, one build at a time (two would share the machine they
+ * are timed on), so that drift over the run touches every server alike.
+ */
 export async function runIndexBench(store: IndexStore, runId: number, opts: IndexBenchOptions, restart: Restart): Promise<IndexBuild[]> {
-  const log = opts.log ?? (() => undefined);
   const builds: IndexBuild[] = [];
   const values = opts.sweep ? opts.sweep.values.map((v) => ({ [opts.sweep!.name]: v })) : [{}];
-  for (const server of opts.servers) {
-    for (const swept of values) {
-      for (let repeat = 1; repeat <= opts.repeat; repeat++) {
-        const settings = { ...(server.observe ?? {}), ...swept };
-        const buildId = store.addBuild(runId, server.name, swept, repeat);
-        const samples = store.buildSamples(runId, buildId);
-        const sampler = new ResourceSampler([{ name: server.name, pidFile: server.pidFile, datadir: server.datadir }], samples.write, {
-          everyMs: opts.sampleEveryMs,
-          dirEveryMs: 1_000,
-          host: true,
-        });
-        let follower: LogFollower | undefined;
-        let started = false;
-        const { indexMs } = await restart(server.name, {
-          settings,
-          onStarted: () => {
-            follower = new LogFollower(server.logFile, Date.now(), readFrom);
-            follower.start(50);
-            sampler.start();
-            started = true;
-          },
-        }).finally(async () => {
-          follower?.stop();
-          if (started) await sampler.stop();
-        });
-        const [cost] = samples.summaries();
-        const phases = phasesOf(PHASE_RULES[server.name] ?? [], follower?.lines ?? [], indexMs);
-        const build: IndexBuild = {
-          server: server.name,
-          settings: swept,
-          repeat,
-          indexMs,
-          cpuS: cost?.cpuSeconds ?? null,
-          peakRssBytes: cost?.peakRssBytes ?? null,
-          readBytes: cost?.readBytes ?? null,
-          writeBytes: cost?.writeBytes ?? null,
-          datadirBytes: cost?.datadirEndBytes ?? null,
-          phases,
-        };
-        store.finishBuild(buildId, build);
-        builds.push(build);
-        const label = Object.entries(swept).map(([k, v]) => ` ${k}=${v}`).join('');
-        log(`${server.name}${label} #${repeat}: at the tip in ${(indexMs / 1000).toFixed(2)} s`);
-      }
-    }
-  }
+  let failure: { err: unknown } | undefined;
+  const iteration = plannedIteration<PlannedBuild>({
+    servers: opts.servers.length,
+    unitsOf: (part) => opts.servers.flatMap((server) => values.map((swept) => ({ server, swept, repeat: part.pass + 1 }))).values(),
+    run: async (unit) => void builds.push(await buildOnce(store, runId, opts, restart, unit)),
+    failed: (err) => {
+      failure ??= { err };
+      pacer.stop();
+    },
+  });
+  const plan: SequentialPlan = { kind: 'sequential', passes: opts.repeat, warmup: 0, concurrency: 1 };
+  const pacer = sequential.create(iteration, plan);
+  await pacer.run();
+  if (failure) throw failure.err;
   return builds;
+}
+
+async function buildOnce(store: IndexStore, runId: number, opts: IndexBenchOptions, restart: Restart, { server, swept, repeat }: PlannedBuild): Promise<IndexBuild> {
+  const log = opts.log ?? (() => undefined);
+  const settings = { ...(server.observe ?? {}), ...swept };
+  const buildId = store.addBuild(runId, server.name, swept, repeat);
+  const samples = store.buildSamples(runId, buildId);
+  const sampler = new ResourceSampler([{ name: server.name, pidFile: server.pidFile, datadir: server.datadir }], samples.write, {
+    everyMs: opts.sampleEveryMs,
+    dirEveryMs: 1_000,
+    host: true,
+  });
+  let follower: LogFollower | undefined;
+  let started = false;
+  const { indexMs } = await restart(server.name, {
+    settings,
+    onStarted: () => {
+      follower = new LogFollower(server.logFile, Date.now(), readFrom);
+      follower.start(50);
+      sampler.start();
+      started = true;
+    },
+  }).finally(async () => {
+    follower?.stop();
+    if (started) await sampler.stop();
+  });
+  const [cost] = samples.summaries();
+  const phases = phasesOf(PHASE_RULES[server.name] ?? [], follower?.lines ?? [], indexMs);
+  const build: IndexBuild = {
+    server: server.name,
+    settings: swept,
+    repeat,
+    indexMs,
+    cpuS: cost?.cpuSeconds ?? null,
+    peakRssBytes: cost?.peakRssBytes ?? null,
+    readBytes: cost?.readBytes ?? null,
+    writeBytes: cost?.writeBytes ?? null,
+    datadirBytes: cost?.datadirEndBytes ?? null,
+    phases,
+  };
+  store.finishBuild(buildId, build);
+  const label = Object.entries(swept).map(([k, v]) => ` ${k}=${v}`).join('');
+  log(`${server.name}${label} #${repeat}: at the tip in ${(indexMs / 1000).toFixed(2)} s`);
+  return build;
 }
 
 /** The median build of each (server, setting value): time, CPU, peak RSS, disk, size, and phases' shares. */
