@@ -8,8 +8,11 @@
  *   stall     a responder that stalls 1 s every 10 s: the open model's p99, measured from each
  *             request's intended send (corrected), beside the p99 a closed loop measures against
  *             the same responder (uncorrected: during a stall it simply stops sending)
+ *   cost      the generator's own CPU and scheduling lag at a few constant rates (issue #19), vs a
+ *             bare socket sending at the same rate from a plain timer (the cheapest sender, whose
+ *             sends are up to 1 ms late): what the engine's precision costs beyond it
  *
- *   npx tsx bench/load-generator.ts [capacity|memory|stall|all] [--requests N] [--seconds S] [--from RATE]
+ *   npx tsx bench/load-generator.ts [capacity|memory|stall|cost|all] [--requests N] [--seconds S] [--from RATE] [--rates 50,400]
  *
  * --from starts capacity's search at RATE instead of 1000/s: on a shared machine every step is
  * another chance for another process's burst to end the search far below the limit.
@@ -114,6 +117,45 @@ async function rawPipelined(port: number, seconds: number, depth = 256): Promise
   return replies / seconds;
 }
 
+/** A bare socket sending one request per `1/rate` s from a plain timer: its CPU share of a core. */
+async function rawAtRate(port: number, rate: number, seconds: number): Promise<number> {
+  const s = net.connect(port, '127.0.0.1');
+  await new Promise((r) => s.once('connect', r));
+  s.on('data', () => undefined);
+  let id = 0;
+  const t0 = Date.now();
+  const cpu0 = process.cpuUsage();
+  await new Promise<void>((resolve) => {
+    const send = () => {
+      while (t0 + (id * 1000) / rate <= Date.now() && id < rate * seconds) {
+        s.write(`{"jsonrpc":"2.0","id":${++id},"method":"blockchain.scripthash.get_balance","params":["${lines[id % lines.length].scripthash}"]}\n`);
+      }
+      if (id >= rate * seconds) return resolve();
+      setTimeout(send, Math.max(0, t0 + (id * 1000) / rate - Date.now()));
+    };
+    send();
+  });
+  const cpu = process.cpuUsage(cpu0);
+  s.destroy();
+  return (cpu.user + cpu.system) / 1000 / (Date.now() - t0);
+}
+
+async function cost(seconds: number, rates: number[]) {
+  const { port, child } = await responder();
+  try {
+    for (const rate of rates) {
+      const raw = await rawAtRate(port, rate, seconds);
+      const r = await engineAt(port, rate, seconds);
+      console.log(
+        `cost at ${rate}/s: engine CPU ${(r.cpu * 100).toFixed(1)}% of a core, lag p99 ${r.lagP99Ms.toFixed(3)} ms; ` +
+          `bare timer-driven socket ${(raw * 100).toFixed(1)}%; ratio ${(r.cpu / Math.max(raw, 1e-4)).toFixed(1)}x`,
+      );
+    }
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
 async function capacity(seconds: number, from: number) {
   const { port, child } = await responder();
   try {
@@ -189,6 +231,7 @@ async function main() {
   if (what === 'capacity' || what === 'all') await capacity(seconds, Number(arg('from', '1000')));
   if (what === 'stall' || what === 'all') await stall(Math.max(20, seconds));
   if (what === 'memory' || what === 'all') await memory(Number(arg('requests', '100000')));
+  if (what === 'cost' || what === 'all') await cost(seconds, arg('rates', '50,200,400,2000').split(',').map(Number));
 }
 
 main().then(() => process.exit(0));
