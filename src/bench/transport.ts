@@ -9,7 +9,7 @@ import { EsploraRestPool, RestTipFollower } from '../esplora/rest-pool';
 import { PROFILES } from '../servers/profiles';
 import { targetUrl, type ServerTarget } from '../core/targets';
 import { HandshakeSilence } from '../electrum/errors';
-import { TipFollower } from './tip';
+import { TipFollower } from '../electrum/tip-follower';
 
 export interface Caller {
   call(rpc: string, params: unknown[], timeoutMs?: number): Promise<CallOutcome & { requests?: number }>;
