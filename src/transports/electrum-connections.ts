@@ -12,7 +12,7 @@ import { ElectrumError } from '../electrum/errors';
 import { Reconnector } from '../electrum/reconnector';
 
 /**
- * What the executors send through: an Electrum connection, or a REST client (rest-connections.ts).
+ * What the executors send through: an Electrum connection, or a REST client (esplora-rest-connections.ts).
  * Calls are queued, and a turn's calls go out at its end in one flush (one write per connection).
  */
 export interface LoadCaller {
