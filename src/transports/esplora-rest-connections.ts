@@ -9,7 +9,7 @@ import type { CallOutcome, PendingCall, ServerInfo } from '../electrum/client';
 import { isElectrumError, toElectrumError } from '../electrum/errors';
 import { EsploraRestClient, type RestClientOptions } from '../esplora/rest-client';
 import { ESPLORA_REST_SOFTWARE } from '../esplora/rest-pool';
-import { SlotRing, type LoadCaller, type LoadConnections } from './electrum-connections';
+import { SlotRing, type LoadCaller, type LoadConnections } from './connections';
 
 const BACKOFF_MS = { first: 100, max: 1000 };
 

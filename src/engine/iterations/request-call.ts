@@ -8,7 +8,7 @@ import type { PendingCall } from '../../electrum/client';
 import { toElectrumError, type ElectrumError } from '../../electrum/errors';
 import { answerSizeProblem } from '../../servers/answer-size';
 import { classify, type ServerProfile } from '../../servers/profiles';
-import type { LoadConnections, Slot } from '../../transports/electrum-connections';
+import type { LoadConnections, Slot } from '../../transports/connections';
 import type { IntervalRecorder } from '../../load/recorder';
 import type { Request, RequestPicker } from '../../load/requests';
 import type { LoadOutcome } from '../../core/load-types';
