@@ -16,7 +16,8 @@ import { METHODS, MethodName } from './methods';
 import { CallOrder, plannedCalls } from './order';
 import { ClosedLoopScheduler, schedulerName } from './schedulers/closed-loop';
 import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
-import { followTip, openPool, startFailure, type MeasuringPool, type Tip } from './transport';
+import { startFailure, type MeasuringPool, type Tip } from '../transports/transport';
+import { followTip, openPool } from '../transports/registry';
 import { ServerTarget, targetUrl } from '../core/targets';
 import { toolInfo } from '../core/tool-info';
 

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../core/targets';
-import { openPool, startFailure, type MeasuringPool } from '../bench/transport';
-import { PROFILES } from '../servers/profiles';
+import { startFailure, type MeasuringPool } from '../transports/transport';
+import { openPool, transportOf } from '../transports/registry';
 import { wrongChain, type ExpectedNetwork } from '../dataset/expected-network';
 import { headerHash } from '../dataset/network';
 import { onSignalBeforeStart } from './signals';
@@ -110,7 +110,7 @@ async function reachEach(targets: ServerTarget[], o: Parameters<typeof ensureRea
       } catch (err) {
         throw new UserError(startFailure(t, err));
       }
-      if (expected && PROFILES[t.profile].transport !== 'esplora-rest') await checkChain(t, pool, expected);
+      if (expected && transportOf(t).speaksElectrum) await checkChain(t, pool, expected);
     } finally {
       await pool.close();
     }
