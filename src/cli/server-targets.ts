@@ -83,6 +83,13 @@ export function readCa(file: string): Buffer {
   return pem;
 }
 
+/** Wallets speak the Electrum protocol: a target that does not is left out when the lab brought it, refused when named. */
+export function electrumTargets(targets: ServerTarget[], lab: boolean): ServerTarget[] {
+  const others = targets.filter((t) => !transportOf(t).speaksElectrum);
+  if (others.length && !lab) throw new UserError(`--workload speaks the Electrum protocol; ${others.map((t) => t.name).join(', ')} is Esplora's REST API`);
+  return targets.filter((t) => transportOf(t).speaksElectrum);
+}
+
 /**
  * One connection to each target, of its own transport, before anything is written: an unreachable
  * server is the user's to fix. With `expected`, an Electrum server whose block 0 is another
