@@ -16,7 +16,7 @@ import type { SampleRow } from '../store/results';
 import { METHODS, type MethodName } from './methods';
 import { plannedPass, type OrderPlan, type PlannedCall } from './order';
 import type { SelfMonitor } from './selfcheck';
-import type { MeasuringPool, Tip } from './transport';
+import type { MeasuringPool, Tip } from '../transports/transport';
 import type { DoneSet } from './runner';
 
 export type BenchCall = PlannedCall<MethodName>;

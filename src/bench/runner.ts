@@ -18,7 +18,8 @@ import type { Pacer } from '../engine/executors/executor';
 import { planExecutorFor } from '../engine/executors/registry';
 import type { SequentialPlan } from '../engine/executors/sequential';
 import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
-import { followTip, openPool, startFailure, type MeasuringPool, type Tip } from './transport';
+import { startFailure, type MeasuringPool, type Tip } from '../transports/transport';
+import { followTip, openPool } from '../transports/registry';
 import { ServerTarget, targetUrl } from '../core/targets';
 import { toolInfo } from '../core/tool-info';
 

@@ -15,7 +15,7 @@ import { claimDatabase } from '../store/ownership';
 import { onStopSignal } from './signals';
 import { ensureReachable, readCa, resolveTargets } from './server-targets';
 import { expectedNetwork } from '../dataset/expected-network';
-import { PROFILES } from '../servers/profiles';
+import { transportOf } from '../transports/registry';
 import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { targetUrl } from '../core/targets';
@@ -127,7 +127,7 @@ async function datasetPath(a: Argv, targets: Array<{ host: string; port: number 
 /** The plan's servers, dataset and CA resolved: the runner's options (files are read here, nothing is written). */
 async function optionsFromPlan(a: Argv, plan: LoadPlan): Promise<{ opts: LoadOptions; datasetFile: string; datasetHash: string }> {
   const { targets, labCaFile } = await resolveTargets(a);
-  const rest = targets.find((t) => PROFILES[t.profile].transport === 'esplora-rest');
+  const rest = targets.find((t) => !transportOf(t).bindsSourceAddresses);
   if (rest && plan.sourceAddresses.length) throw new UserError(`--source-addresses spreads Electrum connections; ${rest.name} is Esplora's REST API (drop one of the two)`);
   const caFile = a.ca ?? labCaFile;
   const file = await datasetPath(a, targets);

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../core/targets';
-import { openPool, startFailure, type MeasuringPool } from '../bench/transport';
-import { PROFILES } from '../servers/profiles';
+import { startFailure, type MeasuringPool } from '../transports/transport';
+import { openPool, transportOf } from '../transports/registry';
 import { wrongChain, type ExpectedNetwork } from '../dataset/expected-network';
 import { headerHash } from '../dataset/network';
 import { onSignalBeforeStart } from './signals';
@@ -83,6 +83,13 @@ export function readCa(file: string): Buffer {
   return pem;
 }
 
+/** Wallets speak the Electrum protocol: a target that does not is left out when the lab brought it, refused when named. */
+export function electrumTargets(targets: ServerTarget[], lab: boolean): ServerTarget[] {
+  const others = targets.filter((t) => !transportOf(t).speaksElectrum);
+  if (others.length && !lab) throw new UserError(`--workload speaks the Electrum protocol; ${others.map((t) => t.name).join(', ')} is Esplora's REST API`);
+  return targets.filter((t) => transportOf(t).speaksElectrum);
+}
+
 /**
  * One connection to each target, of its own transport, before anything is written: an unreachable
  * server is the user's to fix. With `expected`, an Electrum server whose block 0 is another
@@ -110,7 +117,7 @@ async function reachEach(targets: ServerTarget[], o: Parameters<typeof ensureRea
       } catch (err) {
         throw new UserError(startFailure(t, err));
       }
-      if (expected && PROFILES[t.profile].transport !== 'esplora-rest') await checkChain(t, pool, expected);
+      if (expected && transportOf(t).speaksElectrum) await checkChain(t, pool, expected);
     } finally {
       await pool.close();
     }

@@ -9,7 +9,7 @@ import { UserError } from '../core/user-error';
 import { WalletBench, type WalletBenchResult } from '../wallet/bench';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed } from '../wallet/workloads';
-import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
+import { electrumTargets, ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
 import { checkedPlan, timeoutSeconds } from './validate';
@@ -50,10 +50,7 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
   const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   const resolved = await resolveTargets(a);
   const labCaFile = resolved.labCaFile;
-  // Wallets speak the Electrum protocol: the lab's Esplora REST target is left out, a named one refused.
-  const rest = resolved.targets.filter((t) => t.profile === 'esplora-rest');
-  if (rest.length && !a.lab) throw new UserError(`--workload speaks the Electrum protocol; ${rest.map((t) => t.name).join(', ')} is Esplora's REST API`);
-  const targets = resolved.targets.filter((t) => t.profile !== 'esplora-rest');
+  const targets = electrumTargets(resolved.targets, a.lab);
   const caFile = a.ca ?? labCaFile;
   const ca = caFile ? readCa(caFile) : undefined;
   const maxLineBytes = int('max-line-bytes', a['max-line-bytes'], 1024);

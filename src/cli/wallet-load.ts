@@ -23,7 +23,7 @@ import { hold as holdExecutor } from '../engine/executors/hold';
 import type { LoadModel } from '../core/load-types';
 import { describeModel } from '../report/load-tables';
 import { parseDurationMs } from '../load/schedule';
-import { ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
+import { electrumTargets, ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
 import { collecting, timeoutSeconds, withinTimer } from './validate';
@@ -125,9 +125,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   if (limit && needed > limit.soft) {
     throw new UserError(`--hold ${hold} needs about ${needed} open files, but the limit that applies is ${limit.soft} (hard ${limit.hard}); raise it (ulimit -n) or hold fewer`);
   }
-  const rest = resolved.targets.filter((t) => t.profile === 'esplora-rest');
-  if (rest.length && !a.lab) throw new UserError(`--workload speaks the Electrum protocol; ${rest.map((t) => t.name).join(', ')} is Esplora's REST API`);
-  const targets = resolved.targets.filter((t) => t.profile !== 'esplora-rest');
+  const targets = electrumTargets(resolved.targets, a.lab);
   const caFile = a.ca ?? resolved.labCaFile;
   const ca = caFile ? readCa(caFile) : undefined;
   const timeoutMs = timeoutSeconds('--timeout', a.timeout);

@@ -8,7 +8,7 @@
  *   [LABEL=]esplora-rest@http://HOST:PORT   Esplora's REST API (https:// with TLS)
  */
 import { checkHost, checkPort, formatServerUrl, HTTP_SCHEMES, parseServerSpec as parseSpec, type ServerAddress } from './server-address';
-import { isProfileName, PROFILES, PROFILE_NAMES, ProfileName } from '../servers/profiles';
+import { isProfileName, PROFILES, PROFILE_NAMES, ProfileName, urlScheme } from '../servers/profiles';
 import { UserError } from './user-error';
 
 export { checkHost, checkPort };
@@ -32,11 +32,11 @@ export function parseServerSpec(spec: string): PartialTarget {
     throw new UserError(`--server: unknown server profile ${JSON.stringify(profile)} in ${JSON.stringify(spec)}; known: ${PROFILE_NAMES.join(', ')}`);
   }
   const http = address?.scheme !== undefined && HTTP_SCHEMES.includes(address.scheme);
-  const rest = PROFILES[profile].transport === 'esplora-rest';
-  if (http && !rest) {
+  const httpProfile = urlScheme(profile) === 'http';
+  if (http && !httpProfile) {
     throw new UserError(`--server: ${address!.scheme}:// is for the esplora-rest profile (Esplora's REST API), not ${profile}, in ${JSON.stringify(spec)}`);
   }
-  if (rest && address?.scheme !== undefined && !http) {
+  if (httpProfile && address?.scheme !== undefined && !http) {
     throw new UserError(`--server: esplora-rest speaks HTTP: write esplora-rest@http://HOST:PORT (or https://), not ${address.scheme}://, in ${JSON.stringify(spec)}`);
   }
   const target: PartialTarget = { name: label ?? profile, profile, tls: address?.tls ?? false };
@@ -60,5 +60,5 @@ export function completeTarget(t: PartialTarget, flags: { host?: string; port?: 
 
 /** tcp:// or ssl:// (http:// or https:// for REST), the spelling stored in results databases. */
 export function targetUrl(t: ServerTarget): string {
-  return formatServerUrl(t, PROFILES[t.profile].transport === 'esplora-rest' ? 'http' : 'tcp');
+  return formatServerUrl(t, urlScheme(t.profile));
 }

@@ -14,8 +14,8 @@ import type { ServerTarget } from '../core/targets';
 import { targetUrl } from '../core/targets';
 import { UserError } from '../core/user-error';
 import { generatorVerdict, MATERIAL_SHARE, unitAtRisk } from '../core/generator-check';
-import { ConnectionSet, type LoadConnections } from './connections';
-import { RestConnectionSet } from './rest-connections';
+import { transportOf } from '../transports/registry';
+import type { ConnectionOptions } from '../transports/transport';
 import { RunClock } from '../engine/run-clock';
 import { fanOut, RawSamples } from '../engine/sinks/request-sink';
 import { requestIteration } from '../engine/iterations/request';
@@ -24,20 +24,13 @@ import { IntervalRecorder, Totals } from '../engine/sinks/hdr-intervals';
 import { RequestPicker } from '../engine/iterations/requests';
 import type { LoadModel, Mix } from '../core/load-types';
 
-export interface LoadOptions {
+export interface LoadOptions extends ConnectionOptions {
   servers: ServerTarget[];
   lines: DatasetLine[];
   mix: Mix;
   model: LoadModel;
   durationMs: number;
-  connections: number;
-  pipeline: number;
-  timeoutMs: number;
-  maxLineBytes: number;
-  tlsInsecure: boolean;
-  ca?: Buffer;
   seed: string;
-  sourceAddresses: string[];
   shard?: { index: number; count: number };
   /** Epoch ms to start the schedule at: the rendezvous of a test's shards. */
   startAtMs?: number;
@@ -114,15 +107,7 @@ export class LoadRunner extends EventEmitter {
     const profile = PROFILES[target.profile];
     const executor = executorFor(opts.model);
     const pipeline = executor.closed ? Number.MAX_SAFE_INTEGER : opts.pipeline;
-    const conns: LoadConnections =
-      profile.transport === 'esplora-rest'
-        ? new RestConnectionSet({ host: target.host, port: target.port, tls: target.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs }, opts.connections, Math.min(pipeline, 1024))
-        : new ConnectionSet(
-            { host: target.host, port: target.port, tls: target.tls, tlsInsecure: opts.tlsInsecure, ca: opts.ca, timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, keepaliveMs: 0, skipLargeResults: true },
-            opts.connections,
-            pipeline,
-            opts.sourceAddresses,
-          );
+    const conns = transportOf(target).openConnections(target, { ...opts, pipeline });
     // A stop while connecting (a server that never answers its handshake) cuts the connects short.
     this.stopCurrent = () => conns.close();
     try {

@@ -7,12 +7,14 @@ import type { ReportMethod, ReportModel } from './model';
 import { SLOPE_AXIS } from './charts/definitions';
 import { leastSquares } from './fit';
 import { fmtErrors, fmtMs, Table } from './table';
-import { isProfileName, PROFILES } from '../servers/profiles';
+import { isProfileName } from '../servers/profiles';
+import { ELECTRUM } from '../transports/electrum';
+import { transportOf } from '../transports/registry';
 
-/** How a server's calls went: the Electrum protocol, or Esplora's REST API. */
-export function transportOf(model: ReportModel, server: string): string {
+/** How a server's calls went; a profile this version does not know is taken for an Electrum server. */
+export function viaOf(model: ReportModel, server: string): string {
   const profile = model.servers.find((s) => s.label === server)?.record.profile ?? '';
-  return isProfileName(profile) && PROFILES[profile].transport === 'esplora-rest' ? 'REST' : 'Electrum';
+  return (isProfileName(profile) ? transportOf(profile) : ELECTRUM).label;
 }
 
 export function summaryTable(model: ReportModel, baseline?: string): Table {
@@ -27,7 +29,7 @@ export function summaryTable(model: ReportModel, baseline?: string): Table {
     const ratio = b && s.p50Ms !== null ? `${(s.p50Ms / b).toFixed(2)}×` : '–';
     return [
       s.server,
-      transportOf(model, s.server),
+      viaOf(model, s.server),
       s.method,
       String(s.n),
       String(s.nOk),
@@ -69,7 +71,7 @@ export function limitsTable(model: ReportModel): Table {
     const refusedAddresses = new Set(refused.map((e) => e.addressIdx));
     return [
       s.server,
-      transportOf(model, s.server),
+      viaOf(model, s.server),
       s.method,
       served.length ? `${Math.max(...served)} txs` : '–',
       refused.length ? `${Math.min(...refused.map((e) => e.txCount))} txs` : 'none refused',
@@ -94,7 +96,7 @@ export function limitsTable(model: ReportModel): Table {
  */
 export function transportsTable(model: ReportModel): Table | null {
   const pairs: Array<[string, string]> = [];
-  for (const rest of model.servers.filter((s) => transportOf(model, s.label) === 'REST')) {
+  for (const rest of model.servers.filter((s) => viaOf(model, s.label) === 'REST')) {
     const electrum = model.servers.find((s) => s.run.id === rest.run.id && s.record.profile === 'esplora' && s.label !== rest.label);
     if (electrum) pairs.push([electrum.label, rest.label]);
   }
@@ -154,6 +156,6 @@ export function runsTable(model: ReportModel): Table {
 
 export function serversTable(model: ReportModel): Table {
   const head = ['server', 'run', 'profile', 'via', 'software', 'protocol', 'endpoint'];
-  const rows = model.servers.map((s) => [s.label, String(s.run.id), s.record.profile, transportOf(model, s.label), s.record.software ?? '–', s.record.protocol ?? '–', s.record.url]);
+  const rows = model.servers.map((s) => [s.label, String(s.run.id), s.record.profile, viaOf(model, s.label), s.record.software ?? '–', s.record.protocol ?? '–', s.record.url]);
   return { title: 'Servers', head, align: head.map(() => 'left'), rows };
 }

@@ -14,12 +14,19 @@ interface ErrorRule {
   message?: RegExp;
 }
 
-/** How calls reach the server: the Electrum protocol (TCP/TLS), or Esplora's HTTP REST API. */
-export type Transport = 'electrum' | 'esplora-rest';
+/**
+ * How calls reach the server: the Electrum protocol (TCP/TLS), or Esplora's HTTP REST API; each
+ * with the scheme its addresses are written in (tcp:// or ssl://, http:// or https://). The rest
+ * of a transport is src/transports/; its scheme is kept here, with the profiles, because
+ * src/core/targets.ts parses and writes addresses and must not reach up to the transports' sockets.
+ */
+export const TRANSPORT_SCHEMES = { electrum: 'tcp', 'esplora-rest': 'http' } as const;
+export type TransportName = keyof typeof TRANSPORT_SCHEMES;
+export type UrlScheme = (typeof TRANSPORT_SCHEMES)[TransportName];
 
 export interface ServerProfile {
   name: ProfileName;
-  transport: Transport;
+  transport: TransportName;
   defaultPort: number;
   defaultTlsPort: number;
   /** Largest number of calls sent in one batch; 1 = the server takes no batches. */
@@ -101,6 +108,10 @@ export const PROFILES: Record<ProfileName, ServerProfile> = {
 
 export function isProfileName(name: string): name is ProfileName {
   return (PROFILE_NAMES as readonly string[]).includes(name);
+}
+
+export function urlScheme(profile: ProfileName): UrlScheme {
+  return TRANSPORT_SCHEMES[PROFILES[profile].transport];
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { ElectrumPool } from '../../src/electrum/pool';
 import { HandshakeSilence } from '../../src/electrum/errors';
-import { startFailure } from '../../src/bench/transport';
+import { startFailure } from '../../src/transports/transport';
 import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../support/misbehaving-server';
 
 const servers: Misbehaving[] = [];

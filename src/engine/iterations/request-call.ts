@@ -8,7 +8,7 @@ import type { PendingCall } from '../../electrum/client';
 import { toElectrumError, type ElectrumError } from '../../electrum/errors';
 import { answerSizeProblem } from '../../servers/answer-size';
 import { classify, type ServerProfile } from '../../servers/profiles';
-import type { LoadConnections, Slot } from '../../load/connections';
+import type { LoadConnections, Slot } from '../../transports/connections';
 import type { RequestSink } from '../sinks/request-sink';
 import type { Request, RequestPicker } from './requests';
 import type { LoadOutcome } from '../../core/load-types';

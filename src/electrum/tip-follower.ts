@@ -3,7 +3,7 @@
  * sample can record the height the server was at when it answered. Kept off the measuring pool:
  * notifications must never land on a connection whose latency we are timing.
  */
-import { ElectrumClient, ClientOptions } from '../electrum/client';
+import { ElectrumClient, ClientOptions } from './client';
 
 export class TipFollower {
   height: number | null = null;

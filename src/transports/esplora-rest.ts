@@ -1,0 +1,22 @@
+/**
+ * Esplora's HTTP REST API (the esplora-rest profile): answers in the Electrum protocol's shapes, so
+ * the stages measure it like any server, but it is not the protocol (no wallet workloads, no block 0
+ * check), and its load sockets cannot be bound to source addresses.
+ */
+import { EsploraRestPool, RestTipFollower } from '../esplora/rest-pool';
+import { TRANSPORT_SCHEMES } from '../servers/profiles';
+import { RestConnectionSet } from './esplora-rest-connections';
+import { socketOptions, type Transport } from './transport';
+
+/** Sockets per REST client under a closed model, whose pipeline is unbounded: HTTP/1.1 takes a socket per request in flight. */
+const MAX_SOCKETS = 1024;
+
+export const ESPLORA_REST: Transport = {
+  label: 'REST',
+  scheme: TRANSPORT_SCHEMES['esplora-rest'],
+  speaksElectrum: false,
+  bindsSourceAddresses: false,
+  openPool: (t, o) => new EsploraRestPool({ ...socketOptions(t, o), maxSockets: o.concurrency, measureLoop: true }),
+  followTip: (t, o) => RestTipFollower.start({ ...socketOptions(t, o), maxSockets: 1 }),
+  openConnections: (t, o) => new RestConnectionSet(socketOptions(t, o), o.connections, Math.min(o.pipeline, MAX_SOCKETS)),
+};
