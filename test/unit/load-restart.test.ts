@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+import { restartMisbehavingServer, startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
 import { reportOptions } from '../../src/report/options';
 import { readModels } from '../../src/report/report';
 import { loadRunTable } from '../../src/report/load-tables';
@@ -66,11 +66,7 @@ test('a load across a server restart: reconnects, the outage is errors in its se
   // Down for 1.5 s once the load has run for a second or two.
   const until = Date.now() + 30_000;
   while (intervals(db) < 2 && Date.now() < until) await wait(50);
-  const closedAt = Date.now();
-  await first.close();
-  await wait(1500);
-  const second = await startMisbehavingServer({ emptyAnswers: true, port: first.port });
-  const backAt = Date.now();
+  const { second, closedAt, backAt } = await restartMisbehavingServer(first, { emptyAnswers: true }, 1500);
   servers.push(second);
   expect({ code: await done, stderr }).toEqual({ code: 0, stderr: expect.any(String) });
 
