@@ -16,6 +16,8 @@ import { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { UserError } from '../core/user-error';
 import { WalletLoad, type BlockMaker, type ServerLoadSummary } from '../wallet/load';
+import { heldReconnectsText } from '../wallet/rehold';
+import { outageText } from '../core/outages';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
 import { arrivalModel, type ModelArgs } from './load-plan';
@@ -254,6 +256,11 @@ function summaryText(runId: number, workload: string, rows: ServerLoadSummary[],
   if (held.length) {
     out.push('\nheld wallets:');
     out.push(textTable(['server', 'held', 'failed syncs', 'time to hold', 'server RSS per held wallet', 'our loop delay p99'], held.map((r) => [r.server, String(r.held), String(r.holdFailed), `${r.holdSeconds.toFixed(1)} s`, r.rssPerHeldKiB === null ? 'unknown' : `${r.rssPerHeldKiB.toFixed(1)} KiB`, `${ms(r.loopDelayP99Ms)} ms`])));
+    for (const r of held) {
+      if (!r.reconnects || r.reconnects.lost === 0) continue;
+      out.push(`${r.server}: ${heldReconnectsText(r.reconnects)}`);
+      for (const o of r.reconnects.outages) out.push(`${r.server}: ${outageText(o)}`);
+    }
   }
   const arriving = rows.filter((r) => r.arrivals);
   if (arriving.length) {

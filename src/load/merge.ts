@@ -11,6 +11,7 @@ import { toolInfo } from '../core/tool-info';
 import { fileAboutToBeCreated } from '../core/created-file';
 import type { LoadModel } from '../core/load-types';
 import { readStoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
+import { readOutages, type Outage } from '../core/outages';
 import { LoadStore, type LoadRunRow, type LoadRunStatus, type LoadServerRow } from '../store/load-results';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
@@ -212,7 +213,24 @@ function mergedOutcome(byShard: Input[], name: string): Record<string, unknown> 
     const total = (k: 'answered' | 'of' | 'unanswered') => stops.reduce((t, s) => t + s[k], 0);
     stopped = { answered: total('answered'), of: total('of'), atS: Math.max(...stops.map((s) => s.atS)), unanswered: total('unanswered') };
   }
-  return { outcomes, scheduled: sum('scheduled'), sent: sum('sent'), answered: sum('answered'), achievedRps: round(sum('achievedRps')), sentRps: round(sum('sentRps')), stoppedAnswering: stopped };
+  const outages = unionOf(stored.flatMap((o) => readOutages(o.outages)));
+  return { outcomes, scheduled: sum('scheduled'), sent: sum('sent'), answered: sum('answered'), achievedRps: round(sum('achievedRps')), sentRps: round(sum('sentRps')), stoppedAnswering: stopped, outages };
+}
+
+/**
+ * The shards' outages of one server as one list: those that overlap are one outage, from the
+ * first shard that found the server gone to the last that heard from it again (the shards share
+ * the schedule clock, so their seconds compare).
+ */
+function unionOf(all: Outage[]): Outage[] {
+  const out: Outage[] = [];
+  for (const o of [...all].sort((a, b) => a.startMs - b.startMs)) {
+    const last = out.at(-1);
+    if (last && (last.endMs === null || o.startMs <= last.endMs)) {
+      if (last.endMs !== null && (o.endMs === null || o.endMs > last.endMs)) out[out.length - 1] = { ...last, endS: o.endS, endMs: o.endMs };
+    } else out.push(o);
+  }
+  return out;
 }
 
 function write(inputs: Input[], output: string): MergeResult {

@@ -53,6 +53,8 @@ export interface ServerResult {
   software: string;
   protocol: string;
   durationMs: number;
+  /** Epoch ms of the schedule clock's 0 (the totals' times are ns after it). */
+  startedAtMs: number;
   totals: Totals;
   generator: GeneratorCheck;
   refused: number;
@@ -251,6 +253,7 @@ export class LoadRunner extends EventEmitter {
       protocol: info.protocol,
       // The achieved rate is over the schedule's length, not the drain after it.
       durationMs: Math.max(1, this.scheduleMs),
+      startedAtMs: startMs,
       totals: t,
       generator: {
         lagP99Us: lagP99,

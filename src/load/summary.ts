@@ -12,6 +12,7 @@ import { stoppedAnswering, stoppedAnsweringText, type StoppedAnswering } from '.
 import type { ServerResult } from './runner';
 import type { IntervalRecord } from '../core/load-types';
 import type { LiveCounts } from '../engine/sinks/hdr-intervals';
+import { outageText, type Outage } from '../core/outages';
 
 const ms = (us: number | null | undefined) => (us === null || us === undefined ? '-' : (us / 1000).toFixed(us < 10_000 ? 2 : 1));
 
@@ -45,6 +46,8 @@ export interface ServerSummary {
   /** The sum of `outcomes`: every unit the run scheduled (open model) or started (closed model). */
   scheduled: number;
   stoppedAnswering: StoppedAnswering | null;
+  /** When the server was gone (disconnects, refused connections), each until its next answer. */
+  outages: Outage[];
   latencyMs: { p50: number | null; p90: number | null; p99: number | null; p999: number | null; max: number | null };
   serviceMs: { p50: number | null; p99: number | null };
   errorOnsetS: Record<string, number>;
@@ -87,6 +90,7 @@ export function summarise(r: ServerResult): ServerSummary {
     outcomes,
     scheduled,
     stoppedAnswering: stoppedAnswering({ answered, of: scheduled, lastAnswerS: s(t.lastAnswerNs), unansweredAfterLastAnswer: t.unansweredAfterLastAnswer, endS: s(t.endNs) ?? seconds }),
+    outages: t.outages.outages(r.startedAtMs),
     latencyMs: { p50: latency.p50, p90: latency.p90, p99: latency.p99, p999: latency.p999, max: latency.max },
     serviceMs: { p50: service.p50, p99: service.p99 },
     errorOnsetS: onset,
@@ -99,7 +103,7 @@ export function summarise(r: ServerResult): ServerSummary {
 
 /** What the run's record keeps of a server's outcomes (run_servers.outcome_json), for the report. */
 export function storedOutcome(s: ServerSummary): Record<string, unknown> {
-  return { outcomes: s.outcomes, scheduled: s.scheduled, sent: s.sent, answered: s.answered, achievedRps: s.achievedRps, sentRps: s.sentRps, stoppedAnswering: s.stoppedAnswering };
+  return { outcomes: s.outcomes, scheduled: s.scheduled, sent: s.sent, answered: s.answered, achievedRps: s.achievedRps, sentRps: s.sentRps, stoppedAnswering: s.stoppedAnswering, outages: s.outages };
 }
 
 const f = (v: number | null) => (v === null ? '-' : v.toFixed(v < 10 ? 3 : 1));
@@ -128,6 +132,7 @@ export function summaryText(summaries: ServerSummary[], runId: number, db: strin
   });
   // Before anything else about it: a server that went silent makes every other figure of it partial.
   const silent = summaries.filter((s) => s.stoppedAnswering).map((s) => `${s.server}: ${stoppedAnsweringText(s.stoppedAnswering!)}`);
+  const gone = summaries.flatMap((s) => s.outages.map((o) => `${s.server}: ${outageText(o)}`));
   const outcomeLines = summaries.map((s) => `outcomes (${s.server}): ${Object.entries(s.outcomes).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'} = ${s.scheduled} scheduled`);
   const generator = summaries.map(
     (s) =>
@@ -138,6 +143,7 @@ export function summaryText(summaries: ServerSummary[], runId: number, db: strin
   return [
     `load run ${runId}: latency from each request's intended send (no coordinated omission); service = from the actual write; answered = replies of any kind; written to ${db}`,
     ...silent,
+    ...gone,
     '',
     table,
     '',

@@ -8,6 +8,7 @@ import type { Histogram } from 'hdr-histogram-js';
 import type { LoadRunRow, LoadServerRow } from '../store/load-results';
 import type { StoppedAnswering } from '../core/stopped-answering';
 import type { LoadModel } from '../core/load-types';
+import type { Outage } from '../core/outages';
 
 export interface LoadIntervalPoint {
   index: number;
@@ -76,6 +77,8 @@ export interface LoadServerReport {
   generator: GeneratorVerdict | null;
   /** Stored with the run (schema 8): the server went silent before the run ended; null otherwise or before. */
   stoppedAnswering: StoppedAnswering | null;
+  /** Stored with the run: when the server was gone; empty when it never was (or before they were stored). */
+  outages: Outage[];
 }
 
 export interface FindMaxStep {

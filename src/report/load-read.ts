@@ -14,6 +14,7 @@ import { percentileSpectrum } from './spectrum';
 import { histogramLine } from '../core/percentile-line';
 import { isAnswered } from '../core/outcomes';
 import { readStoppedAnswering } from '../core/stopped-answering';
+import { readOutages } from '../core/outages';
 import { isObject, parseStoredJson } from './stored-json';
 
 /** Runs whose intervals are final. A running run may still be written; a failed one broke off. */
@@ -151,6 +152,7 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
     spectrum: percentileSpectrum(whole),
     generator: generatorOf(run, server.name),
     stoppedAnswering: isObject(outcome) ? readStoppedAnswering(outcome.stoppedAnswering) : null,
+    outages: isObject(outcome) ? readOutages(outcome.outages) : [],
   };
 }
 

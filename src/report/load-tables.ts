@@ -3,6 +3,7 @@ import type { LoadModel } from '../core/load-types';
 import type { LoadRunReport, LoadServerReport } from './load-model';
 import { fmtErrors, fmtMs, fmtRate, Table } from './table';
 import { stoppedAnsweringText } from '../core/stopped-answering';
+import { outageText } from '../core/outages';
 
 export const LOAD_NOTE =
   'Latency is measured from each request\'s intended send time, so a server that falls behind is charged for the queue it builds ' +
@@ -57,7 +58,8 @@ function dropped(s: LoadServerReport): string {
 export function loadRunTable(report: LoadRunReport): Table {
   const { run } = report;
   const withThresholds = report.thresholds !== null;
-  const head = ['server', 'model', 'duration', 'target', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'dropped', 'generator-bound', ...(withThresholds ? ['thresholds'] : [])];
+  const withOutages = report.servers.some((s) => s.outages.length > 0);
+  const head = ['server', 'model', 'duration', 'target', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', ...(withOutages ? ['outages'] : []), 'dropped', 'generator-bound', ...(withThresholds ? ['thresholds'] : [])];
   const rows = report.servers.map((s) => [
     s.stoppedAnswering ? `${s.label}: ${stoppedAnsweringText(s.stoppedAnswering)}` : s.label,
     describeModel(report.model),
@@ -68,6 +70,7 @@ export function loadRunTable(report: LoadRunReport): Table {
     fmtMs(s.totals.p99Ms),
     fmtMs(s.totals.maxMs),
     fmtErrors(s.totals.errors),
+    ...(withOutages ? [s.outages.map(outageText).join('; ') || '–'] : []),
     dropped(s),
     generator(report, s),
     ...(withThresholds ? [thresholds(report, s)] : []),
@@ -82,7 +85,7 @@ export function loadRunTable(report: LoadRunReport): Table {
       (run.shard ? `; shard ${run.shard}` : '') +
       '.',
     head,
-    align: head.map((h, i) => (i < 2 || ['errors', 'generator-bound', 'thresholds'].includes(h) ? 'left' : 'right')),
+    align: head.map((h, i) => (i < 2 || ['errors', 'outages', 'generator-bound', 'thresholds'].includes(h) ? 'left' : 'right')),
     rows,
   };
 }

@@ -4,6 +4,7 @@
  * sync, the requests a sync sent per step, and for load runs the arrivals, held wallets and block
  * notifications. Charts and tables read this model; none of them touches the database.
  */
+import type { HeldReconnects } from '../wallet/rehold';
 import type { StoppedAnswering } from '../core/stopped-answering';
 
 import type { WalletRunRow, WalletServerRow } from '../store/wallets';
@@ -109,6 +110,8 @@ export interface HeldSummary {
   rssPerHeldKiB: number | null;
   /** The arriving wallets' server stopped answering (stored by this version's wallet load); null otherwise or before. */
   stoppedAnswering: StoppedAnswering | null;
+  /** Held connections lost and held again, and the outages (stored by this version's wallet load); null otherwise or before. */
+  reconnects: HeldReconnects | null;
 }
 
 export interface WalletRunReport {

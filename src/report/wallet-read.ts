@@ -4,6 +4,7 @@
  * definition of src/stats/quantiles.ts; a run's summary_json is read only for what the rows do not
  * hold (how many wallets stayed held, the server's memory per held wallet).
  */
+import { readHeldReconnects } from '../wallet/rehold';
 import type { ResultsReader } from '../store/read';
 import { medianOf } from './median';
 import { readStepMix } from './wallet-mix';
@@ -154,6 +155,7 @@ function readHeld(run: WalletRunRow): HeldSummary[] {
       holdSeconds: numberOrNull(r.holdSeconds),
       rssPerHeldKiB: numberOrNull(r.rssPerHeldKiB),
       stoppedAnswering: isObject(r.arrivals) ? readStoppedAnswering(r.arrivals.stoppedAnswering) : null,
+      reconnects: readHeldReconnects(r.reconnects),
     }));
 }
 

@@ -3,6 +3,8 @@
  * time to synced per server, every failed sync, held wallets and arrivals of load runs, block
  * notifications beside each server's polling setup, and the request mix per step.
  */
+import { heldReconnectsText, type HeldReconnects } from '../wallet/rehold';
+import { outageText } from '../core/outages';
 import { SYNC_STEPS } from '../core/sync-steps';
 import { percentile } from '../core/quantiles';
 import { sortedLine } from '../core/percentile-line';
@@ -153,6 +155,8 @@ export function walletLoadTable(r: WalletRunReport): Table {
     'max ms',
     'schedule lag p99 ms',
   ];
+  const lostAny = r.held.some((h) => (h.reconnects?.lost ?? 0) > 0);
+  if (lostAny) head.splice(5, 0, 'held connections lost');
   const rows = r.servers.map((s) => {
     const held = r.held.find((h) => h.server === s.name);
     const a = r.arrivals.find((x) => x.server === s.name);
@@ -166,6 +170,7 @@ export function walletLoadTable(r: WalletRunReport): Table {
       held?.holdSeconds == null ? '–' : `${held.holdSeconds.toFixed(1)} s`,
       held?.rssPerHeldKiB == null ? '–' : `${held.rssPerHeldKiB.toFixed(1)} KiB`,
       `${holdOk} / ${holdFailed}`,
+      ...(lostAny ? [lostText(held?.reconnects ?? null)] : []),
       String(a?.arrivals ?? 0),
       String(a?.ok ?? 0),
       String(a?.failed ?? 0),
@@ -181,11 +186,19 @@ export function walletLoadTable(r: WalletRunReport): Table {
     note:
       'Held: wallets synced and then kept connected and subscribed (from the run\'s summary), the time it took to hold them and the server\'s RSS growth per held wallet where its process was known. ' +
       'Hold syncs: every sync made to fill the hold (more than held when syncs still running finished after it was full). ' +
+      (lostAny
+        ? 'Held connections lost: held wallets whose connection dropped, how many connected and synced again and how long after the loss, and the outages, from the first loss to the first handshake the server answered after it. '
+        : '') +
       'Arrivals: wallets arriving on a schedule; p50…max is the time from when each was due to synced (schedule lag + time to synced), over the ok arrivals.',
     head,
-    align: head.map((_, i) => (i === 0 ? 'left' : 'right')),
+    align: head.map((h, i) => (i === 0 || h === 'held connections lost' ? 'left' : 'right')),
     rows,
   };
+}
+
+function lostText(x: HeldReconnects | null): string {
+  if (!x || x.lost === 0) return '–';
+  return [heldReconnectsText(x), ...x.outages.map(outageText)].join('; ');
 }
 
 /** Null when the run measured no notifications (a load run without --notify, or no held wallet). */

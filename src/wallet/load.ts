@@ -24,7 +24,7 @@ import { executorFor } from '../engine/executors/registry';
 import { hold as holdExecutor, type HoldFill } from '../engine/executors/hold';
 import type { Pacer } from '../engine/executors/executor';
 import type { LoadModel } from '../core/load-types';
-import type { WalletSession } from './session';
+import { Rehold, type HeldReconnects, type HeldWallet } from './rehold';
 import type { Workload } from './workloads';
 import { percentile } from '../core/quantiles';
 import { sortedLine } from '../core/percentile-line';
@@ -102,6 +102,8 @@ export interface ServerLoadSummary {
     generator: GeneratorVerdict;
   } | null;
   notify: NotifyStats | null;
+  /** Held connections lost, held again and when the server was gone; null with nothing held. */
+  reconnects: HeldReconnects | null;
   loopDelayP99Ms: number;
 }
 
@@ -109,6 +111,8 @@ export class WalletLoad {
   private stopping = false;
   /** The executor running now (the hold's fill, the arrivals): a stop reaches it at once. */
   private pacer: Pacer | undefined;
+  /** The held wallets' way back on the server run now: a stop cuts it short. */
+  private rehold: Rehold | undefined;
 
   constructor(
     private readonly o: WalletLoadOptions,
@@ -120,6 +124,7 @@ export class WalletLoad {
   stop(): void {
     this.stopping = true;
     this.pacer?.stop();
+    this.rehold?.close();
   }
 
   /** Runs `pacer` to its end, where a stop reaches it (one that came before it began included). */
@@ -146,14 +151,17 @@ export class WalletLoad {
     const serverId = this.serverIds.get(t.name)!;
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
-    const held: Array<HeldConnection & { session: WalletSession; wallet: WalletLine }> = [];
+    const held: HeldWallet[] = [];
+    const rehold = (this.rehold = new Rehold(this.connection(t), this.o.workload, Date.now(), this.o.holdConcurrency));
+    if (this.stopping) rehold.close();
     try {
       const rssBefore = (await this.o.rssOf?.(t.name)) ?? null;
-      const fill = await this.fillHold(t, serverId, held);
+      const fill = await this.fillHold(t, serverId, held, rehold);
       const rssAfter = held.length > 0 ? ((await this.o.rssOf?.(t.name)) ?? null) : null;
       const model = this.arrivalModel;
       const arrivals = model ? await this.arrivals(t, serverId, model) : null;
       const notify = this.o.notify && held.length > 0 && !this.stopping ? await this.notify(serverId, held) : null;
+      rehold.close();
       return {
         server: t.name,
         held: held.length,
@@ -163,9 +171,12 @@ export class WalletLoad {
         rssPerHeldKiB: rssBefore !== null && rssAfter !== null && held.length > 0 && fill.failed === 0 ? (rssAfter - rssBefore) / held.length / 1024 : null,
         arrivals,
         notify,
+        reconnects: held.length > 0 ? rehold.summary() : null,
         loopDelayP99Ms: loop.percentile(99) / 1e6,
       };
     } finally {
+      rehold.close();
+      this.rehold = undefined;
       loop.disable();
       for (const h of held) h.session.close();
     }
@@ -181,7 +192,7 @@ export class WalletLoad {
   }
 
   /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed): the hold executor. */
-  private async fillHold(t: ServerTarget, serverId: number, held: Array<HeldConnection & { session: WalletSession; wallet: WalletLine }>) {
+  private async fillHold(t: ServerTarget, serverId: number, held: HeldWallet[], rehold: Rehold) {
     const started = Date.now();
     const want = this.o.hold;
     if (want === 0) return { failed: 0, seconds: 0 };
@@ -200,6 +211,7 @@ export class WalletLoad {
           r.subscribed!.forEach((sh) => conn!.subscribed.add(sh));
           conn!.heard.length = 0; // what came during the sync is not a block's
           held.push({ ...conn!, session: r.session!, wallet: r.wallet });
+          rehold.watch(held[held.length - 1]);
         } else r.session?.close();
         if (Date.now() - lastLog > 2000) {
           lastLog = Date.now();
@@ -279,7 +291,7 @@ export class WalletLoad {
     };
   }
 
-  private async notify(serverId: number, held: Array<HeldConnection & { session: WalletSession; wallet: WalletLine }>): Promise<NotifyStats> {
+  private async notify(serverId: number, held: HeldWallet[]): Promise<NotifyStats> {
     const n = this.o.notify!;
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();

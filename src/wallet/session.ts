@@ -7,6 +7,7 @@
 import { ElectrumClient, type BatchItem, type ClientOptions } from '../electrum/client';
 import { ElectrumError, toElectrumError } from '../electrum/errors';
 import type { RequestSample, SyncStep } from '../core/sync-steps';
+import { Slots } from '../core/slots';
 
 export { SYNC_STEPS, type SyncStep, type RequestSample } from '../core/sync-steps';
 
@@ -22,8 +23,7 @@ export class WalletSession {
   software = '';
   /** Connections opened again after the server closed one (or a timeout left it out of step). */
   reconnects = 0;
-  private inFlight = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly slots: Slots;
   private client!: ElectrumClient;
 
   constructor(
@@ -31,7 +31,11 @@ export class WalletSession {
     readonly maxInFlight: number,
     readonly startNs: bigint,
     private readonly onNotification?: (n: Notification) => void,
-  ) {}
+    /** How a connection is opened: a held wallet's way back goes through its server's shared reconnect attempts. */
+    private readonly dial: (opts: ClientOptions) => Promise<ElectrumClient> = (o) => ElectrumClient.connect(o),
+  ) {
+    this.slots = new Slots(maxInFlight);
+  }
 
   /** Connects and negotiates (server.version): the sync's first sample. */
   open(): Promise<void> {
@@ -54,7 +58,7 @@ export class WalletSession {
   }
 
   async call<T = unknown>(step: SyncStep, method: string, params: unknown[] = []): Promise<T> {
-    await this.slot();
+    await this.slots.take();
     const started = process.hrtime.bigint();
     try {
       const out = await this.client.call<T>(method, params);
@@ -63,13 +67,13 @@ export class WalletSession {
     } catch (err) {
       throw this.failed(step, method, 1, started, err);
     } finally {
-      this.release();
+      this.slots.give();
     }
   }
 
   /** One JSON array of calls of one method; each item succeeds or fails on its own. */
   async batch<T = unknown>(step: SyncStep, method: string, paramsList: unknown[][]): Promise<BatchItem<T>[]> {
-    await this.slot();
+    await this.slots.take();
     const started = process.hrtime.bigint();
     try {
       const out = await this.client.batch<T>(paramsList.map((params) => ({ method, params })));
@@ -88,7 +92,7 @@ export class WalletSession {
     } catch (err) {
       throw this.failed(step, method, paramsList.length, started, err);
     } finally {
-      this.release();
+      this.slots.give();
     }
   }
 
@@ -97,7 +101,7 @@ export class WalletSession {
     // The connect and server.version: the workloads ask the rest themselves.
     const method = 'server.version';
     try {
-      this.client = await ElectrumClient.connect({ ...this.opts, skipServerInfo: true });
+      this.client = await this.dial({ ...this.opts, skipServerInfo: true });
     } catch (err) {
       throw this.failed('handshake', method, 1, started, err);
     }
@@ -116,19 +120,5 @@ export class WalletSession {
 
   private record(s: RequestSample): void {
     this.samples.push(s);
-  }
-
-  private async slot(): Promise<void> {
-    if (this.inFlight < this.maxInFlight) {
-      this.inFlight++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.inFlight++;
-  }
-
-  private release(): void {
-    this.inFlight--;
-    this.waiting.shift()?.();
   }
 }

@@ -240,3 +240,12 @@ export async function startMisbehavingServerProcess(opts: Omit<MisbehavingOption
   });
   return { port, close: () => child.kill('SIGKILL') };
 }
+
+/** `server` closed (every socket with it) and, `downMs` later, the same server started again on its port. */
+export async function restartMisbehavingServer(server: Misbehaving, opts: Omit<MisbehavingOptions, 'port'>, downMs: number): Promise<{ second: Misbehaving; closedAt: number; backAt: number }> {
+  const closedAt = Date.now();
+  await server.close();
+  await new Promise((r) => setTimeout(r, downMs));
+  const second = await startMisbehavingServer({ ...opts, port: server.port });
+  return { second, closedAt, backAt: Date.now() };
+}

@@ -216,6 +216,20 @@ describe('mergeShards', () => {
     expect(read(one).scheduled).toBe(500);
   });
 
+  it('one outage seen by both shards is one outage of the test, from the first shard that found the server gone to the last that heard it again', () => {
+    const base = { outcomes: { ok: 200, disconnect: 50 }, scheduled: 250, sent: 250, answered: 200, achievedRps: 40, sentRps: 50, stoppedAnswering: null };
+    const at = (startS: number, endS: number | null) => ({ startS, endS, startMs: 1e12 + startS * 1000, endMs: endS === null ? null : 1e12 + endS * 1000 });
+    const a = writeShard({ name: 'oa.sqlite', shard: '1/2', outcome: { ...base, outages: [at(1, 1.5), at(3.2, 5.9)] } });
+    const b = writeShard({ name: 'ob.sqlite', shard: '2/2', outcome: { ...base, outages: [at(3.3, 6.1), at(8, null)] } });
+    const out = path.join(tmp, 'outages.sqlite');
+    mergeShards([a.file, b.file], out);
+    const results = ResultsStore.open(out, { readonly: true });
+    const store = new LoadStore(results);
+    const merged = JSON.parse(store.servers(store.runs().at(-1)!.id)[0].outcome_json!);
+    results.close();
+    expect(merged.outages).toEqual([at(1, 1.5), at(3.2, 6.1), at(8, null)]);
+  });
+
   it('refuses files that hold no load run, naming them, and leaves no output behind', () => {
     const a = writeShard({ name: 'a.sqlite', shard: '1/2' });
     const text = path.join(tmp, 'notes.txt');

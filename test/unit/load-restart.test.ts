@@ -1,7 +1,8 @@
 /**
  * The server killed and restarted mid-load (our test server closed, every socket with it, and
  * started again on the same port): the load reconnects and goes on, the outage shows as errors in
- * the seconds it lasted, and no request is lost: every one sent has an outcome on record.
+ * the seconds it lasted and as one outage from the first request the closed server failed to the
+ * first answer after its return, and no request is lost: every one sent has an outcome on record.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,7 +11,10 @@ import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+import { restartMisbehavingServer, startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+import { reportOptions } from '../../src/report/options';
+import { readModels } from '../../src/report/report';
+import { loadRunTable } from '../../src/report/load-tables';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LOADER = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json', { paths: [ROOT] })), 'dist', 'loader.mjs')).href;
@@ -52,17 +56,17 @@ test('a load across a server restart: reconnects, the outage is errors in its se
   const child = spawn(
     process.execPath,
     ['--import', LOADER, path.join(ROOT, 'src', 'cli', 'load.ts'), '--no-progress', '--server', `generic@127.0.0.1:${first.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--rate', '40', '--duration', '7s', '--connections', '2', '--timeout', '2', '--db', db],
-    { cwd: tmp, stdio: ['ignore', 'ignore', 'pipe'] },
+    { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const done = new Promise<number | null>((resolve) => child.on('exit', resolve));
   // Down for 1.5 s once the load has run for a second or two.
   const until = Date.now() + 30_000;
   while (intervals(db) < 2 && Date.now() < until) await wait(50);
-  await first.close();
-  await wait(1500);
-  const second = await startMisbehavingServer({ emptyAnswers: true, port: first.port });
+  const { second, closedAt, backAt } = await restartMisbehavingServer(first, { emptyAnswers: true }, 1500);
   servers.push(second);
   expect({ code: await done, stderr }).toEqual({ code: 0, stderr: expect.any(String) });
 
@@ -75,6 +79,7 @@ test('a load across a server restart: reconnects, the outage is errors in its se
     )
     .all() as Array<{ idx: number; sent: number; ok: number; failed: number }>;
   const totals = c.prepare('SELECT (SELECT sum(sent) FROM load_intervals) AS sent, (SELECT sum(count) FROM load_cells) AS outcomes').get() as { sent: number; outcomes: number };
+  const stored = JSON.parse((c.prepare('SELECT outcome_json FROM run_servers').get() as { outcome_json: string }).outcome_json);
   const integrity = c.pragma('integrity_check', { simple: true });
   c.close();
 
@@ -85,4 +90,19 @@ test('a load across a server restart: reconnects, the outage is errors in its se
   expect(perSecond.at(-1)!.ok).toBeGreaterThan(0); // and up again after: reconnected
   expect(second.connections).toBeGreaterThanOrEqual(1);
   expect(totals.outcomes).toBe(totals.sent); // nothing lost
+
+  // One outage: from a failure after the close to the first answer after the return, which the
+  // reconnect loop's backoff (at most 1 s between attempts) reaches within about a second.
+  expect(stored.outages).toHaveLength(1);
+  const [o] = stored.outages;
+  expect(o.startMs).toBeGreaterThanOrEqual(closedAt);
+  expect(o.startMs).toBeLessThan(closedAt + 500);
+  expect(o.endMs).toBeGreaterThanOrEqual(backAt);
+  expect(o.endMs).toBeLessThan(backAt + 1500);
+  expect(o.endS - o.startS).toBeCloseTo((o.endMs - o.startMs) / 1000, 2);
+  const text = `generic: outage ${o.startS.toFixed(1)} s → ${o.endS.toFixed(1)} s (${(o.endS - o.startS).toFixed(1)} s)`;
+  expect(stdout).toContain(text);
+  const [report] = readModels(reportOptions({ db, out: path.join(tmp, 'report') })).load;
+  const table = loadRunTable(report);
+  expect(table.rows[0][table.head.indexOf('outages')]).toBe(text.slice('generic: '.length));
 });

@@ -2,6 +2,7 @@
  * The one percentile line: monotone, never above the exact max, p99.9 only over 1,000 samples —
  * over random HdrHistograms (the shape the load engine records) and over sorted samples.
  */
+import { OutageLog } from '../../src/core/outages';
 import { newHistogram } from '../../src/engine/sinks/hdr-intervals';
 import { seededRandom } from '../../src/core/random';
 import { histogramAt, histogramLine, P999_MIN_SAMPLES, percentileLine, sortedLine, type PercentileLine } from '../../src/core/percentile-line';
@@ -63,8 +64,8 @@ test('sorted samples: nearest rank, p99.9 from the 1,000th sample on; empty is a
 test('the load summary prints its percentiles through the line: p99 ≤ max, no p99.9 under 1,000 replies', () => {
   const latency = newHistogram();
   for (let i = 0; i < 200; i++) latency.recordValue(8796);
-  const totals = { sent: 200, dropped: 0, byOutcome: new Map([['ok', 200]]), latency, service: latency, lag: newHistogram(), bytes: 0, perMethod: new Map() };
-  const s = summarise({ server: 's', url: 'tcp://x', software: 'x', protocol: '1.4', durationMs: 1000, totals, generator: {} as never, refused: 0, firstRefusedAtMs: null, onsetMs: {}, intervals: 1, lateReplies: 0, status: 'interrupted' } as never);
+  const totals = { sent: 200, dropped: 0, byOutcome: new Map([['ok', 200]]), latency, service: latency, lag: newHistogram(), bytes: 0, perMethod: new Map(), outages: new OutageLog() };
+  const s = summarise({ server: 's', url: 'tcp://x', software: 'x', protocol: '1.4', durationMs: 1000, startedAtMs: 0, totals, generator: {} as never, refused: 0, firstRefusedAtMs: null, onsetMs: {}, intervals: 1, lateReplies: 0, status: 'interrupted' } as never);
   expect(s.latencyMs.p99).toBeLessThanOrEqual(s.latencyMs.max!);
   expect(s.latencyMs.p99).toBe(8.796);
   expect(s.latencyMs.p999).toBeNull();

@@ -10,25 +10,14 @@ import { ResultsStore } from '../../src/store/results';
 import { WalletStore } from '../../src/store/wallets';
 import { WalletLoad, type ServerLoadSummary } from '../../src/wallet/load';
 import { electrumWorkload } from '../../src/wallet/workloads/electrum';
-import { fullSyncCalls } from '../../src/core/wallet-scan';
 import { reportOptions } from '../../src/report/options';
 import { readModels } from '../../src/report/report';
 import { walletLoadTable } from '../../src/report/wallet-tables';
-import type { WalletLine } from '../../src/core/wallet-line';
 import type { LoadModel } from '../../src/core/load-types';
+import { unusedWallet } from '../support/unused-wallet';
 import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../support/misbehaving-server';
 
-const hex64 = (n: number) => n.toString(16).padStart(64, '0');
-const usedScripts = { receive: 0, change: 0 };
-/** An unused wallet: the electrum workload subscribes 20 receive and 10 change scripts, nothing more. */
-const wallet: WalletLine = {
-  wallet: 'w',
-  origin: 'synthetic',
-  type: 'p2wpkh',
-  gap: 0,
-  chains: { receive: Array.from({ length: 20 }, (_, i) => ({ address: null, scripthash: hex64(i + 1) })), change: Array.from({ length: 10 }, (_, i) => ({ address: null, scripthash: hex64(i + 100) })) },
-  expected: { txCount: 0, txCountExact: true, balance: { confirmed: 0, unconfirmed: 0 }, usedScripts, fullSync: fullSyncCalls(usedScripts, 0, 0) },
-};
+const wallet = unusedWallet;
 
 let dir: string;
 /** The database the last run of `arrivals` wrote. */

@@ -16,6 +16,7 @@ import { histogramLine } from '../../core/percentile-line';
 import type { IntervalCell, IntervalRecord, LoadOutcome } from '../../core/load-types';
 import { isAnswered } from '../../core/outcomes';
 import { GeneratorTally } from '../../core/generator-check';
+import { OutageLog } from '../../core/outages';
 import type { RequestSink } from './request-sink';
 
 /** Integer µs, 3 significant digits, as the issue and HdrHistogram's tools expect. */
@@ -90,6 +91,8 @@ export interface Totals {
   endNs: number | null;
   /** Requests judged for the generator check: sent late by more than a material share of their latency. */
   generator: GeneratorTally;
+  /** When the server was gone (src/core/outages.ts), on the run's clock. */
+  outages: OutageLog;
 }
 
 export interface LiveCounts {
@@ -124,6 +127,7 @@ export class IntervalRecorder implements RequestSink {
     unansweredAfterLastAnswer: 0,
     endNs: null,
     generator: new GeneratorTally(),
+    outages: new OutageLog(),
   };
 
   private frozen = false;
@@ -171,6 +175,8 @@ export class IntervalRecorder implements RequestSink {
   completed(method: MethodName, outcome: LoadOutcome, intendedNs: number, actualNs: number, endNs: number, bytes: number, wasOpened = true): void {
     if (this.frozen) return;
     if (wasOpened) this.open--;
+    // One no connection took was refused for want of any usable connection: the server is gone.
+    if (outcome === 'disconnect') this.totals.outages.gone(endNs, !wasOpened);
     this.noteAnswer(outcome, intendedNs, endNs);
     // Written before it ended: its lag is the generator's own part of its latency.
     if (wasOpened && actualNs < endNs) this.totals.generator.note((actualNs - intendedNs) / 1e6, (endNs - intendedNs) / 1e6);
@@ -193,6 +199,7 @@ export class IntervalRecorder implements RequestSink {
   private noteAnswer(outcome: LoadOutcome, intendedNs: number, endNs: number): void {
     const t = this.totals;
     if (isAnswered(outcome)) {
+      t.outages.answered(endNs);
       this.current.answered++;
       if (t.lastAnswerNs === null || endNs > t.lastAnswerNs) t.lastAnswerNs = endNs;
       t.unansweredAfterLastAnswer = 0;
