@@ -12,7 +12,7 @@ import type { Shard } from '../core/shard';
 import { wakeNear } from './wake-clock';
 
 /** Below this wait, the next start is waited in event-loop turns rather than through the wake clock. */
-const TURNS_NS = 100_000;
+const TURNS_NS = 20_000;
 /** Requests sent in one turn before yielding to I/O, so a backlog cannot starve replies. */
 const MAX_PER_TURN = 2_000;
 /**
@@ -129,9 +129,9 @@ export class ArrivalDriver implements Pacer {
         sendDue();
         if (next === Infinity) return done();
         const dueNs = Math.min(next, batch.oldestNs + HOLD_NS);
-        // The wake clock (wake-clock.ts) wakes us tens of µs early without spinning; those last µs
-        // are waited in loop turns (I/O is still handled between them), so units start within a
-        // few µs of schedule.
+        // The wake clock (wake-clock.ts) wakes us about on time without spinning; a wake still well
+        // early asks again, and only the last µs are waited in loop turns (I/O is still handled
+        // between them).
         if (dueNs - ctx.clock.now() >= TURNS_NS) this.cancelWake = wakeNear(Number(ctx.clock.t0) + dueNs, turn);
         else this.immediate = setImmediate(turn);
       };

@@ -5,16 +5,16 @@
  * a shared machine. Here a worker thread owns the waiting: Atomics.wait takes a fractional timeout
  * (a futex, precise to tens of µs) and the worker posts to the main thread when it is reached. The
  * post takes its own time to arrive (the hop, ~0.1 ms), so the worker is asked to wake a hop early,
- * by a moving estimate of the hops it has taken, and only the last tens of µs are waited in turns.
- * bench/wake-timing.ts measures this against the other ways (docs/findings).
+ * by a moving estimate of the hops it has taken; a wake still well early is asked for again, and
+ * only the last µs are waited in turns by the caller. bench/wake-timing.ts measures this against
+ * the other ways (docs/findings/2026-11-24-engine-iterations-and-wake-clock.md): at 400/s, lag p99
+ * ~0.35 ms for 2 % of a core, where a millisecond of turns per send took 57 % for ~0.1 ms.
  *
  * One worker serves the whole process, started on first use and never keeping it alive. Until it
  * is up (tens of ms) and if it cannot start, a timer does the waiting as before.
  */
 import { Worker } from 'node:worker_threads';
 
-/** What the caller waits in turns itself, past the hop: a wake never lands after the due time for want of it. */
-const MARGIN_NS = 50_000;
 /** The hop estimate's cap: on a busy machine one late post must not turn every later wait into turns. */
 const MAX_HOP_NS = 250_000;
 
@@ -64,7 +64,7 @@ class WakeClock {
     this.bell = new Int32Array(this.shared, 8, 1);
   }
 
-  /** Calls `fn` a little before `atNs` (hrtime ns): the caller waits the last µs in turns. Returns the cancel. */
+  /** Calls `fn` about at `atNs` (hrtime ns), a little before or after: the caller asks again or waits the last µs in turns. Returns the cancel. */
   at(atNs: number, fn: () => void): () => void {
     const w: Waiter = { atNs, fn };
     this.waiters.add(w);
@@ -108,7 +108,7 @@ class WakeClock {
   /** Runs every waiter whose wake time has come, then arms for the next. */
   private fire(): void {
     const now = nowNs();
-    const lead = this.hopNs + MARGIN_NS;
+    const lead = this.hopNs;
     for (const w of [...this.waiters]) {
       if (w.atNs - lead <= now) {
         this.waiters.delete(w);
@@ -132,7 +132,7 @@ class WakeClock {
       return;
     }
     this.worker?.ref();
-    const wakeNs = first - this.hopNs - MARGIN_NS;
+    const wakeNs = first - this.hopNs;
     const waitNs = wakeNs - nowNs();
     if (waitNs <= 0) {
       setImmediate(() => this.fire());

@@ -1,5 +1,5 @@
 /**
- * The wake clock (src/engine/wake-clock.ts): a wake comes, shortly before its time and never long
+ * The wake clock (src/engine/wake-clock.ts): a wake comes about at its time, never long before or
  * after it; a cancelled one never comes; a pending wake keeps the process alive as the timer it
  * replaces did, and a cancelled one does not.
  */
