@@ -9,10 +9,8 @@
 import type { IterationContext } from './iteration';
 import type { Pacer } from './executors/executor';
 import type { Shard } from '../core/shard';
-import { wakeNear } from './wake-clock';
+import { shortestWakeNs, wakeNear } from './wake-clock';
 
-/** Below this wait, the next start is waited in event-loop turns rather than through the wake clock. */
-const TURNS_NS = 20_000;
 /** Requests sent in one turn before yielding to I/O, so a backlog cannot starve replies. */
 const MAX_PER_TURN = 2_000;
 /**
@@ -129,10 +127,10 @@ export class ArrivalDriver implements Pacer {
         sendDue();
         if (next === Infinity) return done();
         const dueNs = Math.min(next, batch.oldestNs + HOLD_NS);
-        // The wake clock (wake-clock.ts) wakes us about on time without spinning; a wake still well
-        // early asks again, and only the last µs are waited in loop turns (I/O is still handled
-        // between them).
-        if (dueNs - ctx.clock.now() >= TURNS_NS) this.cancelWake = wakeNear(Number(ctx.clock.t0) + dueNs, turn);
+        // The wake clock (wake-clock.ts) wakes us about on time without spinning; a wake still
+        // early asks again, and the last µs, or a gap too short to sleep in, are waited in loop
+        // turns (I/O is still handled between them).
+        if (dueNs - ctx.clock.now() >= shortestWakeNs()) this.cancelWake = wakeNear(Number(ctx.clock.t0) + dueNs, turn);
         else this.immediate = setImmediate(turn);
       };
       // Replies are read in chunks of up to thousands: requests falling due meanwhile go out

@@ -64,6 +64,11 @@ class WakeClock {
     this.bell = new Int32Array(this.shared, 8, 1);
   }
 
+  /** How early a wake is aimed: the usual hop, or the timer's millisecond while there is no worker. */
+  get leadNs(): number {
+    return this.ready ? this.hopNs : 1_000_000;
+  }
+
   /** Calls `fn` about at `atNs` (hrtime ns), a little before or after: the caller asks again or waits the last µs in turns. Returns the cancel. */
   at(atNs: number, fn: () => void): () => void {
     const w: Waiter = { atNs, fn };
@@ -153,8 +158,17 @@ class WakeClock {
 
 let clock: WakeClock | undefined;
 
-/** Calls `fn` shortly before `atNs` (process.hrtime.bigint() as a number); returns a cancel. */
+/** Calls `fn` about at `atNs` (process.hrtime.bigint() as a number); returns a cancel. */
 export function wakeNear(atNs: number, fn: () => void): () => void {
   clock ??= new WakeClock();
   return clock.at(atNs, fn);
+}
+
+/**
+ * The shortest wait worth giving the clock: twice its lead. A shorter one would be all hop and no
+ * sleep (at thousands of sends a second the gaps are tens of µs), so it is waited in turns.
+ */
+export function shortestWakeNs(): number {
+  clock ??= new WakeClock();
+  return 2 * clock.leadNs;
 }
