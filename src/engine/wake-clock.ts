@@ -7,11 +7,13 @@
  * post takes its own time to arrive (the hop, ~0.1 ms), so the worker is asked to wake a hop early,
  * by a moving estimate of the hops it has taken; a wake still well early is asked for again, and
  * only the last µs are waited in turns by the caller. bench/wake-timing.ts measures this against
- * the other ways (docs/findings/2026-11-24-engine-iterations-and-wake-clock.md): at 400/s, lag p99
- * ~0.35 ms for 2 % of a core, where a millisecond of turns per send took 57 % for ~0.1 ms.
+ * the other ways (docs/findings/2026-11-24-engine-iterations-and-wake-clock.md): the waiting alone
+ * at 400/s, lag p99 ~0.38 ms for ~2 % of a core, where a millisecond of turns per send held it to
+ * ~0.09 ms for 57 %.
  *
- * One worker serves the whole process, started on first use and never keeping it alive. Until it
- * is up (tens of ms) and if it cannot start, a timer does the waiting as before.
+ * One worker serves the whole process, started on first use; it keeps the process alive only while
+ * a wake is awaited, as the timer it replaces did. Until it is up (tens of ms) and if it cannot
+ * start, a timer does the waiting, up to 1 ms early as before.
  */
 import { Worker } from 'node:worker_threads';
 
