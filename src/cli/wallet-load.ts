@@ -22,6 +22,7 @@ import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
 import { arrivalModel, type ModelArgs } from './load-plan';
 import { hold as holdExecutor } from '../engine/executors/hold';
+import { executorFor } from '../engine/executors/registry';
 import type { LoadModel } from '../core/load-types';
 import { describeModel } from '../report/load-tables';
 import { parseDurationMs } from '../load/schedule';
@@ -90,8 +91,10 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   if (stray.length) problems.push(`--workload drives whole wallets: --${stray.join(', --')} apply to request-level load only`);
   const hold = a.hold ?? 0;
   if (!Number.isInteger(hold) || hold < 0) problems.push(`--hold must be an integer >= 0, got ${a.hold}`);
+  const noted = problems.length;
   const arrivals = arrivalModel(a, problems);
-  if (!arrivals && hold === 0) problems.push('--workload needs a way for wallets to arrive (--rate R wallets/s, --stages, --vus N, --vus-stages, --iterations K) and/or --hold N (wallets kept connected)');
+  // Only when no arrival option was given at all: a wrong one has its own problem noted.
+  if (!arrivals && hold === 0 && problems.length === noted) problems.push('--workload needs a way for wallets to arrive (--rate R wallets/s, --stages, --vus N, --vus-stages, --iterations K) and/or --hold N (wallets kept connected)');
   if (a.duration !== undefined && !arrivals) problems.push('--duration applies to arriving wallets (--rate, --vus, ...): how long they keep arriving');
   if (hold > 0) problems.push(...holdExecutor.validate({ kind: 'hold', sessions: hold, concurrency: a['hold-concurrency'] }).filter((p) => !p.startsWith('--hold ')));
   if (workload && !workload.subscribes) {
@@ -112,7 +115,10 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
 
 export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<number> {
   const { workload, hold, arrivals, notifyWaitMs, naturalWaitMs } = walletLoadPlan(a, argv);
-  const durationMs = arrivals?.durationMs ?? 0;
+  // How long wallets arrive: the stages' sum for a ramp, --duration (or its default) otherwise, a
+  // limit for iterations, which end when done.
+  const executor = arrivals ? executorFor(arrivals.model) : undefined;
+  const durationMs = arrivals ? executor!.lengthMs(arrivals.model, arrivals.durationMs) : 0;
   const resolved = await resolveTargets(a);
   const lab = await labServersAmong(resolved.targets);
   const onLab = lab.servers;
@@ -179,7 +185,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   try {
     for (const t of targets) {
       if (runner.stopped) break;
-      log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivals ? `, wallets arriving (${describeModel(arrivals.model)}) for ${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`);
+      log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivals ? `, wallets arriving (${describeModel(arrivals.model)}) for ${executor?.endsWhenDone ? 'up to ' : ''}${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`);
       summaries.push(await runner.runServer(t));
     }
     if (runner.stopped) status = 'interrupted';

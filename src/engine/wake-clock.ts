@@ -115,8 +115,10 @@ class WakeClock {
   /** Runs every waiter whose wake time has come, then arms for the next. */
   private fire(): void {
     const now = nowNs();
-    const lead = this.hopNs;
+    const lead = this.leadNs;
     for (const w of [...this.waiters]) {
+      // Cancelled by an earlier waiter's callback in this same round: it does not run.
+      if (!this.waiters.has(w)) continue;
       if (w.atNs - lead <= now) {
         this.waiters.delete(w);
         w.fn();
@@ -139,7 +141,7 @@ class WakeClock {
       return;
     }
     this.worker?.ref();
-    const wakeNs = first - this.hopNs;
+    const wakeNs = first - this.leadNs;
     const waitNs = wakeNs - nowNs();
     if (waitNs <= 0) {
       setImmediate(() => this.fire());

@@ -107,12 +107,18 @@ export interface ServerLoadSummary {
   loopDelayP99Ms: number;
 }
 
+/** How long syncs still running at a stop may take to end before they are cut short: a stop takes at most 2 s. */
+const STOP_GRACE_MS = 1500;
+
 export class WalletLoad {
   private stopping = false;
   /** The executor running now (the hold's fill, the arrivals): a stop reaches it at once. */
   private pacer: Pacer | undefined;
   /** The held wallets' way back on the server run now: a stop cuts it short. */
   private rehold: Rehold | undefined;
+  private markStopped!: () => void;
+  /** Resolves at the stop: syncs still running then get a short grace, no more (a stop takes at most 2 s). */
+  private readonly stopSignal = new Promise<void>((resolve) => (this.markStopped = resolve));
 
   constructor(
     private readonly o: WalletLoadOptions,
@@ -123,6 +129,7 @@ export class WalletLoad {
 
   stop(): void {
     this.stopping = true;
+    this.markStopped();
     this.pacer?.stop();
     this.rehold?.close();
   }
@@ -198,6 +205,7 @@ export class WalletLoad {
     if (want === 0) return { failed: 0, seconds: 0 };
     let lastLog = Date.now();
     const iteration = walletSyncIteration({
+      failed: () => this.pacer?.stop(),
       clock: new RunClock(process.hrtime.bigint()),
       workload: this.o.workload,
       wallets: this.o.wallets,
@@ -222,8 +230,8 @@ export class WalletLoad {
     });
     const fill = holdExecutor.create(iteration, { kind: 'hold', sessions: want, concurrency: this.o.holdConcurrency }, 0) as HoldFill;
     await this.paced(fill);
-    // Syncs still running when a stop came end on their own (each has its timeout); their sessions are closed.
-    await iteration.settled();
+    // Syncs still running when a stop came are cut short after a grace; their sessions are closed when they end.
+    await iteration.settled(this.stopSignal, STOP_GRACE_MS);
     this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${fill.failed} syncs failed)`);
     return { failed: fill.failed, seconds: (Date.now() - started) / 1000 };
   }
@@ -263,11 +271,17 @@ export class WalletLoad {
       }
       return answered;
     };
-    const iteration = walletSyncIteration({ clock, workload: this.o.workload, wallets: this.o.wallets, connection: this.connection(t), ended });
+    const iteration = walletSyncIteration({ clock, workload: this.o.workload, wallets: this.o.wallets, connection: this.connection(t), ended, failed: () => this.pacer?.stop() });
     const pacer = executor.create(iteration, model, executor.lengthMs(model, this.o.durationMs));
     await this.paced(pacer);
     const notStarted = pacer.unsent?.() ?? 0;
-    await iteration.settled();
+    // Arrivals still syncing when a stop's grace ran out end as cut short, as unanswered requests do.
+    const cutShort = await iteration.settled(this.stopSignal, STOP_GRACE_MS);
+    if (cutShort > 0) {
+      failed += cutShort;
+      failures['cut-short'] = (failures['cut-short'] ?? 0) + cutShort;
+      answering.unansweredAfter += cutShort;
+    }
     const intended = iteration.started + notStarted;
     const line = sortedLine(fromIntended.sort((a, b) => a - b));
     return {

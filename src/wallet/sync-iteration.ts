@@ -35,13 +35,20 @@ export interface WalletSyncOptions {
    * for the hold executor; a sync answered, for the others).
    */
   ended(unit: WalletSyncUnit): boolean;
+  /** A sync, or recording it, threw (a user's error, a write refused): the run is to stop and fail with it. */
+  failed?(err: unknown): void;
 }
 
 export interface WalletSyncIteration extends IterationContext {
   /** Units started so far. */
   readonly started: number;
-  /** Resolves when every unit started has ended. */
-  settled(): Promise<void>;
+  /**
+   * Resolves when every unit started has ended; or, once `stopped` has resolved, after at most
+   * `graceMs` more, giving how many were still running then: those are cut short (their sessions
+   * closed when they end, their ends not recorded), so a stop never waits for a server's timeouts.
+   * Throws what a unit threw.
+   */
+  settled(stopped?: Promise<void>, graceMs?: number): Promise<number>;
 }
 
 export function walletSyncIteration(o: WalletSyncOptions): WalletSyncIteration {
@@ -49,6 +56,8 @@ export function walletSyncIteration(o: WalletSyncOptions): WalletSyncIteration {
   let started = 0;
   /** A sync that threw rather than ended (a user's error, e.g. a wallet the workload cannot read). */
   let thrown: unknown;
+  /** Past the stop's grace: what ends now is not recorded. */
+  let cutShort = false;
   const start = (intendedNs: number, whenDone?: (ok: boolean) => void): void => {
     const index = started++;
     const lagMs = (o.clock.now() - intendedNs) / 1e6;
@@ -60,6 +69,11 @@ export function walletSyncIteration(o: WalletSyncOptions): WalletSyncIteration {
       hold: o.hold,
       onNotification: connection ? (n) => connection.heard.push(n) : undefined,
     }).then((result) => {
+      if (cutShort) {
+        result.session?.close();
+        return whenDone?.(false);
+      }
+      // Recorded whether or not anyone waits for it (an open-model start does not).
       const ok = o.ended({ result, intendedMs: intendedNs / 1e6, lagMs, connection });
       whenDone?.(ok);
     });
@@ -69,6 +83,9 @@ export function walletSyncIteration(o: WalletSyncOptions): WalletSyncIteration {
       (err) => {
         running.delete(sync);
         thrown ??= err;
+        o.failed?.(err);
+        // Its executor is told, or a user of a hold or a virtual user would wait for it for ever.
+        whenDone?.(false);
       },
     );
   };
@@ -90,9 +107,13 @@ export function walletSyncIteration(o: WalletSyncOptions): WalletSyncIteration {
     get started() {
       return started;
     },
-    async settled() {
-      while (running.size > 0) await Promise.allSettled([...running]);
+    async settled(stopped, graceMs = 0) {
+      let graceOver = false;
+      const grace = stopped?.then(() => new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())).then(() => void (graceOver = true));
+      while (running.size > 0 && !graceOver) await Promise.race([Promise.allSettled([...running]), ...(grace ? [grace] : [])]);
       if (thrown) throw thrown;
+      cutShort = running.size > 0;
+      return running.size;
     },
   };
 }

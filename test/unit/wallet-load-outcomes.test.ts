@@ -14,6 +14,9 @@ import { reportOptions } from '../../src/report/options';
 import { readModels } from '../../src/report/report';
 import { walletLoadTable } from '../../src/report/wallet-tables';
 import type { LoadModel } from '../../src/core/load-types';
+import { walletSyncIteration } from '../../src/wallet/sync-iteration';
+import { hold } from '../../src/engine/executors/hold';
+import { RunClock } from '../../src/engine/run-clock';
 import { unusedWallet } from '../support/unused-wallet';
 import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../support/misbehaving-server';
 
@@ -88,6 +91,39 @@ test('a stop mid-run: the arrivals not started are counted as such, and all add 
   expect(a.notStarted).toBeGreaterThanOrEqual(20);
   expect(a.notStarted).toBeLessThanOrEqual(24);
   expect(a.stoppedAnswering).toBeNull();
+});
+
+test('a stop while syncs wait on a silent server ends within 2 s: the syncs still running are cut short, and all add up', async () => {
+  const t0 = Date.now();
+  // Answers nothing after the handshake; each call would wait its 5 s timeout.
+  const a = await arrivals({ nullResults: true, answerFirst: 0, delayMs: 1 }, 20, 2000, 500);
+  expect(Date.now() - t0).toBeLessThan(2600);
+  expectEveryArrivalOnce(a, 40);
+  expect(a.failures['cut-short']).toBeGreaterThanOrEqual(5);
+  expect(a.synced).toBe(0);
+});
+
+describe('the wallet-sync iteration when recording a sync throws', () => {
+  test('the hold executor ends instead of waiting for ever, and the error comes out', async () => {
+    srv = await startMisbehavingServer({ nullResults: true });
+    const target = { host: '127.0.0.1', port: srv.port, tls: false, timeoutMs: 2000 };
+    let fill: ReturnType<typeof hold.create> | undefined;
+    const iteration = walletSyncIteration({
+      clock: new RunClock(process.hrtime.bigint()),
+      workload: electrumWorkload,
+      wallets: [wallet],
+      connection: target,
+      hold: true,
+      ended: (u) => {
+        u.result.session?.close();
+        throw new Error('write refused');
+      },
+      failed: () => fill?.stop(),
+    });
+    fill = hold.create(iteration, { kind: 'hold', sessions: 3, concurrency: 2 }, 0);
+    await fill.run();
+    await expect(iteration.settled()).rejects.toThrow('write refused');
+  });
 });
 
 describe('wallets paced by any executor of the engine', () => {

@@ -51,7 +51,8 @@ function fill(ctx: IterationContext, c: Hold): HoldFill {
       });
       running--;
       if (ok) held++;
-      else failed++;
+      // A sync the stop kept from being held did not fail.
+      else if (!stopped) failed++;
     }
   };
   return {

@@ -60,6 +60,7 @@ class SequentialWorkers implements Pacer {
   /** One cursor per pass, shared by the part's workers: a worker moves on to the next pass as soon as this one has nothing left to start, without waiting for the others. */
   private async runPart(server: number | undefined): Promise<void> {
     const { plan, ctx } = this;
+    if (plan.passes < 1) return; // nothing planned (validate() refuses it; a caller that skipped it gets no pass)
     let pass = 0;
     let batch = ctx.batch({ pass, warmup: pass < plan.warmup, server });
     const next = (): PlanBatch | undefined => {
