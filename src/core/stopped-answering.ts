@@ -32,6 +32,31 @@ export interface AnsweringSeen {
   endS: number;
 }
 
+/**
+ * Whether a server still answers, unit by unit, in whatever time unit the caller keeps: an answer
+ * moves its last answer on; a unit due after it that ends unanswered counts toward "stopped
+ * answering" (one due before it timed out in its own time).
+ */
+export class AnswerWatch {
+  lastAnswer: number | null = null;
+  unansweredAfter = 0;
+
+  /** A unit due at `due` ended at `end`, answered or not. */
+  note(answered: boolean, due: number, end: number): void {
+    if (answered) {
+      if (this.lastAnswer === null || end > this.lastAnswer) this.lastAnswer = end;
+      this.unansweredAfter = 0;
+    } else if (this.lastAnswer === null || due >= this.lastAnswer) {
+      this.unansweredAfter++;
+    }
+  }
+
+  /** `n` units the run's end left unanswered (cut short): each due after the last answer, or it would have had one. */
+  cutShort(n: number): void {
+    this.unansweredAfter += n;
+  }
+}
+
 export function stoppedAnswering(seen: AnsweringSeen): StoppedAnswering | null {
   const atS = seen.lastAnswerS ?? 0;
   if (seen.unansweredAfterLastAnswer < MIN_UNANSWERED || seen.endS - atS < MIN_SILENCE_S) return null;

@@ -89,7 +89,7 @@ export function summarise(r: ServerResult): ServerSummary {
     sentRps: Math.round((t.sent / seconds) * 10) / 10,
     outcomes,
     scheduled,
-    stoppedAnswering: stoppedAnswering({ answered, of: scheduled, lastAnswerS: s(t.lastAnswerNs), unansweredAfterLastAnswer: t.unansweredAfterLastAnswer, endS: s(t.endNs) ?? seconds }),
+    stoppedAnswering: stoppedAnswering({ answered, of: scheduled, lastAnswerS: s(t.answers.lastAnswer), unansweredAfterLastAnswer: t.answers.unansweredAfter, endS: s(t.endNs) ?? seconds }),
     outages: t.outages.outages(r.startedAtMs),
     latencyMs: { p50: latency.p50, p90: latency.p90, p99: latency.p99, p999: latency.p999, max: latency.max },
     serviceMs: { p50: service.p50, p99: service.p99 },

@@ -30,7 +30,7 @@ import { percentile } from '../core/quantiles';
 import { sortedLine } from '../core/percentile-line';
 import { isAnswered } from '../core/outcomes';
 import { GeneratorTally, generatorVerdict, type GeneratorVerdict } from '../core/generator-check';
-import { stoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
+import { AnswerWatch, stoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
 
 /**
  * Where blocks come from: mined on request (the lab, or a regtest node), timed from the mining
@@ -249,8 +249,9 @@ export class WalletLoad {
     const lags: number[] = [];
     const failures: Record<string, number> = {};
     let failed = 0;
-    // Whether the server still answers: its last answer, and the syncs due after it that got none.
-    const answering = { answered: 0, lastMs: null as number | null, unansweredAfter: 0 };
+    // Whether the server still answers (ms since the arrivals began): its last answer, and the syncs due after it that got none.
+    const answers = new AnswerWatch();
+    let answeredCount = 0;
     const tally = new GeneratorTally();
     const ended = ({ result: r, intendedMs, lagMs }: WalletSyncUnit): boolean => {
       this.record(serverId, r, { intendedMs, lagMs });
@@ -262,13 +263,8 @@ export class WalletLoad {
         failures[r.status] = (failures[r.status] ?? 0) + 1;
       }
       const answered = isAnswered(r.status);
-      if (answered) {
-        answering.answered++;
-        answering.lastMs = Math.max(answering.lastMs ?? 0, sinceStartMs());
-        answering.unansweredAfter = 0;
-      } else if (answering.lastMs === null || intendedMs >= answering.lastMs) {
-        answering.unansweredAfter++;
-      }
+      if (answered) answeredCount++;
+      answers.note(answered, intendedMs, sinceStartMs());
       return answered;
     };
     const iteration = walletSyncIteration({ clock, workload: this.o.workload, wallets: this.o.wallets, connection: this.connection(t), ended, failed: () => this.pacer?.stop() });
@@ -280,7 +276,7 @@ export class WalletLoad {
     if (cutShort > 0) {
       failed += cutShort;
       failures['cut-short'] = (failures['cut-short'] ?? 0) + cutShort;
-      answering.unansweredAfter += cutShort;
+      answers.cutShort(cutShort);
     }
     const intended = iteration.started + notStarted;
     const line = sortedLine(fromIntended.sort((a, b) => a - b));
@@ -295,10 +291,10 @@ export class WalletLoad {
       p99Ms: line.p99,
       lagP99Ms: percentile(lags.sort((a, b) => a - b), 0.99),
       stoppedAnswering: stoppedAnswering({
-        answered: answering.answered,
+        answered: answeredCount,
         of: intended,
-        lastAnswerS: answering.lastMs === null ? null : answering.lastMs / 1000,
-        unansweredAfterLastAnswer: answering.unansweredAfter,
+        lastAnswerS: answers.lastAnswer === null ? null : answers.lastAnswer / 1000,
+        unansweredAfterLastAnswer: answers.unansweredAfter,
         endS: sinceStartMs() / 1000,
       }),
       generator: generatorVerdict(tally.atRisk, tally.units, 'arrivals', 'started late'),

@@ -15,6 +15,7 @@ import type { MethodName } from '../../core/methods';
 import { histogramLine } from '../../core/percentile-line';
 import type { IntervalCell, IntervalRecord, LoadOutcome } from '../../core/load-types';
 import { isAnswered } from '../../core/outcomes';
+import { AnswerWatch } from '../../core/stopped-answering';
 import { GeneratorTally } from '../../core/generator-check';
 import { OutageLog } from '../../core/outages';
 import type { RequestSink } from './request-sink';
@@ -83,10 +84,8 @@ export interface Totals {
   cutShort: number;
   /** Due by the schedule, never sent because the run stopped first (open model). */
   notSent: number;
-  /** When the server last answered (ns on the run's clock), null if it never did. */
-  lastAnswerNs: number | null;
-  /** Requests due after that last answer that ended unanswered (timeout, disconnect, cut short). */
-  unansweredAfterLastAnswer: number;
+  /** Whether the server still answers (ns on the run's clock): its last answer, and the requests due after it that ended unanswered (timeout, disconnect, cut short). */
+  answers: AnswerWatch;
   /** When recording stopped (ns on the run's clock), null while it goes on. */
   endNs: number | null;
   /** Requests judged for the generator check: sent late by more than a material share of their latency. */
@@ -123,8 +122,7 @@ export class IntervalRecorder implements RequestSink {
     perMethod: new Map(),
     cutShort: 0,
     notSent: 0,
-    lastAnswerNs: null,
-    unansweredAfterLastAnswer: 0,
+    answers: new AnswerWatch(),
     endNs: null,
     generator: new GeneratorTally(),
     outages: new OutageLog(),
@@ -142,7 +140,7 @@ export class IntervalRecorder implements RequestSink {
     this.frozen = true;
     this.totals.endNs = nowNs;
     this.totals.cutShort = this.open;
-    this.totals.unansweredAfterLastAnswer += this.open;
+    this.totals.answers.cutShort(this.open);
   }
 
   /** A call was created (queued on a connection): it ends in `completed` or is cut short. */
@@ -198,14 +196,12 @@ export class IntervalRecorder implements RequestSink {
    */
   private noteAnswer(outcome: LoadOutcome, intendedNs: number, endNs: number): void {
     const t = this.totals;
-    if (isAnswered(outcome)) {
+    const answered = isAnswered(outcome);
+    if (answered) {
       t.outages.answered(endNs);
       this.current.answered++;
-      if (t.lastAnswerNs === null || endNs > t.lastAnswerNs) t.lastAnswerNs = endNs;
-      t.unansweredAfterLastAnswer = 0;
-    } else if (t.lastAnswerNs === null || intendedNs >= t.lastAnswerNs) {
-      t.unansweredAfterLastAnswer++;
     }
+    t.answers.note(answered, intendedNs, endNs);
   }
 
   /**
