@@ -65,3 +65,16 @@ export interface PlanContext {
   /** A cursor over `part`'s units. Workers sharing one share its units: each unit starts once. */
   batch(part: PlanPart): PlanBatch;
 }
+
+/**
+ * One step of a closed loop (virtual users, a hold's fillers, a plan's workers): starts one unit
+ * now and resolves when it has ended, saying how; 'unsent' when no connection could take it (its
+ * outcome is recorded already).
+ */
+export function untilEnded(batch: UnitBatch, nowNs: number): Promise<'ok' | 'failed' | 'unsent'> {
+  return new Promise((resolve) => {
+    const started = batch.add(nowNs, (ok) => resolve(ok ? 'ok' : 'failed'));
+    batch.flush();
+    if (!started) resolve('unsent');
+  });
+}

@@ -4,7 +4,7 @@
  * says, each time a user is free, whether it sends now, waits (a ramp not yet at it) or is done
  * (its iterations ran out).
  */
-import type { IterationContext } from './iteration';
+import { untilEnded, type IterationContext } from './iteration';
 import type { Pacer } from './executors/executor';
 
 export interface UserSchedule {
@@ -55,12 +55,7 @@ export class VirtualUsers implements Pacer {
           continue;
         }
         // In a closed model the next request is due when the previous one answered: intended = now.
-        let sent = false;
-        await new Promise<void>((resolve) => {
-          sent = batch.add(ctx.clock.now(), () => resolve());
-          batch.flush();
-          if (!sent) resolve();
-        });
+        const sent = (await untilEnded(batch, ctx.clock.now())) !== 'unsent';
         // No usable connection (an outage): the failure is recorded; wait about one reconnect
         // step, so an outage costs a few errors per user per second, not one per poll.
         if (!sent) await this.sleep(250);

@@ -6,7 +6,7 @@
  * replaced until more than a tenth of the sessions (at least 10) have failed: a server refusing
  * connections would otherwise be retried for ever.
  */
-import type { IterationContext } from '../iteration';
+import { untilEnded, type IterationContext } from '../iteration';
 import { countProblem, type Executor, type Pacer } from './executor';
 import type { LoadModel } from '../../core/load-types';
 import { shareOf } from '../../core/shard';
@@ -45,12 +45,9 @@ function fill(ctx: IterationContext, c: Hold): HoldFill {
   const filler = async () => {
     while (!stopped && held + running < c.sessions && failed <= failureLimit) {
       running++;
-      const ok = await new Promise<boolean>((resolve) => {
-        if (!batch.add(ctx.clock.now(), resolve)) resolve(false);
-        batch.flush();
-      });
+      const ended = await untilEnded(batch, ctx.clock.now());
       running--;
-      if (ok) held++;
+      if (ended === 'ok') held++;
       // A sync the stop kept from being held did not fail.
       else if (!stopped) failed++;
     }

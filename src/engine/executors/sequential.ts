@@ -9,7 +9,7 @@
  * server: every server gets its own N workers over its own share of the plan, so a slow server
  * cannot take the workers a fast one should have had.
  */
-import type { PlanBatch, PlanContext } from '../iteration';
+import { untilEnded, type PlanBatch, type PlanContext } from '../iteration';
 import { countOrZeroProblem, countProblem, type Pacer, type PlanExecutor } from './executor';
 
 export interface SequentialPlan {
@@ -75,10 +75,7 @@ class SequentialWorkers implements Pacer {
         const b = next();
         if (!b) return;
         this.active++;
-        await new Promise<void>((resolve) => {
-          if (b.add(ctx.clock.now(), () => resolve())) b.flush();
-          else resolve();
-        });
+        await untilEnded(b, ctx.clock.now());
         this.active--;
       }
     };
