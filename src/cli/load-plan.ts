@@ -9,12 +9,12 @@ import type { LoadModel, Mix } from '../core/load-types';
 import { executorFor, problemsOf } from '../engine/executors/registry';
 import { countProblem } from '../engine/executors/executor';
 import { parseMix } from '../engine/iterations/requests';
-import { parseDurationMs, parseStages } from '../load/schedule';
+import { parseStages } from '../load/schedule';
 import { parseShard, shareOf, type Shard } from '../core/shard';
 import { parseSourceAddresses } from '../load/source-addresses';
 import { parseThreshold } from '../load/thresholds';
 import { parseSlo, type FindMaxOptions } from '../load/find-max';
-import { collecting, timeoutSeconds, withinTimer } from './validate';
+import { collecting, durationOption, timeoutSeconds, withinTimer } from './validate';
 
 /** The options of `load` the plan reads (yargs' parse of them). */
 export interface LoadPlanArgs {
@@ -75,11 +75,10 @@ type ShapeOption = (typeof SHAPES)[number];
 export function loadPlan(a: LoadPlanArgs): LoadPlan {
   const problems: string[] = [];
   const take = collecting(problems);
-  const durationOf = (option: string, text: string): number | undefined => take(() => withinTimer(`--${option}`, text, parseDurationMs(text, `--${option}`)));
 
-  const findMax = findMaxOptions(a, problems, take, durationOf);
+  const findMax = findMaxOptions(a, problems, take);
   // With --find-max the search sets each step's rate and length itself.
-  const chosen = a['find-max'] ? undefined : chooseModel(a, problems, take, durationOf);
+  const chosen = a['find-max'] ? undefined : chooseModel(a, problems, take);
   const model: LoadModel = chosen?.model ?? { kind: 'rate', rate: 1 };
   const durationMs = chosen?.durationMs ?? 0;
 
@@ -120,15 +119,13 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
 export function arrivalModel(a: ModelArgs, problems: string[]): { model: LoadModel; durationMs: number } | undefined {
   if (!SHAPES.some((k) => a[k] !== undefined)) return undefined;
   const take = collecting(problems);
-  const durationOf: DurationOf = (option, text) => take(() => withinTimer(`--${option}`, text, parseDurationMs(text, `--${option}`)));
-  return chooseModel(a, problems, take, durationOf);
+  return chooseModel(a, problems, take);
 }
 
 type Take = <T>(parse: () => T) => T | undefined;
-type DurationOf = (option: string, text: string) => number | undefined;
 
 /** The executor the options name and its config, checked by the executor itself; undefined when they name none. */
-function chooseModel(a: ModelArgs, problems: string[], take: Take, durationOf: DurationOf): { model: LoadModel; durationMs: number } | undefined {
+function chooseModel(a: ModelArgs, problems: string[], take: Take): { model: LoadModel; durationMs: number } | undefined {
   const given = SHAPES.filter((k) => a[k] !== undefined);
   const iterated = a.iterations !== undefined || a['iterations-per-vu'] !== undefined;
   const shapes = given.filter((k) => !(k === 'vus' && iterated));
@@ -140,7 +137,7 @@ function chooseModel(a: ModelArgs, problems: string[], take: Take, durationOf: D
     return undefined;
   }
   const shape: ShapeOption = shapes[0];
-  const thinkTimeMs = durationOf('think-time', a['think-time']) ?? 0;
+  const thinkTimeMs = take(() => durationOption('think-time', a['think-time'])) ?? 0;
   const stagesOf = (option: 'stages' | 'vus-stages') =>
     take(() => {
       const stages = parseStages(a[option]!, `--${option}`);
@@ -167,12 +164,12 @@ function chooseModel(a: ModelArgs, problems: string[], take: Take, durationOf: D
     if (a.duration !== undefined) problems.push(`--duration does not apply to --${shape}: the stages set the length`);
     return { model, durationMs: 0 };
   }
-  const durationMs = a.duration === undefined ? executor.duration.defaultMs : durationOf('duration', a.duration);
+  const durationMs = a.duration === undefined ? executor.duration.defaultMs : take(() => durationOption('duration', a.duration!));
   if (durationMs !== undefined && !(durationMs > 0)) problems.push('--duration must be above 0');
   return { model, durationMs: durationMs ?? 0 };
 }
 
-function findMaxOptions(a: LoadPlanArgs, problems: string[], take: Take, durationOf: DurationOf): FindMaxOptions | undefined {
+function findMaxOptions(a: LoadPlanArgs, problems: string[], take: Take): FindMaxOptions | undefined {
   if (!a['find-max']) {
     if (a.slo !== undefined) problems.push('--slo applies to --find-max only');
     return undefined;
@@ -183,9 +180,9 @@ function findMaxOptions(a: LoadPlanArgs, problems: string[], take: Take, duratio
   if (!(a['max-error-rate'] >= 0 && a['max-error-rate'] <= 1)) problems.push(`--max-error-rate must be 0..1, got ${a['max-error-rate']}`);
   if (!(a['step-factor'] > 1)) problems.push(`--step-factor must be above 1, got ${a['step-factor']}`);
   if (!(a['max-rate'] > 0)) problems.push(`--max-rate must be a number > 0, got ${a['max-rate']}`);
-  const dwellMs = durationOf('dwell', a.dwell);
+  const dwellMs = take(() => durationOption('dwell', a.dwell));
   if (dwellMs !== undefined && dwellMs < 2000) problems.push('--dwell must be at least 2s: a step is judged on whole seconds');
-  const warmupMs = durationOf('warmup', a.warmup);
+  const warmupMs = take(() => durationOption('warmup', a.warmup));
   const slo = a.slo ? take(() => parseSlo(a.slo!)) : undefined;
   if (!slo || dwellMs === undefined || warmupMs === undefined) return undefined;
   return {

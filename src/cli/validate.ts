@@ -7,6 +7,7 @@
  */
 import { UserError } from '../core/user-error';
 import { MAX_TIMER_MS } from '../core/timer-limit';
+import { parseDurationMs } from '../load/schedule';
 import { planProblemsOf, type PlanModel } from '../engine/executors/registry';
 const MAX_TIMER_TEXT = `${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24 days)`;
 
@@ -62,6 +63,11 @@ export function timeoutSeconds(flag: string, seconds: number): number {
 export function withinTimer(flag: string, typed: string, ms: number): number {
   if (ms > MAX_TIMER_MS) throw new UserError(`${flag} ${typed} is longer than a timer can wait: at most ${MAX_TIMER_TEXT}`);
   return ms;
+}
+
+/** `--OPTION`'s duration as typed (k6's syntax: 30s, 5m, 1h30m), in ms, within what a timer can hold. */
+export function durationOption(option: string, typed: string): number {
+  return withinTimer(`--${option}`, typed, parseDurationMs(typed, `--${option}`));
 }
 
 /**

@@ -25,11 +25,10 @@ import { hold as holdExecutor } from '../engine/executors/hold';
 import { executorFor } from '../engine/executors/registry';
 import type { LoadModel } from '../core/load-types';
 import { describeModel } from '../report/load-tables';
-import { parseDurationMs } from '../load/schedule';
 import { electrumTargets, ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
-import { collecting, timeoutSeconds, withinTimer } from './validate';
+import { collecting, durationOption, timeoutSeconds } from './validate';
 import { walletsNetwork } from '../dataset/expected-network';
 
 export interface WalletLoadArgs extends TargetArgs, ModelArgs {
@@ -107,8 +106,8 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
     const v = a[name];
     if (!Number.isInteger(v) || v < min) problems.push(`--${name} must be an integer >= ${min}, got ${v}`);
   }
-  const notifyWaitMs = take(() => withinTimer('--notify-wait', a['notify-wait'], parseDurationMs(a['notify-wait'], '--notify-wait')));
-  const naturalWaitMs = take(() => withinTimer('--natural-wait', a['natural-wait'], parseDurationMs(a['natural-wait'], '--natural-wait')));
+  const notifyWaitMs = take(() => durationOption('notify-wait', a['notify-wait']));
+  const naturalWaitMs = take(() => durationOption('natural-wait', a['natural-wait']));
   if (problems.length) throw new UserError(problems.join('; '));
   return { workload: workload!, hold, arrivals, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs! };
 }
