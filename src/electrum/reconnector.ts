@@ -81,9 +81,8 @@ export class Reconnector {
   private readonly claimed = new WeakSet<ElectrumClient>();
 
   private async sharedAttempt(outage: Outage, skipServerInfo: boolean): Promise<ElectrumClient | ElectrumError> {
-    const wait = Math.min(RECONNECT_BACKOFF_MS.max, RECONNECT_BACKOFF_MS.first * 2 ** Math.max(0, outage.failures - 1));
     try {
-      await abortableSleep(wait, this.abort.signal);
+      await abortableSleep(backoffMs(outage.failures), this.abort.signal);
       const client = await this.dial(skipServerInfo);
       this.outages.push({ since: outage.since, until: Date.now(), failedAttempts: outage.failures });
       if (this.outage === outage) this.outage = undefined;
@@ -108,7 +107,13 @@ function closingError(o: ClientOptions): ElectrumError {
   return new ElectrumError('disconnect', `pool ${formatServerUrl({ host: o.host, port: o.port, tls: !!o.tls }, 'tcp')} is closing`);
 }
 
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+/** The wait before the next attempt after `failures` failed ones: the first step for none or one, then doubling to the cap. */
+export function backoffMs(failures: number): number {
+  return Math.min(RECONNECT_BACKOFF_MS.max, RECONNECT_BACKOFF_MS.first * 2 ** Math.max(0, failures - 1));
+}
+
+/** Resolves after `ms`, or rejects as soon as `signal` aborts (its listener removed either way). */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new Error('aborted'));
     const timer = setTimeout(() => {

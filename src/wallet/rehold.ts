@@ -14,7 +14,7 @@
  * by a refused attempt) to the first handshake the server answered after it.
  */
 import type { ClientOptions } from '../electrum/client';
-import { Reconnector, RECONNECT_BACKOFF_MS } from '../electrum/reconnector';
+import { abortableSleep, backoffMs, Reconnector } from '../electrum/reconnector';
 import type { WalletLine } from '../core/wallet-line';
 import { OutageLog, readOutages, type Outage } from '../core/outages';
 import { sortedLine } from '../core/percentile-line';
@@ -113,7 +113,8 @@ export class Rehold {
     // Failed syncs of a server that did take the connection; failed connects are paced by the reconnector.
     let failedSyncs = 0;
     while (!this.closed) {
-      if (failedSyncs > 0) await this.sleep(Math.min(RECONNECT_BACKOFF_MS.max, RECONNECT_BACKOFF_MS.first * 2 ** (failedSyncs - 1)));
+      // A stop ends the wait at once; the loop then sees it closed.
+      if (failedSyncs > 0) await abortableSleep(backoffMs(failedSyncs), this.stopSleeps.signal).catch(() => undefined);
       await this.slots.take();
       if (this.closed) return this.slots.give();
       const session = new WalletSession({ ...this.connection, ...this.workload.client }, this.workload.maxInFlight, process.hrtime.bigint(), (n) => h.heard.push(n), () => this.dial());
@@ -155,14 +156,6 @@ export class Rehold {
       }
       throw err;
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.stopSleeps.signal.aborted) return resolve();
-      const t = setTimeout(resolve, ms);
-      this.stopSleeps.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-    });
   }
 }
 
