@@ -18,16 +18,19 @@ export const ERROR_CATEGORIES = [
 ] as const;
 export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 
-/** Units the run itself ended: sent and awaiting a reply when it stopped, or never due before it stopped. */
-export const END_OF_RUN_OUTCOMES = ['cut-short', 'not-sent'] as const;
-export type EndOfRunOutcome = (typeof END_OF_RUN_OUTCOMES)[number];
-
 /**
  * Outcomes where the server sent something back: a rate "achieved" counts these and only these.
  * A timeout or a closed connection is no answer, whatever the generator's clock says.
  */
 export function isAnswered(outcome: string): boolean {
   return ANSWERED.has(outcome);
+}
+
+/** Units answered among counts by outcome. */
+export function answeredOf(byOutcome: Iterable<[string, number]>): number {
+  let answered = 0;
+  for (const [outcome, n] of byOutcome) if (isAnswered(outcome)) answered += n;
+  return answered;
 }
 
 // A set: the load engine asks once per request.

@@ -8,7 +8,6 @@
  * server's per-IP limits can be exercised (one address) or avoided (many) on purpose.
  */
 import { ElectrumClient, ClientOptions } from '../electrum/client';
-import { ElectrumError } from '../electrum/errors';
 import { Reconnector } from '../electrum/reconnector';
 import { SlotRing, type LoadConnections } from './connections';
 
@@ -117,8 +116,4 @@ export class ConnectionSet extends SlotRing<ElectrumClient> implements LoadConne
     for (const c of [...this.retiring]) this.retire(c);
     for (const s of this.slots) s.client?.close();
   }
-}
-
-export function disconnectError(label: string): ElectrumError {
-  return new ElectrumError('disconnect', `${label}: no connection to the server`);
 }

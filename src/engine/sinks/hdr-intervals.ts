@@ -232,10 +232,6 @@ export class IntervalRecorder implements RequestSink {
     }
   }
 
-  get inFlightInterval(): { sent: number } {
-    return { sent: this.current.sent };
-  }
-
   /**
    * Closes the interval: the bank in use is swapped for the spare at once (so requests keep being
    * recorded), then encoded a histogram per loop turn. Resolves with the interval's record and
