@@ -9,6 +9,7 @@ import type { LoadModel, Mix } from '../core/load-types';
 import { executorFor, problemsOf } from '../engine/executors/registry';
 import { countProblem } from '../engine/executors/executor';
 import { parseMix } from '../engine/iterations/requests';
+import { stagesLengthMs } from '../engine/ramp';
 import { parseStages } from '../load/schedule';
 import { parseShard, shareOf, type Shard } from '../core/shard';
 import { parseSourceAddresses } from '../load/source-addresses';
@@ -141,7 +142,7 @@ function chooseModel(a: ModelArgs, problems: string[], take: Take): { model: Loa
   const stagesOf = (option: 'stages' | 'vus-stages') =>
     take(() => {
       const stages = parseStages(a[option]!, `--${option}`);
-      withinTimer(`--${option}`, a[option]!, stages.reduce((ms, st) => ms + st.durationMs, 0));
+      withinTimer(`--${option}`, a[option]!, stagesLengthMs(stages));
       return stages;
     }) ?? [];
   // k6 runs iterations with one user unless told otherwise.

@@ -12,7 +12,7 @@ import type { ServerTarget } from '../core/targets';
 import type { LoadRunner, ServerResult } from './runner';
 import { UserError } from '../core/user-error';
 import { histogramAt } from '../core/percentile-line';
-import { isAnswered } from '../core/outcomes';
+import { answeredOf } from '../core/outcomes';
 
 export interface Slo {
   percentile: number; // e.g. 99
@@ -68,11 +68,8 @@ export function parseSlo(text: string): Slo {
 function judge(r: ServerResult, target: number, o: FindMaxOptions, step: number, phase: StepResult['phase']): StepResult {
   const t = r.totals;
   let errors = 0;
-  let answered = 0;
-  for (const [k, v] of t.byOutcome) {
-    if (k !== 'ok' && k !== 'dropped') errors += v;
-    if (isAnswered(k)) answered += v;
-  }
+  for (const [k, v] of t.byOutcome) if (k !== 'ok' && k !== 'dropped') errors += v;
+  const answered = answeredOf(t.byOutcome);
   const seconds = Math.max(0.001, r.durationMs / 1000);
   // Dropped, timed-out and disconnected requests were never answered: they count against the
   // achieved rate (timeouts and disconnects also count as errors).

@@ -17,6 +17,7 @@ import { generatorVerdict, MATERIAL_SHARE, unitAtRisk } from '../core/generator-
 import { transportOf } from '../transports/registry';
 import type { ConnectionOptions } from '../transports/transport';
 import { RunClock } from '../engine/run-clock';
+import { histogramAt } from '../core/percentile-line';
 import { fanOut, RawSamples } from '../engine/sinks/request-sink';
 import { requestIteration } from '../engine/iterations/request';
 import { executorFor } from '../engine/executors/registry';
@@ -238,7 +239,7 @@ export class LoadRunner extends EventEmitter {
     // The monitor times the loop with 1 ms timers: its readings include that period, and below it
     // it can tell nothing (an idle loop reads p99 ≈ 1.1 ms).
     const loopExcessMs = loopP99Ms - LOOP_MONITOR_PERIOD_MS;
-    const latencyP50Ms = t.latency.totalCount > 0 ? t.latency.getValueAtPercentile(50) / 1000 : null;
+    const latencyP50Ms = histogramAt(t.latency, 50, 1000);
     if (executor.closed && latencyP50Ms !== null && loopExcessMs > LOOP_MONITOR_PERIOD_MS && unitAtRisk(loopExcessMs, latencyP50Ms)) {
       verdict.bound = true;
       verdict.reasons.push(

@@ -7,7 +7,7 @@
  */
 import { textTable } from '../core/text-table';
 import { histogramLine } from '../core/percentile-line';
-import { isAnswered } from '../core/outcomes';
+import { answeredOf } from '../core/outcomes';
 import { stoppedAnswering, stoppedAnsweringText, type StoppedAnswering } from '../core/stopped-answering';
 import type { ServerResult } from './runner';
 import type { IntervalRecord } from '../core/load-types';
@@ -66,8 +66,7 @@ export function summarise(r: ServerResult): ServerSummary {
   if (t.cutShort > 0) outcomes['cut-short'] = t.cutShort;
   if (t.notSent > 0) outcomes['not-sent'] = t.notSent;
   const scheduled = Object.values(outcomes).reduce((a, b) => a + b, 0);
-  let answered = 0;
-  for (const [k, v] of t.byOutcome) if (isAnswered(k)) answered += v;
+  const answered = answeredOf(t.byOutcome);
   const seconds = Math.max(0.001, r.durationMs / 1000);
   const s = (ns: number | null) => (ns === null ? null : ns / 1e9);
   const latency = histogramLine(t.latency, 1000);
