@@ -22,6 +22,7 @@ import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
 import { arrivalModel, type ModelArgs } from './load-plan';
 import { hold as holdExecutor } from '../engine/executors/hold';
+import { countOrZeroProblem, countProblem } from '../engine/executors/executor';
 import { executorFor } from '../engine/executors/registry';
 import type { LoadModel } from '../core/load-types';
 import { describeModel } from '../report/load-tables';
@@ -89,23 +90,21 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   const stray = REQUEST_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
   if (stray.length) problems.push(`--workload drives whole wallets: --${stray.join(', --')} apply to request-level load only`);
   const hold = a.hold ?? 0;
-  if (!Number.isInteger(hold) || hold < 0) problems.push(`--hold must be an integer >= 0, got ${a.hold}`);
+  const holdProblems = countOrZeroProblem('--hold', hold);
+  problems.push(...holdProblems);
   const noted = problems.length;
   const arrivals = arrivalModel(a, problems);
   // Only when no arrival option was given at all: a wrong one has its own problem noted.
   if (!arrivals && hold === 0 && problems.length === noted) problems.push('--workload needs a way for wallets to arrive (--rate R wallets/s, --stages, --vus N, --vus-stages, --iterations K) and/or --hold N (wallets kept connected)');
   if (a.duration !== undefined && !arrivals) problems.push('--duration applies to arriving wallets (--rate, --vus, ...): how long they keep arriving');
-  if (hold > 0) problems.push(...holdExecutor.validate({ kind: 'hold', sessions: hold, concurrency: a['hold-concurrency'] }).filter((p) => !p.startsWith('--hold ')));
+  if (hold > 0 && !holdProblems.length) problems.push(...holdExecutor.validate({ kind: 'hold', sessions: hold, concurrency: a['hold-concurrency'] }));
   if (workload && !workload.subscribes) {
     // A wallet that polls keeps no subscription open: there is nothing to hold or to notify.
     if (hold > 0) problems.push(`--hold: the ${workload.name} workload subscribes to nothing (a ${workload.name} wallet polls); use electrum or sparrow`);
     if (a.notify) problems.push(`--notify: the ${workload.name} workload subscribes to nothing (a ${workload.name} wallet polls); use electrum or sparrow`);
   }
   if (a.notify && hold === 0) problems.push('--notify needs held wallets to notify: give --hold N');
-  for (const [name, min] of [['blocks', 1], ['pay-wallets', 0]] as const) {
-    const v = a[name];
-    if (!Number.isInteger(v) || v < min) problems.push(`--${name} must be an integer >= ${min}, got ${v}`);
-  }
+  problems.push(...countProblem('--blocks', a.blocks), ...countOrZeroProblem('--pay-wallets', a['pay-wallets']));
   const notifyWaitMs = take(() => durationOption('notify-wait', a['notify-wait']));
   const naturalWaitMs = take(() => durationOption('natural-wait', a['natural-wait']));
   if (problems.length) throw new UserError(problems.join('; '));
