@@ -5,7 +5,7 @@
 import type { ResultsStore, RunRecord, ServerRecord } from './results';
 import { LoadStore, type LoadRunRow } from './load-results';
 import { IndexStore } from './index-results';
-import { resolveRun, RUN_NUMBER, runsOf, serversOf, type RunFamily } from './run-record';
+import { hasRunOf, resolveRun, RUN_NUMBER, serversOf, type RunFamily } from './run-record';
 import { resourceSummaries, type ResourceSummary } from './resources';
 import type { WalletRunRow, WalletServerRow } from './wallets';
 
@@ -143,7 +143,7 @@ export class ResultsReader {
   }
 
   hasRuns(family: RunFamily): boolean {
-    return runsOf(this.db, family).length > 0;
+    return hasRunOf(this.db, family);
   }
 
   benchRuns(): RunRecord[] {

@@ -120,9 +120,14 @@ export function setServerInfo(db: Database.Database, serverId: number, info: { s
   db.prepare(sql).run(info.software ?? null, info.protocol ?? null, serverId);
 }
 
-export function runsOf(db: Database.Database, family: RunFamily): RunRow[] {
-  const kinds = RUN_FAMILIES[family];
-  return db.prepare(`SELECT * FROM runs WHERE kind IN (${kinds.map(() => '?').join(', ')}) ORDER BY id`).all(...kinds) as RunRow[];
+/** `?, ?, …` for the kinds of a family. */
+function kindsIn(family: RunFamily): string {
+  return RUN_FAMILIES[family].map(() => '?').join(', ');
+}
+
+/** Whether the database holds a run of `family`. */
+export function hasRunOf(db: Database.Database, family: RunFamily): boolean {
+  return db.prepare(`SELECT 1 FROM runs WHERE kind IN (${kindsIn(family)}) LIMIT 1`).get(...RUN_FAMILIES[family]) !== undefined;
 }
 
 /**
@@ -130,10 +135,9 @@ export function runsOf(db: Database.Database, family: RunFamily): RunRow[] {
  * gave moved runs ids above every old number, so within one family the two never name two runs.
  */
 export function resolveRun(db: Database.Database, family: RunFamily, n: number): number | undefined {
-  const kinds = RUN_FAMILIES[family];
   const row = db
-    .prepare(`SELECT id FROM runs WHERE kind IN (${kinds.map(() => '?').join(', ')}) AND (id = ? OR legacy_id = ?) ORDER BY id = ? DESC LIMIT 1`)
-    .get(...kinds, n, n, n) as { id: number } | undefined;
+    .prepare(`SELECT id FROM runs WHERE kind IN (${kindsIn(family)}) AND (id = ? OR legacy_id = ?) ORDER BY id = ? DESC LIMIT 1`)
+    .get(...RUN_FAMILIES[family], n, n, n) as { id: number } | undefined;
   return row?.id;
 }
 
