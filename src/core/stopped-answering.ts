@@ -38,12 +38,14 @@ export interface AnsweringSeen {
  * answering" (one due before it timed out in its own time).
  */
 export class AnswerWatch {
+  answered = 0;
   lastAnswer: number | null = null;
   unansweredAfter = 0;
 
   /** A unit due at `due` ended at `end`, answered or not. */
   note(answered: boolean, due: number, end: number): void {
     if (answered) {
+      this.answered++;
       if (this.lastAnswer === null || end > this.lastAnswer) this.lastAnswer = end;
       this.unansweredAfter = 0;
     } else if (this.lastAnswer === null || due >= this.lastAnswer) {

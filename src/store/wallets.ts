@@ -103,6 +103,18 @@ export class WalletStore {
     setServerInfo(this.db, serverId, { software: software || null, protocol: protocol || null }, true);
   }
 
+  /** Servers whose identity is stored: the first one a server gives is the one kept. */
+  private readonly identified = new Set<number>();
+
+  /** A sync stored, with what its server said of itself if that is not stored yet. */
+  recordSync(runId: number, r: SyncRecord, server: { software?: string; protocol?: string }): void {
+    if (server.software && !this.identified.has(r.serverId)) {
+      this.setServerIdentity(r.serverId, server.software, server.protocol ?? '');
+      this.identified.add(r.serverId);
+    }
+    this.addSync(runId, r);
+  }
+
   addSync(runId: number, r: SyncRecord): number {
     return this.db.transaction(() => {
       const bytes = r.samples.reduce((n, s) => n + s.bytes, 0);

@@ -194,8 +194,7 @@ export class WalletLoad {
   }
 
   private record(serverId: number, r: SyncResult, extra: { intendedMs?: number; lagMs?: number } = {}): void {
-    if (r.software) this.store.setServerIdentity(serverId, r.software, r.protocol ?? '');
-    this.store.addSync(this.runId, syncRecord(serverId, r, 0, false, extra));
+    this.store.recordSync(this.runId, syncRecord(serverId, r, 0, false, extra), r);
   }
 
   /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed): the hold executor. */
@@ -251,7 +250,6 @@ export class WalletLoad {
     let failed = 0;
     // Whether the server still answers (ms since the arrivals began): its last answer, and the syncs due after it that got none.
     const answers = new AnswerWatch();
-    let answeredCount = 0;
     const tally = new GeneratorTally();
     const ended = ({ result: r, intendedMs, lagMs }: WalletSyncUnit): boolean => {
       this.record(serverId, r, { intendedMs, lagMs });
@@ -263,7 +261,6 @@ export class WalletLoad {
         failures[r.status] = (failures[r.status] ?? 0) + 1;
       }
       const answered = isAnswered(r.status);
-      if (answered) answeredCount++;
       answers.note(answered, intendedMs, sinceStartMs());
       return answered;
     };
@@ -291,7 +288,7 @@ export class WalletLoad {
       p99Ms: line.p99,
       lagP99Ms: percentile(lags.sort((a, b) => a - b), 0.99),
       stoppedAnswering: stoppedAnswering({
-        answered: answeredCount,
+        answered: answers.answered,
         of: intended,
         lastAnswerS: answers.lastAnswer === null ? null : answers.lastAnswer / 1000,
         unansweredAfterLastAnswer: answers.unansweredAfter,

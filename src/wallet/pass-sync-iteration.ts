@@ -62,7 +62,6 @@ function passUnits(syncs: WalletSyncs, part: PlanPart): WalletSync[] {
 async function syncOne(syncs: WalletSyncs, unit: WalletSync): Promise<void> {
   const r = await syncWallet(syncs.workload, unit.wallet, { connection: syncs.connection(unit.server), verify: syncs.verify });
   const serverId = syncs.serverIds.get(unit.server.name)!;
-  if (r.software) syncs.store.setServerIdentity(serverId, r.software, r.protocol ?? '');
-  syncs.store.addSync(syncs.runId, syncRecord(serverId, r, unit.pass, unit.warmup));
+  syncs.store.recordSync(syncs.runId, syncRecord(serverId, r, unit.pass, unit.warmup), r);
   syncs.synced(unit, r);
 }
