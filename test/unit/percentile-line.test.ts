@@ -3,6 +3,7 @@
  * over random HdrHistograms (the shape the load engine records) and over sorted samples.
  */
 import { OutageLog } from '../../src/core/outages';
+import { AnswerWatch } from '../../src/core/stopped-answering';
 import { newHistogram } from '../../src/engine/sinks/hdr-intervals';
 import { seededRandom } from '../../src/core/random';
 import { histogramAt, histogramLine, P999_MIN_SAMPLES, percentileLine, sortedLine, type PercentileLine } from '../../src/core/percentile-line';
@@ -64,7 +65,7 @@ test('sorted samples: nearest rank, p99.9 from the 1,000th sample on; empty is a
 test('the load summary prints its percentiles through the line: p99 ≤ max, no p99.9 under 1,000 replies', () => {
   const latency = newHistogram();
   for (let i = 0; i < 200; i++) latency.recordValue(8796);
-  const totals = { sent: 200, dropped: 0, byOutcome: new Map([['ok', 200]]), latency, service: latency, lag: newHistogram(), bytes: 0, perMethod: new Map(), outages: new OutageLog() };
+  const totals = { sent: 200, dropped: 0, byOutcome: new Map([['ok', 200]]), latency, service: latency, lag: newHistogram(), bytes: 0, perMethod: new Map(), outages: new OutageLog(), answers: new AnswerWatch() };
   const s = summarise({ server: 's', url: 'tcp://x', software: 'x', protocol: '1.4', durationMs: 1000, startedAtMs: 0, totals, generator: {} as never, refused: 0, firstRefusedAtMs: null, onsetMs: {}, intervals: 1, lateReplies: 0, status: 'interrupted' } as never);
   expect(s.latencyMs.p99).toBeLessThanOrEqual(s.latencyMs.max!);
   expect(s.latencyMs.p99).toBe(8.796);
