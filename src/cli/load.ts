@@ -29,6 +29,7 @@ import { stepLine } from '../load/find-max';
 import { LoadStore } from '../store/load-results';
 import { intervalLine, storedOutcome, summarise, summaryText } from '../load/summary';
 import type { LiveCounts } from '../engine/sinks/hdr-intervals';
+import { executorFor } from '../engine/executors/registry';
 import type { IntervalRecord } from '../core/load-types';
 import { createThresholdTracker } from '../load/thresholds';
 import { mergeShards } from '../load/merge';
@@ -244,7 +245,7 @@ async function main(): Promise<number> {
   let serverIds: Map<string, number>;
   try {
     ({ runId, serverIds } = store.createRun(
-      { tool_version: tool.version, git_commit: tool.gitCommit, config: { ...config, thresholds, dataset: datasetFile }, model: opts.model, dataset_path: datasetFile, dataset_hash: datasetHash, shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : null },
+      { tool_version: tool.version, git_commit: tool.gitCommit, config: { ...config, thresholds, dataset: datasetFile }, model: opts.model, model_text: executorFor(opts.model).describe(opts.model), dataset_path: datasetFile, dataset_hash: datasetHash, shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : null },
       opts.servers.map((t) => ({ name: t.name, profile: t.profile, url: targetUrl(t), software: null, protocol: null })),
     ));
   } catch (err) {

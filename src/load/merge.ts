@@ -17,6 +17,7 @@ import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
 import { alignedSeconds, sumSecond } from './merge-intervals';
 import { formatShard, parseShard, type Shard } from '../core/shard';
+import { executorFor, isLoadModelKind } from '../engine/executors/registry';
 
 export interface MergeOptions {
   /** One load run id per input, in the same order; default: each file's latest load run. */
@@ -85,7 +86,7 @@ function openInput(file: string, runId: number | undefined): Input {
     } catch {
       throw new UserError(`merge: ${file}: load run ${id} has an unreadable load model`);
     }
-    if (typeof model?.kind !== 'string') throw new UserError(`merge: ${file}: load run ${id} has an unreadable load model`);
+    if (typeof model?.kind !== 'string' || !isLoadModelKind(model.kind)) throw new UserError(`merge: ${file}: load run ${id} has an unreadable load model`);
     return { file, results, store, run, shard, model, servers: store.servers(run.id) };
   } catch (err) {
     results.close();
@@ -123,44 +124,9 @@ function checkOneTest(inputs: Input[]): void {
 /** Why two shards' models are not one test; undefined when they differ at most in the rate or VU share. */
 function modelDifference(a: LoadModel, b: LoadModel): string | undefined {
   if (a.kind !== b.kind) return `${b.kind} instead of ${a.kind}`;
-  if ((a.kind === 'stages' || a.kind === 'vus-stages') && (b.kind === 'stages' || b.kind === 'vus-stages')) {
-    const durations = (m: typeof a) => m.stages.map((s) => `${s.durationMs / 1000}s`).join(',');
-    if (durations(a) !== durations(b)) return `stage durations ${durations(b)} instead of ${durations(a)}`;
-  }
-  if ('thinkTimeMs' in a && 'thinkTimeMs' in b && a.thinkTimeMs !== b.thinkTimeMs) {
-    return `think time ${b.thinkTimeMs} ms instead of ${a.thinkTimeMs} ms`;
-  }
-  return undefined;
+  return executorFor(a).mismatch?.(a, b as typeof a);
 }
 
-/**
- * The whole test's model. Open-model shards follow the whole schedule and take every N-th arrival
- * (engine/arrival-driver.ts), so shards that agree carry the whole test's rate; shards that differ
- * carry their shares, as closed-model shards carry their share of the VUs: those add up.
- */
-function mergedModel(models: LoadModel[]): LoadModel {
-  const [first] = models;
-  const add = (pick: (m: LoadModel) => number) => round(models.reduce((a, m) => a + pick(m), 0));
-  const same = models.every((m) => JSON.stringify(m) === JSON.stringify(first));
-  switch (first.kind) {
-    case 'rate':
-      return same ? first : { ...first, rate: add((m) => (m as typeof first).rate) };
-    case 'stages':
-      return same
-        ? first
-        : { ...first, startRate: add((m) => (m as typeof first).startRate), stages: first.stages.map((s, k) => ({ ...s, target: add((m) => (m as typeof first).stages[k].target) })) };
-    case 'vus':
-      return { ...first, vus: add((m) => (m as typeof first).vus) };
-    case 'vus-stages':
-      return { ...first, startVus: add((m) => (m as typeof first).startVus), stages: first.stages.map((s, k) => ({ ...s, target: add((m) => (m as typeof first).stages[k].target) })) };
-    case 'per-vu-iterations':
-      return { ...first, vus: add((m) => (m as typeof first).vus) };
-    case 'shared-iterations':
-      return { ...first, vus: add((m) => (m as typeof first).vus), iterations: add((m) => (m as typeof first).iterations) };
-    case 'hold':
-      return { ...first, sessions: add((m) => (m as typeof first).sessions) };
-  }
-}
 
 const round = (x: number): number => Math.round(x * 1e6) / 1e6;
 
@@ -250,6 +216,7 @@ function write(inputs: Input[], output: string): MergeResult {
   const hashes = distinct(inputs.map((i) => i.run.dataset_hash));
   const paths = distinct(inputs.map((i) => i.run.dataset_path));
   const status = mergedStatus(inputs);
+  const model = executorFor(byShard[0].model).merge(byShard.map((i) => i.model));
   try {
     return results.transaction(() => {
       const { runId, serverIds } = store.createRun(
@@ -269,7 +236,8 @@ function write(inputs: Input[], output: string): MergeResult {
               model: i.model,
             })),
           },
-          model: mergedModel(byShard.map((i) => i.model)),
+          model,
+          model_text: executorFor(model).describe(model),
           dataset_path: paths.length === 1 ? paths[0] : null,
           dataset_hash: hashes.length === 1 ? hashes[0] : null,
           shard: null,

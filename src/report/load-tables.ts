@@ -1,7 +1,8 @@
 /** The table of a load run, one row per server, rendered the same way into Markdown and HTML. */
 import type { LoadModel } from '../core/load-types';
 import type { LoadRunReport, LoadServerReport } from './load-model';
-import { fmtErrors, fmtMs, fmtRate, Table } from './table';
+import { fmtErrors, fmtMs, Table } from './table';
+import { fmtRate } from '../core/rate-text';
 import { stoppedAnsweringText } from '../core/stopped-answering';
 import { outageText } from '../core/outages';
 
@@ -11,7 +12,13 @@ export const LOAD_NOTE =
   'replies included, timeouts and closed connections not (they are no answer); a server that stopped answering is said so first. Dropped requests were never sent because every connection\'s pipeline was full. Generator-bound: the load generator ' +
   'itself fell behind, so part of the latency is its own.';
 
-export function describeModel(m: LoadModel | null): string {
+/**
+ * How a run's load was paced: in its executor's own words, stored with the run (schema 10). Runs
+ * stored before were paced by one of the seven executors below, whose words are kept here as
+ * they were; a new executor describes itself and never needs a line here.
+ */
+export function describeModel(m: LoadModel | null, stored: string | null = null): string {
+  if (stored !== null) return stored;
   if (m === null) return '–';
   switch (m.kind) {
     case 'rate':
@@ -28,6 +35,8 @@ export function describeModel(m: LoadModel | null): string {
       return `closed, ${m.vus} VUs sharing ${m.iterations} iterations${m.thinkTimeMs ? `, think ${m.thinkTimeMs} ms` : ''}`;
     case 'hold':
       return `held, ${m.sessions} sessions`;
+    default:
+      return (m as { kind: string }).kind;
   }
 }
 
@@ -62,7 +71,7 @@ export function loadRunTable(report: LoadRunReport): Table {
   const head = ['server', 'model', 'duration', 'target', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', ...(withOutages ? ['outages'] : []), 'dropped', 'generator-bound', ...(withThresholds ? ['thresholds'] : [])];
   const rows = report.servers.map((s) => [
     s.stoppedAnswering ? `${s.label}: ${stoppedAnsweringText(s.stoppedAnswering)}` : s.label,
-    describeModel(report.model),
+    describeModel(report.model, report.run.model_text ?? null),
     `${s.totals.durationS.toFixed(1)} s`,
     target(s),
     fmtRate(s.totals.achievedRate),

@@ -21,5 +21,3 @@ export function markdownTable(t: Table): string {
   return [line(t.head), line(t.align.map((a) => (a === 'right' ? '---:' : '---'))), ...t.rows.map(line)].join('\n');
 }
 
-/** Requests per second: whole numbers as such, one decimal for small fractional rates. */
-export const fmtRate = (v: number) => (v >= 100 || Number.isInteger(v) ? v.toFixed(0) : v.toFixed(1));

@@ -15,6 +15,8 @@ export interface LoadRunRow extends Omit<RunRow, 'status' | 'node_version'>, Num
   status: LoadRunStatus;
   node_version: string;
   model_json: string;
+  /** The executor's own words for model_json (schema 10); null for runs written before. */
+  model_text: string | null;
   shard: string | null;
   merged_from: string | null;
   generator_bound: number;
@@ -33,6 +35,8 @@ export interface NewLoadRun {
   git_commit: string | null;
   config: unknown; // never a secret
   model: LoadModel;
+  /** How the model paces, as its executor describes it. */
+  model_text: string;
   dataset_path: string | null;
   dataset_hash: string | null;
   shard: string | null;
@@ -64,8 +68,8 @@ export class LoadStore {
         servers,
       );
       this.db
-        .prepare('INSERT INTO load_runs (run_id, model_json, shard, merged_from) VALUES (?, ?, ?, ?)')
-        .run(runId, JSON.stringify(run.model), run.shard, run.merged_from ? JSON.stringify(run.merged_from) : null);
+        .prepare('INSERT INTO load_runs (run_id, model_json, model_text, shard, merged_from) VALUES (?, ?, ?, ?, ?)')
+        .run(runId, JSON.stringify(run.model), run.model_text, run.shard, run.merged_from ? JSON.stringify(run.merged_from) : null);
       return { runId, serverIds: new Map(servers.map((s, i) => [s.name, serverIds[i]])) };
     })();
   }

@@ -354,6 +354,11 @@ const MIGRATIONS: Array<string | ((db: Database.Database) => void)> = [
   `
   ALTER TABLE run_servers ADD COLUMN outcome_json TEXT;
   `,
+  // 10: how the load was paced, in the words of the executor that paced it (each executor describes
+  // itself, so a report need not know every executor); null for runs written before.
+  `
+  ALTER TABLE load_runs ADD COLUMN model_text TEXT;
+  `,
 ];
 
 const V7_TABLES = [

@@ -13,6 +13,7 @@ import { LoadStore } from '../../src/store/load-results';
 import { ResultsStore } from '../../src/store/results';
 import { UserError } from '../../src/core/user-error';
 
+
 const T0 = 1_700_000_000_000;
 const SECONDS = 4;
 
@@ -41,7 +42,7 @@ beforeAll(() => {
   store = new LoadStore(results);
   const servers = ['alpha', 'beta gamma,1'];
   const created = store.createRun(
-    { tool_version: 't', git_commit: null, config: {}, model: { kind: 'rate', rate: 100 }, dataset_path: null, dataset_hash: null, shard: null },
+    { tool_version: 't', git_commit: null, config: {}, model: { kind: 'rate', rate: 100 }, model_text: 'open, 100/s', dataset_path: null, dataset_hash: null, shard: null },
     servers.map((name) => ({ name, profile: 'electrumx', url: `tcp://127.0.0.1:1`, software: null, protocol: null })),
   );
   runId = created.runId;

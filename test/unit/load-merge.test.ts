@@ -14,6 +14,7 @@ import { mergeShards } from '../../src/load/merge';
 import { LoadStore } from '../../src/store/load-results';
 import { ResultsStore } from '../../src/store/results';
 import { UserError } from '../../src/core/user-error';
+import { executorFor } from '../../src/engine/executors/registry';
 
 const T0 = 1_700_000_000_000;
 const SERVERS = ['alpha', 'beta'];
@@ -61,7 +62,7 @@ function writeShard(spec: ShardSpec): Shard {
   const store = new LoadStore(results);
   const model = spec.model ?? { kind: 'rate', rate: 200 };
   const { runId, serverIds } = store.createRun(
-    { tool_version: 't', git_commit: null, config: { shard: spec.shard }, model, dataset_path: 'd.jsonl', dataset_hash: 'h', shard: spec.shard },
+    { tool_version: 't', git_commit: null, config: { shard: spec.shard }, model, model_text: executorFor(model).describe(model), dataset_path: 'd.jsonl', dataset_hash: 'h', shard: spec.shard },
     SERVERS.map((name) => ({ name, profile: 'electrumx', url: 'tcp://127.0.0.1:50001', software: 'ElectrumX 1.16', protocol: '1.4' })),
   );
   const ok = new Map<string, number[]>();
@@ -181,7 +182,7 @@ describe('mergeShards', () => {
     const b = writeShard({ name: 'b.sqlite', shard: '2/2', model: vus(2) });
     // A later, unrelated run in a.sqlite: the default would take it.
     const results = ResultsStore.open(a.file);
-    new LoadStore(results).createRun({ tool_version: 't', git_commit: null, config: {}, model: vus(9), dataset_path: null, dataset_hash: null, shard: null }, []);
+    new LoadStore(results).createRun({ tool_version: 't', git_commit: null, config: {}, model: vus(9), model_text: 'closed, 9 VUs', dataset_path: null, dataset_hash: null, shard: null }, []);
     results.close();
     const out = path.join(tmp, 'merged.sqlite');
     expect(() => mergeShards([a.file, b.file], out)).toThrow(/is not a shard/);

@@ -19,8 +19,11 @@ import { reportOptions } from '../../src/report/options';
 import { readModels, writeReport } from '../../src/report/report';
 import { CHARTS } from '../../src/report/charts/definitions';
 import { UserError } from '../../src/core/user-error';
+import { executorFor } from '../../src/engine/executors/registry';
+import type { LoadModel } from '../../src/core/load-types';
 
 const INTERVALS = 60;
+const MODEL: LoadModel = { kind: 'stages', startRate: 10, stages: [{ durationMs: INTERVALS * 1000, target: 10 * (INTERVALS + 1) }] };
 const SERVERS = ['alpha', 'beta'] as const;
 const METHODS: MethodName[] = ['balance', 'history', 'utxos'];
 const LOAD_SUFFIXES = ['throughput', 'latency', 'errors', 'find-max', 'percentiles'];
@@ -53,7 +56,8 @@ function writeLoadRun(db: string): Written {
       tool_version: '0.0.0-test',
       git_commit: null,
       config: { note: 'synthetic' },
-      model: { kind: 'stages', startRate: 10, stages: [{ durationMs: INTERVALS * 1000, target: 10 * (INTERVALS + 1) }] },
+      model: MODEL,
+      model_text: executorFor(MODEL).describe(MODEL),
       dataset_path: 'datasets/synthetic.jsonl',
       dataset_hash: null,
       shard: null,

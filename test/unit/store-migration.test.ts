@@ -14,6 +14,7 @@ import { LoadStore } from '../../src/store/load-results';
 import { ResultsReader } from '../../src/store/read';
 import { selectRuns } from '../../src/report/selection';
 
+
 let tmp: string;
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-migration-'));
@@ -141,7 +142,7 @@ describe('a version-7 database', () => {
 
   test('is at the current version, every reference intact, no table of 1–7 left', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(9); // 8 made the one run record; 9 added run_servers.outcome_json
+    expect(SCHEMA_VERSION).toBe(10); // 8 made the one run record; 9 added run_servers.outcome_json; 10 load_runs.model_text
     expect(db.pragma('foreign_key_check')).toEqual([]);
     const tables = all<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((t) => t.name);
     expect(tables.filter((t) => t.startsWith('v7_') || ['servers', 'load_servers', 'wallet_servers'].includes(t))).toEqual([]);
@@ -287,7 +288,7 @@ describe('a version-7 database', () => {
     expect(reader.resolve('bench', 2)).toBe(2);
     // A run written now takes an id above them all and is found by it.
     const { runId } = new LoadStore(store).createRun(
-      { tool_version: 't', git_commit: null, config: {}, model: { kind: 'rate', rate: 1 } as never, dataset_path: null, dataset_hash: null, shard: null },
+      { tool_version: 't', git_commit: null, config: {}, model: { kind: 'rate', rate: 1 } as never, model_text: 'open, 1/s', dataset_path: null, dataset_hash: null, shard: null },
       [{ name: 'x', profile: 'generic', url: 'tcp://x:1', software: null, protocol: null }],
     );
     expect(runId).toBeGreaterThan(idOf('index', 1));

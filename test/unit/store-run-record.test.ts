@@ -48,7 +48,7 @@ test('each kind writes one row of runs, its servers and its details; ids are sha
     [],
   );
   const load = new LoadStore(store).createRun(
-    { tool_version: '1', git_commit: 'g', config: { rate: 5 }, model: { kind: 'rate', rate: 5 } as never, dataset_path: '/d', dataset_hash: 'h', shard: '1/2' },
+    { tool_version: '1', git_commit: 'g', config: { rate: 5 }, model: { kind: 'rate', rate: 5 } as never, model_text: 'open, 5/s', dataset_path: '/d', dataset_hash: 'h', shard: '1/2' },
     [{ name: 'fulcrum', profile: 'fulcrum', url: 'tcp://b:1', software: null, protocol: null }],
   );
   const wallets = new WalletStore(store);

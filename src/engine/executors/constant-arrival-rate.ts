@@ -1,6 +1,7 @@
 /** k6's constant-arrival-rate: `rate` requests per second for the whole duration, whatever the server does. */
 import { ArrivalCursor, ArrivalDriver } from '../arrival-driver';
-import type { Executor } from './executor';
+import { allSame, addedUp, type Executor } from './executor';
+import { fmtRate } from '../../core/rate-text';
 import type { LoadModel } from '../../core/load-types';
 import type { Shard } from '../../core/shard';
 
@@ -30,5 +31,8 @@ export const constantArrivalRate: Executor<ConstantArrivalRate> = {
   targetRateAt: (c) => c.rate,
   maxVus: () => 0,
   shareOf: (c) => c,
+  describe: (c) => `open, ${fmtRate(c.rate)}/s`,
+  // Shards that agree each follow the whole schedule (thinned as they run); ones that differ carry their shares.
+  merge: (shares) => (allSame(shares) ? shares[0] : { ...shares[0], rate: addedUp(shares, (m) => m.rate) }),
   create: (ctx, c, lengthMs, shard) => new ArrivalDriver(ctx, new ConstantArrivals(c, lengthMs, shard)),
 };

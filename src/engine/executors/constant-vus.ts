@@ -1,6 +1,6 @@
 /** k6's constant-vus: `vus` virtual users, each with one request in flight, for the whole duration. */
 import { VirtualUsers } from '../virtual-users';
-import { countProblem, thinkTimeProblem, type Executor } from './executor';
+import { addedUp, countProblem, thinkText, thinkTimeMismatch, thinkTimeProblem, type Executor } from './executor';
 import type { LoadModel } from '../../core/load-types';
 import { shareOf } from '../../core/shard';
 
@@ -16,5 +16,8 @@ export const constantVus: Executor<ConstantVus> = {
   maxVus: (c) => c.vus,
   // Every shard runs at least one user: a shard with none would measure nothing.
   shareOf: (c, shard) => ({ ...c, vus: Math.max(1, shareOf(shard, c.vus)) }),
+  describe: (c) => `closed, ${c.vus} VUs${thinkText(c.thinkTimeMs)}`,
+  mismatch: (a, b) => thinkTimeMismatch(a.thinkTimeMs, b.thinkTimeMs),
+  merge: (shares) => ({ ...shares[0], vus: addedUp(shares, (m) => m.vus) }),
   create: (ctx, c, lengthMs) => new VirtualUsers(ctx, { count: c.vus, thinkTimeMs: c.thinkTimeMs, turn: () => 'go', activeAt: () => c.vus }, lengthMs),
 };

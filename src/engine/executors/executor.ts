@@ -5,7 +5,7 @@
  * of it are the iteration's. A new load shape is a new file here and one line in the registry.
  */
 import type { IterationContext, PlanContext } from '../iteration';
-import type { LoadModel } from '../../core/load-types';
+import type { LoadModel, Stage } from '../../core/load-types';
 import type { Shard } from '../../core/shard';
 
 /** One server's run of an executor: resolves when its schedule is done or stop() was called. */
@@ -49,12 +49,46 @@ export interface Executor<M extends LoadModel> {
    * it as they run (every N-th arrival); the others take their share of users or iterations.
    */
   shareOf(config: M, shard: Shard): M;
+  /** How it paces, in a few words, as the run's summary and report print it (stored with the run). */
+  describe(config: M): string;
+  /**
+   * Why a shard's config is not a share of the same test as `first`'s (a different ramp, think
+   * time), naming what differs; undefined when the two are shares of one test.
+   */
+  mismatch?(first: M, other: M): string | undefined;
+  /** The whole test's config from its shards' configs (load merge), the inverse of shareOf. */
+  merge(shares: M[]): M;
   create(ctx: IterationContext, config: M, lengthMs: number, shard?: Shard): Pacer;
 }
 
 /** A count the user gives (VUs, iterations): a whole number above 0. */
 export function countProblem(option: string, v: number): string[] {
   return Number.isInteger(v) && v > 0 ? [] : [`${option} must be an integer > 0, got ${v}`];
+}
+
+/** `shares` added up at `pick`: shards' shares of a count or a rate. */
+export function addedUp<M>(shares: M[], pick: (m: M) => number): number {
+  return Math.round(shares.reduce((a, m) => a + pick(m), 0) * 1e6) / 1e6;
+}
+
+/** Whether every share is the same config: open-model shards all carry the whole schedule. */
+export function allSame<M>(shares: M[]): boolean {
+  return shares.every((m) => JSON.stringify(m) === JSON.stringify(shares[0]));
+}
+
+/** ", think N ms" when users think between iterations. */
+export function thinkText(thinkTimeMs: number): string {
+  return thinkTimeMs ? `, think ${thinkTimeMs} ms` : '';
+}
+
+/** The first difference between two ramps' stage durations, or undefined. */
+export function stageDurationsMismatch(a: Stage[], b: Stage[]): string | undefined {
+  const durations = (stages: Stage[]) => stages.map((s) => `${s.durationMs / 1000}s`).join(',');
+  return durations(a) === durations(b) ? undefined : `stage durations ${durations(b)} instead of ${durations(a)}`;
+}
+
+export function thinkTimeMismatch(a: number, b: number): string | undefined {
+  return a === b ? undefined : `think time ${b} ms instead of ${a} ms`;
 }
 
 export function thinkTimeProblem(thinkTimeMs: number): string[] {

@@ -7,7 +7,7 @@
  * connections would otherwise be retried for ever.
  */
 import { untilEnded, type IterationContext } from '../iteration';
-import { countProblem, type Executor, type Pacer } from './executor';
+import { addedUp, countProblem, type Executor, type Pacer } from './executor';
 import type { LoadModel } from '../../core/load-types';
 import { shareOf } from '../../core/shard';
 
@@ -29,6 +29,8 @@ export const hold: Executor<Hold> = {
   targetRateAt: () => null,
   maxVus: (c) => Math.min(c.concurrency, c.sessions),
   shareOf: (c, shard) => ({ ...c, sessions: shareOf(shard, c.sessions) }),
+  describe: (c) => `held, ${c.sessions} sessions`,
+  merge: (shares) => ({ ...shares[0], sessions: addedUp(shares, (m) => m.sessions) }),
   create: (ctx, c) => fill(ctx, c),
 };
 

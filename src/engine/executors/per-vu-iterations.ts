@@ -3,7 +3,7 @@
  * stops; the run ends when the last one is done (or at --duration, a limit, as k6's maxDuration).
  */
 import { VirtualUsers } from '../virtual-users';
-import { countProblem, thinkTimeProblem, type Executor } from './executor';
+import { addedUp, countProblem, thinkText, thinkTimeMismatch, thinkTimeProblem, type Executor } from './executor';
 import type { LoadModel } from '../../core/load-types';
 import { shareOf } from '../../core/shard';
 
@@ -19,6 +19,9 @@ export const perVuIterations: Executor<PerVuIterations> = {
   targetRateAt: () => null,
   maxVus: (c) => c.vus,
   shareOf: (c, shard) => ({ ...c, vus: shareOf(shard, c.vus) }),
+  describe: (c) => `closed, ${c.vus} VUs × ${c.iterations} iterations${thinkText(c.thinkTimeMs)}`,
+  mismatch: (a, b) => thinkTimeMismatch(a.thinkTimeMs, b.thinkTimeMs),
+  merge: (shares) => ({ ...shares[0], vus: addedUp(shares, (m) => m.vus) }),
   create: (ctx, c, lengthMs) => {
     const done = new Array<number>(c.vus).fill(0);
     let finished = 0;

@@ -5,7 +5,8 @@
  */
 import { ArrivalCursor, ArrivalDriver } from '../arrival-driver';
 import { rampProblems, rampValueAt, stagesLengthMs } from '../ramp';
-import type { Executor } from './executor';
+import { addedUp, allSame, stageDurationsMismatch, type Executor } from './executor';
+import { fmtRate } from '../../core/rate-text';
 import type { LoadModel } from '../../core/load-types';
 import type { Shard } from '../../core/shard';
 
@@ -63,5 +64,12 @@ export const rampingArrivalRate: Executor<RampingArrivalRate> = {
   targetRateAt: (c, tMs) => rampValueAt(c.stages, c.startRate, tMs),
   maxVus: () => 0,
   shareOf: (c) => c,
+  describe: (c) => `open ramp, ${fmtRate(c.startRate)} → ${c.stages.map((s) => fmtRate(s.target)).join(' → ')}/s`,
+  mismatch: (a, b) => stageDurationsMismatch(a.stages, b.stages),
+  merge: (shares) => {
+    const [first] = shares;
+    if (allSame(shares)) return first;
+    return { ...first, startRate: addedUp(shares, (m) => m.startRate), stages: first.stages.map((s, k) => ({ ...s, target: addedUp(shares, (m) => m.stages[k].target) })) };
+  },
   create: (ctx, c, lengthMs, shard) => new ArrivalDriver(ctx, new RampingArrivals(c, lengthMs, shard)),
 };

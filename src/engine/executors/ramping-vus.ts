@@ -1,7 +1,7 @@
 /** k6's ramping-vus: the number of virtual users follows the stages; users beyond the target wait until they are needed. */
 import { VirtualUsers } from '../virtual-users';
 import { rampProblems, rampValueAt, stagesLengthMs } from '../ramp';
-import { thinkTimeProblem, type Executor } from './executor';
+import { addedUp, stageDurationsMismatch, thinkText, thinkTimeMismatch, thinkTimeProblem, type Executor } from './executor';
 import type { LoadModel } from '../../core/load-types';
 import { shareOf } from '../../core/shard';
 
@@ -18,6 +18,12 @@ export const rampingVus: Executor<RampingVus> = {
   targetRateAt: () => null,
   maxVus: (c) => Math.max(c.startVus, ...c.stages.map((s) => s.target)),
   shareOf: (c, shard) => ({ ...c, startVus: shareOf(shard, c.startVus), stages: c.stages.map((st) => ({ ...st, target: shareOf(shard, st.target) })) }),
+  describe: (c) => `closed ramp, ${c.startVus} → ${c.stages.map((s) => s.target).join(' → ')} VUs${thinkText(c.thinkTimeMs)}`,
+  mismatch: (a, b) => stageDurationsMismatch(a.stages, b.stages) ?? thinkTimeMismatch(a.thinkTimeMs, b.thinkTimeMs),
+  merge: (shares) => {
+    const [first] = shares;
+    return { ...first, startVus: addedUp(shares, (m) => m.startVus), stages: first.stages.map((s, k) => ({ ...s, target: addedUp(shares, (m) => m.stages[k].target) })) };
+  },
   create: (ctx, c, lengthMs) =>
     new VirtualUsers(
       ctx,

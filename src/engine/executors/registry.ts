@@ -31,6 +31,11 @@ export function executorFor<M extends LoadModel>(model: M): Executor<M> {
   return EXECUTORS[model.kind] as unknown as Executor<M>;
 }
 
+/** Whether `kind` names a load executor (a stored model's kind may come from another version). */
+export function isLoadModelKind(kind: string): kind is LoadModel['kind'] {
+  return Object.hasOwn(EXECUTORS, kind);
+}
+
 /** Every problem with `model`, from its own executor. */
 export function problemsOf(model: LoadModel): string[] {
   return executorFor(model).validate(model);

@@ -4,7 +4,7 @@
  * --duration, a limit, as k6's maxDuration).
  */
 import { VirtualUsers } from '../virtual-users';
-import { countProblem, thinkTimeProblem, type Executor } from './executor';
+import { addedUp, countProblem, thinkText, thinkTimeMismatch, thinkTimeProblem, type Executor } from './executor';
 import type { LoadModel } from '../../core/load-types';
 import { shareOf } from '../../core/shard';
 
@@ -29,6 +29,9 @@ export const sharedIterations: Executor<SharedIterations> = {
     const iterations = shareOf(shard, c.iterations);
     return { ...c, iterations, vus: iterations === 0 ? 0 : Math.max(1, shareOf(shard, c.vus)) };
   },
+  describe: (c) => `closed, ${c.vus} VUs sharing ${c.iterations} iterations${thinkText(c.thinkTimeMs)}`,
+  mismatch: (a, b) => thinkTimeMismatch(a.thinkTimeMs, b.thinkTimeMs),
+  merge: (shares) => ({ ...shares[0], vus: addedUp(shares, (m) => m.vus), iterations: addedUp(shares, (m) => m.iterations) }),
   create: (ctx, c, lengthMs) => {
     let taken = 0;
     let finished = 0;

@@ -3,7 +3,7 @@
  * horizontal rule and each server's maximum sustainable rate as a vertical one. Where the curve
  * crosses the rule is the capacity the search reports.
  */
-import { fmtRate } from '../table';
+import { fmtRate } from '../../core/rate-text';
 import { latencyScale } from './scales';
 import { LoadChartDef, loadSpec, serverColour, Spec } from './load-chart';
 
