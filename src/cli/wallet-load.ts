@@ -16,7 +16,7 @@ import { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { UserError } from '../core/user-error';
 import { WalletLoad, type BlockMaker, type ServerLoadSummary } from '../wallet/load';
-import { heldReconnectsText } from '../wallet/rehold';
+import { heldReconnectsText } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
@@ -25,7 +25,6 @@ import { hold as holdExecutor } from '../engine/executors/hold';
 import { countOrZeroProblem, countProblem } from '../engine/executors/executor';
 import { executorFor } from '../engine/executors/registry';
 import type { LoadModel } from '../core/load-types';
-import { describeModel } from '../report/load-tables';
 import { electrumTargets, ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
@@ -183,7 +182,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   try {
     for (const t of targets) {
       if (runner.stopped) break;
-      log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivals ? `, wallets arriving (${describeModel(arrivals.model)}) for ${executor?.endsWhenDone ? 'up to ' : ''}${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`);
+      log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivals ? `, wallets arriving (${executor!.describe(arrivals.model)}) for ${executor?.endsWhenDone ? 'up to ' : ''}${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`);
       summaries.push(await runner.runServer(t));
     }
     if (runner.stopped) status = 'interrupted';

@@ -38,3 +38,11 @@ export interface WalletLine {
     fullSync: FullSync;
   };
 }
+
+/** A wallets file as read: its lines and what identifies the file (stored with each run). */
+export interface LoadedWallets {
+  path: string;
+  id: string; // file name without .jsonl
+  hash: string; // sha256 of the file's bytes
+  wallets: WalletLine[];
+}

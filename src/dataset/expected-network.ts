@@ -10,7 +10,7 @@ import type { DatasetLine } from '../core/dataset-line';
 import { NETWORK_NAMES, NetworkName, outputScriptOf } from '../electrum/scripthash';
 import { manifestPathOf } from './options';
 import { chainOfGenesis } from './network';
-import type { LoadedWallets } from './wallet-file';
+import type { LoadedWallets } from '../core/wallet-line';
 
 /** The genesis chains (as chainOfGenesis names them) each network's addresses can live on. */
 const CHAINS: Record<NetworkName, string[]> = {

@@ -7,17 +7,10 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/user-error';
 import { ADDRESS_TYPES, type AddressType } from '../core/dataset-line';
-import { WALLET_CHAINS, type WalletChain, type WalletLine, type WalletScript } from '../core/wallet-line';
+import { WALLET_CHAINS, type WalletChain, type LoadedWallets, type WalletLine, type WalletScript } from '../core/wallet-line';
 import { fullSyncCalls } from '../core/wallet-scan';
 
 const HEX64 = /^[0-9a-f]{64}$/;
-
-export interface LoadedWallets {
-  path: string;
-  id: string; // file name without .jsonl
-  hash: string; // sha256 of the file's bytes
-  wallets: WalletLine[];
-}
 
 export function parseWalletLine(text: string, where: string): WalletLine {
   const fail = (what: string): never => {

@@ -7,9 +7,9 @@
  */
 import fs from 'node:fs';
 import { ResourceSampler } from '../resources/sampler';
-import type { BuildFigures, IndexStore } from '../store/index-results';
-import { LogFollower, PHASE_RULES, phasesOf, type Phase } from './phases';
-import { median } from '../core/quantiles';
+import type { IndexStore } from '../store/index-results';
+import { LogFollower, PHASE_RULES, phasesOf } from './phases';
+import type { IndexBuild } from '../core/index-builds';
 import { plannedIteration } from '../engine/iterations/planned';
 import { sequential, type SequentialPlan } from '../engine/executors/sequential';
 
@@ -26,17 +26,6 @@ export type Restart = (
   server: string,
   opts: { settings: Record<string, string>; onStarted: (pid: number) => void },
 ) => Promise<{ indexMs: number }>;
-
-/** What one build cost (or the median build of several). */
-interface IndexCost extends BuildFigures {
-  server: string;
-  settings: Record<string, string>;
-}
-
-export interface IndexBuild extends IndexCost {
-  repeat: number;
-  phases: Phase[];
-}
 
 export interface IndexBenchOptions {
   servers: IndexedServer[];
@@ -139,46 +128,4 @@ async function buildOnce(store: IndexStore, runId: number, opts: IndexBenchOptio
   const label = Object.entries(swept).map(([k, v]) => ` ${k}=${v}`).join('');
   log(`${server.name}${label} #${repeat}: at the tip in ${(indexMs / 1000).toFixed(2)} s`);
   return build;
-}
-
-/** The median build of each (server, setting value): time, CPU, peak RSS, disk, size, and phases' shares. */
-export interface IndexSummary extends IndexCost {
-  builds: number;
-  phases: Array<{ name: string; ms: number; share: number }>;
-}
-
-export function summarizeBuilds(builds: IndexBuild[]): IndexSummary[] {
-  const groups = new Map<string, IndexBuild[]>();
-  for (const b of builds) {
-    const k = `${b.server}\u0000${JSON.stringify(b.settings)}`;
-    groups.set(k, [...(groups.get(k) ?? []), b]);
-  }
-  return [...groups.values()].map((g) => {
-    const med = (f: (b: IndexBuild) => number | null) => {
-      const xs = g.map(f).filter((v): v is number => v !== null).sort((a, b) => a - b);
-      return xs.length ? median(xs) : null;
-    };
-    const indexMs = med((b) => b.indexMs)!;
-    // Each phase's median duration over the builds where it appeared.
-    const names = [...new Set(g.flatMap((b) => b.phases.map((p) => p.name)))];
-    const phases = names.map((name) => {
-      const ms = med((b) => {
-        const own = b.phases.filter((p) => p.name === name);
-        return own.length ? own.reduce((n, p) => n + p.endMs - p.startMs, 0) : null;
-      })!;
-      return { name, ms, share: indexMs > 0 ? ms / indexMs : 0 };
-    });
-    return {
-      server: g[0].server,
-      settings: g[0].settings,
-      builds: g.length,
-      indexMs,
-      cpuS: med((b) => b.cpuS),
-      peakRssBytes: med((b) => b.peakRssBytes),
-      readBytes: med((b) => b.readBytes),
-      writeBytes: med((b) => b.writeBytes),
-      datadirBytes: med((b) => b.datadirBytes),
-      phases,
-    };
-  });
 }

@@ -5,6 +5,8 @@
  * server's phases are on one clock, whether or not its log has timestamps (ElectrumX's has none).
  * Everything before the first matching line is "start-up".
  */
+
+import type { Phase } from '../core/index-builds';
 export type PhaseRules = Array<[RegExp, string]>;
 
 export const PHASE_RULES: Record<string, PhaseRules> = {
@@ -35,12 +37,6 @@ export const PHASE_RULES: Record<string, PhaseRules> = {
 export interface TimedLine {
   atMs: number; // ms since the server was started
   line: string;
-}
-
-export interface Phase {
-  name: string;
-  startMs: number;
-  endMs: number;
 }
 
 /** The phases of one build, from start (0) to `readyMs`; consecutive lines of one phase merge. */

@@ -5,7 +5,7 @@
  * latest completed index-bench run: medians per server (and setting value), with phases.
  */
 import type { ResultsReader } from '../store/read';
-import { summarizeBuilds, type IndexBuild, type IndexSummary } from '../indexing/index-bench';
+import { summarizeBuilds, type IndexBuild, type IndexSummary } from '../core/index-builds';
 import type { Table } from './table';
 
 export interface ResourcePoint {

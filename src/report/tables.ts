@@ -7,14 +7,12 @@ import type { ReportMethod, ReportModel } from './model';
 import { SLOPE_AXIS } from './charts/definitions';
 import { leastSquares } from './fit';
 import { fmtErrors, fmtMs, Table } from './table';
-import { isProfileName } from '../servers/profiles';
-import { ELECTRUM } from '../transports/electrum';
-import { transportOf } from '../transports/registry';
+import { isProfileName, PROFILES, TRANSPORT_LABELS } from '../servers/profiles';
 
 /** How a server's calls went; a profile this version does not know is taken for an Electrum server. */
 export function viaOf(model: ReportModel, server: string): string {
   const profile = model.servers.find((s) => s.label === server)?.record.profile ?? '';
-  return (isProfileName(profile) ? transportOf(profile) : ELECTRUM).label;
+  return TRANSPORT_LABELS[isProfileName(profile) ? PROFILES[profile].transport : 'electrum'];
 }
 
 export function summaryTable(model: ReportModel, baseline?: string): Table {

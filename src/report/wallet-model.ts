@@ -4,7 +4,7 @@
  * sync, the requests a sync sent per step, and for load runs the arrivals, held wallets and block
  * notifications. Charts and tables read this model; none of them touches the database.
  */
-import type { HeldReconnects } from '../wallet/rehold';
+import type { HeldReconnects } from '../core/held-reconnects';
 import type { StoppedAnswering } from '../core/stopped-answering';
 
 import type { WalletRunRow, WalletServerRow } from '../store/wallets';

@@ -4,7 +4,7 @@
  * definition of src/stats/quantiles.ts; a run's summary_json is read only for what the rows do not
  * hold (how many wallets stayed held, the server's memory per held wallet).
  */
-import { readHeldReconnects } from '../wallet/rehold';
+import { readHeldReconnects } from '../core/held-reconnects';
 import type { ResultsReader } from '../store/read';
 import { medianOf } from './median';
 import { readStepMix } from './wallet-mix';

@@ -3,7 +3,7 @@
  * time to synced per server, every failed sync, held wallets and arrivals of load runs, block
  * notifications beside each server's polling setup, and the request mix per step.
  */
-import { heldReconnectsText, type HeldReconnects } from '../wallet/rehold';
+import { heldReconnectsText, type HeldReconnects } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import { SYNC_STEPS } from '../core/sync-steps';
 import { percentile } from '../core/quantiles';

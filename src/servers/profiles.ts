@@ -23,6 +23,8 @@ interface ErrorRule {
 export const TRANSPORT_SCHEMES = { electrum: 'tcp', 'esplora-rest': 'http' } as const;
 export type TransportName = keyof typeof TRANSPORT_SCHEMES;
 export type UrlScheme = (typeof TRANSPORT_SCHEMES)[TransportName];
+/** How tables name a transport's calls (kept here for the report, which reads no transport's sockets). */
+export const TRANSPORT_LABELS = { electrum: 'Electrum', 'esplora-rest': 'REST' } as const;
 
 export interface ServerProfile {
   name: ProfileName;

@@ -7,6 +7,7 @@ import type { ResultsStore } from './results';
 import { createRun, finishRun, RUN_NUMBER, type NumberedRun, type RunRow } from './run-record';
 import { resourceSummaries, resourceWriter, type ResourceSummary } from './resources';
 import type { ResourceRow } from '../core/resource-row';
+import type { BuildFigures } from '../core/index-builds';
 
 export interface NewIndexRun {
   tool_version: string;
@@ -33,15 +34,6 @@ export interface IndexBuildRow {
 export type IndexRunRow = RunRow & NumberedRun & { chain_json: string };
 
 /** What one build took and cost. */
-export interface BuildFigures {
-  indexMs: number;
-  cpuS: number | null;
-  peakRssBytes: number | null;
-  readBytes: number | null;
-  writeBytes: number | null;
-  datadirBytes: number | null;
-}
-
 export type BuildEnd = BuildFigures & { phases: unknown };
 
 export class IndexStore {

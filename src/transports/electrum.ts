@@ -4,12 +4,12 @@
  */
 import { ElectrumPool } from '../electrum/pool';
 import { TipFollower } from '../electrum/tip-follower';
-import { TRANSPORT_SCHEMES } from '../servers/profiles';
+import { TRANSPORT_LABELS, TRANSPORT_SCHEMES } from '../servers/profiles';
 import { ConnectionSet } from './electrum-connections';
 import { socketOptions, type Transport } from './transport';
 
 export const ELECTRUM: Transport = {
-  label: 'Electrum',
+  label: TRANSPORT_LABELS.electrum,
   scheme: TRANSPORT_SCHEMES.electrum,
   speaksElectrum: true,
   bindsSourceAddresses: true,

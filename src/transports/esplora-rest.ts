@@ -4,7 +4,7 @@
  * check), and its load sockets cannot be bound to source addresses.
  */
 import { EsploraRestPool, RestTipFollower } from '../esplora/rest-pool';
-import { TRANSPORT_SCHEMES } from '../servers/profiles';
+import { TRANSPORT_LABELS, TRANSPORT_SCHEMES } from '../servers/profiles';
 import { RestConnectionSet } from './esplora-rest-connections';
 import { socketOptions, type Transport } from './transport';
 
@@ -12,7 +12,7 @@ import { socketOptions, type Transport } from './transport';
 const MAX_SOCKETS = 1024;
 
 export const ESPLORA_REST: Transport = {
-  label: 'REST',
+  label: TRANSPORT_LABELS['esplora-rest'],
   scheme: TRANSPORT_SCHEMES['esplora-rest'],
   speaksElectrum: false,
   bindsSourceAddresses: false,

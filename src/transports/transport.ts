@@ -7,7 +7,7 @@
 import type { CallOutcome, ServerInfo } from '../electrum/client';
 import type { PoolStats } from '../electrum/pool';
 import { targetUrl, type ServerTarget } from '../core/targets';
-import type { UrlScheme } from '../servers/profiles';
+import type { TRANSPORT_LABELS, TransportName, UrlScheme } from '../servers/profiles';
 import { HandshakeSilence } from '../electrum/errors';
 import type { LoadConnections } from './connections';
 
@@ -51,7 +51,7 @@ export interface ConnectionOptions {
 
 export interface Transport {
   /** How the report's tables name it ("via"). */
-  label: 'Electrum' | 'REST';
+  label: (typeof TRANSPORT_LABELS)[TransportName];
   scheme: UrlScheme;
   /** Wallet workloads and the check of block 0 against the dataset's chain need the protocol itself. */
   speaksElectrum: boolean;

@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { ServerTarget } from '../core/targets';
 import { toolInfo } from '../core/tool-info';
-import type { LoadedWallets } from '../dataset/wallet-file';
+import type { LoadedWallets } from '../core/wallet-line';
 import { formatServerUrl } from '../core/server-address';
 import type { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
