@@ -10,8 +10,7 @@
  * history entries" is a limit), 5xx a server error, a body that is not the expected JSON a protocol
  * error, a refused or reset connection a disconnect.
  */
-import http from 'node:http';
-import https from 'node:https';
+import { Pool, type Dispatcher } from 'undici';
 import { ElectrumError, toElectrumError } from '../electrum/errors';
 import type { CallOutcome } from '../electrum/client';
 import { METHOD_RPC } from '../core/methods';
@@ -30,8 +29,13 @@ export interface RestClientOptions {
   tlsInsecure?: boolean;
   ca?: Buffer | string;
   timeoutMs: number;
-  /** Keep-alive sockets at most (one request in flight on each: HTTP/1.1 without pipelining). */
+  /** Keep-alive sockets at most. */
   maxSockets: number;
+  /**
+   * Requests in flight on one socket (HTTP/1.1 pipelining; 1, the default, waits for each answer
+   * before the next request on that socket).
+   */
+  pipelining?: number;
   /** With it, CallOutcome.loopBusyMs: our event loop's busy time during the call, as the Electrum client measures it. */
   measureLoop?: boolean;
 }
@@ -52,19 +56,18 @@ interface TxStatus {
 }
 
 export class EsploraRestClient {
-  private readonly agent: http.Agent;
-  private readonly base: string;
+  private readonly pool: Pool;
   lateReplies = 0;
   private closed = false;
-  private readonly open = new Set<http.ClientRequest>();
+  private readonly open = new Set<RestRequest>();
 
   constructor(private readonly opts: RestClientOptions) {
-    const agentOpts = { keepAlive: true, maxSockets: opts.maxSockets, maxFreeSockets: opts.maxSockets };
-    this.agent = opts.tls
-      ? new https.Agent({ ...agentOpts, rejectUnauthorized: !opts.tlsInsecure, ...(opts.ca ? { ca: opts.ca } : {}) })
-      : new http.Agent(agentOpts);
     const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-    this.base = `${opts.tls ? 'https' : 'http'}://${host}:${opts.port}`;
+    this.pool = new Pool(`${opts.tls ? 'https' : 'http'}://${host}:${opts.port}`, {
+      connections: opts.maxSockets,
+      pipelining: opts.pipelining ?? 1,
+      connect: opts.tls ? { rejectUnauthorized: !opts.tlsInsecure, ...(opts.ca ? { ca: opts.ca } : {}) } : undefined,
+    });
   }
 
   /** An Electrum method (get_balance, get_history, listunspent) of `[scripthash]`, over REST. */
@@ -116,51 +119,97 @@ export class EsploraRestClient {
     const left = deadline - Date.now();
     if (left <= 0) return Promise.reject(new ElectrumError('timeout', `no complete answer within the call's timeout (at ${path})`));
     return new Promise((resolve, reject) => {
-      let settled = false;
-      const settle = (fn: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        fn();
-      };
-      const req = (this.opts.tls ? https : http).get(this.base + path, { agent: this.agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) => settle(() => reject(toElectrumError(err))));
-        res.on('end', () => {
-          this.open.delete(req);
-          if (settled) {
-            this.lateReplies++; // the call already failed with a timeout: counted, never a sample
-            return;
-          }
-          const body = Buffer.concat(chunks);
-          settle(() => {
-            try {
-              resolve({ json: parseReply(path, res.statusCode ?? 0, body), bytes: body.length });
-            } catch (err) {
-              reject(err);
-            }
-          });
-        });
+      const request = new RestRequest(path, resolve, reject, (answered) => {
+        this.open.delete(request);
+        if (answered && request.timedOut) this.lateReplies++; // the call already failed with a timeout: counted, never a sample
       });
-      this.open.add(req);
-      req.on('error', (err) => {
-        this.open.delete(req);
-        settle(() => reject(toElectrumError(err)));
-      });
-      const timer = setTimeout(() => {
-        settle(() => reject(new ElectrumError('timeout', `no answer within the call's timeout (at ${path})`)));
-        // Left running a while so a late answer is counted; then its socket goes.
-        setTimeout(() => req.destroy(), LATE_GRACE_MS).unref();
+      this.open.add(request);
+      request.timer = setTimeout(() => {
+        request.fail(new ElectrumError('timeout', `no answer within the call's timeout (at ${path})`), true);
+        // Left running a while so a late answer is counted; then it is aborted (its socket with it).
+        setTimeout(() => request.abort(), LATE_GRACE_MS).unref();
       }, left);
+      // undici's own timeouts are off: the call's deadline is the one timeout, as on the Electrum path.
+      this.pool.dispatch({ path, method: 'GET', headersTimeout: 0, bodyTimeout: 0 }, request);
     });
   }
 
   close(): void {
     this.closed = true;
-    for (const req of this.open) req.destroy();
+    for (const req of this.open) req.abort();
     this.open.clear();
-    this.agent.destroy();
+    void this.pool.destroy().catch(() => undefined);
+  }
+}
+
+/**
+ * One GET as undici's dispatcher hands it over: status, body chunks, end or error, without the
+ * stream objects its request() API builds for each response (the load path sends hundreds a second).
+ */
+class RestRequest implements Dispatcher.DispatchHandler {
+  timer: NodeJS.Timeout | undefined;
+  timedOut = false;
+  private settled = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  private abortWanted = false;
+  private status = 0;
+  private readonly chunks: Buffer[] = [];
+
+  constructor(
+    private readonly path: string,
+    private readonly resolve: (r: { json: unknown; bytes: number }) => void,
+    private readonly reject: (err: unknown) => void,
+    /** The request is over: answered (a whole response), or not (an error, or aborted by us). */
+    private readonly ended: (answered: boolean) => void,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.abortWanted) controller.abort(new ElectrumError('disconnect', 'client closed'));
+  }
+
+  onResponseStart(_: Dispatcher.DispatchController, statusCode: number): void {
+    this.status = statusCode;
+  }
+
+  onResponseData(_: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.ended(true);
+    if (this.settled) return;
+    const body = Buffer.concat(this.chunks);
+    try {
+      this.succeed({ json: parseReply(this.path, this.status, body), bytes: body.length });
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  onResponseError(_: Dispatcher.DispatchController, err: Error): void {
+    this.ended(false);
+    this.fail(toElectrumError(err));
+  }
+
+  fail(err: unknown, timedOut = false): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.timedOut = timedOut;
+    clearTimeout(this.timer);
+    this.reject(err);
+  }
+
+  abort(): void {
+    this.abortWanted = true;
+    this.controller?.abort(new ElectrumError('disconnect', 'client closed'));
+  }
+
+  private succeed(r: { json: unknown; bytes: number }): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolve(r);
   }
 }
 
