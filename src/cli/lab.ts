@@ -10,6 +10,7 @@ import { LAB_DEFAULT_SEED, LAB_SERVERS, type ElectrumServerName } from '../lab/c
 import { labDown, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
 import { isUserError, UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
+import { cpuSetProblems, parseCpuList } from '../core/cpu-set';
 
 interface Args {
   json: boolean;
@@ -19,6 +20,7 @@ interface Args {
   blocks: number;
   pay: string[];
   amount: number;
+  cpus?: number[];
 }
 
 function progress(line: string): void {
@@ -64,6 +66,7 @@ function printStatus(s: LabStatus, json: boolean): void {
   if (s.changed) {
     lines.push(`CHANGED:     ${s.changed.blocks} blocks mined and ${s.changed.payments} payments made since the datasets were written: --verify would compare with stale figures; "npm run lab -- up" starts afresh`);
   }
+  if (s.cpus) lines.push(`CPUs:        ${s.cpus} (every lab process; run the generator elsewhere: load --cpu)`);
   lines.push(`state dir:   ${s.stateDir}`);
   process.stdout.write(lines.join('\n') + '\n');
 }
@@ -82,7 +85,7 @@ async function up(args: Args): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const status = await labUp({ seed: args.seed, scale: args.scale, without: args.without, log: progress });
+  const status = await labUp({ seed: args.seed, scale: args.scale, without: args.without, cpus: args.cpus, log: progress });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   printStatus(status, args.json);
@@ -129,6 +132,7 @@ async function main(): Promise<void> {
     .option('json', { type: 'boolean', default: false, describe: 'print JSON instead of a table' })
     .option('seed', { type: 'string', default: LAB_DEFAULT_SEED, describe: 'chain generator seed (up, reset)' })
     .option('scale', { type: 'number', default: 1, describe: 'chain scale (up, reset): S × the addresses per history size, longer histories from 4 (10: 600 addresses, ~100 k transactions)' })
+    .option('cpus', { type: 'string', describe: 'up, reset: run every lab process on these CPUs only (a taskset list: 0, 0-1), so `load --cpu` can keep the generator off them' })
     .option('without', {
       type: 'array',
       choices: [...LAB_SERVERS],
@@ -139,6 +143,12 @@ async function main(): Promise<void> {
     .strict()
     .help()
     .parseAsync();
+  let cpus: number[] | undefined;
+  if (argv.cpus !== undefined) {
+    const problems = cpuSetProblems('--cpus', argv.cpus);
+    if (problems.length) throw new UserError(problems.join('; '));
+    cpus = parseCpuList(argv.cpus) as number[];
+  }
   const code = await run!({
     json: argv.json,
     seed: argv.seed,
@@ -147,6 +157,7 @@ async function main(): Promise<void> {
     blocks: Number((argv as { blocks?: number }).blocks ?? 1),
     pay: argv.pay.map(String),
     amount: argv.amount,
+    cpus,
   });
   process.exit(code);
 }

@@ -16,6 +16,7 @@ import { parseSourceAddresses } from '../load/source-addresses';
 import { parseThreshold } from '../load/thresholds';
 import { parseSlo, type FindMaxOptions } from '../load/find-max';
 import { collecting, durationOption, timeoutSeconds, withinTimer } from './validate';
+import { cpuSetProblems, parseCpuList, pinProcess } from '../core/cpu-set';
 
 /** The options of `load` the plan reads (yargs' parse of them). */
 export interface LoadPlanArgs {
@@ -46,6 +47,7 @@ export interface LoadPlanArgs {
   'step-factor': number;
   'max-rate': number;
   'bisect-steps': number;
+  cpu?: string;
 }
 
 /** The options that choose an executor and its config. */
@@ -66,6 +68,8 @@ export interface LoadPlan {
   sourceAddresses: string[];
   startAtMs?: number;
   thresholds: string[];
+  /** --cpu: the CPUs the generator is pinned to before it starts. */
+  cpus?: number[];
 }
 
 /** The options that choose the executor; `--vus` also gives the users of the iteration executors. */
@@ -92,6 +96,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
   const startAtMs = take(() => startAt(a['start-at']));
   const thresholds = a.threshold ?? [];
   for (const t of thresholds) take(() => parseThreshold(t));
+  const cpus = cpuOption(a.cpu, problems);
   if (problems.length) throw new UserError(problems.join('; '));
 
   const executor = executorFor(model);
@@ -110,7 +115,27 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
     sourceAddresses,
     startAtMs,
     thresholds,
+    cpus,
   };
+}
+
+/**
+ * Pins this process (every thread, the wake clock's worker started later too) to `cpus`, says so,
+ * and returns the CPU list the kernel reports for it, which the run records.
+ */
+export function pinGenerator(cpus: number[]): string {
+  const pinned = pinProcess(process.pid, cpus);
+  process.stderr.write(`electrum-bench: generator pinned to CPU${cpus.length > 1 ? 's' : ''} ${pinned}\n`);
+  return pinned;
+}
+
+/** --cpu LIST: the CPUs to pin the generator to (its problems noted); undefined when not given. */
+export function cpuOption(text: string | undefined, problems: string[]): number[] | undefined {
+  if (text === undefined) return undefined;
+  const found = cpuSetProblems('--cpu', text);
+  problems.push(...found);
+  const cpus = parseCpuList(text);
+  return found.length === 0 && Array.isArray(cpus) ? cpus : undefined;
 }
 
 /**

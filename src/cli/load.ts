@@ -39,7 +39,7 @@ import { toolInfo } from '../core/tool-info';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { refuseWalletOptions, walletLoad } from './wallet-load';
 import { numbersAsTyped, stringsGiven } from './validate';
-import { loadPlan, type LoadPlan } from './load-plan';
+import { loadPlan, pinGenerator, type LoadPlan } from './load-plan';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
@@ -76,6 +76,7 @@ export function loadArgs(argv: string[]) {
     .option('samples', { type: 'boolean', default: false, describe: 'also store every request (memory and disk grow with the run)' })
     .option('shard', { type: 'string', describe: 'run shard I/N of a larger test: its share of the rate, connections and dataset' })
     .option('start-at', { type: 'number', describe: 'with --shard: start the schedule at this time (seconds since the epoch), the same for every shard' })
+    .option('cpu', { type: 'string', describe: 'run the generator on these CPUs only (a taskset list: 1, 2-3), recorded with the run; keep the servers off them (lab up --cpus)' })
     .option('source-addresses', { type: 'string', describe: 'spread connections over loopback source addresses, e.g. 127.0.0.2-127.0.0.9' })
     .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed of the request sequence' })
     .option('find-max', { type: 'boolean', default: false, describe: "search each server's max sustainable rate under --slo" })
@@ -227,6 +228,7 @@ async function main(): Promise<number> {
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);
   const plan = loadPlan(a);
+  const cpus = plan.cpus ? pinGenerator(plan.cpus) : undefined;
   const { thresholds, findMax: search } = plan;
   const { opts, datasetFile, datasetHash } = await optionsFromPlan(a, plan);
   const tracker = thresholds.length ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
@@ -245,7 +247,7 @@ async function main(): Promise<number> {
   let serverIds: Map<string, number>;
   try {
     ({ runId, serverIds } = store.createRun(
-      { tool_version: tool.version, git_commit: tool.gitCommit, config: { ...config, thresholds, dataset: datasetFile }, model: opts.model, model_text: executorFor(opts.model).describe(opts.model), dataset_path: datasetFile, dataset_hash: datasetHash, shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : null },
+      { tool_version: tool.version, git_commit: tool.gitCommit, config: { ...config, thresholds, dataset: datasetFile, cpus }, model: opts.model, model_text: executorFor(opts.model).describe(opts.model), dataset_path: datasetFile, dataset_hash: datasetHash, shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : null },
       opts.servers.map((t) => ({ name: t.name, profile: t.profile, url: targetUrl(t), software: null, protocol: null })),
     ));
   } catch (err) {

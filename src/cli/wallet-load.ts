@@ -20,7 +20,7 @@ import { heldReconnectsText } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
-import { arrivalModel, type ModelArgs } from './load-plan';
+import { arrivalModel, cpuOption, pinGenerator, type ModelArgs } from './load-plan';
 import { hold as holdExecutor } from '../engine/executors/hold';
 import { countOrZeroProblem, countProblem } from '../engine/executors/executor';
 import { executorFor } from '../engine/executors/registry';
@@ -34,6 +34,7 @@ import { walletsNetwork } from '../dataset/expected-network';
 export interface WalletLoadArgs extends TargetArgs, ModelArgs {
   workload: string;
   wallets?: string;
+  cpu?: string;
   hold?: number;
   'hold-concurrency': number;
   notify: boolean;
@@ -80,6 +81,7 @@ interface WalletLoadPlan {
   arrivals?: { model: LoadModel; durationMs: number };
   notifyWaitMs: number;
   naturalWaitMs: number;
+  cpus?: number[];
 }
 
 function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
@@ -106,12 +108,14 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   problems.push(...countProblem('--blocks', a.blocks), ...countOrZeroProblem('--pay-wallets', a['pay-wallets']));
   const notifyWaitMs = take(() => durationOption('notify-wait', a['notify-wait']));
   const naturalWaitMs = take(() => durationOption('natural-wait', a['natural-wait']));
+  const cpus = cpuOption(a.cpu, problems);
   if (problems.length) throw new UserError(problems.join('; '));
-  return { workload: workload!, hold, arrivals, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs! };
+  return { workload: workload!, hold, arrivals, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus };
 }
 
 export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<number> {
-  const { workload, hold, arrivals, notifyWaitMs, naturalWaitMs } = walletLoadPlan(a, argv);
+  const { workload, hold, arrivals, notifyWaitMs, naturalWaitMs, cpus: cpuList } = walletLoadPlan(a, argv);
+  const cpus = cpuList ? pinGenerator(cpuList) : undefined;
   // How long wallets arrive: the stages' sum for a ramp, --duration (or its default) otherwise, a
   // limit for iterations, which end when done.
   const executor = arrivals ? executorFor(arrivals.model) : undefined;
@@ -145,7 +149,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const results = ResultsStore.open(a.db);
   const store = new WalletStore(results);
   const tool = toolInfo();
-  const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, arrivals: arrivals?.model, durationMs, notify: a.notify, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs };
+  const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, arrivals: arrivals?.model, durationMs, notify: a.notify, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs, cpus };
   let run: { runId: number; serverIds: Map<string, number> };
   try {
     run = store.createRun(

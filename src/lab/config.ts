@@ -111,6 +111,7 @@ export const LAB_TIMEOUTS = {
 /** Every file a running lab writes, all under `stateDir` so `down` and `reset` know what is theirs. */
 export interface LabPaths {
   stateFile: string; // lab.json: seed, credentials file, dataset paths of the running lab
+  cpusFile: string; // the CPUs its processes run on (`lab up --cpus`); absent: any
   cookieFile: string; // user:password for the adapter (and btcd behind it), mode 0600
   pidDir: string;
   logDir: string;
@@ -137,6 +138,7 @@ export function labPaths(cfg: LabConfig): LabPaths {
   const data = own ? path.join(s, 'datasets') : path.join(path.resolve(__dirname, '..', '..'), 'datasets');
   return {
     stateFile: path.join(s, 'lab.json'),
+    cpusFile: path.join(s, 'cpus'),
     cookieFile: path.join(s, 'rpc.cookie'),
     pidDir: path.join(s, 'run'),
     logDir: path.join(s, 'logs'),

@@ -35,7 +35,8 @@ import { startElectrs } from './electrs';
 import { startElectrumx } from './electrumx';
 import { startEsplora } from './esplora';
 import { startFulcrum } from './fulcrum';
-import { runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
+import { labCpus, runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
+import { cpuListText, pinProcess } from '../core/cpu-set';
 import { makeDirs } from '../core/output-path';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -46,6 +47,8 @@ export interface LabUpOptions {
   mempoolTxs?: number; // passed to the generator (its default when absent)
   scale?: number; // the chain's scale (1, the default: 51 addresses; 10: 600 addresses, histories to 3,300)
   skipInstall?: boolean;
+  /** Pin every lab process to these CPUs (taskset), so a generator pinned elsewhere (`load --cpu`) never takes their time. */
+  cpus?: number[];
   log?: (line: string) => void;
 }
 
@@ -90,6 +93,8 @@ export interface LabStatus {
   walletsPath: string;
   /** Set once blocks were mined or payments made after the chain was generated: datasets are stale. */
   changed?: { blocks: number; payments: number };
+  /** The CPUs the lab's processes are pinned to (`lab up --cpus`); null: any. */
+  cpus: string | null;
 }
 
 interface LabState {
@@ -145,6 +150,13 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   if (current.components.some((c) => c.running)) {
     if (current.up && same) {
       log(`already up (seed ${seed}${scale > 1 ? `, scale ${scale}` : ''}) at height ${current.node.tip}`);
+      if (opts.cpus) {
+        setLabCpus(paths, opts.cpus);
+        // Running processes move now (every thread); restarts start pinned (processes.ts).
+        for (const c of current.components) if (c.pid !== null) pinProcess(c.pid, opts.cpus);
+        log(`lab processes pinned to CPUs ${cpuListText(opts.cpus)}`);
+        return labStatus();
+      }
       return current;
     }
     throw new UserError(
@@ -154,6 +166,8 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
 
   const t0 = Date.now();
   await checkPortsFree(cfg);
+  setLabCpus(paths, opts.cpus ?? null);
+  if (opts.cpus) log(`lab processes pinned to CPUs ${cpuListText(opts.cpus)}`);
   if (!opts.skipInstall) await runInstall(components, log);
   // Loaded here, not at the top: `down` and `status` must work even if the generator is mid-edit.
   const generator = await import('./generator');
@@ -275,6 +289,10 @@ export async function labStatus(): Promise<LabStatus> {
     manifestPath: paths.manifestPath,
     walletsPath: paths.walletsPath,
     ...(state?.changed ? { changed: state.changed } : {}),
+    cpus: (() => {
+      const cpus = labCpus(paths);
+      return cpus ? cpuListText(cpus) : null;
+    })(),
   };
 }
 
@@ -496,6 +514,16 @@ function readState(paths: LabPaths): LabState | null {
   } catch {
     return null;
   }
+}
+
+/** Records the CPUs every lab process starts on; null: any (the file goes). */
+function setLabCpus(paths: LabPaths, cpus: number[] | null): void {
+  if (cpus === null) {
+    fs.rmSync(paths.cpusFile, { force: true });
+    return;
+  }
+  makeDirs(path.dirname(paths.cpusFile));
+  fs.writeFileSync(paths.cpusFile, cpuListText(cpus) + '\n');
 }
 
 function writeState(paths: LabPaths, state: LabState): void {

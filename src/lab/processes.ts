@@ -11,6 +11,7 @@ import path from 'node:path';
 import { UserError } from '../core/user-error';
 import type { LabComponent, LabPaths } from './config';
 import { makeDirs } from '../core/output-path';
+import { parseCpuList, pinnedCommand } from '../core/cpu-set';
 
 export interface SpawnSpec {
   name: LabComponent;
@@ -28,13 +29,30 @@ export function logFile(paths: LabPaths, name: LabComponent): string {
   return path.join(paths.logDir, `${name}.log`);
 }
 
-/** Starts `spec` in its own session, output to its log file (truncated), and records its pid. */
+/** The CPUs the lab's processes are pinned to (`lab up --cpus`), or null: any. */
+export function labCpus(paths: LabPaths): number[] | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(paths.cpusFile, 'utf8').trim();
+  } catch {
+    return null;
+  }
+  const cpus = parseCpuList(text);
+  return Array.isArray(cpus) && cpus.length > 0 ? cpus : null;
+}
+
+/**
+ * Starts `spec` in its own session, output to its log file (truncated), and records its pid. On a
+ * lab with CPUs of its own it starts under taskset, which execs the command: the pid is the same.
+ */
 export function spawnDetached(paths: LabPaths, spec: SpawnSpec): number {
   makeDirs(paths.pidDir);
   makeDirs(paths.logDir);
   const log = fs.openSync(logFile(paths, spec.name), 'w');
+  const cpus = labCpus(paths);
+  const { command, args } = cpus ? pinnedCommand(cpus, spec.command, spec.args) : spec;
   try {
-    const child = spawn(spec.command, spec.args, {
+    const child = spawn(command, args, {
       cwd: spec.cwd,
       env: spec.env ?? process.env,
       detached: true,

@@ -291,6 +291,8 @@ const CASES: Case[] = [
   { name: 'wallets: --notify without --hold', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--notify'), names: () => ['--notify', '--hold'] },
   { name: 'wallets: --notify with a workload that never subscribes', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--notify').map((t) => (t === 'electrum' ? 'bdk' : t)), names: () => ['--notify', 'bdk'] },
   { name: 'wallets: --natural-wait that is not a duration', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--notify', '--natural-wait', 'soon'), names: () => ['--natural-wait', 'soon'] },
+  { name: 'load: --cpu naming a CPU this machine does not give us', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--rate', '5', '--cpu', '0,999', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--cpu 0,999', 'CPU 999'] },
+  { name: 'wallets: --cpu that is not a CPU list', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--cpu', 'fast'), names: () => ['--cpu fast'] },
   { name: 'wallets: --hold beyond the open-file limit', cli: 'load', args: (c) => walletLoad(c, '--hold', '100000000'), names: () => ['--hold 100000000', 'limit'] },
   { name: 'wallets: dataset wallets --size backwards', cli: 'dataset', args: (c) => ['wallets', '--in', c.fx('good.jsonl'), '--size', '9..3', '--out', path.join(c.dir, 'w.jsonl')], names: () => ['--size', '9..3'] },
   {

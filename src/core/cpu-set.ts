@@ -1,0 +1,75 @@
+/**
+ * CPU affinity, so a generator and the server it measures can run on different cores of one
+ * machine (issue #19): a list as taskset(1) writes it ("1", "0-1", "0,2-3"), checked against the
+ * CPUs this process may use, and applied with taskset (util-linux) to every thread of a process.
+ * Linux only: elsewhere a list is refused with the reason.
+ */
+import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
+
+/** The CPUs of a list, ascending; a string naming the problem when it is not one. */
+export function parseCpuList(text: string): number[] | string {
+  const cpus = new Set<number>();
+  for (const part of text.split(',')) {
+    const m = /^\s*(\d+)(?:-(\d+))?\s*$/.exec(part);
+    if (!m) return `"${part}" is not a CPU number or range (e.g. 1, 0-1, 0,2-3)`;
+    const [from, to] = [Number(m[1]), Number(m[2] ?? m[1])];
+    if (to < from) return `"${part}" runs backwards`;
+    for (let c = from; c <= to; c++) cpus.add(c);
+  }
+  return [...cpus].sort((a, b) => a - b);
+}
+
+/** A list written back in taskset's form: "0-1,3". */
+export function cpuListText(cpus: number[]): string {
+  const runs: string[] = [];
+  for (let i = 0; i < cpus.length; ) {
+    let j = i;
+    while (j + 1 < cpus.length && cpus[j + 1] === cpus[j] + 1) j++;
+    runs.push(i === j ? String(cpus[i]) : `${cpus[i]}-${cpus[j]}`);
+    i = j + 1;
+  }
+  return runs.join(',');
+}
+
+/** The CPUs process `pid` may run on (its main thread's), from /proc; null off Linux. */
+export function allowedCpus(pid: number | 'self' = 'self'): number[] | null {
+  let status: string;
+  try {
+    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return null;
+  }
+  const m = /^Cpus_allowed_list:\s*(.+)$/m.exec(status);
+  const cpus = m ? parseCpuList(m[1].trim()) : null;
+  return Array.isArray(cpus) ? cpus : null;
+}
+
+/** Every problem with `text` given to `option`: a list, of CPUs this process may use, taskset present. */
+export function cpuSetProblems(option: string, text: string): string[] {
+  const cpus = parseCpuList(text);
+  if (typeof cpus === 'string') return [`${option} ${text}: ${cpus}`];
+  const allowed = allowedCpus();
+  if (allowed === null) return [`${option}: CPU affinity is set through /proc and taskset, which this system (${process.platform}) lacks`];
+  const outside = cpus.filter((c) => !allowed.includes(c));
+  if (outside.length > 0) return [`${option} ${text}: CPU${outside.length > 1 ? 's' : ''} ${cpuListText(outside)} not available here (this process may use ${cpuListText(allowed)})`];
+  if (spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status !== 0) return [`${option}: taskset (util-linux) is not installed`];
+  return [];
+}
+
+/**
+ * Moves every thread of `pid` onto `cpus` (threads started later inherit it); returns the list the
+ * kernel then reports for the process, which is what a run records.
+ */
+export function pinProcess(pid: number, cpus: number[]): string {
+  const list = cpuListText(cpus);
+  const r = spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', list, String(pid)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`taskset could not pin process ${pid} to CPUs ${list}: ${(r.stderr || r.error?.message || '').trim()}`);
+  const now = allowedCpus(pid);
+  return now ? cpuListText(now) : list;
+}
+
+/** The command and arguments that start `command` already pinned to `cpus`. */
+export function pinnedCommand(cpus: number[], command: string, args: string[]): { command: string; args: string[] } {
+  return { command: 'taskset', args: ['--cpu-list', cpuListText(cpus), command, ...args] };
+}
