@@ -180,7 +180,9 @@ test('errors are drawn as their own mark, not dropped', () => {
 test('compare prints a delta table; user errors exit 2 with one line', () => {
   const cmp = cli('report.ts', ['compare', '--db', db, '--db', db, '--out', tmp]);
   expect(cmp.status).toBe(0);
-  expect(cmp.stdout).toMatch(/\| electrs \| history \| \d+ \| [\d.]+ \| [\d.]+ \| \+0\.0% \|/);
+  // The run behind it counted one pass (--passes 2, one of them warm-up): too few to tell a change
+  // from the machine's drift, and the table says so instead of a verdict.
+  expect(cmp.stdout).toMatch(/\| electrs \| history \| \d+ \| [\d.]+ \| [\d.]+ \| no verdict: 1 pass in a run; a verdict needs at least 2 in each, to tell a change from the machine's drift over time \|/);
   expect(fs.existsSync(path.join(tmp, 'compare.md'))).toBe(true);
   const notADir = path.join(tmp, 'a-file');
   fs.writeFileSync(notADir, '');
@@ -219,4 +221,66 @@ test('the arithmetic behind the tables: fit, medians of milliseconds, buckets, c
   const cmp = compareModels(model, slower);
   expect(cmp.rows).toHaveLength(6);
   for (const r of cmp.rows) expect(r.changePct).toBeCloseTo(100, 6);
+});
+
+describe('verdicts between runs', () => {
+  /** One bench run, into its own database, of the lab servers given as NAME=SERVER. */
+  function benchOf(file: string, targets: Array<[string, 'electrumx' | 'electrs']>, passes: number): string {
+    const env = labEnv();
+    const servers = targets.flatMap(([name, target]) => ['--server', `${name}=${target}@${env.electrum[target].host}:${env.electrum[target].port}`]);
+    const db = path.join(tmp, file);
+    const r = cli('bench.ts', ['--no-progress', ...servers, '--dataset', env.datasetPath, '--passes', String(passes), '--db', db]);
+    expect({ status: r.status, stderr: r.status === 0 ? '' : r.stderr }).toEqual({ status: 0, stderr: '' });
+    return db;
+  }
+  const verdicts = (stdout: string, server: string) =>
+    [...stdout.matchAll(new RegExp(`^\\| ${server} \\| (\\w+) \\| \\d+ \\| [\\d.]+ \\| [\\d.]+ \\| (.+) \\|$`, 'gm'))].map((m) => ({ method: m[1], cell: m[2] }));
+
+  test('A/A, interleaved: one server under two names in one run is no change for every method, and --fail-on-regression passes', () => {
+    // Two separate runs drift apart by up to 20 % on this machine (docs/findings/2026-11-24-verdicts.md);
+    // interleaved, the drift hits both names alike.
+    const db = benchOf('aa.sqlite', [['a', 'electrumx'], ['b', 'electrumx']], 6);
+    const r = cli('report.ts', ['compare', '--db', db, '--a', 'a', '--b', 'b', '--fail-on-regression', '5']);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+    const v = verdicts(r.stdout, 'b vs a');
+    expect(v.map((x) => x.method).sort()).toEqual(['balance', 'history', 'utxos']);
+    for (const x of v) expect(x.cell).toMatch(/^~ [+−]\d+\.\d % \[[+−][\d.]+, [+−][\d.]+\], paired bootstrap n=\d+ p=[\d.]+$/);
+  }, 300_000);
+
+  test('one name, a slower server behind it in B: slower for every method, its interval above zero, and exit 99', () => {
+    // electrs answers in ~5 ms on the lab (its replies wait for the next request's ACK), ElectrumX in ~0.5 ms.
+    const fast = benchOf('fast.sqlite', [['x', 'electrumx']], 4);
+    const slow = benchOf('slow.sqlite', [['x', 'electrs']], 4);
+    const r = cli('report.ts', ['compare', '--db', fast, '--db', slow, '--fail-on-regression', '10']);
+    expect(r.status).toBe(99);
+    const v = verdicts(r.stdout, 'x');
+    expect(v).toHaveLength(3);
+    for (const x of v) {
+      const m = /^slower \+([\d.]+) % \[\+([\d.]+), \+([\d.]+)\]/.exec(x.cell);
+      expect(m).not.toBeNull();
+      expect(Number(m![2])).toBeGreaterThan(0); // the interval excludes zero
+    }
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^regression beyond 10 %: x balance slower \+/);
+    // A threshold above the change: every result printed, exit 0; the other way round: faster.
+    expect(cli('report.ts', ['compare', '--db', fast, '--db', slow, '--fail-on-regression', '100000']).status).toBe(0);
+    const back = cli('report.ts', ['compare', '--db', slow, '--db', fast, '--fail-on-regression', '10']);
+    expect(back.status).toBe(0);
+    for (const x of verdicts(back.stdout, 'x')) expect(x.cell).toMatch(/^faster −/);
+  }, 300_000);
+
+  test('compare refuses what it cannot compare, each problem named, exit 2', () => {
+    for (const [args, msg] of [
+      [['--db', db, '--a', 'electrumx'], /--a and --b go together/],
+      [['--db', db, '--db', db, '--a', 'electrumx', '--b', 'electrs'], /give one --db, got 2/],
+      [['--db', db, '--a', 'electrumx', '--b', 'fulcrum'], /no server named fulcrum in the latest completed run/],
+      [['--db', db, '--db', db, '--noise-floor', '-1'], /--noise-floor must be a percent/],
+      [['--db', db, '--db', db, '--fail-on-regression', '-5'], /--fail-on-regression must be a percent >= 0, got -5/],
+    ] as Array<[string[], RegExp]>) {
+      const r = cli('report.ts', ['compare', ...args]);
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(msg);
+    }
+  });
 });

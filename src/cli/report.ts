@@ -8,14 +8,16 @@ import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { writeReport } from '../report/report';
 import { reportOptions } from '../report/options';
-import { compareDatabases, compareMarkdown } from '../report/compare';
+import { compareDatabases, compareMarkdown, compareServers, regressions } from '../report/compare';
+import { verdictText } from '../core/verdict';
 import { writeOutputs } from '../report/export/output';
 import { claimOutputDir } from '../core/output-path';
 import { UserError } from '../core/user-error';
 import { onSignalWhileReading } from './signals';
 import { closeOpenStores } from '../store/results';
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
+  let code = 0;
   await yargs(hideBin(process.argv))
     .scriptName('npm run report --')
     .command(
@@ -61,16 +63,36 @@ async function main(): Promise<void> {
         y
           .option('db', { type: 'string', array: true, describe: 'the two databases, A then B' })
           .option('out', { type: 'string', describe: 'also write DIR/compare.md' })
-          .option('force', { type: 'boolean', default: false, describe: 'replace an earlier compare.md in --out' }),
+          .option('force', { type: 'boolean', default: false, describe: 'replace an earlier compare.md in --out' })
+          .option('a', { type: 'string', describe: 'with one --db: the server of its latest run to compare against (A)' })
+          .option('b', { type: 'string', describe: 'with one --db: the server compared with --a (B); an interleaved A/B run' })
+          .option('noise-floor', { type: 'number', default: 2, describe: 'percent: smaller changes are "no change" even when their interval excludes zero' })
+          .option('fail-on-regression', { type: 'number', describe: 'exit 99 when any verdict is slower by more than this percent (every output still written)' }),
       (a) => {
         const dbs = a.db ?? [];
-        if (dbs.length !== 2) throw new UserError(`compare takes exactly two --db (A then B), got ${dbs.length}`);
+        const problems: string[] = [];
+        const servers = a.a !== undefined || a.b !== undefined;
+        if (servers && (a.a === undefined || a.b === undefined)) problems.push('--a and --b go together: the two servers of one run to compare');
+        if (servers && dbs.length !== 1) problems.push(`--a/--b compare two servers of one run: give one --db, got ${dbs.length}`);
+        if (!servers && dbs.length !== 2) problems.push(`compare takes two --db (A then B), or one --db with --a and --b, got ${dbs.length} --db`);
+        if (!(a['noise-floor'] >= 0 && a['noise-floor'] < 100)) problems.push(`--noise-floor must be a percent in [0, 100), got ${a['noise-floor']}`);
+        const failOn = a['fail-on-regression'];
+        if (failOn !== undefined && !(failOn >= 0 && Number.isFinite(failOn))) problems.push(`--fail-on-regression must be a percent >= 0, got ${failOn}`);
+        if (problems.length) throw new UserError(problems.join('; '));
         const [dbA, dbB] = dbs;
         if (a.out !== undefined) claimOutputDir(a.out, '--out', { files: ['compare.md'], force: a.force });
         onSignalWhileReading(closeOpenStores, 'nothing was written, the databases are as they were');
-        const text = compareMarkdown(compareDatabases(dbA, dbB), dbA, dbB);
+        const options = { noiseFloorPct: a['noise-floor'] };
+        const comparison = servers ? compareServers(dbA, a.a!, a.b!, options) : compareDatabases(dbA, dbB, options);
+        const text = servers ? compareMarkdown(comparison, dbA, dbA, `# Delta: ${a.b} (B) vs ${a.a} (A), interleaved in one run of ${dbA}`) : compareMarkdown(comparison, dbA, dbB);
         if (a.out !== undefined) writeOutputs(a.out, [{ name: 'compare.md', data: text }]);
         process.stdout.write(text);
+        const regressed = failOn === undefined ? [] : regressions(comparison, failOn);
+        if (regressed.length > 0) {
+          // k6's exit code for a failed threshold: CI tells a regression from a broken run.
+          process.stderr.write(`regression beyond ${failOn} %: ${regressed.map((r) => `${r.server} ${r.method} ${verdictText(r.verdict)}`).join('; ')}\n`);
+          code = 99;
+        }
       },
     )
     .strict()
@@ -79,6 +101,7 @@ async function main(): Promise<void> {
     })
     .help()
     .parseAsync();
+  return code;
 }
 
 if (require.main === module) runCli(main);

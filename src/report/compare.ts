@@ -1,13 +1,16 @@
 /**
- * "Delta vs last round": two databases (e.g. two versions of one server), the latest completed run
- * of each, per-address medians matched by (server name, method, scripthash), and the change of the
- * median of those medians. Only addresses measured in both count, so a dataset that grew between
- * rounds does not show up as a speed change.
+ * "Did it regress?": two databases (e.g. two versions of one server), the latest completed run of
+ * each, per-address medians matched by (server name, method, scripthash), and per server and method
+ * a verdict (src/core/verdict.ts): the change of B against A, paired by address, with its 95 %
+ * interval and `faster`, `slower` or `no change`. Only addresses measured in both count, so a
+ * dataset that grew between rounds does not show up as a speed change.
  */
 import { medianOf as median } from './median';
 import { loadModel } from './load';
 import type { ReportModel } from './model';
 import { fmtMs, markdownTable, Table } from './table';
+import { pairedVerdict, verdictText, type Verdict, type VerdictOptions } from '../core/verdict';
+import { UserError } from '../core/user-error';
 
 export interface CompareRow {
   server: string;
@@ -15,11 +18,14 @@ export interface CompareRow {
   matched: number;
   a: number | null;
   b: number | null;
+  /** The change of the median of medians (the figure before verdicts; the verdict's is paired). */
   changePct: number | null;
+  verdict: Verdict;
 }
 
 export interface Comparison {
   rows: CompareRow[];
+  noiseFloorPct: number;
   onlyA: string[]; // "server method" pairs measured in A only
   onlyB: string[];
 }
@@ -36,54 +42,105 @@ function pairs(model: ReportModel): Set<string> {
   return new Set(model.points.map((p) => `${p.server} ${p.method}`));
 }
 
-export function compareModels(modelA: ReportModel, modelB: ReportModel): Comparison {
+export function compareModels(modelA: ReportModel, modelB: ReportModel, options: VerdictOptions = {}): Comparison {
   const a = mediansByKey(modelA);
   const b = mediansByKey(modelB);
-  const groups = new Map<string, { a: number[]; b: number[] }>();
+  const groups = new Map<string, { a: number[]; b: number[]; scripthashes: string[] }>();
   for (const [key, va] of a) {
     const vb = b.get(key);
     if (vb === undefined) continue;
-    const [server, method] = key.split(SEP);
-    const g = groups.get(server + SEP + method) ?? { a: [], b: [] };
+    const [server, method, scripthash] = key.split(SEP);
+    const g = groups.get(server + SEP + method) ?? { a: [], b: [], scripthashes: [] };
     g.a.push(va);
     g.b.push(vb);
+    g.scripthashes.push(scripthash);
     groups.set(server + SEP + method, g);
   }
+  const passesA = passMatrices(modelA);
+  const passesB = passMatrices(modelB);
   const rows = [...groups.entries()]
     .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
     .map(([key, g]) => {
       const [server, method] = key.split(SEP);
-      const ma = median(g.a.sort((x, y) => x - y));
-      const mb = median(g.b.sort((x, y) => x - y));
-      return { server, method, matched: g.a.length, a: ma, b: mb, changePct: ma && mb !== null ? ((mb - ma) / ma) * 100 : null };
+      const [ra, rb] = [passesA?.get(key), passesB?.get(key)];
+      const verdict =
+        ra && rb
+          ? pairedVerdict(matrixOf(ra, g.scripthashes), matrixOf(rb, g.scripthashes), { ...options, seed: options.seed ?? `${server} ${method}` })
+          : noPasses();
+      const ma = median([...g.a].sort((x, y) => x - y));
+      const mb = median([...g.b].sort((x, y) => x - y));
+      return { server, method, matched: g.a.length, a: ma, b: mb, changePct: ma && mb !== null ? ((mb - ma) / ma) * 100 : null, verdict };
     });
   const pa = pairs(modelA);
   const pb = pairs(modelB);
-  return { rows, onlyA: [...pa].filter((k) => !pb.has(k)).sort(), onlyB: [...pb].filter((k) => !pa.has(k)).sort() };
+  return { rows, noiseFloorPct: options.noiseFloorPct ?? 2, onlyA: [...pa].filter((k) => !pb.has(k)).sort(), onlyB: [...pb].filter((k) => !pa.has(k)).sort() };
 }
 
-export function compareDatabases(dbA: string, dbB: string): Comparison {
-  return compareModels(loadModel(dbA), loadModel(dbB));
+export function compareDatabases(dbA: string, dbB: string, options: VerdictOptions = {}): Comparison {
+  return compareModels(loadModel(dbA, { withPasses: true }), loadModel(dbB, { withPasses: true }), options);
 }
 
-export function compareMarkdown(c: Comparison, dbA: string, dbB: string): string {
+/** Per (server, method): each pass's latency per address (scripthash); undefined when the model was read without passes. */
+function passMatrices(model: ReportModel): Map<string, Map<number, Map<string, number>>> | undefined {
+  if (!model.passes) return undefined;
+  const out = new Map<string, Map<number, Map<string, number>>>();
+  for (const p of model.passes) {
+    const key = p.server + SEP + p.method;
+    const byPass = out.get(key) ?? new Map<number, Map<string, number>>();
+    const row = byPass.get(p.pass) ?? new Map<string, number>();
+    row.set(p.scripthash, p.latencyMs);
+    byPass.set(p.pass, row);
+    out.set(key, byPass);
+  }
+  return out;
+}
+
+/** Rows of passes, columns in `scripthashes`' order, NaN where a pass has no answer for an address. */
+function matrixOf(byPass: Map<number, Map<string, number>>, scripthashes: string[]): number[][] {
+  return [...byPass.keys()].sort((x, y) => x - y).map((p) => scripthashes.map((h) => byPass.get(p)!.get(h) ?? NaN));
+}
+
+function noPasses(): Verdict {
+  return { test: 'paired bootstrap', n: 0, changePct: null, ciPct: null, p: null, verdict: null, why: 'no per-pass samples were read' };
+}
+
+/**
+ * Two servers of one bench run, B against A: an interleaved A/B comparison (the bench calls them
+ * in turn for every address, so the machine's drift over time hits both alike). Rows are named
+ * "B vs A". Either name missing from the run is the user's to fix.
+ */
+export function compareServers(db: string, a: string, b: string, options: VerdictOptions = {}): Comparison {
+  const model = loadModel(db, { withPasses: true });
+  const names = new Set(model.servers.map((s) => s.label));
+  const missing = [a, b].filter((n) => !names.has(n));
+  if (missing.length) throw new UserError(`--a/--b: no server named ${missing.join(' or ')} in the latest completed run of ${db} (it has ${[...names].join(', ')})`);
+  const label = `${b} vs ${a}`;
+  const only = (name: string): ReportModel => ({
+    ...model,
+    points: model.points.filter((p) => p.server === name).map((p) => ({ ...p, server: label })),
+    passes: model.passes!.filter((p) => p.server === name).map((p) => ({ ...p, server: label })),
+  });
+  return compareModels(only(a), only(b), options);
+}
+
+/** The rows whose verdict is `slower` by more than `pct` percent: what --fail-on-regression fails on. */
+export function regressions(c: Comparison, pct: number): CompareRow[] {
+  return c.rows.filter((r) => r.verdict.verdict === 'slower' && r.verdict.changePct !== null && r.verdict.changePct > pct);
+}
+
+export function compareMarkdown(c: Comparison, dbA: string, dbB: string, title = `# Delta: B (${dbB}) vs A (${dbA})`): string {
   const table: Table = {
     title: 'delta',
-    head: ['server', 'method', 'addresses', 'A p50 ms', 'B p50 ms', 'change'],
-    align: ['left', 'left', 'right', 'right', 'right', 'right'],
-    rows: c.rows.map((r) => [
-      r.server,
-      r.method,
-      String(r.matched),
-      fmtMs(r.a),
-      fmtMs(r.b),
-      r.changePct === null ? '–' : `${r.changePct >= 0 ? '+' : ''}${r.changePct.toFixed(1)}%`,
-    ]),
+    head: ['server', 'method', 'addresses', 'A p50 ms', 'B p50 ms', 'verdict: change [95 % interval], test'],
+    align: ['left', 'left', 'right', 'right', 'right', 'left'],
+    rows: c.rows.map((r) => [r.server, r.method, String(r.matched), fmtMs(r.a), fmtMs(r.b), verdictText(r.verdict)]),
   };
   const lines = [
-    `# Delta: B (${dbB}) vs A (${dbA})`,
+    title,
     '',
-    'p50 of the per-address medians over the addresses both databases measured (latest completed run of each); negative change = B is faster.',
+    'A and B p50: the median of the per-address medians over the addresses both databases measured (latest completed run of each). ' +
+      'The verdict: the median per-address change of B against A (negative = B is faster) with its 95 % interval from a paired bootstrap over the addresses and each run\'s passes; ' +
+      `\`slower\` or \`faster\` only when the whole interval is on one side of zero and the change exceeds the noise floor (${c.noiseFloorPct} %), else \`~\` (no change).`,
     '',
     markdownTable(table),
   ];

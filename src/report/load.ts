@@ -12,6 +12,8 @@ const ms = (ns: number | null) => (ns === null ? null : ns / 1e6);
 
 export interface ModelOptions {
   runIds?: number[];
+  /** Also read every counted call by pass (`ReportModel.passes`), for verdicts. */
+  withPasses?: boolean;
 }
 
 export function selectRuns(store: ResultsStore, runIds: number[] | undefined, dbPath: string): RunRecord[] {
@@ -100,7 +102,13 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: Result
     if (points.length === 0) {
       throw new UserError(`--run: run ${runs.map((r) => r.id).join(', ')} of ${dbPath} has no per-address medians (status ${runs.map((r) => r.status).join(', ')}); finish it with npm run bench -- --resume`);
     }
-    return { dbPath, runs, servers, points, errors, summaries };
+    const passes = opts.withPasses
+      ? reader.passLatencies(runIds).flatMap((r) => {
+          const server = labelOf.get(r.server_id);
+          return server ? [{ server, method: r.method as ReportMethod, pass: r.pass, scripthash: r.scripthash, latencyMs: r.latency_ns / 1e6 }] : [];
+        })
+      : undefined;
+    return { dbPath, runs, servers, points, errors, summaries, ...(passes ? { passes } : {}) };
   } finally {
     if (!open) store.close();
   }

@@ -60,4 +60,14 @@ export interface ReportModel {
   points: MedianPoint[];
   errors: ErrorPoint[];
   summaries: SummaryRow[];
+  /** Every counted, answered call by pass, when asked for (loadModel's withPasses: verdicts). */
+  passes?: PassPoint[];
+}
+
+export interface PassPoint {
+  server: string;
+  method: ReportMethod;
+  pass: number;
+  scripthash: string;
+  latencyMs: number;
 }

@@ -124,6 +124,15 @@ const WALLET_RUNS = `SELECT r.id, r.legacy_id, ${RUN_NUMBER}, substr(r.kind, len
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',');
 
+/** One counted call's latency, for a verdict's resampling (bench runs). */
+export interface PassLatencyRow {
+  server_id: number;
+  method: string;
+  pass: number;
+  scripthash: string;
+  latency_ns: number;
+}
+
 export class ResultsReader {
   readonly load: LoadStore;
   readonly index: IndexStore;
@@ -164,6 +173,17 @@ export class ResultsReader {
          WHERE m.run_id IN (${placeholders(runIds.length)}) ORDER BY m.server_id, m.method, m.address_idx`,
       )
       .all(...runIds) as MedianRow[];
+  }
+
+  /** Every counted, answered call's latency by server, method, pass and address: what a verdict resamples. */
+  passLatencies(runIds: readonly number[]): PassLatencyRow[] {
+    return this.db
+      .prepare(
+        `SELECT s.server_id, s.method, s.pass, a.scripthash, s.latency_ns
+         FROM samples s JOIN addresses a ON a.run_id = s.run_id AND a.idx = s.address_idx
+         WHERE s.run_id IN (${placeholders(runIds.length)}) AND s.warmup = 0 AND s.status = 'ok'`,
+      )
+      .all(...runIds) as PassLatencyRow[];
   }
 
   /** Counted failures per address and category (medians keep only a count). */

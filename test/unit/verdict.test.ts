@@ -1,0 +1,120 @@
+/**
+ * Verdicts between two runs: no change where only noise differs (and at most 5 % of A/A pairs
+ * called otherwise), slower or faster with an interval that excludes zero where one side really
+ * moved, and no verdict at all on too few samples.
+ */
+import { pairedVerdict, unpairedVerdict, verdictText } from '../../src/core/verdict';
+import { seededRandom } from '../../src/core/random';
+
+/** A normal deviate (Box–Muller) from a seeded uniform source. */
+function gaussian(rand: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+}
+
+/** 51 addresses' true medians, spread like the lab's (0.2 ms to several ms). */
+function addresses(seed: string, n = 51): number[] {
+  const rand = seededRandom(seed);
+  return Array.from({ length: n }, () => 0.2 * Math.exp(3 * rand()));
+}
+
+/**
+ * One run: `passes` passes over the addresses, each value the true median times `factor`, times the
+ * pass's drift (the machine over time, every address alike, `drift`), times its own noise (`sigma`).
+ */
+function run(truth: number[], seed: string, factor = 1, { passes = 9, drift = 0.08, sigma = 0.1 } = {}): number[][] {
+  const rand = seededRandom(seed);
+  return Array.from({ length: passes }, () => {
+    const moved = Math.exp(drift * gaussian(rand));
+    return truth.map((t) => t * factor * moved * Math.exp(sigma * gaussian(rand)));
+  });
+}
+
+test('A/A: noise and drift alone are called a change in at most 5 % of 200 pairs at the default floor', () => {
+  let called = 0;
+  for (let k = 0; k < 200; k++) {
+    const truth = addresses(`aa ${k}`);
+    const v = pairedVerdict(run(truth, `a ${k}`), run(truth, `b ${k}`), { seed: `boot ${k}`, resamples: 500 });
+    expect(v.verdict).not.toBeNull();
+    if (v.verdict !== 'no change') called++;
+  }
+  expect(called / 200).toBeLessThanOrEqual(0.05);
+});
+
+test('drift the passes do not show is called: resampling passes is what holds A/A down', () => {
+  // Without drift between passes, but B's whole run 10 % slower: the same interval calls it.
+  const truth = addresses('shift');
+  const v = pairedVerdict(run(truth, 'a', 1, { drift: 0 }), run(truth, 'b', 1.1, { drift: 0 }), {});
+  expect(v.verdict).toBe('slower');
+});
+
+test('B 30 % slower on every address: slower, its interval above zero and around +30 %', () => {
+  const truth = addresses('slow');
+  const v = pairedVerdict(run(truth, 'a'), run(truth, 'b', 1.3), {});
+  expect(v.verdict).toBe('slower');
+  expect(v.ciPct![0]).toBeGreaterThan(0);
+  expect(v.changePct!).toBeGreaterThan(20);
+  expect(v.changePct!).toBeLessThan(40);
+  expect(v.ciPct![0]).toBeLessThanOrEqual(v.changePct!);
+  expect(v.changePct!).toBeLessThanOrEqual(v.ciPct![1]);
+  expect(v.p!).toBeLessThan(0.01);
+  expect(v.test).toBe('paired bootstrap');
+  expect(v.n).toBe(51);
+  expect(verdictText(v)).toMatch(/^slower \+\d+\.\d % \[\+\d+\.\d, \+\d+\.\d\], paired bootstrap n=51 p=0\.\d{3}$/);
+});
+
+test('B faster: faster, its interval below zero', () => {
+  const truth = addresses('fast');
+  const v = pairedVerdict(run(truth, 'a'), run(truth, 'b', 0.7), {});
+  expect(v.verdict).toBe('faster');
+  expect(v.ciPct![1]).toBeLessThan(0);
+});
+
+test('a real change smaller than the noise floor is no change; a lower floor calls it', () => {
+  const truth = addresses('small');
+  // Little noise, so the interval is narrow and excludes zero: only the floor keeps it out.
+  const a = run(truth, 'a', 1, { drift: 0.002, sigma: 0.005 });
+  const b = run(truth, 'b', 1.015, { drift: 0.002, sigma: 0.005 });
+  const atDefault = pairedVerdict(a, b, {});
+  expect(atDefault.ciPct![0]).toBeGreaterThan(0);
+  expect(atDefault.verdict).toBe('no change');
+  expect(pairedVerdict(a, b, { noiseFloorPct: 1 }).verdict).toBe('slower');
+});
+
+test('too few addresses or passes: no verdict, and why', () => {
+  const v = pairedVerdict([[1, 2, 3], [1, 2, 3]], [[2, 4, 6], [2, 4, 6]], {});
+  expect(v.verdict).toBeNull();
+  expect(v.why).toBe('3 addresses measured in both; a verdict needs at least 10');
+  expect(verdictText(v)).toBe('no verdict: 3 addresses measured in both; a verdict needs at least 10');
+  const truth = addresses('one pass');
+  const onePass = pairedVerdict(run(truth, 'a', 1, { passes: 1 }), run(truth, 'b', 2, { passes: 9 }), {});
+  expect(onePass.verdict).toBeNull();
+  expect(onePass.why).toMatch(/^1 pass in a run; a verdict needs at least 2 in each/);
+});
+
+test('an address a run never answered is left out, not taken for a change', () => {
+  const truth = addresses('gaps');
+  const a = run(truth, 'a');
+  const b = run(truth, 'b');
+  for (const pass of b) pass[0] = NaN; // address 0 failed in every pass of B
+  const v = pairedVerdict(a, b, {});
+  expect(v.n).toBe(50);
+  expect(v.verdict).toBe('no change');
+});
+
+test('the same inputs and seed give the same interval', () => {
+  const truth = addresses('same');
+  const a = run(truth, 'a');
+  const b = run(truth, 'b', 1.1);
+  expect(pairedVerdict(a, b, { seed: 's' })).toEqual(pairedVerdict(a, b, { seed: 's' }));
+});
+
+test('unpaired samples: same distribution is no change, half again as slow is slower', () => {
+  const truth = Array.from({ length: 60 }, () => 1);
+  const sample = (seed: string, factor: number) => run(truth, seed, factor, { passes: 1, drift: 0, sigma: 0.2 })[0];
+  const a = sample('ua', 1);
+  expect(unpairedVerdict(a, sample('ub', 1), {}).verdict).toBe('no change');
+  const slower = unpairedVerdict(a, sample('uc', 1.5), {});
+  expect(slower.verdict).toBe('slower');
+  expect(slower.ciPct![0]).toBeGreaterThan(0);
+  expect(slower.test).toBe('bootstrap');
+});
