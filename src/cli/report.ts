@@ -90,7 +90,7 @@ async function main(): Promise<number> {
         const regressed = failOn === undefined ? [] : regressions(comparison, failOn);
         if (regressed.length > 0) {
           // k6's exit code for a failed threshold: CI tells a regression from a broken run.
-          process.stderr.write(`regression beyond ${failOn} %: ${regressed.map((r) => `${r.server} ${r.method} ${verdictText(r.verdict)}`).join('; ')}\n`);
+          process.stderr.write(`regression beyond ${failOn} %: ${regressed.map((r) => `${r.what} ${verdictText(r.verdict)}`).join('; ')}\n`);
           code = 99;
         }
       },

@@ -9,8 +9,12 @@ import { medianOf as median } from './median';
 import { loadModel } from './load';
 import type { ReportModel } from './model';
 import { fmtMs, markdownTable, Table } from './table';
-import { pairedVerdict, verdictText, type Verdict, type VerdictOptions } from '../core/verdict';
+import { pairedVerdict, unpairedVerdict, verdictText, type Verdict, type VerdictOptions } from '../core/verdict';
 import { UserError } from '../core/user-error';
+import { ResultsStore } from '../store/results';
+import { ResultsReader } from '../store/read';
+import { FINISHED_LOAD_STATUSES, readLoadRun } from './load-read';
+import type { LoadRunReport } from './load-model';
 
 export interface CompareRow {
   server: string;
@@ -23,8 +27,22 @@ export interface CompareRow {
   verdict: Verdict;
 }
 
+/** One server's latency percentile across two load runs: each run's per-second values, bootstrapped. */
+export interface LoadCompareRow {
+  server: string;
+  percentile: 'p50' | 'p99';
+  /** Seconds with an answer, A and B. */
+  intervals: [number, number];
+  /** The whole run's percentile, ms. */
+  a: number | null;
+  b: number | null;
+  verdict: Verdict;
+}
+
 export interface Comparison {
   rows: CompareRow[];
+  /** Load runs' rows, when both databases hold a finished load run. */
+  load?: LoadCompareRow[];
   noiseFloorPct: number;
   onlyA: string[]; // "server method" pairs measured in A only
   onlyB: string[];
@@ -76,8 +94,69 @@ export function compareModels(modelA: ReportModel, modelB: ReportModel, options:
   return { rows, noiseFloorPct: options.noiseFloorPct ?? 2, onlyA: [...pa].filter((k) => !pb.has(k)).sort(), onlyB: [...pb].filter((k) => !pa.has(k)).sort() };
 }
 
+/**
+ * Two databases: their latest completed bench runs compared by address, and their latest finished
+ * load runs by each second's percentiles, whichever both hold.
+ */
 export function compareDatabases(dbA: string, dbB: string, options: VerdictOptions = {}): Comparison {
-  return compareModels(loadModel(dbA, { withPasses: true }), loadModel(dbB, { withPasses: true }), options);
+  const [a, b] = [contentsOf(dbA), contentsOf(dbB)];
+  const bench = a.bench && b.bench;
+  const load = a.load && b.load;
+  if (!bench && !load) {
+    const has = (c: Contents) => [c.bench && 'a completed bench run', c.load && 'a finished load run'].filter(Boolean).join(' and ') || 'neither a completed bench run nor a finished load run';
+    throw new UserError(`compare: nothing of one kind in both: ${dbA} has ${has(a)}; ${dbB} has ${has(b)}`);
+  }
+  const comparison = bench ? compareModels(loadModel(dbA, { withPasses: true }), loadModel(dbB, { withPasses: true }), options) : emptyComparison(options);
+  if (load) comparison.load = compareLoads(a.load!, b.load!, options);
+  return comparison;
+}
+
+interface Contents {
+  bench: boolean;
+  load: LoadRunReport | null;
+}
+
+/** Whether a database holds a completed bench run, and its latest finished load run, read. */
+function contentsOf(db: string): Contents {
+  const store = ResultsStore.open(db, { readonly: true });
+  try {
+    const reader = new ResultsReader(store);
+    const finished = reader.loadRuns().filter((r) => FINISHED_LOAD_STATUSES.includes(r.status));
+    const latest = finished.at(-1);
+    return { bench: reader.benchRuns().some((r) => r.status === 'completed'), load: latest ? readLoadRun(reader, latest, 'latest') : null };
+  } finally {
+    store.close();
+  }
+}
+
+function emptyComparison(options: VerdictOptions): Comparison {
+  return { rows: [], noiseFloorPct: options.noiseFloorPct ?? 2, onlyA: [], onlyB: [] };
+}
+
+/**
+ * Per server in both runs and per percentile: B's per-second values against A's, unpaired (the
+ * seconds of two runs are not the same moments), with the whole run's percentile beside them.
+ */
+export function compareLoads(a: LoadRunReport, b: LoadRunReport, options: VerdictOptions = {}): LoadCompareRow[] {
+  const rows: LoadCompareRow[] = [];
+  for (const sa of a.servers) {
+    const sb = b.servers.find((s) => s.label === sa.label);
+    if (!sb) continue;
+    for (const percentile of ['p50', 'p99'] as const) {
+      const key = `${percentile}Ms` as const;
+      const values = (s: typeof sa) => s.intervals.flatMap((i) => (i[key] === null ? [] : [i[key]!]));
+      const [va, vb] = [values(sa), values(sb)];
+      rows.push({
+        server: sa.label,
+        percentile,
+        intervals: [va.length, vb.length],
+        a: sa.totals[key],
+        b: sb.totals[key],
+        verdict: unpairedVerdict(va, vb, { ...options, seed: options.seed ?? `${sa.label} ${percentile}` }),
+      });
+    }
+  }
+  return rows;
 }
 
 /** Per (server, method): each pass's latency per address (scripthash); undefined when the model was read without passes. */
@@ -124,28 +203,51 @@ export function compareServers(db: string, a: string, b: string, options: Verdic
 }
 
 /** The rows whose verdict is `slower` by more than `pct` percent: what --fail-on-regression fails on. */
-export function regressions(c: Comparison, pct: number): CompareRow[] {
-  return c.rows.filter((r) => r.verdict.verdict === 'slower' && r.verdict.changePct !== null && r.verdict.changePct > pct);
+export function regressions(c: Comparison, pct: number): Array<{ what: string; verdict: Verdict }> {
+  const all = [...c.rows.map((r) => ({ what: `${r.server} ${r.method}`, verdict: r.verdict })), ...(c.load ?? []).map((r) => ({ what: `${r.server} load ${r.percentile}`, verdict: r.verdict }))];
+  return all.filter((r) => r.verdict.verdict === 'slower' && r.verdict.changePct !== null && r.verdict.changePct > pct);
 }
 
 export function compareMarkdown(c: Comparison, dbA: string, dbB: string, title = `# Delta: B (${dbB}) vs A (${dbA})`): string {
-  const table: Table = {
-    title: 'delta',
-    head: ['server', 'method', 'addresses', 'A p50 ms', 'B p50 ms', 'verdict: change [95 % interval], test'],
-    align: ['left', 'left', 'right', 'right', 'right', 'left'],
-    rows: c.rows.map((r) => [r.server, r.method, String(r.matched), fmtMs(r.a), fmtMs(r.b), verdictText(r.verdict)]),
-  };
-  const lines = [
-    title,
-    '',
-    'A and B p50: the median of the per-address medians over the addresses both databases measured (latest completed run of each). ' +
-      'The verdict: the median per-address change of B against A (negative = B is faster) with its 95 % interval from a paired bootstrap over the addresses and each run\'s passes; ' +
-      `\`slower\` or \`faster\` only when the whole interval is on one side of zero and the change exceeds the noise floor (${c.noiseFloorPct} %), else \`~\` (no change).`,
-    '',
-    markdownTable(table),
-  ];
-  if (c.rows.length === 0) lines.push('', 'No (server, method, address) was measured in both databases.');
-  if (c.onlyA.length) lines.push('', `Only in A: ${c.onlyA.join('; ')}.`);
-  if (c.onlyB.length) lines.push('', `Only in B: ${c.onlyB.join('; ')}.`);
+  const floor = `\`slower\` or \`faster\` only when the whole interval is on one side of zero and the change exceeds the noise floor (${c.noiseFloorPct} %), else \`~\` (no change).`;
+  const lines = [title];
+  const benchCompared = c.load === undefined || c.rows.length > 0 || c.onlyA.length > 0 || c.onlyB.length > 0;
+  if (benchCompared) {
+    const table: Table = {
+      title: 'delta',
+      head: ['server', 'method', 'addresses', 'A p50 ms', 'B p50 ms', 'verdict: change [95 % interval], test'],
+      align: ['left', 'left', 'right', 'right', 'right', 'left'],
+      rows: c.rows.map((r) => [r.server, r.method, String(r.matched), fmtMs(r.a), fmtMs(r.b), verdictText(r.verdict)]),
+    };
+    lines.push(
+      '',
+      'A and B p50: the median of the per-address medians over the addresses both databases measured (latest completed run of each). ' +
+        "The verdict: the median per-address change of B against A (negative = B is faster) with its 95 % interval from a paired bootstrap over the addresses and each run's passes; " +
+        floor,
+      '',
+      markdownTable(table),
+    );
+    if (c.rows.length === 0) lines.push('', 'No (server, method, address) was measured in both databases.');
+    if (c.onlyA.length) lines.push('', `Only in A: ${c.onlyA.join('; ')}.`);
+    if (c.onlyB.length) lines.push('', `Only in B: ${c.onlyB.join('; ')}.`);
+  }
+  if (c.load !== undefined) {
+    const table: Table = {
+      title: 'load delta',
+      head: ['server', 'latency', 'seconds A / B', 'A ms', 'B ms', 'verdict: change [95 % interval], test'],
+      align: ['left', 'left', 'right', 'right', 'right', 'left'],
+      rows: c.load.map((r) => [r.server, r.percentile, `${r.intervals[0]} / ${r.intervals[1]}`, fmtMs(r.a), fmtMs(r.b), verdictText(r.verdict)]),
+    };
+    lines.push(
+      '',
+      '## Load',
+      '',
+      "The latest finished load run of each. A and B ms: the whole run's percentile (from the intended send). The verdict: the change of the median of each second's percentile, " +
+        'B against A, with its 95 % interval from a bootstrap over each run\'s seconds (unpaired: two runs\' seconds are not the same moments); ' +
+        floor,
+      '',
+      c.load.length > 0 ? markdownTable(table) : 'No server was loaded in both runs.',
+    );
+  }
   return lines.join('\n') + '\n';
 }

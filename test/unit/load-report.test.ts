@@ -21,6 +21,7 @@ import { CHARTS } from '../../src/report/charts/definitions';
 import { UserError } from '../../src/core/user-error';
 import { executorFor } from '../../src/engine/executors/registry';
 import type { LoadModel } from '../../src/core/load-types';
+import { compareDatabases, compareMarkdown, regressions } from '../../src/report/compare';
 
 const INTERVALS = 60;
 const MODEL: LoadModel = { kind: 'stages', startRate: 10, stages: [{ durationMs: INTERVALS * 1000, target: 10 * (INTERVALS + 1) }] };
@@ -48,7 +49,8 @@ interface Written {
   errors: Record<string, Record<string, number>>;
 }
 
-function writeLoadRun(db: string): Written {
+/** `slower`: every ok latency times this, from another random stream (another run of a slower server). */
+function writeLoadRun(db: string, slower = 1): Written {
   const results = ResultsStore.open(db);
   const store = new LoadStore(results);
   const { runId, serverIds } = store.createRun(
@@ -67,7 +69,7 @@ function writeLoadRun(db: string): Written {
   const written: Written = { runId, okUs: {}, replies: {}, dropped: {}, errors: {} };
   const t0 = Date.UTC(2026, 10, 24, 12, 0, 0);
   SERVERS.forEach((server, si) => {
-    const next = random(17 + si);
+    const next = random(17 + si + (slower === 1 ? 0 : 1000));
     written.okUs[server] = [];
     written.replies[server] = [];
     written.dropped[server] = 0;
@@ -82,7 +84,7 @@ function writeLoadRun(db: string): Written {
         const h = build({ numberOfSignificantValueDigits: 3 });
         for (let k = 0; k < ok; k++) {
           // beta slows down as the rate climbs, with an occasional long tail
-          const us = Math.round((si === 0 ? 800 : 1500 + 40 * i) * (1 + 3 * next()) + (next() < 0.01 ? 200_000 * next() : 0));
+          const us = Math.round(slower * ((si === 0 ? 800 : 1500 + 40 * i) * (1 + 3 * next()) + (next() < 0.01 ? 200_000 * next() : 0)));
           h.recordValue(us);
           written.okUs[server].push(us);
         }
@@ -398,4 +400,32 @@ describe('bench runs', () => {
     expect(() => readModels(reportOptions({ db: both, loadRun: '7', out: tmp }))).toThrow(new UserError(`--load-run: no load run 7 in ${both} (load runs: ${runId})`));
     await expect(writeReport(reportOptions({ db: both, loadRun: String(runId), baseline: 'electrumx', out: tmp }))).rejects.toThrow(/--baseline: apply to bench runs/);
   });
+});
+
+test('report compare on load runs: a run against itself is no change; a run 1.5 times as slow is slower, and a regression', () => {
+  const a = path.join(tmp, 'compare-a.sqlite');
+  const slow = path.join(tmp, 'compare-slow.sqlite');
+  writeLoadRun(a);
+  writeLoadRun(slow, 1.5);
+  const same = compareDatabases(a, a);
+  expect(same.rows).toEqual([]); // no bench run in either
+  expect(same.load!.map((r) => `${r.server} ${r.percentile} ${r.verdict.verdict}`)).toEqual(['alpha p50 no change', 'alpha p99 no change', 'beta p50 no change', 'beta p99 no change']);
+  for (const r of same.load!) expect(r.intervals).toEqual([INTERVALS, INTERVALS]);
+  const c = compareDatabases(a, slow);
+  const p50 = c.load!.filter((r) => r.percentile === 'p50');
+  for (const r of p50) {
+    expect(r.verdict.verdict).toBe('slower');
+    expect(r.verdict.ciPct![0]).toBeGreaterThan(0);
+    expect(r.verdict.changePct!).toBeGreaterThan(30);
+    expect(r.verdict.changePct!).toBeLessThan(70);
+  }
+  expect(regressions(c, 10).map((r) => r.what)).toEqual(expect.arrayContaining(['alpha load p50', 'beta load p50']));
+  expect(regressions(same, 0)).toEqual([]);
+  const md = compareMarkdown(c, a, slow);
+  expect(md).toContain('## Load');
+  expect(md).toMatch(/^\| alpha \| p50 \| 60 \/ 60 \| [\d.]+ \| [\d.]+ \| slower \+\d+\.\d % \[\+/m);
+  expect(md).not.toContain('No (server, method, address)'); // no bench section when neither has a bench run
+  const benchOnly = path.join(tmp, 'compare-bench.sqlite');
+  writeBenchRun(benchOnly);
+  expect(() => compareDatabases(a, benchOnly)).toThrow(`compare: nothing of one kind in both: ${a} has a finished load run; ${benchOnly} has a completed bench run`);
 });
