@@ -10,17 +10,21 @@ export class Slots {
       this.used++;
       return;
     }
+    // A slot given back is handed to the first waiter directly (give() does not free it): a caller
+    // going from give() straight back to take() in the same turn must not slip in ahead of it.
     await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.used++;
   }
 
   give(): void {
-    this.used--;
-    this.waiting.shift()?.();
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.used--;
   }
 
   /** Lets every waiter through now (a stop: each must see it and give its slot back). */
   releaseAll(): void {
-    for (const w of this.waiting.splice(0)) w();
+    const all = this.waiting.splice(0);
+    this.used += all.length;
+    for (const w of all) w();
   }
 }
