@@ -83,7 +83,7 @@ class WakeClock {
     };
   }
 
-  private start(): void {
+  start(): void {
     if (this.worker || this.failed) return;
     try {
       const worker = new Worker(WORKER, { eval: true, workerData: this.shared });
@@ -99,6 +99,8 @@ class WakeClock {
       worker.on('error', () => this.fail());
       worker.on('exit', () => this.fail());
       this.worker = worker;
+      // Started ahead of any wait (shortestWakeNs): it keeps the process alive only while one is awaited.
+      if (this.waiters.size === 0) worker.unref();
     } catch {
       this.fail();
     }
@@ -156,7 +158,7 @@ class WakeClock {
       return;
     }
     // No worker (yet): a timer up to 1 ms early, as the engine waited before.
-    this.timer = setTimeout(() => this.fire(), Math.max(0, Math.floor(waitNs / 1e6) - 1));
+    this.timer = setTimeout(() => this.fire(), Math.max(0, Math.floor(waitNs / 1e6)));
   }
 }
 
@@ -174,5 +176,8 @@ export function wakeNear(atNs: number, fn: () => void): () => void {
  */
 export function shortestWakeNs(): number {
   clock ??= new WakeClock();
+  // Its worker started now: a schedule whose every gap is under the timer's 2 ms would otherwise
+  // never call wakeNear, and be waited in loop turns from start to end.
+  clock.start();
   return 2 * clock.leadNs;
 }
