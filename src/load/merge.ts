@@ -11,7 +11,7 @@ import { toolInfo } from '../core/tool-info';
 import { fileAboutToBeCreated } from '../core/created-file';
 import type { LoadModel } from '../core/load-types';
 import { readStoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
-import { readOutages, type Outage } from '../core/outages';
+import { outageAt, readOutages, type Outage } from '../core/outages';
 import { LoadStore, type LoadRunRow, type LoadRunStatus, type LoadServerRow } from '../store/load-results';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
@@ -185,18 +185,20 @@ function mergedOutcome(byShard: Input[], name: string): Record<string, unknown> 
 
 /**
  * The shards' outages of one server as one list: those that overlap are one outage, from the
- * first shard that found the server gone to the last that heard from it again (the shards share
- * the schedule clock, so their seconds compare).
+ * first shard that found the server gone to the last that heard from it again. Joined on the epoch
+ * times, and their seconds counted again from the earliest shard's start: shards started without
+ * --start-at each count from their own.
  */
 function unionOf(all: Outage[]): Outage[] {
-  const out: Outage[] = [];
+  const joined: Array<{ startMs: number; endMs: number | null }> = [];
   for (const o of [...all].sort((a, b) => a.startMs - b.startMs)) {
-    const last = out.at(-1);
+    const last = joined.at(-1);
     if (last && (last.endMs === null || o.startMs <= last.endMs)) {
-      if (last.endMs !== null && (o.endMs === null || o.endMs > last.endMs)) out[out.length - 1] = { ...last, endS: o.endS, endMs: o.endMs };
-    } else out.push(o);
+      if (last.endMs !== null && (o.endMs === null || o.endMs > last.endMs)) last.endMs = o.endMs;
+    } else joined.push({ startMs: o.startMs, endMs: o.endMs });
   }
-  return out;
+  const originMs = Math.min(...all.map((o) => Math.round(o.startMs - 1000 * o.startS)));
+  return joined.map((o) => outageAt(originMs, o.startMs - originMs, o.endMs === null ? null : o.endMs - originMs));
 }
 
 function write(inputs: Input[], output: string): MergeResult {

@@ -231,6 +231,23 @@ describe('mergeShards', () => {
     expect(merged.outages).toEqual([at(1, 1.5), at(3.2, 6.1), at(8, null)]);
   });
 
+  it('shards that started 2 s apart (no --start-at): one outage in epoch time, its seconds from the earlier start', () => {
+    const base = { outcomes: { ok: 200, disconnect: 50 }, scheduled: 250, sent: 250, answered: 200, achievedRps: 40, sentRps: 50, stoppedAnswering: null };
+    const from = (originMs: number) => (startS: number, endS: number | null) => ({ startS, endS, startMs: originMs + startS * 1000, endMs: endS === null ? null : originMs + endS * 1000 });
+    const early = from(1e12);
+    const late = from(1e12 + 2000);
+    // The same outage, from epoch +5 s to +8 s: seconds 5–7 of the early shard, 3–6 of the late one.
+    const a = writeShard({ name: 'da.sqlite', shard: '1/2', outcome: { ...base, outages: [early(5, 7)] } });
+    const b = writeShard({ name: 'db.sqlite', shard: '2/2', outcome: { ...base, outages: [late(3, 6)] } });
+    const out = path.join(tmp, 'outages-apart.sqlite');
+    mergeShards([a.file, b.file], out);
+    const results = ResultsStore.open(out, { readonly: true });
+    const store = new LoadStore(results);
+    const merged = JSON.parse(store.servers(store.runs().at(-1)!.id)[0].outcome_json!);
+    results.close();
+    expect(merged.outages).toEqual([early(5, 8)]);
+  });
+
   it('refuses files that hold no load run, naming them, and leaves no output behind', () => {
     const a = writeShard({ name: 'a.sqlite', shard: '1/2' });
     const text = path.join(tmp, 'notes.txt');
