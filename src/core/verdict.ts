@@ -13,6 +13,7 @@
  * every time; its two-sided p-value is the share of resamples on the far side of zero, doubled.
  */
 import { seededRandom } from './random';
+import { medianOfUnsorted, quantileRank } from './quantiles';
 
 export type VerdictWord = 'faster' | 'slower' | 'no change';
 
@@ -44,14 +45,13 @@ export interface VerdictOptions {
 
 const DEFAULTS = { noiseFloorPct: 2, minSamples: 10, resamples: 2000, seed: 'electrum-bench verdict' };
 
-/** The lower middle value of sorted numbers (the report's one median). */
-function medianSorted(xs: Float64Array | number[]): number {
-  return xs[(xs.length - 1) >> 1];
+/** The q-quantile of ascending numbers, typed arrays too, by core/quantiles' one rule (nearest rank). */
+function quantileSorted(xs: Float64Array | number[], q: number): number {
+  return xs[quantileRank(q, xs.length) - 1];
 }
 
-function medianOf(xs: number[]): number {
-  return medianSorted(Float64Array.from(xs).sort());
-}
+const medianSorted = (xs: Float64Array | number[]): number => quantileSorted(xs, 0.5);
+const medianOf = (xs: number[]): number => medianOfUnsorted(xs)!;
 
 /** The change in percent that a log ratio stands for. */
 const pct = (logRatio: number): number => (Math.exp(logRatio) - 1) * 100;
@@ -64,7 +64,7 @@ const pct = (logRatio: number): number => (Math.exp(logRatio) - 1) * 100;
  */
 function judge(test: string, n: number, point: number, draws: Float64Array, o: Required<VerdictOptions>, clusters = Infinity): Verdict {
   draws.sort();
-  const at = (q: number) => draws[Math.min(draws.length - 1, Math.max(0, Math.floor(q * draws.length)))];
+  const at = (q: number) => quantileSorted(draws, q);
   const widen = Number.isFinite(clusters) && clusters > 1 ? Math.sqrt(clusters / (clusters - 1)) : 1;
   const lo = point - (point - at(0.025)) * widen;
   const hi = point + (at(0.975) - point) * widen;
@@ -83,8 +83,12 @@ function judge(test: string, n: number, point: number, draws: Float64Array, o: R
   return { test, n, changePct, ciPct: [pct(lo), pct(hi)], p, verdict };
 }
 
+function noVerdict(test: string, n: number, why: string): Verdict {
+  return { test, n, changePct: null, ciPct: null, p: null, verdict: null, why };
+}
+
 function tooFew(test: string, n: number, o: Required<VerdictOptions>, what: string): Verdict {
-  return { test, n, changePct: null, ciPct: null, p: null, verdict: null, why: `${n} ${what}; a verdict needs at least ${o.minSamples}` };
+  return noVerdict(test, n, `${n} ${what}; a verdict needs at least ${o.minSamples}`);
 }
 
 /**
@@ -104,7 +108,7 @@ export function pairedVerdict(a: number[][], b: number[][], options: VerdictOpti
   const columns = Array.from({ length: width }, (_, i) => i).filter((i) => seen(a, i) && seen(b, i));
   if (columns.length < o.minSamples) return tooFew(test, columns.length, o, 'addresses measured in both');
   if (a.length < 2 || b.length < 2) {
-    return { ...tooFew(test, columns.length, o, ''), why: `${Math.min(a.length, b.length)} pass in a run; a verdict needs at least 2 in each, to tell a change from the machine's drift over time` };
+    return noVerdict(test, columns.length, `${Math.min(a.length, b.length)} pass in a run; a verdict needs at least 2 in each, to tell a change from the machine's drift over time`);
   }
   const medianAt = (runs: number[][], passes: number[], i: number, scratch: number[]): number => {
     scratch.length = 0;
@@ -114,7 +118,7 @@ export function pairedVerdict(a: number[][], b: number[][], options: VerdictOpti
     }
     if (scratch.length === 0) return NaN;
     scratch.sort((x, y) => x - y);
-    return scratch[(scratch.length - 1) >> 1];
+    return medianSorted(scratch);
   };
   const allA = a.map((_, p) => p);
   const allB = b.map((_, p) => p);
@@ -162,14 +166,15 @@ export function unpairedVerdict(a: number[], b: number[], options: VerdictOption
 }
 
 /** "+12.3 %" / "−4.0 %", as the compare table prints a change. */
-export function changeText(changePct: number): string {
-  return `${changePct >= 0 ? '+' : '−'}${Math.abs(changePct).toFixed(1)} %`;
+function changeText(changePct: number): string {
+  return `${signed(changePct)} %`;
 }
+
+const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
 
 /** The verdict as one cell: "slower +12.3 % [+8.1, +16.0], paired bootstrap n=51 p=0.001". */
 export function verdictText(v: Verdict): string {
   if (v.verdict === null || v.changePct === null || v.ciPct === null) return `no verdict: ${v.why}`;
   const [lo, hi] = v.ciPct;
-  const sign = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
-  return `${v.verdict === 'no change' ? '~' : v.verdict} ${changeText(v.changePct)} [${sign(lo)}, ${sign(hi)}], ${v.test} n=${v.n} p=${v.p!.toFixed(3)}`;
+  return `${v.verdict === 'no change' ? '~' : v.verdict} ${changeText(v.changePct)} [${signed(lo)}, ${signed(hi)}], ${v.test} n=${v.n} p=${v.p!.toFixed(3)}`;
 }

@@ -5,7 +5,7 @@
  * interval and `faster`, `slower` or `no change`. Only addresses measured in both count, so a
  * dataset that grew between rounds does not show up as a speed change.
  */
-import { medianOf as median } from './median';
+import { medianOfUnsorted } from '../core/quantiles';
 import { loadModel } from './load';
 import type { ReportModel } from './model';
 import { fmtMs, markdownTable, Table } from './table';
@@ -85,8 +85,8 @@ export function compareModels(modelA: ReportModel, modelB: ReportModel, options:
         ra && rb
           ? pairedVerdict(matrixOf(ra, g.scripthashes), matrixOf(rb, g.scripthashes), { ...options, seed: options.seed ?? `${server} ${method}` })
           : noPasses();
-      const ma = median([...g.a].sort((x, y) => x - y));
-      const mb = median([...g.b].sort((x, y) => x - y));
+      const ma = medianOfUnsorted(g.a);
+      const mb = medianOfUnsorted(g.b);
       return { server, method, matched: g.a.length, a: ma, b: mb, changePct: ma && mb !== null ? ((mb - ma) / ma) * 100 : null, verdict };
     });
   const pa = pairs(modelA);
@@ -100,30 +100,30 @@ export function compareModels(modelA: ReportModel, modelB: ReportModel, options:
  */
 export function compareDatabases(dbA: string, dbB: string, options: VerdictOptions = {}): Comparison {
   const [a, b] = [contentsOf(dbA), contentsOf(dbB)];
-  const bench = a.bench && b.bench;
-  const load = a.load && b.load;
-  if (!bench && !load) {
+  if (!(a.bench && b.bench) && !(a.load && b.load)) {
     const has = (c: Contents) => [c.bench && 'a completed bench run', c.load && 'a finished load run'].filter(Boolean).join(' and ') || 'neither a completed bench run nor a finished load run';
     throw new UserError(`compare: nothing of one kind in both: ${dbA} has ${has(a)}; ${dbB} has ${has(b)}`);
   }
-  const comparison = bench ? compareModels(loadModel(dbA, { withPasses: true }), loadModel(dbB, { withPasses: true }), options) : emptyComparison(options);
-  if (load) comparison.load = compareLoads(a.load!, b.load!, options);
+  const comparison = a.bench && b.bench ? compareModels(a.bench, b.bench, options) : emptyComparison(options);
+  if (a.load && b.load) comparison.load = compareLoads(a.load, b.load, options);
   return comparison;
 }
 
 interface Contents {
-  bench: boolean;
+  bench: ReportModel | null;
   load: LoadRunReport | null;
 }
 
-/** Whether a database holds a completed bench run, and its latest finished load run, read. */
+/** A database's latest completed bench run (with its passes) and latest finished load run, read in one open. */
 function contentsOf(db: string): Contents {
   const store = ResultsStore.open(db, { readonly: true });
   try {
     const reader = new ResultsReader(store);
-    const finished = reader.loadRuns().filter((r) => FINISHED_LOAD_STATUSES.includes(r.status));
-    const latest = finished.at(-1);
-    return { bench: reader.benchRuns().some((r) => r.status === 'completed'), load: latest ? readLoadRun(reader, latest, 'latest') : null };
+    const latestLoad = reader.loadRuns().filter((r) => FINISHED_LOAD_STATUSES.includes(r.status)).at(-1);
+    return {
+      bench: reader.benchRuns().some((r) => r.status === 'completed') ? loadModel(db, { withPasses: true }, store) : null,
+      load: latestLoad ? readLoadRun(reader, latestLoad, 'latest') : null,
+    };
   } finally {
     store.close();
   }
