@@ -10,7 +10,8 @@ import { LAB_DEFAULT_SEED, LAB_SERVERS, type ElectrumServerName } from '../lab/c
 import { labDown, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
 import { isUserError, UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
-import { cpuSetProblems, parseCpuList } from '../core/cpu-set';
+import { tasksetProblem } from '../core/cpu-set';
+import { cpuOption } from './validate';
 
 interface Args {
   json: boolean;
@@ -143,12 +144,12 @@ async function main(): Promise<void> {
     .strict()
     .help()
     .parseAsync();
-  let cpus: number[] | undefined;
-  if (argv.cpus !== undefined) {
-    const problems = cpuSetProblems('--cpus', argv.cpus);
-    if (problems.length) throw new UserError(problems.join('; '));
-    cpus = parseCpuList(argv.cpus) as number[];
-  }
+  const problems: string[] = [];
+  const cpus = cpuOption('--cpus', argv.cpus, problems);
+  // The lab's servers start under taskset: its absence must be said before anything starts.
+  const taskset = cpus ? tasksetProblem('--cpus') : undefined;
+  if (taskset) problems.push(taskset);
+  if (problems.length) throw new UserError(problems.join('; '));
   const code = await run!({
     json: argv.json,
     seed: argv.seed,

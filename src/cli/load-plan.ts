@@ -15,8 +15,8 @@ import { parseShard, shareOf, type Shard } from '../core/shard';
 import { parseSourceAddresses } from '../load/source-addresses';
 import { parseThreshold } from '../load/thresholds';
 import { parseSlo, type FindMaxOptions } from '../load/find-max';
-import { collecting, durationOption, timeoutSeconds, withinTimer } from './validate';
-import { cpuSetProblems, parseCpuList, pinProcess } from '../core/cpu-set';
+import { collecting, cpuOption, durationOption, timeoutSeconds, withinTimer } from './validate';
+import { pinProcess } from '../core/cpu-set';
 
 /** The options of `load` the plan reads (yargs' parse of them). */
 export interface LoadPlanArgs {
@@ -96,7 +96,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
   const startAtMs = take(() => startAt(a['start-at']));
   const thresholds = a.threshold ?? [];
   for (const t of thresholds) take(() => parseThreshold(t));
-  const cpus = cpuOption(a.cpu, problems);
+  const cpus = cpuOption('--cpu', a.cpu, problems);
   if (problems.length) throw new UserError(problems.join('; '));
 
   const executor = executorFor(model);
@@ -124,18 +124,9 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
  * and returns the CPU list the kernel reports for it, which the run records.
  */
 export function pinGenerator(cpus: number[]): string {
-  const pinned = pinProcess(process.pid, cpus);
+  const pinned = pinProcess(process.pid, cpus, '--cpu');
   process.stderr.write(`electrum-bench: generator pinned to CPU${cpus.length > 1 ? 's' : ''} ${pinned}\n`);
   return pinned;
-}
-
-/** --cpu LIST: the CPUs to pin the generator to (its problems noted); undefined when not given. */
-export function cpuOption(text: string | undefined, problems: string[]): number[] | undefined {
-  if (text === undefined) return undefined;
-  const found = cpuSetProblems('--cpu', text);
-  problems.push(...found);
-  const cpus = parseCpuList(text);
-  return found.length === 0 && Array.isArray(cpus) ? cpus : undefined;
 }
 
 /**

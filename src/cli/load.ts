@@ -228,13 +228,14 @@ async function main(): Promise<number> {
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);
   const plan = loadPlan(a);
-  const cpus = plan.cpus ? pinGenerator(plan.cpus) : undefined;
   const { thresholds, findMax: search } = plan;
   const { opts, datasetFile, datasetHash } = await optionsFromPlan(a, plan);
   const tracker = thresholds.length ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
   if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
   await ensureReachable(opts.servers, opts, expectedNetwork(datasetFile, opts.lines));
   const resources = await resourceTargets(a);
+  // Pinned once every input is checked, before the first thread the run starts (they inherit it).
+  const cpus = plan.cpus ? pinGenerator(plan.cpus) : undefined;
 
   const created = fileAboutToBeCreated(a.db);
   const results = ResultsStore.open(a.db);

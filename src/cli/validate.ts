@@ -9,6 +9,7 @@ import { UserError } from '../core/user-error';
 import { MAX_TIMER_MS } from '../core/timer-limit';
 import { parseDurationMs } from '../load/schedule';
 import { planProblemsOf, type PlanModel } from '../engine/executors/registry';
+import { cpuSet } from '../core/cpu-set';
 const MAX_TIMER_TEXT = `${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24 days)`;
 
 /** A yargs `.check()` refusing a number option that is not a finite number, quoting what was typed. */
@@ -90,4 +91,12 @@ export function checkedPlan<M extends PlanModel>(plan: M): M {
   const problems = planProblemsOf(plan);
   if (problems.length) throw new UserError(problems.join('; '));
   return plan;
+}
+
+/** A CPU set option (`--cpu`, `--cpus`): its CPUs, its problems noted; undefined when not given or wrong. */
+export function cpuOption(option: string, text: string | undefined, problems: string[]): number[] | undefined {
+  if (text === undefined) return undefined;
+  const { cpus, problems: found } = cpuSet(option, text);
+  problems.push(...found);
+  return cpus;
 }

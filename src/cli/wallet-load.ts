@@ -20,7 +20,7 @@ import { heldReconnectsText } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
-import { arrivalModel, cpuOption, pinGenerator, type ModelArgs } from './load-plan';
+import { arrivalModel, pinGenerator, type ModelArgs } from './load-plan';
 import { hold as holdExecutor } from '../engine/executors/hold';
 import { countOrZeroProblem, countProblem } from '../engine/executors/executor';
 import { executorFor } from '../engine/executors/registry';
@@ -28,7 +28,7 @@ import type { LoadModel } from '../core/load-types';
 import { electrumTargets, ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
-import { collecting, durationOption, timeoutSeconds } from './validate';
+import { collecting, cpuOption, durationOption, timeoutSeconds } from './validate';
 import { walletsNetwork } from '../dataset/expected-network';
 
 export interface WalletLoadArgs extends TargetArgs, ModelArgs {
@@ -108,14 +108,13 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   problems.push(...countProblem('--blocks', a.blocks), ...countOrZeroProblem('--pay-wallets', a['pay-wallets']));
   const notifyWaitMs = take(() => durationOption('notify-wait', a['notify-wait']));
   const naturalWaitMs = take(() => durationOption('natural-wait', a['natural-wait']));
-  const cpus = cpuOption(a.cpu, problems);
+  const cpus = cpuOption('--cpu', a.cpu, problems);
   if (problems.length) throw new UserError(problems.join('; '));
   return { workload: workload!, hold, arrivals, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus };
 }
 
 export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<number> {
   const { workload, hold, arrivals, notifyWaitMs, naturalWaitMs, cpus: cpuList } = walletLoadPlan(a, argv);
-  const cpus = cpuList ? pinGenerator(cpuList) : undefined;
   // How long wallets arrive: the stages' sum for a ramp, --duration (or its default) otherwise, a
   // limit for iterations, which end when done.
   const executor = arrivals ? executorFor(arrivals.model) : undefined;
@@ -144,6 +143,8 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const log = (line: string) => process.stderr.write(`[load] ${line}\n`);
   if (limit) log(`open files: limit ${limit.soft} (hard ${limit.hard}); ${hold} held wallets need about ${needed}`);
   if (maker?.note) log(maker.note);
+  // Pinned once every input is checked, before the first thread the run starts (they inherit it).
+  const cpus = cpuList ? pinGenerator(cpuList) : undefined;
 
   const created = fileAboutToBeCreated(a.db);
   const results = ResultsStore.open(a.db);

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { UserError } from './user-error';
 
 /** The CPUs of a list, ascending; a string naming the problem when it is not one. */
 export function parseCpuList(text: string): number[] | string {
@@ -45,25 +46,35 @@ export function allowedCpus(pid: number | 'self' = 'self'): number[] | null {
   return Array.isArray(cpus) ? cpus : null;
 }
 
-/** Every problem with `text` given to `option`: a list, of CPUs this process may use, taskset present. */
-export function cpuSetProblems(option: string, text: string): string[] {
+/**
+ * `text` given to `option` as a CPU set: its CPUs, or every problem with it (not a list, or CPUs
+ * this process may not use). Reads /proc only; whether taskset is there is found when it is run.
+ */
+export function cpuSet(option: string, text: string): { cpus?: number[]; problems: string[] } {
   const cpus = parseCpuList(text);
-  if (typeof cpus === 'string') return [`${option} ${text}: ${cpus}`];
+  if (typeof cpus === 'string') return { problems: [`${option} ${text}: ${cpus}`] };
   const allowed = allowedCpus();
-  if (allowed === null) return [`${option}: CPU affinity is set through /proc and taskset, which this system (${process.platform}) lacks`];
+  if (allowed === null) return { problems: [`${option}: CPU affinity is set through /proc and taskset, which this system (${process.platform}) lacks`] };
   const outside = cpus.filter((c) => !allowed.includes(c));
-  if (outside.length > 0) return [`${option} ${text}: CPU${outside.length > 1 ? 's' : ''} ${cpuListText(outside)} not available here (this process may use ${cpuListText(allowed)})`];
-  if (spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status !== 0) return [`${option}: taskset (util-linux) is not installed`];
-  return [];
+  if (outside.length > 0) return { problems: [`${option} ${text}: CPU${outside.length > 1 ? 's' : ''} ${cpuListText(outside)} not available here (this process may use ${cpuListText(allowed)})`] };
+  return { cpus, problems: [] };
+}
+
+export const cpuSetProblems = (option: string, text: string): string[] => cpuSet(option, text).problems;
+
+/** Why taskset cannot run here (`option` named), or undefined: for a command that hands taskset to others (the lab's servers). */
+export function tasksetProblem(option: string): string | undefined {
+  return spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0 ? undefined : `${option}: taskset (util-linux) is not installed`;
 }
 
 /**
  * Moves every thread of `pid` onto `cpus` (threads started later inherit it); returns the list the
  * kernel then reports for the process, which is what a run records.
  */
-export function pinProcess(pid: number, cpus: number[]): string {
+export function pinProcess(pid: number, cpus: number[], option: string): string {
   const list = cpuListText(cpus);
   const r = spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', list, String(pid)], { encoding: 'utf8' });
+  if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') throw new UserError(`${option}: taskset (util-linux) is not installed`);
   if (r.status !== 0) throw new Error(`taskset could not pin process ${pid} to CPUs ${list}: ${(r.stderr || r.error?.message || '').trim()}`);
   const now = allowedCpus(pid);
   return now ? cpuListText(now) : list;

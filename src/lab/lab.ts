@@ -35,7 +35,7 @@ import { startElectrs } from './electrs';
 import { startElectrumx } from './electrumx';
 import { startEsplora } from './esplora';
 import { startFulcrum } from './fulcrum';
-import { labCpus, runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
+import { labCpusText, runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
 import { cpuListText, pinProcess } from '../core/cpu-set';
 import { makeDirs } from '../core/output-path';
 
@@ -153,7 +153,7 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
       if (opts.cpus) {
         setLabCpus(paths, opts.cpus);
         // Running processes move now (every thread); restarts start pinned (processes.ts).
-        for (const c of current.components) if (c.pid !== null) pinProcess(c.pid, opts.cpus);
+        for (const c of current.components) if (c.pid !== null) pinProcess(c.pid, opts.cpus, '--cpus');
         log(`lab processes pinned to CPUs ${cpuListText(opts.cpus)}`);
         return labStatus();
       }
@@ -289,10 +289,7 @@ export async function labStatus(): Promise<LabStatus> {
     manifestPath: paths.manifestPath,
     walletsPath: paths.walletsPath,
     ...(state?.changed ? { changed: state.changed } : {}),
-    cpus: (() => {
-      const cpus = labCpus(paths);
-      return cpus ? cpuListText(cpus) : null;
-    })(),
+    cpus: labCpusText(paths),
   };
 }
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { UserError } from '../core/user-error';
 import type { LabComponent, LabPaths } from './config';
 import { makeDirs } from '../core/output-path';
-import { parseCpuList, pinnedCommand } from '../core/cpu-set';
+import { cpuListText, parseCpuList, pinnedCommand } from '../core/cpu-set';
 
 export interface SpawnSpec {
   name: LabComponent;
@@ -39,6 +39,12 @@ export function labCpus(paths: LabPaths): number[] | null {
   }
   const cpus = parseCpuList(text);
   return Array.isArray(cpus) && cpus.length > 0 ? cpus : null;
+}
+
+/** The lab's CPUs as `lab status` prints them ("0-1"), or null: any. */
+export function labCpusText(paths: LabPaths): string | null {
+  const cpus = labCpus(paths);
+  return cpus ? cpuListText(cpus) : null;
 }
 
 /**
