@@ -30,6 +30,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { labStatus } from '../src/lab/lab';
 import { readDataset } from '../src/dataset/line';
 import { restScriptHash } from '../src/esplora/rest-client';
+import { readProcessTree } from '../src/resources/proc';
+import { medianOfUnsorted } from '../src/core/quantiles';
+import { parseServerAddress } from '../src/core/server-address';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: string): string => {
@@ -44,7 +47,6 @@ const REPO = path.join(__dirname, '..');
 const CACHE = path.join(os.homedir(), '.cache', 'electrum-bench');
 const K6 = path.join(CACHE, 'k6', 'bin', 'k6');
 const K6_VERSION = 'v0.54.0';
-const TICK = 100; // clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ)
 
 interface Figures {
   p50Ms: number;
@@ -54,35 +56,6 @@ interface Figures {
   answered: number;
   cpuPerRequestMs: number;
   cpuShare: number;
-}
-
-/** Every process in `root`'s tree with its CPU seconds so far (utime + stime). */
-function treeCpuSeconds(root: number): number {
-  const parents = new Map<number, number>();
-  const cpu = new Map<number, number>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // Fields after the command (which may hold spaces) start after its closing parenthesis.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    parents.set(Number(entry), Number(f[1]));
-    cpu.set(Number(entry), (Number(f[11]) + Number(f[12])) / TICK);
-  }
-  let total = 0;
-  for (const [pid, seconds] of cpu) {
-    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parents.get(p)) {
-      if (p === root) {
-        total += seconds;
-        break;
-      }
-    }
-  }
-  return total;
 }
 
 /**
@@ -97,8 +70,12 @@ async function runSampled(command: string, argv: string[], cwd = REPO): Promise<
   child.stderr.on('data', (d: Buffer) => err.push(d));
   const samples: Array<{ t: number; cpu: number }> = [];
   const started = performance.now();
-  const sample = () => samples.push({ t: performance.now() - started, cpu: treeCpuSeconds(child.pid!) });
-  const timer = setInterval(sample, 250);
+  const sample = async () => {
+    const t = performance.now() - started;
+    const r = await readProcessTree(child.pid!);
+    if (r) samples.push({ t, cpu: r.cpuUserS + r.cpuSystemS });
+  };
+  const timer = setInterval(() => void sample(), 250);
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   clearInterval(timer);
   const stdout = Buffer.concat(out).toString('utf8');
@@ -196,7 +173,7 @@ socket.on('data', (d) => {
     const m = JSON.parse(buffered.slice(0, nl)); buffered = buffered.slice(nl + 1);
     latencies.push(performance.now() - sentAt.get(m.id)); sentAt.delete(m.id);
     if (m.result) answered++;
-    if (latencies.length === total) { socket.end(); latencies.sort((a, b) => a - b); console.log(JSON.stringify({ p50: latencies[latencies.length >> 1], p99: latencies[Math.floor(latencies.length * 0.99)], answered })); }
+    if (latencies.length === total) { socket.end(); latencies.sort((a, b) => a - b); const at = (q) => latencies[Math.max(1, Math.ceil(q * latencies.length)) - 1]; console.log(JSON.stringify({ p50: at(0.5), p99: at(0.99), answered })); }
   }
 });
 `;
@@ -207,10 +184,7 @@ async function rawElectrum(host: string, port: number, hashes: string[]): Promis
   return { p50Ms: r.p50, p99Ms: r.p99, answered: r.answered, cpuShare: run.cpuShare, cpuPerRequestMs: (1000 * run.cpuShare) / RATE };
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
+const median = (xs: number[]): number => medianOfUnsorted(xs)!;
 const spread = (xs: number[]): string => `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`;
 const line = (who: string, f: Figures): string =>
   `  ${who.padEnd(8)} p50 ${f.p50Ms.toFixed(3)} ms  p99 ${f.p99Ms.toFixed(3)} ms${f.serviceP99Ms !== undefined ? ` (from the write ${f.serviceP99Ms.toFixed(3)} ms)` : ''}  CPU ${(100 * f.cpuShare).toFixed(1)}% of a core, ${f.cpuPerRequestMs.toFixed(3)} ms/request  answered ${f.answered}`;
@@ -258,7 +232,8 @@ async function main(): Promise<void> {
       const electrum = flag('electrum', up ? `${up.host}:${up.port}` : '');
       if (!electrum) console.log('\nelectrum: skipped: no --electrum HOST:PORT and no lab server running');
       else {
-        const [host, port] = [electrum.slice(0, electrum.lastIndexOf(':')), Number(electrum.slice(electrum.lastIndexOf(':') + 1))];
+        const { host, port } = parseServerAddress(electrum, `--electrum ${electrum}`);
+        if (port === undefined) throw new Error(`--electrum ${electrum}: give HOST:PORT`);
         const hashes = lines.map((l) => l.scripthash);
         await compare(`Electrum ${electrum}, blockchain.scripthash.get_balance`, 'raw loop', () => rawElectrum(host, port, hashes), () => ours(`generic@${electrum}`, datasetFile, dir, ['--connections', '1']));
       }
