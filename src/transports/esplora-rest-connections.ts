@@ -9,15 +9,16 @@
  */
 import type { CallOutcome, PendingCall, ServerInfo } from '../electrum/client';
 import { isElectrumError, toElectrumError } from '../electrum/errors';
+import { backoffMs } from '../electrum/reconnector';
 import { EsploraRestClient, type RestClientOptions } from '../esplora/rest-client';
 import { ESPLORA_REST_SOFTWARE } from '../esplora/rest-pool';
 import { SlotRing, type LoadCaller, type LoadConnections } from './connections';
 
-const BACKOFF_MS = { first: 100, max: 1000 };
 
 class RestSlotClient implements LoadCaller {
   usable = true;
-  private backoffMs = BACKOFF_MS.first;
+  /** Refusals in a row: the next backoff is the Electrum reconnector's for that many. */
+  private failures = 0;
   private queued: Array<{ rpc: string; scripthash: string; call: PendingCall; timeoutMs: number }> = [];
 
   constructor(
@@ -56,14 +57,13 @@ class RestSlotClient implements LoadCaller {
   private async call(rpc: string, params: unknown[], timeoutMs?: number): Promise<CallOutcome> {
     try {
       const out = await this.rest.call(rpc, params, timeoutMs);
-      this.backoffMs = BACKOFF_MS.first;
+      this.failures = 0;
       return out;
     } catch (err) {
       if (isElectrumError(err) && err.category === 'disconnect' && this.usable) {
         this.usable = false;
         this.onRefused();
-        setTimeout(() => (this.usable = true), this.backoffMs).unref();
-        this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MS.max);
+        setTimeout(() => (this.usable = true), backoffMs(++this.failures)).unref();
       }
       throw err;
     }

@@ -71,6 +71,11 @@ export function addedUp<M>(shares: M[], pick: (m: M) => number): number {
   return Math.round(shares.reduce((a, m) => a + pick(m), 0) * 1e6) / 1e6;
 }
 
+/** Each stage's target added up over the shares (the durations are one test's, checked by mismatch). */
+export function summedStages(shares: Array<{ stages: Stage[] }>): Stage[] {
+  return shares[0].stages.map((s, k) => ({ ...s, target: addedUp(shares, (m) => m.stages[k].target) }));
+}
+
 /** Whether every share is the same config: open-model shards all carry the whole schedule. */
 export function allSame<M>(shares: M[]): boolean {
   return shares.every((m) => JSON.stringify(m) === JSON.stringify(shares[0]));

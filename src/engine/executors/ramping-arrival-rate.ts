@@ -5,7 +5,7 @@
  */
 import { ArrivalCursor, ArrivalDriver } from '../arrival-driver';
 import { rampProblems, rampValueAt, stagesLengthMs } from '../ramp';
-import { addedUp, allSame, stageDurationsMismatch, type Executor } from './executor';
+import { addedUp, allSame, stageDurationsMismatch, summedStages, type Executor } from './executor';
 import { fmtRate } from '../../core/rate-text';
 import type { LoadModel } from '../../core/load-types';
 import type { Shard } from '../../core/shard';
@@ -69,7 +69,7 @@ export const rampingArrivalRate: Executor<RampingArrivalRate> = {
   merge: (shares) => {
     const [first] = shares;
     if (allSame(shares)) return first;
-    return { ...first, startRate: addedUp(shares, (m) => m.startRate), stages: first.stages.map((s, k) => ({ ...s, target: addedUp(shares, (m) => m.stages[k].target) })) };
+    return { ...first, startRate: addedUp(shares, (m) => m.startRate), stages: summedStages(shares) };
   },
   create: (ctx, c, lengthMs, shard) => new ArrivalDriver(ctx, new RampingArrivals(c, lengthMs, shard)),
 };

@@ -1,7 +1,7 @@
 /** k6's ramping-vus: the number of virtual users follows the stages; users beyond the target wait until they are needed. */
 import { VirtualUsers } from '../virtual-users';
 import { rampProblems, rampValueAt, stagesLengthMs } from '../ramp';
-import { addedUp, stageDurationsMismatch, thinkText, thinkTimeMismatch, thinkTimeProblem, type Executor } from './executor';
+import { addedUp, stageDurationsMismatch, summedStages, thinkText, thinkTimeMismatch, thinkTimeProblem, type Executor } from './executor';
 import type { LoadModel } from '../../core/load-types';
 import { shareOf } from '../../core/shard';
 
@@ -22,7 +22,7 @@ export const rampingVus: Executor<RampingVus> = {
   mismatch: (a, b) => stageDurationsMismatch(a.stages, b.stages) ?? thinkTimeMismatch(a.thinkTimeMs, b.thinkTimeMs),
   merge: (shares) => {
     const [first] = shares;
-    return { ...first, startVus: addedUp(shares, (m) => m.startVus), stages: first.stages.map((s, k) => ({ ...s, target: addedUp(shares, (m) => m.stages[k].target) })) };
+    return { ...first, startVus: addedUp(shares, (m) => m.startVus), stages: summedStages(shares) };
   },
   create: (ctx, c, lengthMs) =>
     new VirtualUsers(
