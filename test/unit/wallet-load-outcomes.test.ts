@@ -73,8 +73,11 @@ test('a server that answers: every arrival synced, none said to have stopped', a
 });
 
 test('a server that answers two wallets’ worth of calls and then nothing: the rest time out, and it is said to have stopped', async () => {
-  // 30 subscriptions per sync: the first 60 scripthash calls are the first two wallets'.
-  const a = await arrivals({ nullResults: true, answerFirst: 60 }, 10, 1500);
+  // 30 subscriptions per sync: the first 60 scripthash calls are the first two wallets'. Arrivals
+  // 200 ms apart, so the second wallet's sync has ended before the third is due even on a loaded
+  // machine (at 100 ms apart, a CI run once saw the third due before the last answer: 12, not 13,
+  // unanswered after it).
+  const a = await arrivals({ nullResults: true, answerFirst: 60 }, 5, 3000);
   expectEveryArrivalOnce(a, 15);
   expect(a.synced).toBe(2);
   expect(a.failures.timeout).toBe(13);
