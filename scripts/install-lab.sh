@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the lab's real servers, idempotently, into $ELECTRUM_BENCH_HOME (default ~/.cache/electrum-bench).
-# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs] [esplora] [fulcrum]   (no argument: all)
+# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs] [esplora] [fulcrum] [electrumx@VERSION]...
+#   (no argument: all but other versions; electrumx@1.20.0: that e-x release too, in a venv of its own)
 # Esplora (Blockstream's electrs) and Fulcrum are in no registry: they build from source at pinned
 # commits, from git where reachable, else from local archives (ELECTRUM_BENCH_ESPLORA_SRC,
 # ELECTRUM_BENCH_ESPLORA_BITCOIN_SRC, ELECTRUM_BENCH_FULCRUM_SRC: a .tar.gz or an unpacked folder).
@@ -47,18 +48,24 @@ install_btcd() {
 }
 
 install_electrumx() {
-  local venv="$HOME_DIR/electrumx-$EX_VERSION"
+  local version="${1:-$EX_VERSION}"
+  local venv="$HOME_DIR/electrumx-$version"
   # The lab's ElectrumX also listens with TLS on certificates made with the openssl CLI
   # (src/lab/certificates.ts); Debian base images lack it (package openssl, priority optional).
   command -v openssl >/dev/null 2>&1 || apt_install openssl
   if [ -x "$venv/bin/electrumx_server" ] && "$venv/bin/python" -c 'import plyvel' 2>/dev/null; then
-    say "ElectrumX $EX_VERSION cached"; return
+    say "ElectrumX $version cached"; return
   fi
   need python3 "Python 3.10 or newer"
-  say "installing ElectrumX (e-x==$EX_VERSION) in a venv"
+  say "installing ElectrumX (e-x==$version) in a venv"
+  # Built in place (a venv's scripts name its folder in their first line, so it cannot be moved);
+  # the check above sees an unfinished one as missing.
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "e-x==$EX_VERSION" plyvel >&2
+  if ! "$venv/bin/pip" install -q --disable-pip-version-check "e-x==$version" plyvel >&2; then
+    rm -rf "$venv"
+    say "cannot install e-x==$version from PyPI (is it a release? 1.16.0 to 2.0.0 are)"; exit 2
+  fi
 }
 
 install_electrs() {
@@ -172,6 +179,7 @@ for t in "${targets[@]}"; do
     electrs) install_electrs ;;
     esplora) install_esplora ;;
     fulcrum) install_fulcrum ;;
-    *) say "unknown component: $t (expected btcd, electrumx, electrs, esplora or fulcrum)"; exit 2 ;;
+    electrumx@[0-9]*.[0-9]*.[0-9]*) install_electrumx "${t#electrumx@}" ;;
+    *) say "unknown component: $t (expected btcd, electrumx, electrs, esplora, fulcrum or electrumx@VERSION)"; exit 2 ;;
   esac
 done

@@ -12,7 +12,8 @@ export type LabTarget = ServerTarget & { caFile?: string };
 
 /**
  * With `tls`, only the servers the lab also serves over TLS, on their TLS ports. Esplora is also
- * measured over its REST API, as the target `esplora-rest`.
+ * measured over its REST API, as the target `esplora-rest`. Servers in other versions (`lab up
+ * --with`) are named SERVER-VERSION (`electrumx-1.20.0`) and listen on plain TCP only.
  */
 export async function labTargets(opts: { quiet?: boolean; tls?: boolean } = {}): Promise<LabTarget[]> {
   const { labStatus } = await import('../lab/lab');
@@ -32,6 +33,7 @@ function targetsOf(status: LabStatus, tls: boolean): LabTarget[] {
       targets.push({ name: 'esplora-rest', profile: 'esplora-rest', host: rest.hostname, port: Number(rest.port), tls: false });
     }
   }
+  if (!tls) for (const v of status.versions) if (v.running) targets.push({ name: v.name, profile: v.server, host: v.host, port: v.port, tls: false });
   return targets;
 }
 

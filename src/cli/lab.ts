@@ -1,12 +1,12 @@
 /**
- * `npm run lab -- up|down|status|reset [--json] [--seed S] [--without esplora fulcrum]`
+ * `npm run lab -- up|down|status|reset [--json] [--seed S] [--without esplora fulcrum] [--with electrumx@1.20.0]`
  * `npm run lab -- mine [N] [--pay ADDRESS ...] [--amount SATS]`
  * Progress goes to stderr; the result (status table or JSON) to stdout. Exit codes: 0 done / lab up,
  * 1 failure or (status) lab not fully up, 2 a problem the user can fix (missing tool, lab already up).
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { LAB_DEFAULT_SEED, LAB_SERVERS, type ElectrumServerName } from '../lab/config';
+import { LAB_DEFAULT_SEED, LAB_SERVERS, parseLabVersion, type ElectrumServerName, type LabVersion } from '../lab/config';
 import { labDown, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
 import { isUserError, UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
@@ -18,6 +18,7 @@ interface Args {
   seed: string;
   scale: number;
   without: ElectrumServerName[];
+  versions: LabVersion[];
   blocks: number;
   pay: string[];
   amount: number;
@@ -50,6 +51,10 @@ function printStatus(s: LabStatus, json: boolean): void {
     }
     rows.push([c.name, state, c.pid === null ? '-' : String(c.pid), endpoint, tip]);
   }
+  for (const v of s.versions) {
+    const tip = v.tip === null ? (v.error ? `- (${v.error})` : '-') : `${v.tip}${s.node.tip !== null && v.tip !== s.node.tip ? ` (node ${s.node.tip})` : ''}`;
+    rows.push([v.name, v.running ? 'running' : 'STOPPED', v.pid === null ? '-' : String(v.pid), v.url, tip]);
+  }
   const lines = [textTable(rows[0], rows.slice(1)), ''];
   lines.push(`lab:         ${s.up ? 'UP' : 'not up'}${s.seed ? ` (seed ${s.seed})` : ''}`);
   lines.push(`node RPC:    ${s.node.rpcUrl}  (credentials: ${s.node.cookieFile})`);
@@ -61,6 +66,7 @@ function printStatus(s: LabStatus, json: boolean): void {
     lines.push(`TLS:         ${name.padEnd(10)}${tls.url}  (--ca ${tls.caFile}${tip})`);
   }
   const esplora = s.electrum.esplora;
+  for (const v of s.versions) lines.push(`version:     ${v.name}  ${v.url}  (--server ${v.name}: ${v.server} ${v.version} on the same chain)`);
   if (esplora?.running && esplora.rest) lines.push(`REST:        esplora   ${esplora.rest}  (--server esplora-rest@${esplora.rest})`);
   lines.push(`dataset:     ${s.datasetPath}`);
   lines.push(`wallets:     ${s.walletsPath}`);
@@ -86,7 +92,7 @@ async function up(args: Args): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const status = await labUp({ seed: args.seed, scale: args.scale, without: args.without, cpus: args.cpus, log: progress });
+  const status = await labUp({ seed: args.seed, scale: args.scale, without: args.without, versions: args.versions, cpus: args.cpus, log: progress });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   printStatus(status, args.json);
@@ -134,6 +140,12 @@ async function main(): Promise<void> {
     .option('seed', { type: 'string', default: LAB_DEFAULT_SEED, describe: 'chain generator seed (up, reset)' })
     .option('scale', { type: 'number', default: 1, describe: 'chain scale (up, reset): S × the addresses per history size, longer histories from 4 (10: 600 addresses, ~100 k transactions)' })
     .option('cpus', { type: 'string', describe: 'up, reset: run every lab process on these CPUs only (a taskset list: 0, 0-1), so `load --cpu` can keep the generator off them' })
+    .option('with', {
+      type: 'string',
+      array: true,
+      default: [],
+      describe: 'up, reset: also run these servers in other versions on the same chain, e.g. electrumx@1.20.0 (named electrumx-1.20.0; a lab already up gains or loses just these)',
+    })
     .option('without', {
       type: 'array',
       choices: [...LAB_SERVERS],
@@ -146,6 +158,12 @@ async function main(): Promise<void> {
     .parseAsync();
   const problems: string[] = [];
   const cpus = cpuOption('--cpus', argv.cpus, problems);
+  const versions: LabVersion[] = [];
+  for (const text of argv.with.map(String)) {
+    const v = parseLabVersion(text);
+    if (typeof v === 'string') problems.push(v);
+    else versions.push(v);
+  }
   // The lab's servers start under taskset: its absence must be said before anything starts.
   const taskset = cpus ? tasksetProblem('--cpus') : undefined;
   if (taskset) problems.push(taskset);
@@ -155,6 +173,7 @@ async function main(): Promise<void> {
     seed: argv.seed,
     scale: argv.scale,
     without: argv.without as ElectrumServerName[],
+    versions,
     blocks: Number((argv as { blocks?: number }).blocks ?? 1),
     pay: argv.pay.map(String),
     amount: argv.amount,

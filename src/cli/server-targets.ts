@@ -40,6 +40,11 @@ export async function resolveTargets(a: TargetArgs): Promise<{ targets: ServerTa
   const targets: ServerTarget[] = [];
   let labCaFile: string | undefined;
   for (const spec of specs) {
+    const version = await labVersionTarget(spec, a.tls);
+    if (version) {
+      targets.push(version);
+      continue;
+    }
     const partial = parseServerSpec(spec);
     if (a.tls) partial.tls = true;
     if (partial.host === undefined && a.host === undefined && port === undefined) {
@@ -62,6 +67,21 @@ export async function resolveTargets(a: TargetArgs): Promise<{ targets: ServerTa
   return { targets, labCaFile };
 }
 
+
+/**
+ * `--server electrumx-1.20.0` (or `LABEL=electrumx-1.20.0`): a server the running lab runs in
+ * another version, named as the lab names it. Its name is no profile (profiles have no dots), so
+ * nothing else could have meant it.
+ */
+async function labVersionTarget(spec: string, tls: boolean): Promise<ServerTarget | undefined> {
+  const m = /^(?:([A-Za-z0-9_.-]+)=)?([a-z]+-\d+\.\d+\.\d+)$/.exec(spec);
+  if (!m) return undefined;
+  const found = (await labTargets({ quiet: true })).find((t) => t.name === m[2]);
+  if (!found) throw new UserError(`--server: no server ${m[2]} runs in the lab; start it with: npm run lab -- up --with ${m[2].replace('-', '@')}`);
+  if (tls) throw new UserError(`--server ${spec}: the lab's servers in other versions listen on plain TCP only; drop --tls`);
+  const { caFile: _ca, ...target } = found;
+  return { ...target, name: m[1] ?? target.name };
+}
 
 /** Checked here, before connecting: a --ca that is not PEM would otherwise surface as the server's TLS failure. */
 export function readCa(file: string): Buffer {

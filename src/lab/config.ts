@@ -31,6 +31,8 @@ export interface LabPorts {
   fulcrumTls: number; // with the lab CA, like ElectrumX's
   fulcrumAdmin: number;
   fulcrumStats: number;
+  /** The first of the ports of servers run in other versions (`lab up --with`): VERSION_PORTS each. */
+  versionsBase: number;
 }
 
 export interface LabConfig {
@@ -75,6 +77,7 @@ export function labConfig(env: NodeJS.ProcessEnv = process.env): LabConfig {
       fulcrumTls: base + 12,
       fulcrumAdmin: base + 13,
       fulcrumStats: base + 14,
+      versionsBase: base + 20,
     },
     bin: {
       btcd: path.join(home, `btcd-${VERSIONS.btcd}`, 'bin', 'btcd'),
@@ -92,6 +95,57 @@ export const LAB_COMPONENTS = ['btcd', 'adapter', 'electrumx', 'electrs', 'esplo
 export type LabComponent = (typeof LAB_COMPONENTS)[number];
 export const LAB_SERVERS = ['electrumx', 'electrs', 'esplora', 'fulcrum'] as const;
 export type ElectrumServerName = (typeof LAB_SERVERS)[number];
+
+/**
+ * Servers the lab can also run in another version beside its own, on the same chain (`lab up
+ * --with electrumx@1.20.0`): ElectrumX, because every e-x release from 1.16 is on PyPI and
+ * installs in seconds into a venv of its own.
+ */
+export const VERSIONED_SERVERS = ['electrumx'] as const;
+export type VersionedServer = (typeof VERSIONED_SERVERS)[number];
+/** A server in another version is named `SERVER-VERSION` (`electrumx-1.20.0`) wherever it shows. */
+export type VersionName = `${VersionedServer}-${string}`;
+/** What the lab starts, stops and logs by name: its components and servers in other versions. */
+export type LabProcess = LabComponent | VersionName;
+
+export interface LabVersion {
+  server: VersionedServer;
+  version: string;
+  name: VersionName;
+}
+
+/** Ports per server in another version (its Electrum port, then its admin RPC), from `versionsBase`. */
+export const VERSION_PORTS = 2;
+export const MAX_VERSIONS = 5;
+
+/** `electrumx@1.20.0` → the version it names; a string when the text is not one (the problem). */
+export function parseLabVersion(text: string): LabVersion | string {
+  const m = /^([a-z]+)@(\d+\.\d+\.\d+)$/.exec(text);
+  if (!m) return `--with: ${JSON.stringify(text)} is not SERVER@VERSION (e.g. electrumx@1.20.0)`;
+  const server = m[1];
+  if (!(VERSIONED_SERVERS as readonly string[]).includes(server)) {
+    return `--with: the lab runs other versions of ${VERSIONED_SERVERS.join(', ')} only, not ${JSON.stringify(server)}, in ${JSON.stringify(text)}`;
+  }
+  const version = m[2];
+  if (server === 'electrumx' && version === VERSIONS.electrumx) return `--with: ${text} is the lab's own ElectrumX; name another version (e.g. electrumx@1.20.0)`;
+  return { server: server as VersionedServer, version, name: `${server as VersionedServer}-${version}` };
+}
+
+/** The Electrum and admin RPC ports of the server in another version that holds `slot`. */
+export function versionPorts(cfg: LabConfig, slot: number): { electrum: number; rpc: number } {
+  const first = cfg.ports.versionsBase + slot * VERSION_PORTS;
+  return { electrum: first, rpc: first + 1 };
+}
+
+/** Where a version's install lives in the cache (as the lab's own: `electrumx-2.0.0`). */
+export function electrumxVenvOf(cfg: LabConfig, version: string): string {
+  return path.join(cfg.home, `electrumx-${version}`);
+}
+
+/** A server in another version keeps its index beside the lab's own, wiped at each start as theirs are. */
+export function versionDbDir(cfg: LabConfig, name: VersionName): string {
+  return path.join(cfg.stateDir, `${name}-db`);
+}
 
 /**
  * Settings a lab server is started with beyond the lab's own (a fault test's limit, a sweep's

@@ -10,11 +10,44 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Credentials } from './adapter/credentials';
 import { labCertificateFiles } from './certificates';
-import type { LabConfig, LabPaths, ServerSettings } from './config';
+import { electrumxVenvOf, versionDbDir, versionPorts, type LabConfig, type LabPaths, type LabProcess, type LabVersion, type ServerSettings } from './config';
 import { spawnDetached } from './processes';
 import { makeDirs } from '../core/output-path';
 
-export function electrumxEnv(cfg: LabConfig, paths: LabPaths, creds: Credentials): NodeJS.ProcessEnv {
+/** One ElectrumX of the lab: its own (2.0.0, with TLS) or one in another version (`lab up --with`). */
+export interface ElectrumxInstance {
+  name: LabProcess;
+  venv: string;
+  dbDir: string;
+  /** Its SERVICES: the lab's own also listens with TLS. */
+  services: string;
+  tls: boolean;
+}
+
+export function labElectrumx(cfg: LabConfig, paths: LabPaths): ElectrumxInstance {
+  const h = cfg.host;
+  return {
+    name: 'electrumx',
+    venv: cfg.bin.electrumxVenv,
+    dbDir: paths.electrumxDir,
+    services: `tcp://${h}:${cfg.ports.electrumx},ssl://${h}:${cfg.ports.electrumxTls},rpc://${h}:${cfg.ports.electrumxRpc}`,
+    tls: true,
+  };
+}
+
+/** ElectrumX in another version, on its slot's ports, plain TCP only. */
+export function versionElectrumx(cfg: LabConfig, version: LabVersion, slot: number): ElectrumxInstance {
+  const ports = versionPorts(cfg, slot);
+  return {
+    name: version.name,
+    venv: electrumxVenvOf(cfg, version.version),
+    dbDir: versionDbDir(cfg, version.name),
+    services: `tcp://${cfg.host}:${ports.electrum},rpc://${cfg.host}:${ports.rpc}`,
+    tls: false,
+  };
+}
+
+export function electrumxEnv(cfg: LabConfig, paths: LabPaths, creds: Credentials, instance: ElectrumxInstance = labElectrumx(cfg, paths)): NodeJS.ProcessEnv {
   const h = cfg.host;
   const tls = labCertificateFiles(paths);
   const env: NodeJS.ProcessEnv = {
@@ -23,12 +56,11 @@ export function electrumxEnv(cfg: LabConfig, paths: LabPaths, creds: Credentials
     COIN: 'Bitcoin',
     NET: 'regtest',
     DB_ENGINE: 'leveldb', // no default in e-x 2.0
-    DB_DIRECTORY: paths.electrumxDir,
+    DB_DIRECTORY: instance.dbDir,
     DAEMON_URL: `http://${creds.user}:${creds.password}@${h}:${cfg.ports.adapter}/`,
-    SERVICES: `tcp://${h}:${cfg.ports.electrumx},ssl://${h}:${cfg.ports.electrumxTls},rpc://${h}:${cfg.ports.electrumxRpc}`,
+    SERVICES: instance.services,
     // Required by e-x once an ssl:// service is listed (env.py); made by certificates.ts at `up`.
-    SSL_CERTFILE: tls.certFile,
-    SSL_KEYFILE: tls.keyFile,
+    ...(instance.tls ? { SSL_CERTFILE: tls.certFile, SSL_KEYFILE: tls.keyFile } : {}),
     PEER_DISCOVERY: 'off',
     PEER_ANNOUNCE: 'false',
     // Milliseconds; the default 5 s poll would make every "mine, then assert" wait seconds.
@@ -50,26 +82,37 @@ export function electrumxEnv(cfg: LabConfig, paths: LabPaths, creds: Credentials
 }
 
 /**
- * Runs the unmodified electrumx_server entry point with one timing constant changed: replies are
- * still padded, but sent at once instead of being held up to 1 s for more data to pad with.
+ * Runs the venv's unmodified electrumx_server script with one timing constant changed: replies are
+ * still padded, but sent at once instead of being held up to 1 s for more data to pad with. The
+ * script is run by the venv's own Python: e-x 1.16's is a plain file starting `#!/usr/bin/env
+ * python3`, which would find the system's Python, without ElectrumX.
  */
 const NO_REPLY_HOLD = [
-  'import sys',
-  'from electrumx.server.transport import PaddedRSTransport',
-  'PaddedRSTransport.WAIT_FOR_BUFFER_GROWTH_SECONDS = 0.0',
-  'from electrumx.cli.electrumx_server import main',
-  "sys.argv[0] = 'electrumx_server'",
-  'sys.exit(main())',
+  'import runpy, sys',
+  'try:',
+  '    from electrumx.server.transport import PaddedRSTransport',
+  '    PaddedRSTransport.WAIT_FOR_BUFFER_GROWTH_SECONDS = 0.0',
+  'except ImportError:', // e-x before 1.17 pads nothing, so holds nothing
+  '    pass',
+  'sys.argv = sys.argv[1:]',
+  "runpy.run_path(sys.argv[0], run_name='__main__')",
 ].join('\n');
 
 /** Starts ElectrumX on a wiped index directory; returns its pid. Readiness is checked by the caller. */
-export function startElectrumx(cfg: LabConfig, paths: LabPaths, creds: Credentials, settings: ServerSettings = {}): number {
-  fs.rmSync(paths.electrumxDir, { recursive: true, force: true });
-  makeDirs(paths.electrumxDir);
+export function startElectrumx(
+  cfg: LabConfig,
+  paths: LabPaths,
+  creds: Credentials,
+  settings: ServerSettings = {},
+  instance: ElectrumxInstance = labElectrumx(cfg, paths),
+): number {
+  fs.rmSync(instance.dbDir, { recursive: true, force: true });
+  makeDirs(instance.dbDir);
+  const script = path.join(instance.venv, 'bin', 'electrumx_server');
   return spawnDetached(paths, {
-    name: 'electrumx',
-    command: path.join(cfg.bin.electrumxVenv, 'bin', cfg.electrumxReplyHold ? 'electrumx_server' : 'python3'),
-    args: cfg.electrumxReplyHold ? [] : ['-c', NO_REPLY_HOLD],
-    env: { ...electrumxEnv(cfg, paths, creds), ...settings },
+    name: instance.name,
+    command: path.join(instance.venv, 'bin', 'python3'),
+    args: cfg.electrumxReplyHold ? [script] : ['-c', NO_REPLY_HOLD, script],
+    env: { ...electrumxEnv(cfg, paths, creds, instance), ...settings },
   });
 }

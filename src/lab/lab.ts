@@ -24,15 +24,20 @@ import {
   labConfig,
   labPaths,
   LAB_SERVERS,
+  MAX_VERSIONS,
+  versionPorts,
   type ElectrumServerName,
   type LabComponent,
   type LabConfig,
   type LabPaths,
+  type LabProcess,
+  type LabVersion,
   type ServerSettings,
+  type VersionName,
 } from './config';
 import type { Credentials } from './adapter/credentials';
 import { startElectrs } from './electrs';
-import { startElectrumx } from './electrumx';
+import { startElectrumx, versionElectrumx } from './electrumx';
 import { startEsplora } from './esplora';
 import { startFulcrum } from './fulcrum';
 import { labCpusText, runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
@@ -49,6 +54,8 @@ export interface LabUpOptions {
   skipInstall?: boolean;
   /** Pin every lab process to these CPUs (taskset), so a generator pinned elsewhere (`load --cpu`) never takes their time. */
   cpus?: number[];
+  /** Servers to run in other versions beside the lab's own (`--with electrumx@1.20.0`); a lab already up gains or loses just these. */
+  versions?: LabVersion[];
   log?: (line: string) => void;
 }
 
@@ -81,6 +88,17 @@ export interface ServerStatus extends ElectrumEndpoint {
   rest?: string; // Esplora's HTTP REST API, http://127.0.0.1:PORT
 }
 
+/** A server the lab runs in another version (`lab up --with`), on ports of its own. */
+export interface VersionStatus extends ElectrumEndpoint {
+  name: VersionName;
+  server: LabVersion['server'];
+  version: string;
+  running: boolean;
+  pid: number | null;
+  tip: number | null;
+  error?: string;
+}
+
 export interface LabStatus {
   up: boolean; // every expected component runs and every expected server is at the node's tip
   seed: string | null;
@@ -88,6 +106,8 @@ export interface LabStatus {
   node: { rpcUrl: string; cookieFile: string; tip: number | null; error?: string };
   components: ComponentStatus[];
   electrum: Partial<Record<ElectrumServerName, ServerStatus>>;
+  /** Servers in other versions started with `--with`, in the order they were asked for. */
+  versions: VersionStatus[];
   datasetPath: string;
   manifestPath: string;
   walletsPath: string;
@@ -101,6 +121,8 @@ interface LabState {
   seed: string;
   scale?: number; // absent: 1
   components: LabComponent[];
+  /** Servers in other versions, each with the slot of ports it holds. */
+  versions?: Array<LabVersion & { slot: number }>;
   startedAt: string;
   readyAt?: string;
   tipHeight?: number;
@@ -114,7 +136,7 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabStatus> {
 }
 
 /** Stops every component that has a live pid file, newest first. Idempotent. */
-export async function labDown(): Promise<Record<LabComponent, StopOutcome>> {
+export async function labDown(): Promise<Record<string, StopOutcome>> {
   const paths = labPaths(labConfig());
   return withLabLock(paths, 'down', () => down(paths));
 }
@@ -131,6 +153,11 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   if (!Number.isInteger(scale) || scale < 1 || scale > 20) throw new UserError(`--scale must be an integer in 1..20, got ${opts.scale}`);
   const without = new Set<LabComponent>(opts.without ?? []);
   const components = LAB_COMPONENTS.filter((c) => !without.has(c));
+  const versions = opts.versions ?? [];
+  const names = versions.map((v) => v.name);
+  const twice = names.filter((n, i) => names.indexOf(n) !== i);
+  if (twice.length) throw new UserError(`--with: ${twice[0]} is asked for twice`);
+  if (versions.length > MAX_VERSIONS) throw new UserError(`--with: at most ${MAX_VERSIONS} servers in other versions, got ${versions.length}`);
 
   let current = await labStatus();
   const previous = readState(paths);
@@ -153,11 +180,12 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
       if (opts.cpus) {
         setLabCpus(paths, opts.cpus);
         // Running processes move now (every thread); restarts start pinned (processes.ts).
-        for (const c of current.components) if (c.pid !== null) pinProcess(c.pid, opts.cpus, '--cpus');
+        for (const c of [...current.components, ...current.versions]) if (c.pid !== null) pinProcess(c.pid, opts.cpus, '--cpus');
         log(`lab processes pinned to CPUs ${cpuListText(opts.cpus)}`);
-        return labStatus();
       }
-      return current;
+      // Only the servers in other versions change: the chain and the lab's own servers stay.
+      const changed = await reconcileVersions(cfg, paths, previous!, versions, scale, log);
+      return opts.cpus || changed ? labStatus() : current;
     }
     throw new UserError(
       `the lab is already ${current.up ? 'up' : 'partly up'} (seed ${current.seed ?? 'unknown'}); run "npm run lab -- reset" (or "down") first`,
@@ -165,10 +193,11 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   }
 
   const t0 = Date.now();
-  await checkPortsFree(cfg);
+  const slotted = versions.map((v, slot) => ({ ...v, slot }));
+  await checkPortsFree(cfg, slotted);
   setLabCpus(paths, opts.cpus ?? null);
   if (opts.cpus) log(`lab processes pinned to CPUs ${cpuListText(opts.cpus)}`);
-  if (!opts.skipInstall) await runInstall(components, log);
+  if (!opts.skipInstall) await runInstall([...components, ...versions.map(installTarget)], log);
   // Loaded here, not at the top: `down` and `status` must work even if the generator is mid-edit.
   const generator = await import('./generator');
 
@@ -176,7 +205,13 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   for (const c of LAB_COMPONENTS) fs.rmSync(path.join(paths.pidDir, `${c}.pid`), { force: true });
   const creds = writeFreshCredentials(paths.cookieFile);
   if (components.some((c) => electrumTlsEndpoint(cfg, paths, c as ElectrumServerName))) await generateLabCertificates(paths);
-  const state: LabState = { seed, ...(scale > 1 ? { scale } : {}), components, startedAt: new Date().toISOString() };
+  const state: LabState = {
+    seed,
+    ...(scale > 1 ? { scale } : {}),
+    components,
+    ...(slotted.length ? { versions: slotted } : {}),
+    startedAt: new Date().toISOString(),
+  };
   writeState(paths, state);
   const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 120_000 });
   try {
@@ -199,13 +234,15 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
     const tip = await rpc.call<number>('getblockcount');
     const watch = await mempoolWatch(rpc);
     log(`chain at height ${tip} with ${watch.length} mempool transactions (${secs(t1)} s); starting Electrum servers`);
-    await Promise.all(
-      LAB_SERVERS.filter((s) => components.includes(s)).map(async (s) => {
+    await Promise.all([
+      ...LAB_SERVERS.filter((s) => components.includes(s)).map(async (s) => {
         const t2 = Date.now();
-        await waitServerSynced(cfg, paths, s, startServer(cfg, paths, creds, s), tip, watch, undefined, undefined, LAB_TIMEOUTS.readyMs * scale);
+        const pid = startServer(cfg, paths, creds, s);
+        await waitServerSynced(paths, s, electrumEndpoint(cfg, s), electrumTlsEndpoint(cfg, paths, s), pid, tip, watch, undefined, undefined, LAB_TIMEOUTS.readyMs * scale);
         log(`${s} at height ${tip}, mempool seen (${secs(t2)} s)`);
       }),
-    );
+      startVersions(cfg, paths, creds, slotted, tip, watch, scale, log),
+    ]);
     writeState(paths, { ...state, readyAt: new Date().toISOString(), tipHeight: tip });
     log(`lab up in ${secs(t0)} s`);
   } catch (err) {
@@ -218,8 +255,10 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   return labStatus();
 }
 
-async function down(paths: LabPaths): Promise<Record<LabComponent, StopOutcome>> {
-  const outcome = {} as Record<LabComponent, StopOutcome>;
+async function down(paths: LabPaths): Promise<Record<string, StopOutcome>> {
+  const outcome: Record<string, StopOutcome> = {};
+  // Servers in other versions first, found by their pid files (the state file may be gone).
+  for (const v of versionPidNames(paths)) outcome[v] = await stopComponent(paths, v, LAB_TIMEOUTS.stopMs);
   for (const c of [...LAB_COMPONENTS].reverse()) outcome[c] = await stopComponent(paths, c, LAB_TIMEOUTS.stopMs);
   fs.rmSync(paths.stateFile, { force: true });
   return outcome;
@@ -270,6 +309,21 @@ export async function labStatus(): Promise<LabStatus> {
     }),
   );
   const electrum: LabStatus['electrum'] = Object.fromEntries(servers);
+  const versions = await Promise.all(
+    (state?.versions ?? []).map(async ({ slot, ...v }): Promise<VersionStatus> => {
+      const ep = versionEndpoint(cfg, slot);
+      const pid = runningPid(paths, v.name);
+      const st: VersionStatus = { ...v, ...ep, running: pid !== null, pid, tip: null };
+      if (pid !== null) {
+        try {
+          st.tip = await electrumTip(ep.host, ep.port);
+        } catch (err) {
+          st.error = (err as Error).message;
+        }
+      }
+      return st;
+    }),
+  );
 
   const up =
     state !== null &&
@@ -277,7 +331,8 @@ export async function labStatus(): Promise<LabStatus> {
     node.tip !== null &&
     LAB_SERVERS.every(
       (s) => !state.components.includes(s) || (electrum[s]?.tip === node.tip && (!electrum[s]?.tls || electrum[s]?.tls?.tip === node.tip)),
-    );
+    ) &&
+    versions.every((v) => v.tip === node.tip);
   return {
     up,
     seed: state?.seed ?? null,
@@ -285,6 +340,7 @@ export async function labStatus(): Promise<LabStatus> {
     node,
     components,
     electrum,
+    versions,
     datasetPath: paths.datasetPath,
     manifestPath: paths.manifestPath,
     walletsPath: paths.walletsPath,
@@ -303,6 +359,98 @@ export function electrumTlsEndpoint(cfg: LabConfig, paths: LabPaths, s: Electrum
   const port = s === 'electrumx' ? cfg.ports.electrumxTls : s === 'fulcrum' ? cfg.ports.fulcrumTls : null;
   if (port === null) return null;
   return { url: `ssl://${cfg.host}:${port}`, host: cfg.host, port, caFile: labCertificateFiles(paths).caFile };
+}
+
+/** A server in another version: plain TCP on its slot's port. */
+function versionEndpoint(cfg: LabConfig, slot: number): ElectrumEndpoint {
+  const port = versionPorts(cfg, slot).electrum;
+  return { url: `electrum://${cfg.host}:${port}`, host: cfg.host, port };
+}
+
+/** What scripts/install-lab.sh is asked for to have a version installed: `electrumx@1.20.0`. */
+function installTarget(v: LabVersion): string {
+  return `${v.server}@${v.version}`;
+}
+
+/** Servers in other versions that have a pid file: what `down` must stop besides the components. */
+function versionPidNames(paths: LabPaths): VersionName[] {
+  let files: string[];
+  try {
+    files = fs.readdirSync(paths.pidDir);
+  } catch {
+    return [];
+  }
+  const components: readonly string[] = LAB_COMPONENTS;
+  return files
+    .filter((f) => f.endsWith('.pid'))
+    .map((f) => f.slice(0, -'.pid'.length))
+    .filter((n): n is VersionName => !components.includes(n) && /^[a-z]+-\d+\.\d+\.\d+$/.test(n));
+}
+
+/** Starts servers in other versions on fresh indexes and waits until each has the node's tip and mempool. */
+async function startVersions(
+  cfg: LabConfig,
+  paths: LabPaths,
+  creds: Credentials,
+  versions: Array<LabVersion & { slot: number }>,
+  tip: number,
+  watch: MempoolProbe[],
+  scale: number,
+  log: (line: string) => void,
+): Promise<void> {
+  await Promise.all(
+    versions.map(async (v) => {
+      const t0 = Date.now();
+      const pid = startElectrumx(cfg, paths, creds, {}, versionElectrumx(cfg, v, v.slot));
+      await waitServerSynced(paths, v.name, versionEndpoint(cfg, v.slot), null, pid, tip, watch, undefined, undefined, LAB_TIMEOUTS.readyMs * scale);
+      log(`${v.name} at height ${tip}, mempool seen (${secs(t0)} s)`);
+    }),
+  );
+}
+
+/**
+ * Brings a running lab's servers in other versions to `wanted`: stops those no longer asked for,
+ * starts the new ones on free slots of ports (each indexes the running chain from scratch). The
+ * lab's own servers and its chain are left as they are. Returns whether anything changed.
+ */
+async function reconcileVersions(
+  cfg: LabConfig,
+  paths: LabPaths,
+  state: LabState,
+  wanted: LabVersion[],
+  scale: number,
+  log: (line: string) => void,
+): Promise<boolean> {
+  const have = state.versions ?? [];
+  const kept = have.filter((h) => wanted.some((w) => w.name === h.name));
+  const dropped = have.filter((h) => !kept.includes(h));
+  const taken = new Set(kept.map((k) => k.slot));
+  const free = Array.from({ length: MAX_VERSIONS }, (_, slot) => slot).filter((slot) => !taken.has(slot));
+  const added = wanted.filter((w) => !have.some((h) => h.name === w.name)).map((w, i) => ({ ...w, slot: free[i] }));
+  if (dropped.length === 0 && added.length === 0) return false;
+  for (const d of dropped) {
+    await stopComponent(paths, d.name, LAB_TIMEOUTS.stopMs);
+    log(`${d.name} stopped (not asked for)`);
+  }
+  writeState(paths, { ...state, versions: kept });
+  await checkPortsFree(cfg, added, false);
+  if (added.length) await runInstall(added.map(installTarget), log);
+  writeState(paths, { ...state, versions: [...kept, ...added] });
+  if (added.length === 0) return true;
+  const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 30_000 });
+  try {
+    const tip = await rpc.call<number>('getblockcount');
+    await startVersions(cfg, paths, readCredentials(paths.cookieFile), added, tip, await mempoolWatch(rpc), scale, log);
+  } catch (err) {
+    // The lab stays as it was before: the new versions go again, the rest runs on.
+    log('failed; stopping the servers in other versions just started');
+    for (const a of added) await stopComponent(paths, a.name, LAB_TIMEOUTS.stopMs).catch(() => undefined);
+    writeState(paths, { ...state, versions: kept });
+    throw err;
+  } finally {
+    rpc.close();
+  }
+  return true;
 }
 
 /** Starts one lab server on a fresh index, with `settings` beyond the lab's own; returns its pid. */
@@ -369,9 +517,10 @@ async function mempoolWatch(rpc: NodeRpc): Promise<MempoolProbe[]> {
 }
 
 async function waitServerSynced(
-  cfg: LabConfig,
   paths: LabPaths,
-  s: ElectrumServerName,
+  s: LabProcess,
+  { host, port }: ElectrumEndpoint,
+  tlsEp: TlsEndpoint | null,
   pid: number,
   tip: number,
   watch: MempoolProbe[],
@@ -379,8 +528,6 @@ async function waitServerSynced(
   indexed?: IndexProbe,
   readyMs: number = LAB_TIMEOUTS.readyMs,
 ): Promise<void> {
-  const { host, port } = electrumEndpoint(cfg, s);
-  const tlsEp = electrumTlsEndpoint(cfg, paths, s);
   const what = `at the node's tip ${tip} with its mempool${tlsEp ? ', TLS verified with the lab CA' : ''}`;
   await waitReady(paths, s, pid, what, readyMs, async () => {
     const height = await electrumTip(host, port);
@@ -454,8 +601,12 @@ async function electrumCalls(
  * connections itself (its side's sockets linger in TIME_WAIT, as Esplora's do), though the
  * servers themselves can bind again.
  */
-async function checkPortsFree(cfg: LabConfig): Promise<void> {
-  for (const [name, port] of Object.entries(cfg.ports)) {
+async function checkPortsFree(cfg: LabConfig, versions: Array<LabVersion & { slot: number }> = [], components = true): Promise<void> {
+  const ports = [
+    ...(components ? Object.entries(cfg.ports).filter(([name]) => name !== 'versionsBase') : []),
+    ...versions.flatMap((v) => Object.entries(versionPorts(cfg, v.slot)).map(([what, port]): [string, number] => [`${v.name} ${what}`, port])),
+  ];
+  for (const [name, port] of ports) {
     const free = await new Promise<boolean>((resolve) => {
       const sock = net.connect({ port, host: cfg.host });
       sock.setTimeout(1_000, () => sock.destroy(new Error('timeout')));
@@ -475,7 +626,7 @@ async function checkPortsFree(cfg: LabConfig): Promise<void> {
  * scripts/install-lab.sh for these components; it is idempotent and fast once cached. A component
  * that cannot be had (a missing tool, a source archive that is not there) is a UserError naming it.
  */
-export async function runInstall(components: LabComponent[], log: (line: string) => void): Promise<void> {
+export async function runInstall(components: string[], log: (line: string) => void): Promise<void> {
   const targets = components.filter((c) => c !== 'adapter');
   log(`installing/checking ${targets.join(', ')} (scripts/install-lab.sh)`);
   const tail: string[] = [];
@@ -576,7 +727,7 @@ export async function labRestartServer(
       // A server started with other settings may refuse the very histories the mempool probe asks
       // for (a limit under test): its readiness is then its tip alone.
       const limited = Object.keys(opts.settings ?? {}).length > 0;
-      await waitServerSynced(cfg, paths, s, started, tip, limited || opts.tipOnly ? [] : watch, opts.pollMs, opts.indexed);
+      await waitServerSynced(paths, s, electrumEndpoint(cfg, s), electrumTlsEndpoint(cfg, paths, s), started, tip, limited || opts.tipOnly ? [] : watch, opts.pollMs, opts.indexed);
     } finally {
       rpc.close();
     }

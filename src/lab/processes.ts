@@ -9,23 +9,23 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../core/user-error';
-import type { LabComponent, LabPaths } from './config';
+import type { LabProcess, LabPaths } from './config';
 import { makeDirs } from '../core/output-path';
 import { cpuListText, parseCpuList, pinnedCommand } from '../core/cpu-set';
 
 export interface SpawnSpec {
-  name: LabComponent;
+  name: LabProcess;
   command: string;
   args: string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
 }
 
-export function pidFile(paths: LabPaths, name: LabComponent): string {
+export function pidFile(paths: LabPaths, name: LabProcess): string {
   return path.join(paths.pidDir, `${name}.pid`);
 }
 
-export function logFile(paths: LabPaths, name: LabComponent): string {
+export function logFile(paths: LabPaths, name: LabProcess): string {
   return path.join(paths.logDir, `${name}.log`);
 }
 
@@ -78,7 +78,7 @@ export function spawnDetached(paths: LabPaths, spec: SpawnSpec): number {
 }
 
 /** The pid recorded for `name`, if its pid file exists and parses. */
-export function recordedPid(paths: LabPaths, name: LabComponent): number | null {
+export function recordedPid(paths: LabPaths, name: LabProcess): number | null {
   let text: string;
   try {
     text = fs.readFileSync(pidFile(paths, name), 'utf8');
@@ -90,7 +90,7 @@ export function recordedPid(paths: LabPaths, name: LabComponent): number | null 
 }
 
 /** The recorded pid if that process is alive and is the one we started; otherwise null. */
-export function runningPid(paths: LabPaths, name: LabComponent): number | null {
+export function runningPid(paths: LabPaths, name: LabProcess): number | null {
   const pid = recordedPid(paths, name);
   if (pid === null || !isAlive(pid)) return null;
   const started = processStartMs(pid);
@@ -108,7 +108,7 @@ export function runningPid(paths: LabPaths, name: LabComponent): number | null {
  */
 export async function stopComponent(
   paths: LabPaths,
-  name: LabComponent,
+  name: LabProcess,
   graceMs: number,
 ): Promise<'not-running' | 'stopped' | 'killed'> {
   const pid = runningPid(paths, name);
@@ -129,7 +129,7 @@ export async function stopComponent(
 }
 
 /** The last `lines` lines of a component's log, for error messages. */
-export function logTail(paths: LabPaths, name: LabComponent, lines = 30): string {
+export function logTail(paths: LabPaths, name: LabProcess, lines = 30): string {
   let text: string;
   try {
     text = fs.readFileSync(logFile(paths, name), 'utf8');
@@ -269,7 +269,7 @@ function lockedError(lock: string, err: unknown): Error {
 
 /** A component that did not come up; the message carries the tail of its log. */
 export class ComponentFailed extends Error {
-  constructor(readonly component: LabComponent, what: string, readonly logTailText: string, readonly log: string) {
+  constructor(readonly component: LabProcess, what: string, readonly logTailText: string, readonly log: string) {
     super(`${component}: ${what}\n--- last lines of ${log} ---\n${logTailText}`);
     this.name = 'ComponentFailed';
   }
@@ -282,7 +282,7 @@ export class ComponentFailed extends Error {
  */
 export async function waitReady<T>(
   paths: LabPaths,
-  name: LabComponent,
+  name: LabProcess,
   pid: number,
   what: string,
   timeoutMs: number,

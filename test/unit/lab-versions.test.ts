@@ -1,0 +1,23 @@
+/** `lab up --with SERVER@VERSION`: what is accepted, what is refused and why, and where each version listens. */
+import { labConfig, parseLabVersion, versionPorts, VERSIONS } from '../../src/lab/config';
+
+test('electrumx@X.Y.Z names a version, called electrumx-X.Y.Z wherever it shows', () => {
+  expect(parseLabVersion('electrumx@1.20.0')).toEqual({ server: 'electrumx', version: '1.20.0', name: 'electrumx-1.20.0' });
+  expect(parseLabVersion('electrumx@1.16.0')).toEqual({ server: 'electrumx', version: '1.16.0', name: 'electrumx-1.16.0' });
+});
+
+test('anything else is refused with the reason, naming the input', () => {
+  expect(parseLabVersion('electrumx')).toMatch(/"electrumx" is not SERVER@VERSION/);
+  expect(parseLabVersion('electrumx@1.20')).toMatch(/"electrumx@1\.20" is not SERVER@VERSION/);
+  expect(parseLabVersion('electrumx@1.20.0; rm -rf /')).toMatch(/is not SERVER@VERSION/);
+  expect(parseLabVersion('fulcrum@1.9.0')).toMatch(/other versions of electrumx only, not "fulcrum"/);
+  expect(parseLabVersion(`electrumx@${VERSIONS.electrumx}`)).toMatch(/is the lab's own ElectrumX/);
+});
+
+test('each version slot has ports of its own, after every port of the lab and of the other slots', () => {
+  const cfg = labConfig({ ELECTRUM_BENCH_LAB_PORT_BASE: '30000' });
+  const own = Object.entries(cfg.ports).filter(([k]) => k !== 'versionsBase').map(([, v]) => v);
+  const slots = [0, 1, 2, 3, 4].flatMap((s) => Object.values(versionPorts(cfg, s)));
+  expect(new Set([...own, ...slots]).size).toBe(own.length + slots.length);
+  expect(Math.min(...slots)).toBeGreaterThan(Math.max(...own));
+});
