@@ -43,6 +43,8 @@ export interface BenchOptions {
   verify: boolean;
   /** A server setting the measured server was started with for this run (a `--param` sweep's value). */
   serverSettings?: Record<string, string>;
+  /** An A/B run: the server the others are judged against (recorded; the report gives the verdicts). */
+  baseline?: string;
 }
 
 export interface RunResult {

@@ -29,6 +29,10 @@ import { runSweep, type Sweep } from '../engine/sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
 import { checkedPlan, numbersAsTyped, stringsGiven, timeoutSeconds } from './validate';
+import { loadModel } from '../report/load';
+import { abComparison, compareTable, regressions } from '../report/compare';
+import { verdictText } from '../core/verdict';
+import { textTable } from '../core/text-table';
 
 export function benchArgs(argv: string[]) {
   const y = yargs(argv);
@@ -53,6 +57,8 @@ export function benchArgs(argv: string[]) {
       describe: 'call order: address (per address every server and method, both rotating), method (one method at a time), shuffled',
     })
     .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed for --shuffle and --order shuffled' })
+    .option('baseline', { type: 'string', describe: 'an A/B run: the server (A) every other is judged against, with a verdict per method, recorded with the run' })
+    .option('fail-on-regression', { type: 'number', describe: 'with --baseline: exit 99 when a verdict is slower by more than this percent (results still written)' })
     .option('limit', { type: 'number', describe: 'only the first N dataset lines' })
     .option('concurrency', { type: 'number', default: 1, describe: 'requests in flight per server (1 = sequential)' })
     .option('timeout', { type: 'number', default: 30, describe: 'seconds before a call counts as a timeout' })
@@ -95,6 +101,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   const caFile = a.ca ?? labCaFile;
   const ca = caFile ? readCa(caFile) : undefined;
   if (!isCallOrder(a.order)) throw new UserError(`--order: unknown ${JSON.stringify(a.order)}; known: ${CALL_ORDERS.join(', ')}`);
+  checkBaseline(a.baseline, a['fail-on-regression'], targets.map((t) => t.name));
   return {
     servers: targets,
     datasetPath: a.dataset,
@@ -112,7 +119,27 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
     caFile,
     ca,
     verify: a.verify,
+    ...(a.baseline !== undefined ? { baseline: a.baseline } : {}),
   };
+}
+
+function checkBaseline(baseline: string | undefined, failOn: number | undefined, names: string[]): void {
+  const problems: string[] = [];
+  if (baseline !== undefined && !names.includes(baseline)) problems.push(`--baseline: no server named ${baseline} is measured (${names.join(', ')})`);
+  if (baseline !== undefined && names.length < 2) problems.push('--baseline judges the other servers against one: measure at least two');
+  if (failOn !== undefined && baseline === undefined) problems.push('--fail-on-regression judges verdicts against --baseline: give one');
+  if (failOn !== undefined && !(failOn >= 0 && Number.isFinite(failOn))) problems.push(`--fail-on-regression must be a percent >= 0, got ${failOn}`);
+  if (problems.length) throw new UserError(problems.join('; '));
+}
+
+/** An A/B run's verdicts, as the report shows them; the rows beyond `failOn` percent slower. */
+function abVerdicts(store: ResultsStore, db: string, runId: number, failOn: number | undefined): { text: string; regressed: string[] } {
+  const model = loadModel(db, { runIds: [runId] }, store);
+  const c = abComparison(model);
+  if (!c) return { text: '', regressed: [] };
+  const t = compareTable(c);
+  const regressed = failOn === undefined ? [] : regressions(c, failOn).map((r) => `${r.what} ${verdictText(r.verdict)}`);
+  return { text: [`A/B verdicts against ${model.baseline} (B vs A, interleaved in this run):`, '', textTable(t.head, t.rows, { align: t.align })].join('\n'), regressed };
 }
 
 
@@ -183,11 +210,17 @@ async function main(): Promise<number> {
       } finally {
         costs = await sampling?.stop(store.callsPerServer(sampledRun));
       }
+      const ab = result.status === 'completed' && runOpts.baseline !== undefined ? abVerdicts(store, a.db, result.runId, a['fail-on-regression']) : undefined;
       process.stdout.write((a.json ? summaryJson(result, a.db) : summaryTable(result, a.db)) + '\n');
       if (costs && !a.json) process.stdout.write(`\n${costs}\n`);
+      if (ab?.text && !a.json) process.stdout.write(`\n${ab.text}\n`);
       if (result.status === 'interrupted') {
         process.stderr.write(`run ${result.runId} interrupted; continue it with: npm run bench -- --resume ${result.runId} --db ${a.db}\n`);
         return 130;
+      }
+      if (ab?.regressed.length) {
+        process.stderr.write(`regression beyond ${a['fail-on-regression']} %: ${ab.regressed.join('; ')}\n`);
+        return 99;
       }
       return 0;
     };

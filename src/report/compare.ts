@@ -193,6 +193,27 @@ export function compareServers(db: string, a: string, b: string, options: Verdic
   const names = new Set(model.servers.map((s) => s.label));
   const missing = [a, b].filter((n) => !names.has(n));
   if (missing.length) throw new UserError(`--a/--b: no server named ${missing.join(' or ')} in the latest completed run of ${db} (it has ${[...names].join(', ')})`);
+  return compareServersOf(model, a, b, options);
+}
+
+/**
+ * A run recorded as an A/B comparison (`bench --baseline A`): every other server of it against A,
+ * one comparison. Undefined for a run without a baseline.
+ */
+export function abComparison(model: ReportModel, options: VerdictOptions = {}): Comparison | undefined {
+  const a = model.baseline;
+  if (a === undefined || !model.passes || !model.servers.some((s) => s.label === a)) return undefined;
+  const parts = model.servers.filter((s) => s.label !== a).map((s) => compareServersOf(model, a, s.label, options));
+  return {
+    rows: parts.flatMap((p) => p.rows),
+    noiseFloorPct: options.noiseFloorPct ?? 2,
+    onlyA: parts.flatMap((p) => p.onlyA),
+    onlyB: parts.flatMap((p) => p.onlyB),
+  };
+}
+
+/** Two servers of one model (read with its passes), B against A, rows named "B vs A". */
+function compareServersOf(model: ReportModel, a: string, b: string, options: VerdictOptions): Comparison {
   const label = `${b} vs ${a}`;
   const only = (name: string): ReportModel => ({
     ...model,
@@ -208,17 +229,32 @@ export function regressions(c: Comparison, pct: number): Array<{ what: string; v
   return all.filter((r) => r.verdict.verdict === 'slower' && r.verdict.changePct !== null && r.verdict.changePct > pct);
 }
 
+/** The bench rows of a comparison as a table: per server and method, both p50s and the verdict. */
+export function compareTable(c: Comparison, title = 'delta'): Table {
+  return {
+    title,
+    head: ['server', 'method', 'addresses', 'A p50 ms', 'B p50 ms', 'verdict: change [95 % interval], test'],
+    align: ['left', 'left', 'right', 'right', 'right', 'left'],
+    rows: c.rows.map((r) => [r.server, r.method, String(r.matched), fmtMs(r.a), fmtMs(r.b), verdictText(r.verdict)]),
+  };
+}
+
+/** What an A/B table's verdicts mean, in one paragraph (the report's and the bench summary's). */
+export function abNote(c: Comparison): string {
+  return (
+    'Each server against the baseline (A), measured interleaved in one run (every address called on both in turn, so drift hits both alike). ' +
+    'A and B p50: the median of the per-address medians. The verdict: the median per-address change of B against A (negative = B is faster), ' +
+    "its 95 % interval from a paired bootstrap over the addresses and the run's passes; `slower` or `faster` only when the whole interval is on one side of zero " +
+    `and the change exceeds the noise floor (${c.noiseFloorPct} %), else \`~\` (no change).`
+  );
+}
+
 export function compareMarkdown(c: Comparison, dbA: string, dbB: string, title = `# Delta: B (${dbB}) vs A (${dbA})`): string {
   const floor = `\`slower\` or \`faster\` only when the whole interval is on one side of zero and the change exceeds the noise floor (${c.noiseFloorPct} %), else \`~\` (no change).`;
   const lines = [title];
   const benchCompared = c.load === undefined || c.rows.length > 0 || c.onlyA.length > 0 || c.onlyB.length > 0;
   if (benchCompared) {
-    const table: Table = {
-      title: 'delta',
-      head: ['server', 'method', 'addresses', 'A p50 ms', 'B p50 ms', 'verdict: change [95 % interval], test'],
-      align: ['left', 'left', 'right', 'right', 'right', 'left'],
-      rows: c.rows.map((r) => [r.server, r.method, String(r.matched), fmtMs(r.a), fmtMs(r.b), verdictText(r.verdict)]),
-    };
+    const table = compareTable(c);
     lines.push(
       '',
       'A and B p50: the median of the per-address medians over the addresses both databases measured (latest completed run of each). ' +

@@ -102,15 +102,27 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: Result
     if (points.length === 0) {
       throw new UserError(`--run: run ${runs.map((r) => r.id).join(', ')} of ${dbPath} has no per-address medians (status ${runs.map((r) => r.status).join(', ')}); finish it with npm run bench -- --resume`);
     }
-    const passes = opts.withPasses
+    // A run recorded as an A/B comparison (`bench --baseline`) is reported with its verdicts, which need every pass.
+    const baseline = runs.length === 1 ? recordedBaseline(runs[0].config_json) : undefined;
+    const passes = opts.withPasses || baseline !== undefined
       ? reader.passLatencies(runIds).flatMap((r) => {
           const server = labelOf.get(r.server_id);
           return server ? [{ server, method: r.method as ReportMethod, pass: r.pass, scripthash: r.scripthash, latencyMs: r.latency_ns / 1e6 }] : [];
         })
       : undefined;
-    return { dbPath, runs, servers, points, errors, summaries, ...(passes ? { passes } : {}) };
+    return { dbPath, runs, servers, points, errors, summaries, ...(passes ? { passes } : {}), ...(baseline !== undefined ? { baseline } : {}) };
   } finally {
     if (!open) store.close();
+  }
+}
+
+/** The server a run was recorded to be compared against (`bench --baseline`), if any. */
+function recordedBaseline(configJson: string): string | undefined {
+  try {
+    const baseline = (JSON.parse(configJson) as { baseline?: unknown }).baseline;
+    return typeof baseline === 'string' ? baseline : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -62,6 +62,8 @@ export interface ReportModel {
   summaries: SummaryRow[];
   /** Every counted, answered call by pass, when asked for (loadModel's withPasses: verdicts). */
   passes?: PassPoint[];
+  /** The server the run was recorded to be judged against (`bench --baseline`): an A/B run. */
+  baseline?: string;
 }
 
 export interface PassPoint {

@@ -11,11 +11,13 @@ import { loadModel } from './load';
 import { readLoadRun } from './load-read';
 import type { LoadRunReport } from './load-model';
 import type { ReportModel } from './model';
+import type { Table } from './table';
 import { checkServerNames, ReportOptions } from './options';
 import { renderSvg } from './render';
 import { selectRuns } from './selection';
 import { limitsTable, runsTable, serversTable, summaryTable, transportsTable } from './tables';
 import { loadRunTable } from './load-tables';
+import { abComparison, abNote, compareTable } from './compare';
 import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import type { ChartFile, Exporter, RenderedBench, RenderedChart, RenderedLoadRun, RenderedReport, RenderedSection, RenderedWallet } from './export/exporter';
@@ -100,12 +102,20 @@ async function renderBench(model: ReportModel, opts: ReportOptions): Promise<Ren
     tables: {
       runs: runsTable(model),
       servers: serversTable(model),
-      summary: summaryTable(model, opts.baseline),
+      summary: summaryTable(model, opts.baseline ?? model.baseline),
       limits: limitsTable(model),
       transports: transportsTable(model),
+      ab: abTable(model),
     },
     excludedServers: opts.excludeServers,
   };
+}
+
+/** A run recorded as an A/B comparison (`bench --baseline`): each server's verdict against the baseline. */
+function abTable(model: ReportModel): Table | null {
+  const c = abComparison(model);
+  if (!c) return null;
+  return { ...compareTable(c, `A/B verdicts against ${model.baseline}`), note: abNote(c) };
 }
 
 async function renderLoadRun(run: LoadRunReport, opts: ReportOptions): Promise<RenderedLoadRun> {

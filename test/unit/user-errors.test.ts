@@ -213,6 +213,10 @@ const CASES: Case[] = [
   { name: 'bench: --timeout -1', cli: 'bench', args: (c) => bench(c, '--timeout', '-1'), names: () => ['--timeout', '-1'] },
   { name: 'bench: --concurrency 0', cli: 'bench', args: (c) => bench(c, '--concurrency', '0'), names: () => ['--concurrency', '0'] },
   { name: 'bench: --methods foo', cli: 'bench', args: (c) => bench(c, '--methods', 'foo'), names: () => ['--methods', 'foo'] },
+  { name: 'bench: --baseline of no measured server', cli: 'bench', args: (c) => bench(c, '--server', `b=electrumx@127.0.0.1:${c.dead}`, '--baseline', 'nope'), names: () => ['--baseline', 'nope'] },
+  { name: 'bench: --baseline with one server', cli: 'bench', args: (c) => bench(c, '--baseline', 'electrumx'), names: () => ['--baseline', 'at least two'] },
+  { name: 'bench: --fail-on-regression without --baseline', cli: 'bench', args: (c) => bench(c, '--fail-on-regression', '5'), names: () => ['--fail-on-regression', '--baseline'] },
+  { name: 'bench: a lab version that does not run', cli: 'bench', args: (c) => ['--server', 'electrumx-1.2.3', '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite')], names: () => ['electrumx-1.2.3', 'lab -- up --with electrumx@1.2.3'] },
   { name: 'bench: --limit abc', cli: 'bench', args: (c) => bench(c, '--limit', 'abc'), names: () => ['--limit'] },
   {
     name: 'bench: --db is a directory',

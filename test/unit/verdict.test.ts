@@ -5,6 +5,8 @@
  */
 import { pairedVerdict, unpairedVerdict, verdictText } from '../../src/core/verdict';
 import { seededRandom } from '../../src/core/random';
+import { abComparison } from '../../src/report/compare';
+import type { ReportModel } from '../../src/report/model';
 
 /** A normal deviate (Box–Muller) from a seeded uniform source. */
 function gaussian(rand: () => number): number {
@@ -117,4 +119,44 @@ test('unpaired samples: same distribution is no change, half again as slow is sl
   expect(slower.verdict).toBe('slower');
   expect(slower.ciPct![0]).toBeGreaterThan(0);
   expect(slower.test).toBe('bootstrap');
+});
+
+describe('an A/B run (bench --baseline): every other server judged against the recorded baseline', () => {
+  /** A one-run model of servers measured interleaved: each pass's drift hits every server alike. */
+  function abModel(factors: Record<string, number>, baseline?: string): ReportModel {
+    const truth = addresses('ab');
+    const rand = seededRandom('ab passes');
+    const passes: NonNullable<ReportModel['passes']> = [];
+    for (let pass = 1; pass <= 9; pass++) {
+      const moved = Math.exp(0.08 * gaussian(rand));
+      for (const [server, factor] of Object.entries(factors)) {
+        for (const method of ['balance', 'history'] as const) {
+          truth.forEach((t, i) => passes.push({ server, method, pass, scripthash: `h${i}`, latencyMs: t * factor * moved * Math.exp(0.1 * gaussian(rand)) }));
+        }
+      }
+    }
+    const points = passes.filter((p) => p.pass === 1).map((p, i) => ({
+      server: p.server, method: p.method, addressIdx: i, address: null, scripthash: p.scripthash, type: 'p2wpkh', txCount: 1, utxoCount: 1, medianMs: p.latencyMs, nOk: 9, nError: 0,
+    }));
+    const servers = Object.keys(factors).map((label) => ({ label })) as unknown as ReportModel['servers'];
+    return { dbPath: 'x', runs: [], servers, points, errors: [], summaries: [], passes, ...(baseline ? { baseline } : {}) };
+  }
+
+  test('B 40 % slower than the baseline A: slower for every method, the interval excluding zero; C equal to A: no change', () => {
+    const c = abComparison(abModel({ a: 1, b: 1.4, c: 1 }, 'a'))!;
+    const byServer = (s: string) => c.rows.filter((r) => r.server === s);
+    expect(byServer('b vs a').map((r) => r.method)).toEqual(['balance', 'history']);
+    for (const r of byServer('b vs a')) {
+      expect(r.verdict.verdict).toBe('slower');
+      expect(r.verdict.ciPct![0]).toBeGreaterThan(0);
+      expect(r.verdict.changePct!).toBeGreaterThan(30);
+    }
+    for (const r of byServer('c vs a')) expect(r.verdict.verdict).toBe('no change');
+  });
+
+  test('the other way round, and none without a recorded baseline', () => {
+    const c = abComparison(abModel({ a: 1, b: 1.4 }, 'b'))!;
+    expect(c.rows.map((r) => [r.server, r.verdict.verdict])).toEqual([['a vs b', 'faster'], ['a vs b', 'faster']]);
+    expect(abComparison(abModel({ a: 1, b: 1.4 }))).toBeUndefined();
+  });
 });
