@@ -269,6 +269,33 @@ describe('verdicts between runs', () => {
     for (const x of verdicts(back.stdout, 'x')) expect(x.cell).toMatch(/^faster −/);
   }, 300_000);
 
+  test('wallet bench runs in both: a verdict per server over all wallets and per wallet; another workload is said, not compared', () => {
+    const env = labEnv();
+    const walletsOf = (file: string, workload: string): string => {
+      const db = path.join(tmp, file);
+      const { host, port } = env.electrum.electrumx;
+      const r = cli('bench.ts', ['--no-progress', '--server', `x=electrumx@${host}:${port}`, '--workload', workload, '--wallets', env.walletsPath, '--passes', '4', '--db', db]);
+      expect({ status: r.status, stderr: r.status === 0 ? '' : r.stderr }).toEqual({ status: 0, stderr: '' });
+      return db;
+    };
+    const [a, b] = [walletsOf('wallets-a.sqlite', 'electrum'), walletsOf('wallets-b.sqlite', 'electrum')];
+    const r = cli('report.ts', ['compare', '--db', a, '--db', b, '--fail-on-regression', '100000']);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(r.stdout).toContain('## Wallet syncs (electrum)');
+    const rows = [...r.stdout.matchAll(/^\| x \| ([\w-]+) \| (\d*) \| (\d+) \/ (\d+) \| [\d.]+ \| [\d.]+ \| (.+) \|$/gm)];
+    const wallets = fs.readFileSync(env.walletsPath, 'utf8').trim().split('\n').length;
+    expect(rows).toHaveLength(1 + wallets);
+    // 3 counted syncs of each wallet a side: the server's row over all wallets has a verdict, a single wallet's has none, saying why.
+    expect(rows[0][1]).toBe('all');
+    expect([rows[0][3], rows[0][4]]).toEqual([String(3 * wallets), String(3 * wallets)]);
+    expect(rows[0][5]).toMatch(new RegExp(`^(~|slower|faster) [+−]\\d+\\.\\d % \\[[^\\]]+\\], paired bootstrap n=${wallets} p=`));
+    for (const row of rows.slice(1)) expect(row[5]).toBe('no verdict: 3 samples on the smaller side; a verdict needs at least 10');
+    const other = walletsOf('wallets-bdk.sqlite', 'bdk');
+    const note = cli('report.ts', ['compare', '--db', a, '--db', other]);
+    expect(note.status).toBe(0);
+    expect(note.stdout).toContain('The latest wallet bench runs sync different workloads (A: electrum, B: bdk): their times are not compared.');
+  }, 300_000);
+
   test('compare refuses what it cannot compare, each problem named, exit 2', () => {
     for (const [args, msg] of [
       [['--db', db, '--a', 'electrumx'], /--a and --b go together/],

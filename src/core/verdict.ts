@@ -41,9 +41,11 @@ export interface VerdictOptions {
   resamples?: number;
   /** The bootstrap's seed: the same inputs and seed give the same interval. */
   seed?: string;
+  /** What a paired verdict's columns are, for its "too few" reason: "addresses measured in both" by default. */
+  columns?: string;
 }
 
-const DEFAULTS = { noiseFloorPct: 2, minSamples: 10, resamples: 2000, seed: 'electrum-bench verdict' };
+const DEFAULTS = { noiseFloorPct: 2, minSamples: 10, resamples: 2000, seed: 'electrum-bench verdict', columns: 'addresses measured in both' };
 
 /** The q-quantile of ascending numbers, typed arrays too, by core/quantiles' one rule (nearest rank). */
 function quantileSorted(xs: Float64Array | number[], q: number): number {
@@ -106,7 +108,7 @@ export function pairedVerdict(a: number[][], b: number[][], options: VerdictOpti
   const width = Math.min(a[0]?.length ?? 0, b[0]?.length ?? 0);
   const seen = (runs: number[][], i: number) => runs.some((pass) => pass[i] > 0);
   const columns = Array.from({ length: width }, (_, i) => i).filter((i) => seen(a, i) && seen(b, i));
-  if (columns.length < o.minSamples) return tooFew(test, columns.length, o, 'addresses measured in both');
+  if (columns.length < o.minSamples) return tooFew(test, columns.length, o, o.columns);
   if (a.length < 2 || b.length < 2) {
     return noVerdict(test, columns.length, `${Math.min(a.length, b.length)} pass in a run; a verdict needs at least 2 in each, to tell a change from the machine's drift over time`);
   }

@@ -15,6 +15,8 @@ import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { FINISHED_LOAD_STATUSES, readLoadRun } from './load-read';
 import type { LoadRunReport } from './load-model';
+import { readWalletRun } from './wallet-read';
+import type { WalletRunReport, WalletSyncPoint } from './wallet-model';
 
 export interface CompareRow {
   server: string;
@@ -39,10 +41,28 @@ export interface LoadCompareRow {
   verdict: Verdict;
 }
 
+/** One wallet on one server across two wallet bench runs: each run's counted syncs, bootstrapped. */
+export interface WalletCompareRow {
+  server: string;
+  /** Null: the server's row over all its wallets. */
+  wallet: string | null;
+  txs: number | null;
+  /** Counted ok syncs, A and B. */
+  syncs: [number, number];
+  /** Median time to synced, ms. */
+  a: number | null;
+  b: number | null;
+  verdict: Verdict;
+}
+
 export interface Comparison {
   rows: CompareRow[];
   /** Load runs' rows, when both databases hold a finished load run. */
   load?: LoadCompareRow[];
+  /** Wallet syncs' rows, when both databases hold a completed wallet bench run of one workload. */
+  wallet?: { workload: string; rows: WalletCompareRow[] };
+  /** Why wallet runs both databases hold were not compared (their workloads differ). */
+  walletNote?: string;
   noiseFloorPct: number;
   onlyA: string[]; // "server method" pairs measured in A only
   onlyB: string[];
@@ -100,18 +120,26 @@ export function compareModels(modelA: ReportModel, modelB: ReportModel, options:
  */
 export function compareDatabases(dbA: string, dbB: string, options: VerdictOptions = {}): Comparison {
   const [a, b] = [contentsOf(dbA), contentsOf(dbB)];
-  if (!(a.bench && b.bench) && !(a.load && b.load)) {
-    const has = (c: Contents) => [c.bench && 'a completed bench run', c.load && 'a finished load run'].filter(Boolean).join(' and ') || 'neither a completed bench run nor a finished load run';
+  if (!(a.bench && b.bench) && !(a.load && b.load) && !(a.wallet && b.wallet)) {
+    const has = (c: Contents) =>
+      [c.bench && 'a completed bench run', c.load && 'a finished load run', c.wallet && 'a completed wallet bench run'].filter(Boolean).join(' and ') ||
+      'no completed bench run, finished load run or completed wallet bench run';
     throw new UserError(`compare: nothing of one kind in both: ${dbA} has ${has(a)}; ${dbB} has ${has(b)}`);
   }
   const comparison = a.bench && b.bench ? compareModels(a.bench, b.bench, options) : emptyComparison(options);
   if (a.load && b.load) comparison.load = compareLoads(a.load, b.load, options);
+  if (a.wallet && b.wallet) {
+    const [wa, wb] = [a.wallet.run.workload, b.wallet.run.workload];
+    if (wa === wb) comparison.wallet = { workload: wa, rows: compareWallets(a.wallet, b.wallet, options) };
+    else comparison.walletNote = `The latest wallet bench runs sync different workloads (A: ${wa}, B: ${wb}): their times are not compared.`;
+  }
   return comparison;
 }
 
 interface Contents {
   bench: ReportModel | null;
   load: LoadRunReport | null;
+  wallet: WalletRunReport | null;
 }
 
 /** A database's latest completed bench run (with its passes) and latest finished load run, read in one open. */
@@ -120,9 +148,11 @@ function contentsOf(db: string): Contents {
   try {
     const reader = new ResultsReader(store);
     const latestLoad = reader.loadRuns().filter((r) => FINISHED_LOAD_STATUSES.includes(r.status)).at(-1);
+    const latestWallet = reader.walletRuns().filter((r) => r.kind === 'bench' && r.status === 'completed').at(-1);
     return {
       bench: reader.benchRuns().some((r) => r.status === 'completed') ? loadModel(db, { withPasses: true }, store) : null,
       load: latestLoad ? readLoadRun(reader, latestLoad, 'latest') : null,
+      wallet: latestWallet ? readWalletRun(reader, latestWallet) : null,
     };
   } finally {
     store.close();
@@ -157,6 +187,62 @@ export function compareLoads(a: LoadRunReport, b: LoadRunReport, options: Verdic
     }
   }
   return rows;
+}
+
+/** Fewest wallets a server's verdict over all its wallets stands on (the lab has 9). */
+export const MIN_WALLETS = 5;
+
+/**
+ * Per server in both runs: first its verdict over every wallet both synced (the same wallet, the
+ * same size), paired by wallet with each run's passes resampled, as addresses are in the bench (a
+ * pass's drift hits every wallet alike, so this one carries the machine's drift); then per wallet,
+ * B's counted syncs against A's, unpaired (one wallet's syncs in two runs are not the same moments).
+ */
+export function compareWallets(a: WalletRunReport, b: WalletRunReport, options: VerdictOptions = {}): WalletCompareRow[] {
+  const rows: WalletCompareRow[] = [];
+  const servers = [...new Set(a.points.map((p) => p.server))].filter((s) => b.points.some((p) => p.server === s)).sort();
+  for (const server of servers) {
+    const both = a.points
+      .filter((pa) => pa.server === server)
+      .flatMap((pa) => {
+        const pb = b.points.find((p) => p.server === server && p.wallet === pa.wallet && p.txs === pa.txs);
+        return pb ? [[pa, pb] as const] : [];
+      })
+      .sort(([x], [y]) => x.txs - y.txs || (x.wallet < y.wallet ? -1 : 1));
+    if (both.length === 0) continue;
+    const msOf = (p: WalletSyncPoint) => p.okSyncs.map((s) => s.ms);
+    rows.push({
+      server,
+      wallet: null,
+      txs: null,
+      syncs: [both.reduce((n, [pa]) => n + pa.okSyncs.length, 0), both.reduce((n, [, pb]) => n + pb.okSyncs.length, 0)],
+      a: medianOfUnsorted(both.map(([pa]) => pa.medianMs).filter((m): m is number => m !== null)),
+      b: medianOfUnsorted(both.map(([, pb]) => pb.medianMs).filter((m): m is number => m !== null)),
+      verdict: pairedVerdict(
+        passByWallet(both.map(([pa]) => pa)),
+        passByWallet(both.map(([, pb]) => pb)),
+        { minSamples: MIN_WALLETS, columns: 'wallets synced in both', ...options, seed: options.seed ?? `${server} wallets` },
+      ),
+    });
+    for (const [pa, pb] of both) {
+      rows.push({
+        server,
+        wallet: pa.wallet,
+        txs: pa.txs,
+        syncs: [pa.okSyncs.length, pb.okSyncs.length],
+        a: pa.medianMs,
+        b: pb.medianMs,
+        verdict: unpairedVerdict(msOf(pa), msOf(pb), { ...options, seed: options.seed ?? `${server} ${pa.wallet}` }),
+      });
+    }
+  }
+  return rows;
+}
+
+/** Rows of passes, a column per wallet (in the order given), NaN where a pass has no ok sync of it. */
+function passByWallet(points: WalletSyncPoint[]): number[][] {
+  const passes = [...new Set(points.flatMap((p) => p.okSyncs.map((s) => s.pass)))].sort((x, y) => x - y);
+  return passes.map((pass) => points.map((p) => p.okSyncs.find((s) => s.pass === pass)?.ms ?? NaN));
 }
 
 /** Per (server, method): each pass's latency per address (scripthash); undefined when the model was read without passes. */
@@ -225,7 +311,11 @@ function compareServersOf(model: ReportModel, a: string, b: string, options: Ver
 
 /** The rows whose verdict is `slower` by more than `pct` percent: what --fail-on-regression fails on. */
 export function regressions(c: Comparison, pct: number): Array<{ what: string; verdict: Verdict }> {
-  const all = [...c.rows.map((r) => ({ what: `${r.server} ${r.method}`, verdict: r.verdict })), ...(c.load ?? []).map((r) => ({ what: `${r.server} load ${r.percentile}`, verdict: r.verdict }))];
+  const all = [
+    ...c.rows.map((r) => ({ what: `${r.server} ${r.method}`, verdict: r.verdict })),
+    ...(c.load ?? []).map((r) => ({ what: `${r.server} load ${r.percentile}`, verdict: r.verdict })),
+    ...(c.wallet?.rows ?? []).map((r) => ({ what: `${r.server} ${c.wallet!.workload} sync of ${r.wallet === null ? 'every wallet' : `${r.wallet} (${r.txs} txs)`}`, verdict: r.verdict })),
+  ];
   return all.filter((r) => r.verdict.verdict === 'slower' && r.verdict.changePct !== null && r.verdict.changePct > pct);
 }
 
@@ -252,7 +342,7 @@ export function abNote(c: Comparison): string {
 export function compareMarkdown(c: Comparison, dbA: string, dbB: string, title = `# Delta: B (${dbB}) vs A (${dbA})`): string {
   const floor = `\`slower\` or \`faster\` only when the whole interval is on one side of zero and the change exceeds the noise floor (${c.noiseFloorPct} %), else \`~\` (no change).`;
   const lines = [title];
-  const benchCompared = c.load === undefined || c.rows.length > 0 || c.onlyA.length > 0 || c.onlyB.length > 0;
+  const benchCompared = (c.load === undefined && c.wallet === undefined && c.walletNote === undefined) || c.rows.length > 0 || c.onlyA.length > 0 || c.onlyB.length > 0;
   if (benchCompared) {
     const table = compareTable(c);
     lines.push(
@@ -285,5 +375,25 @@ export function compareMarkdown(c: Comparison, dbA: string, dbB: string, title =
       c.load.length > 0 ? markdownTable(table) : 'No server was loaded in both runs.',
     );
   }
+  if (c.wallet !== undefined) {
+    const table: Table = {
+      title: 'wallet delta',
+      head: ['server', 'wallet', 'txs', 'syncs A / B', 'A ms', 'B ms', 'verdict: change [95 % interval], test'],
+      align: ['left', 'left', 'right', 'right', 'right', 'right', 'left'],
+      rows: c.wallet.rows.map((r) => [r.server, r.wallet ?? 'all', r.txs === null ? '' : String(r.txs), `${r.syncs[0]} / ${r.syncs[1]}`, fmtMs(r.a), fmtMs(r.b), verdictText(r.verdict)]),
+    };
+    lines.push(
+      '',
+      `## Wallet syncs (${c.wallet.workload})`,
+      '',
+      'The latest completed wallet bench run of each. A and B ms: the median time to synced of the counted syncs (on an `all` row, the median of the wallets\' medians). ' +
+        "The verdict on a server's `all` row: the median per-wallet change of B against A, its 95 % interval from a paired bootstrap over the wallets and each run's passes " +
+        `(at least ${MIN_WALLETS} wallets, 2 passes a side); on a wallet's row: the change of its median, from a bootstrap over each run's syncs of it (unpaired; at least 10 counted syncs a side, so \`--passes 11\` or more). ` +
+        floor,
+      '',
+      c.wallet.rows.length > 0 ? markdownTable(table) : 'No wallet was synced on one server in both runs.',
+    );
+  }
+  if (c.walletNote !== undefined) lines.push('', '## Wallet syncs', '', c.walletNote);
   return lines.join('\n') + '\n';
 }

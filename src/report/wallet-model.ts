@@ -36,6 +36,8 @@ export interface WalletSyncPoint {
   medianMs: number | null;
   minMs: number | null;
   maxMs: number | null;
+  /** Every counted ok sync, in pass order: what verdicts between runs resample. */
+  okSyncs: Array<{ pass: number; ms: number }>;
 }
 
 /** Failed syncs of one server that share an error category and the step they failed in. */

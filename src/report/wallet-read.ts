@@ -44,21 +44,22 @@ const byNumber = (a: number, b: number) => a - b;
 
 function readPoints(reader: ResultsReader, runId: number, nameOf: Map<number, string>): WalletSyncPoint[] {
   const rows = reader.countedSyncs(runId);
-  const points = new Map<string, WalletSyncPoint & { okMs: number[] }>();
+  const points = new Map<string, Omit<WalletSyncPoint, 'okSyncs'> & { okSyncs: Array<{ pass: number; ms: number }> }>();
   for (const r of rows) {
     const server = nameOf.get(r.server_id);
     if (server === undefined) continue;
     const key = `${r.server_id}\u0000${r.wallet}`;
     let p = points.get(key);
     if (!p) {
-      p = { server, wallet: r.wallet, scripts: r.scripts, txs: r.expected_txs, nOk: 0, nFailed: 0, medianMs: null, minMs: null, maxMs: null, okMs: [] };
+      p = { server, wallet: r.wallet, scripts: r.scripts, txs: r.expected_txs, nOk: 0, nFailed: 0, medianMs: null, minMs: null, maxMs: null, okSyncs: [] };
       points.set(key, p);
     }
-    if (r.status === 'ok') p.okMs.push(r.duration_ns / 1e6);
+    if (r.status === 'ok') p.okSyncs.push({ pass: r.pass, ms: r.duration_ns / 1e6 });
     else p.nFailed++;
   }
-  return [...points.values()].map(({ okMs, ...p }) => {
-    okMs.sort(byNumber);
+  return [...points.values()].map((p) => {
+    p.okSyncs.sort((x, y) => x.pass - y.pass);
+    const okMs = p.okSyncs.map((s) => s.ms).sort(byNumber);
     return { ...p, nOk: okMs.length, medianMs: medianOf(okMs), minMs: okMs[0] ?? null, maxMs: okMs[okMs.length - 1] ?? null };
   });
 }

@@ -52,6 +52,7 @@ export interface SummaryRecord {
 export interface SyncRow {
   server_id: number;
   wallet: string;
+  pass: number;
   scripts: number;
   expected_txs: number;
   status: string;
@@ -218,7 +219,7 @@ export class ResultsReader {
   countedSyncs(runId: number): SyncRow[] {
     return this.db
       .prepare(
-        `SELECT server_id, wallet, scripts, expected_txs, status, duration_ns FROM wallet_syncs
+        `SELECT server_id, wallet, pass, scripts, expected_txs, status, duration_ns FROM wallet_syncs
           WHERE run_id = ? AND warmup = 0 ORDER BY server_id, expected_txs, wallet, id`,
       )
       .all(runId) as SyncRow[];

@@ -235,7 +235,7 @@ describe('a version-7 database', () => {
     expect(runs[1].summary_json).toBe('{"servers":[{"server":"electrs","held":3}]}');
     for (const r of runs) {
       const [server] = reader.walletServers(r.id);
-      expect(reader.countedSyncs(r.id)).toEqual([{ server_id: server.id, wallet: 'w1', scripts: 20, expected_txs: 5, status: 'ok', duration_ns: 9000000 }]);
+      expect(reader.countedSyncs(r.id)).toEqual([{ server_id: server.id, wallet: 'w1', pass: 1, scripts: 20, expected_txs: 5, status: 'ok', duration_ns: 9000000 }]);
       expect([...reader.stepRequests(r.id)].map((q) => [q.server, q.step])).toEqual([
         [server.id, 'history'],
         [server.id, 'subscribe'],
