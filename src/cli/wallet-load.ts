@@ -182,14 +182,12 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
     serverIds,
   );
   onStopSignal(() => runner.stop());
-  const summaries: ServerLoadSummary[] = [];
+  let summaries: ServerLoadSummary[] = [];
   let status: 'completed' | 'interrupted' | 'failed' = 'completed';
   try {
-    for (const t of targets) {
-      if (runner.stopped) break;
-      log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivals ? `, wallets arriving (${executor!.describe(arrivals.model)}) for ${executor?.endsWhenDone ? 'up to ' : ''}${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`);
-      summaries.push(await runner.runServer(t));
-    }
+    summaries = await runner.runServers((t) =>
+      log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivals ? `, wallets arriving (${executor!.describe(arrivals.model)}) for ${executor?.endsWhenDone ? 'up to ' : ''}${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`),
+    );
     if (runner.stopped) status = 'interrupted';
   } catch (err) {
     status = 'failed';

@@ -155,6 +155,20 @@ export class WalletLoad {
     return this.stopping;
   }
 
+  /**
+   * The run's servers one after another (as load's, they never share the generator), each
+   * announced through `onStart` first; a stop ends the run after the current server.
+   */
+  async runServers(onStart: (t: ServerTarget) => void): Promise<ServerLoadSummary[]> {
+    const summaries: ServerLoadSummary[] = [];
+    for (const t of this.o.servers) {
+      if (this.stopping) break;
+      onStart(t);
+      summaries.push(await this.runServer(t));
+    }
+    return summaries;
+  }
+
   async runServer(t: ServerTarget): Promise<ServerLoadSummary> {
     const serverId = this.serverIds.get(t.name)!;
     const loop = monitorEventLoopDelay({ resolution: 10 });
