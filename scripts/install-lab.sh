@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the lab's real servers, idempotently, into $ELECTRUM_BENCH_HOME (default ~/.cache/electrum-bench).
-# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs] [esplora] [fulcrum] [electrumx@VERSION]...
-#   (no argument: all but other versions; electrumx@1.20.0: that e-x release too, in a venv of its own)
+# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs] [esplora] [fulcrum] [electrumx@VERSION]... [bdk]
+#   (no argument: the servers, no other versions; electrumx@1.20.0: that e-x release too, in a venv
+#   of its own; bdk: the real BDK wallet (PyPI bdkpython) the bdk workload is held to)
 # Esplora (Blockstream's electrs) and Fulcrum are in no registry: they build from source at pinned
 # commits, from git where reachable, else from local archives (ELECTRUM_BENCH_ESPLORA_SRC,
 # ELECTRUM_BENCH_ESPLORA_BITCOIN_SRC, ELECTRUM_BENCH_FULCRUM_SRC: a .tar.gz or an unpacked folder).
@@ -11,6 +12,7 @@ set -euo pipefail
 HOME_DIR="${ELECTRUM_BENCH_HOME:-$HOME/.cache/electrum-bench}"
 BTCD_VERSION=v0.24.2
 EX_VERSION=2.0.0
+BDK_PYTHON_VERSION=3.1.1
 ELECTRS_VERSION=0.12.0
 ESPLORA_REPO=https://github.com/Blockstream/electrs
 ESPLORA_COMMIT=abfbce73eb0504630a09f1e6599114ef4fa25bda
@@ -65,6 +67,19 @@ install_electrumx() {
   if ! "$venv/bin/pip" install -q --disable-pip-version-check "e-x==$version" plyvel >&2; then
     rm -rf "$venv"
     say "cannot install e-x==$version from PyPI (is it a release? 1.16.0 to 2.0.0 are)"; exit 2
+  fi
+}
+
+install_bdk() {
+  local venv="$HOME_DIR/bdk-$BDK_PYTHON_VERSION"
+  if "$venv/bin/python" -c 'import bdkpython' 2>/dev/null; then say "bdkpython $BDK_PYTHON_VERSION cached"; return; fi
+  need python3 "Python 3.10 or newer"
+  say "installing the real BDK wallet (bdkpython==$BDK_PYTHON_VERSION) in a venv"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  if ! "$venv/bin/pip" install -q --disable-pip-version-check "bdkpython==$BDK_PYTHON_VERSION" >&2; then
+    rm -rf "$venv"
+    say "cannot install bdkpython==$BDK_PYTHON_VERSION from PyPI"; exit 2
   fi
 }
 
@@ -180,6 +195,7 @@ for t in "${targets[@]}"; do
     esplora) install_esplora ;;
     fulcrum) install_fulcrum ;;
     electrumx@[0-9]*.[0-9]*.[0-9]*) install_electrumx "${t#electrumx@}" ;;
-    *) say "unknown component: $t (expected btcd, electrumx, electrs, esplora, fulcrum or electrumx@VERSION)"; exit 2 ;;
+    bdk) install_bdk ;;
+    *) say "unknown component: $t (expected btcd, electrumx, electrs, esplora, fulcrum, electrumx@VERSION or bdk)"; exit 2 ;;
   esac
 done

@@ -258,10 +258,12 @@ export class ElectrumClient extends EventEmitter {
   }
 
   /**
-   * Several calls in one JSON array (spec: JSON-RPC batch). The caller splits to the server's
-   * batch cap; one timeout covers the whole batch. Each item succeeds or fails on its own.
+   * Several calls in one JSON array (spec: JSON-RPC batch), or with `framing` 'lines' as that many
+   * request lines written at once (as the electrum-client crate batches, which servers that refuse
+   * arrays, such as Esplora's electrs, serve). The caller splits to the server's batch cap; one
+   * timeout covers the whole batch. Each item succeeds or fails on its own.
    */
-  async batch<T = unknown>(calls: Array<{ method: string; params?: unknown[] }>, timeoutMs = this.timeoutMs): Promise<BatchOutcome<T>> {
+  async batch<T = unknown>(calls: Array<{ method: string; params?: unknown[] }>, timeoutMs = this.timeoutMs, framing: 'array' | 'lines' = 'array'): Promise<BatchOutcome<T>> {
     if (calls.length === 0) return { items: [], latencyNs: 0n, responseBytes: 0 };
     if (this.closed) throw this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`);
     const ids = calls.map(() => this.nextId++);
@@ -281,14 +283,15 @@ export class ElectrumClient extends EventEmitter {
           }
         }),
     );
-    this.write(JSON.stringify(body) + '\n');
+    this.write(framing === 'array' ? JSON.stringify(body) + '\n' : body.map((b) => JSON.stringify(b) + '\n').join(''));
     const settled = await Promise.allSettled(replies);
     let latencyNs = 0n;
     let bytes = 0;
     const items = settled.map((s): BatchItem<T> => {
       if (s.status === 'fulfilled') {
         if (s.value.latencyNs > latencyNs) latencyNs = s.value.latencyNs;
-        bytes = Math.max(bytes, s.value.responseBytes); // one array line: every item reports its size
+        // One array line: every item reports its size; lines: each its own.
+        bytes = framing === 'array' ? Math.max(bytes, s.value.responseBytes) : bytes + s.value.responseBytes;
         return { ok: true, result: s.value.result as T };
       }
       return { ok: false, error: s.reason as ElectrumError };

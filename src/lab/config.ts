@@ -13,6 +13,8 @@ export const VERSIONS = {
   electrs: '0.12.0',
   esplora: 'abfbce73eb0504630a09f1e6599114ef4fa25bda',
   fulcrum: '01ed27b200d0edd41235910243800c5a0be15391',
+  /** The real BDK wallet (PyPI bdkpython, bdk_electrum 0.24) the bdk workload is held to. */
+  bdkpython: '3.1.1',
 } as const;
 
 export interface LabPorts {
@@ -40,7 +42,7 @@ export interface LabConfig {
   stateDir: string; // a running lab's datadirs, logs, pid files, credentials
   host: '127.0.0.1';
   ports: LabPorts;
-  bin: { btcd: string; btcctl: string; electrumxVenv: string; electrs: string; esplora: string; fulcrum: string };
+  bin: { btcd: string; btcctl: string; electrumxVenv: string; electrs: string; esplora: string; fulcrum: string; bdkPython: string };
   /**
    * ElectrumX 2.0 pads TCP replies and holds a small reply up to 1 s waiting for more (a
    * traffic-analysis countermeasure, electrumx/server/transport.py). Off in the lab unless
@@ -86,6 +88,7 @@ export function labConfig(env: NodeJS.ProcessEnv = process.env): LabConfig {
       electrs: path.join(home, `electrs-${VERSIONS.electrs}`, 'bin', 'electrs'),
       esplora: path.join(home, `esplora-${VERSIONS.esplora.slice(0, 7)}`, 'bin', 'electrs'),
       fulcrum: path.join(home, `fulcrum-${VERSIONS.fulcrum.slice(0, 7)}`, 'bin', 'Fulcrum'),
+      bdkPython: path.join(home, `bdk-${VERSIONS.bdkpython}`, 'bin', 'python'),
     },
   };
 }

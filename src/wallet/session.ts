@@ -71,12 +71,12 @@ export class WalletSession {
     }
   }
 
-  /** One JSON array of calls of one method; each item succeeds or fails on its own. */
-  async batch<T = unknown>(step: SyncStep, method: string, paramsList: unknown[][]): Promise<BatchItem<T>[]> {
+  /** Calls of one method in one JSON array (or as lines written at once); each item succeeds or fails on its own. */
+  async batch<T = unknown>(step: SyncStep, method: string, paramsList: unknown[][], framing: 'array' | 'lines' = 'array'): Promise<BatchItem<T>[]> {
     await this.slots.take();
     const started = process.hrtime.bigint();
     try {
-      const out = await this.client.batch<T>(paramsList.map((params) => ({ method, params })));
+      const out = await this.client.batch<T>(paramsList.map((params) => ({ method, params })), undefined, framing);
       const failed = out.items.find((i): i is { ok: false; error: ElectrumError } => !i.ok);
       this.record({
         step,

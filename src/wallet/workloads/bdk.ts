@@ -1,12 +1,20 @@
 /**
- * BDK (bitcoindevkit/bdk, crate bdk_electrum, over the electrum-client crate), read in
- * bdk_electrum_client.rs (full_scan): no courtesy calls (ElectrumX refuses any request before a
- * server.version, so the connection sends that one, as a client must); the tip from one
- * headers subscription and the last 8 headers; then per keychain, JSON batches of get_history over
- * consecutive scripts until `stop_gap` of them in a row are empty; a transaction.get per
- * transaction not yet fetched, one at a time (the client blocks on each call); finally one batch of
- * block headers for the heights seen and one batch of every Merkle proof. No subscriptions: a BDK
- * wallet polls.
+ * BDK (bitcoindevkit/bdk, crate bdk_electrum 0.24 over the electrum-client crate, as PyPI's
+ * bdkpython 3.1.1 runs it), read in bdk_electrum_client.rs (full_scan) and held to the real client
+ * on the wire (test/wire-conformance.test.ts records both through one proxy):
+ * - server.version with an empty client name (electrum-client sends "");
+ * - the tip from one headers subscription, the last 8 headers, and the genesis header: a new
+ *   wallet's only checkpoint is block 0, whose hash is checked against the server's to find where
+ *   the two chains agree;
+ * - per keychain, get_history over consecutive scripts in batches of 10 until `stop_gap` scripts in
+ *   a row were empty, counted at the end of a batch; each batch written as 10 request lines at
+ *   once (electrum-client's batches are lines, not a JSON array, which is why Esplora's electrs,
+ *   refusing arrays, serves BDK); after each batch a transaction.get per transaction not yet
+ *   fetched, one at a time (the client blocks on each call);
+ * - at the end one batch of lines of block headers, one per height seen, and one of Merkle proofs:
+ *   one per confirmed history entry of either keychain, so a transaction in the history of
+ *   several scripts is proven that many times.
+ * No subscriptions: a BDK wallet polls.
  *
  * stop_gap and batch_size are the caller's choice (the crate has no default): 20 and 10 here.
  */
@@ -16,46 +24,51 @@ import type { BatchItem } from '../../electrum/client';
 import type { ElectrumError } from '../../electrum/errors';
 import type { Findings } from '../findings';
 import type { WalletSession } from '../session';
-import { confirmedTxs, historyOf, scriptAt, type Workload } from './workload';
+import { historyOf, scriptAt, type Workload } from './workload';
 
 const { stopGap: STOP_GAP, batch: BATCH_SIZE } = SCAN.bdk;
 
 export const bdkWorkload: Workload = {
   name: 'bdk',
-  summary: 'BDK: server.version only, batched get_history to a stop gap of 20, transactions one at a time, headers and Merkle proofs in one batch each',
+  summary:
+    'BDK: server.version, the tip, its last 8 headers and the genesis header; get_history in batches of 10 lines to a stop gap of 20, new transactions one at a time; then a batch of lines of headers and one of Merkle proofs (one per history entry)',
   maxInFlight: 1,
-  client: { clientName: 'bdk (electrum-bench)' },
+  client: { clientName: '' },
   subscribes: false,
   async sync(s, w, found) {
     const tip = (await s.call<{ height: number }>('headers', 'blockchain.headers.subscribe')).height;
     await s.call('block-headers', 'blockchain.block.headers', [Math.max(0, tip - 7), 8]);
-    for (const chain of ['receive', 'change'] as const) await scanChain(s, w, chain, found);
-    const confirmed = confirmedTxs(found);
-    const heights = [...new Set(confirmed.map(([, h]) => h))];
-    if (heights.length) okAll(await s.batch('block-headers', 'blockchain.block.header', heights.map((h) => [h])));
-    if (confirmed.length) okAll(await s.batch('proofs', 'blockchain.transaction.get_merkle', confirmed.map(([t, h]) => [t, h])));
+    await s.call('block-headers', 'blockchain.block.header', [0]);
+    const toProve: Array<[string, number]> = [];
+    for (const chain of ['receive', 'change'] as const) toProve.push(...(await scanChain(s, w, chain, found)));
+    const heights = [...new Set(toProve.map(([, h]) => h))];
+    if (heights.length) okAll(await s.batch('block-headers', 'blockchain.block.header', heights.map((h) => [h]), 'lines'));
+    if (toProve.length) okAll(await s.batch('proofs', 'blockchain.transaction.get_merkle', toProve.map(([t, h]) => [t, h]), 'lines'));
   },
 };
 
-async function scanChain(s: WalletSession, w: WalletLine, chain: WalletChain, found: Findings): Promise<void> {
+/** One keychain's scan; returns its confirmed history entries, repeats included, to be proven. */
+async function scanChain(s: WalletSession, w: WalletLine, chain: WalletChain, found: Findings): Promise<Array<[string, number]>> {
+  const toProve: Array<[string, number]> = [];
   let emptyInARow = 0;
   for (let start = 0; emptyInARow < STOP_GAP; start += BATCH_SIZE) {
     const scripts = Array.from({ length: BATCH_SIZE }, (_, k) => scriptAt(w, chain, start + k).scripthash);
-    const answers = okAll(await s.batch('history', 'blockchain.scripthash.get_history', scripts.map((sh) => [sh])));
-    for (let k = 0; k < scripts.length && emptyInARow < STOP_GAP; k++) {
-      const history = historyOf(answers[k], scripts[k]);
+    const answers = okAll(await s.batch('history', 'blockchain.scripthash.get_history', scripts.map((sh) => [sh]), 'lines'));
+    for (const [k, scripthash] of scripts.entries()) {
+      const history = historyOf(answers[k], scripthash);
       if (history.length === 0) {
         emptyInARow++;
         continue;
       }
       emptyInARow = 0;
-      found.histories.set(scripts[k], history);
+      found.histories.set(scripthash, history);
       for (const e of history) {
-        if (found.rawTxs.has(e.tx_hash)) continue;
-        found.rawTxs.set(e.tx_hash, await s.call<string>('transactions', 'blockchain.transaction.get', [e.tx_hash]));
+        if (!found.rawTxs.has(e.tx_hash)) found.rawTxs.set(e.tx_hash, await s.call<string>('transactions', 'blockchain.transaction.get', [e.tx_hash]));
+        if (e.height > 0) toProve.push([e.tx_hash, e.height]);
       }
     }
   }
+  return toProve;
 }
 
 function okAll(items: BatchItem[]): unknown[] {

@@ -1,0 +1,128 @@
+/**
+ * A recording proxy on loopback between an Electrum client and a server: it forwards every byte
+ * both ways unchanged and logs each request the client sends — its method and params, how it was
+ * framed (a line of its own, or an element of a JSON array), how many requests reached the proxy
+ * in the same read (written together), and how many were in flight (sent, not yet answered) once
+ * it was. Used to hold a workload to the real wallet it imitates (issue #20): sync the same wallet
+ * through it with both, and compare what each sent.
+ */
+import net from 'node:net';
+
+export interface WireRequest {
+  /** Which client connection (0, 1, …, in the order they were accepted). */
+  connection: number;
+  method: string;
+  params: unknown[];
+  framing: 'line' | 'array';
+  /** Requests written at once by the client (reads ending inside a line joined): a batch of lines, or one array. */
+  together: number;
+  /** Requests sent and not yet answered on this connection, this one included. */
+  inFlight: number;
+}
+
+export class WireRecorder {
+  readonly requests: WireRequest[] = [];
+  private readonly sockets = new Set<net.Socket>();
+  private connections = 0;
+
+  private constructor(
+    private readonly server: net.Server,
+    readonly port: number,
+  ) {}
+
+  /** Listens on 127.0.0.1 (a free port) and forwards every connection to `target`. */
+  static async start(target: { host: string; port: number }): Promise<WireRecorder> {
+    let recorder!: WireRecorder;
+    const server = net.createServer((client) => recorder.accept(client, target));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
+    });
+    recorder = new WireRecorder(server, (server.address() as net.AddressInfo).port);
+    return recorder;
+  }
+
+  /** What the recorder forgets between two clients' syncs. */
+  clear(): void {
+    this.requests.length = 0;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: net.Socket, target: { host: string; port: number }): void {
+    const connection = this.connections++;
+    const upstream = net.connect(target);
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
+    for (const s of [client, upstream]) {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    const outstanding = new Set<string>();
+    let fromClient = '';
+    let fromServer = '';
+    // A write larger than a read (64 KiB) reaches us in several reads; one that ends inside a line
+    // goes on in the next, so requests count as written together until a read ends at a line's end.
+    let group: WireRequest[] = [];
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      fromClient += chunk.toString('utf8');
+      const lines = fromClient.split('\n');
+      fromClient = lines.pop()!;
+      for (const line of lines) {
+        if (line.trim() === '') continue;
+        const p = JSON.parse(line) as unknown;
+        const framing = Array.isArray(p) ? 'array' : 'line';
+        for (const r of (Array.isArray(p) ? p : [p]) as Array<{ id?: unknown; method: string; params?: unknown[] }>) {
+          if (r.id !== undefined && r.id !== null) outstanding.add(JSON.stringify(r.id));
+          const request: WireRequest = { connection, method: r.method, params: r.params ?? [], framing, together: 0, inFlight: outstanding.size };
+          group.push(request);
+          this.requests.push(request);
+        }
+      }
+      if (fromClient !== '') return;
+      for (const r of group) r.together = group.length;
+      group = [];
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      client.write(chunk);
+      fromServer += chunk.toString('utf8');
+      const lines = fromServer.split('\n');
+      fromServer = lines.pop()!;
+      for (const l of lines) {
+        if (l.trim() === '') continue;
+        const p = JSON.parse(l) as unknown;
+        for (const r of (Array.isArray(p) ? p : [p]) as Array<{ id?: unknown }>) if (r.id !== undefined && r.id !== null) outstanding.delete(JSON.stringify(r.id));
+      }
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  }
+}
+
+/** What a wallet sent, in the terms two clients are held to: the requests, their framing, batches and concurrency. */
+export interface WireProfile {
+  /** "method params" → how many times it was asked. */
+  requests: Map<string, number>;
+  framings: Set<'line' | 'array'>;
+  /** "method ×N" → how many times a batch of N of that method was written at once. */
+  batches: Map<string, number>;
+  maxInFlight: number;
+}
+
+export function wireProfile(requests: readonly WireRequest[]): WireProfile {
+  const count = <K>(m: Map<K, number>, k: K) => m.set(k, (m.get(k) ?? 0) + 1);
+  const profile: WireProfile = { requests: new Map(), framings: new Set(), batches: new Map(), maxInFlight: 0 };
+  for (const r of requests) {
+    count(profile.requests, `${r.method} ${JSON.stringify(r.params)}`);
+    profile.framings.add(r.framing);
+    profile.maxInFlight = Math.max(profile.maxInFlight, r.inFlight);
+  }
+  // Each read's requests are consecutive in the log: a batch is counted once, at its first.
+  for (let i = 0; i < requests.length; i += requests[i].together) count(profile.batches, `${requests[i].method} ×${requests[i].together}`);
+  return profile;
+}

@@ -1,0 +1,77 @@
+/**
+ * The recording proxy that holds workloads to real wallets: it forwards both ways unchanged and
+ * records each request's method, params, framing, the batch it was written in (even when a big
+ * write reaches it in several reads) and how many were in flight. Against a small echo server of
+ * our own: the recorder, not a server, is under test.
+ */
+import net from 'node:net';
+import { WireRecorder, wireProfile } from '../../src/lab/wire-recorder';
+
+/** Answers every request (a line, or each element of an array line) with its id. */
+function echoServer(): Promise<{ port: number; close: () => void }> {
+  const server = net.createServer((s) => {
+    let buf = '';
+    s.on('data', (chunk) => {
+      buf += chunk.toString('utf8');
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      for (const l of lines) {
+        const p = JSON.parse(l) as { id: number } | Array<{ id: number }>;
+        const reply = Array.isArray(p) ? p.map((r) => ({ id: r.id, result: r.id })) : { id: p.id, result: p.id };
+        s.write(JSON.stringify(reply) + '\n');
+      }
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as net.AddressInfo).port, close: () => server.close() })));
+}
+
+/** Writes `text` at once and resolves when `replies` reply lines came back. */
+function exchange(sock: net.Socket, text: string, replies: number): Promise<string[]> {
+  return new Promise((resolve) => {
+    const got: string[] = [];
+    let buf = '';
+    const onData = (chunk: Buffer) => {
+      buf += chunk.toString('utf8');
+      const lines = buf.split('\n');
+      buf = lines.pop()!;
+      got.push(...lines);
+      if (got.length >= replies) {
+        sock.off('data', onData);
+        resolve(got);
+      }
+    };
+    sock.on('data', onData);
+    sock.write(text);
+  });
+}
+
+test('lines written at once, a JSON array and single calls: each recorded with its framing, batch and what was in flight; bytes passed unchanged', async () => {
+  const server = await echoServer();
+  const recorder = await WireRecorder.start({ host: '127.0.0.1', port: server.port });
+  const sock = net.connect(recorder.port, '127.0.0.1');
+  await new Promise((r) => sock.once('connect', r));
+  const line = (id: number, method: string, params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
+  // 2,000 lines of ~110 bytes: one write the proxy receives in several reads.
+  const many = Array.from({ length: 2000 }, (_, i) => line(i, 'blockchain.transaction.get_merkle', [`${'ab'.repeat(32)}`, i])).join('');
+  const replies = await exchange(sock, many, 2000);
+  expect(replies.map((r) => (JSON.parse(r) as { id: number }).id)).toEqual(Array.from({ length: 2000 }, (_, i) => i));
+  await exchange(sock, JSON.stringify([{ id: 5000, method: 'blockchain.scripthash.get_history', params: ['x'] }, { id: 5001, method: 'blockchain.scripthash.get_history', params: ['y'] }]) + '\n', 1);
+  await exchange(sock, line(6000, 'server.ping', []), 1);
+  sock.destroy();
+
+  const p = wireProfile(recorder.requests);
+  expect(recorder.requests).toHaveLength(2003);
+  expect([...p.batches.entries()].sort()).toEqual([
+    ['blockchain.scripthash.get_history ×2', 1],
+    ['blockchain.transaction.get_merkle ×2000', 1],
+    ['server.ping ×1', 1],
+  ]);
+  expect([...p.framings].sort()).toEqual(['array', 'line']);
+  // At least the first read's lines were sent before any reply (how many more depends on timing).
+  expect(p.maxInFlight).toBeGreaterThan(100);
+  expect(recorder.requests.filter((r) => r.framing === 'array').map((r) => r.inFlight)).toEqual([1, 2]);
+  expect(p.requests.get(`blockchain.transaction.get_merkle ${JSON.stringify(['ab'.repeat(32), 7])}`)).toBe(1);
+  expect(recorder.requests.at(-1)).toMatchObject({ method: 'server.ping', framing: 'line', together: 1, inFlight: 1 });
+  await recorder.close();
+  server.close();
+});
