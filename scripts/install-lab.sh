@@ -55,7 +55,8 @@ install_electrumx() {
   # The lab's ElectrumX also listens with TLS on certificates made with the openssl CLI
   # (src/lab/certificates.ts); Debian base images lack it (package openssl, priority optional).
   command -v openssl >/dev/null 2>&1 || apt_install openssl
-  if [ -x "$venv/bin/electrumx_server" ] && "$venv/bin/python" -c 'import plyvel' 2>/dev/null; then
+  # -f, not -x: e-x 1.16 installs the script unexecutable; the lab runs it with the venv's python.
+  if [ -f "$venv/bin/electrumx_server" ] && "$venv/bin/python" -c 'import plyvel' 2>/dev/null; then
     say "ElectrumX $version cached"; return
   fi
   need python3 "Python 3.10 or newer"

@@ -144,7 +144,7 @@ function abVerdicts(store: ResultsStore, db: string, runId: number, failOn: numb
 
 
 /** Options a resumed run may still be given: they change the display, not the measurement. */
-const RESUME_FLAGS = new Set(['resume', 'db', 'json', 'progress', 'no-progress', 'help', 'resources', 'no-resources', 'sample-every']);
+const RESUME_FLAGS = new Set(['resume', 'db', 'json', 'progress', 'no-progress', 'help', 'resources', 'no-resources', 'sample-every', 'fail-on-regression']);
 
 /** A resumed run takes its options from the database, so nothing can silently differ. */
 function optionsFromRun(store: ResultsStore, runId: number, a: Argv, argv: string[]): BenchOptions {

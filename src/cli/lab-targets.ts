@@ -55,10 +55,10 @@ export async function labServersAmong(targets: ServerTarget[]): Promise<{ server
 
 /** Each lab target's block polling setup, by target name. */
 export async function labSetups(onLab: Map<string, string>): Promise<Map<string, unknown>> {
-  const { LAB_POLLING } = await import('../lab/polling');
+  const { labPolling } = await import('../lab/polling');
   const out = new Map<string, unknown>();
   for (const [target, server] of onLab) {
-    const p = LAB_POLLING[server as keyof typeof LAB_POLLING];
+    const p = labPolling(server);
     if (p) out.set(target, { polling: p.how, pollMs: p.pollMs });
   }
   return out;

@@ -6,8 +6,8 @@
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { LAB_DEFAULT_SEED, LAB_SERVERS, parseLabVersion, type ElectrumServerName, type LabVersion } from '../lab/config';
-import { labDown, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
+import { LAB_DEFAULT_SEED, LAB_SERVERS, MAX_VERSIONS, parseLabVersion, type ElectrumServerName, type LabVersion } from '../lab/config';
+import { labDown, labInterruptUp, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
 import { isUserError, UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
 import { tasksetProblem } from '../core/cpu-set';
@@ -87,8 +87,8 @@ async function up(args: Args): Promise<number> {
   const onSignal = () => {
     if (stopping) return;
     stopping = true;
-    progress('interrupted; stopping what was started');
-    labDown().finally(() => process.exit(130));
+    progress('interrupted; stopping what this `up` started');
+    labInterruptUp().finally(() => process.exit(130));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -162,8 +162,10 @@ async function main(): Promise<void> {
   for (const text of argv.with.map(String)) {
     const v = parseLabVersion(text);
     if (typeof v === 'string') problems.push(v);
+    else if (versions.some((x) => x.name === v.name)) problems.push(`--with: ${v.name} is asked for twice`);
     else versions.push(v);
   }
+  if (versions.length > MAX_VERSIONS) problems.push(`--with: at most ${MAX_VERSIONS} servers in other versions, got ${versions.length}`);
   // The lab's servers start under taskset: its absence must be said before anything starts.
   const taskset = cpus ? tasksetProblem('--cpus') : undefined;
   if (taskset) problems.push(taskset);

@@ -33,7 +33,7 @@ export interface WalletBenchArgs extends TargetArgs {
 }
 
 /** Options of `bench` that mean nothing for whole-wallet syncs: refused rather than ignored. */
-const ADDRESS_ONLY = ['dataset', 'methods', 'shuffle', 'order', 'concurrency', 'resume', 'param'];
+const ADDRESS_ONLY = ['dataset', 'methods', 'shuffle', 'order', 'concurrency', 'resume', 'param', 'baseline', 'fail-on-regression'];
 
 export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<number> {
   const workload = workloadNamed(a.workload);

@@ -101,6 +101,8 @@ export interface VersionStatus extends ElectrumEndpoint {
 
 export interface LabStatus {
   up: boolean; // every expected component runs and every expected server is at the node's tip
+  /** The same for the lab's own components and servers, its servers in other versions aside. */
+  ownUp: boolean;
   seed: string | null;
   stateDir: string;
   node: { rpcUrl: string; cookieFile: string; tip: number | null; error?: string };
@@ -121,8 +123,8 @@ interface LabState {
   seed: string;
   scale?: number; // absent: 1
   components: LabComponent[];
-  /** Servers in other versions, each with the slot of ports it holds. */
-  versions?: Array<LabVersion & { slot: number }>;
+  /** Servers in other versions, each with the slot of ports it holds; `starting` while an `up` adds it. */
+  versions?: Array<LabVersion & { slot: number; starting?: boolean }>;
   startedAt: string;
   readyAt?: string;
   tipHeight?: number;
@@ -133,6 +135,24 @@ interface LabState {
 export async function labUp(opts: LabUpOptions = {}): Promise<LabStatus> {
   const paths = labPaths(labConfig());
   return withLabLock(paths, 'up', () => up(opts));
+}
+
+/**
+ * What a stop (Ctrl-C) during `labUp` undoes: a lab it was starting goes down whole; on a lab that
+ * was already up, only the servers in other versions it was adding stop, and the rest runs on.
+ */
+export async function labInterruptUp(): Promise<void> {
+  const paths = labPaths(labConfig());
+  await withLabLock(paths, 'interrupted up', async () => {
+    const state = readState(paths);
+    if (!state?.readyAt) {
+      await down(paths);
+      return;
+    }
+    const starting = (state.versions ?? []).filter((v) => v.starting);
+    for (const v of starting) await stopComponent(paths, v.name, LAB_TIMEOUTS.stopMs);
+    writeState(paths, { ...state, versions: (state.versions ?? []).filter((v) => !v.starting) });
+  });
 }
 
 /** Stops every component that has a live pid file, newest first. Idempotent. */
@@ -168,14 +188,14 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
     current = await labStatus();
   }
   const same = current.seed === seed && (previous?.scale ?? 1) === scale && sameSet(current.components.filter((c) => c.expected).map((c) => c.name), components);
-  if (current.up && same && previous?.changed) {
+  if (current.ownUp && same && previous?.changed) {
     // Its datasets describe the chain as generated: a changed chain would fail every --verify.
     log(`the chain changed since its datasets were written (${previous.changed.blocks} blocks mined, ${previous.changed.payments} payments); starting afresh`);
     await down(paths);
     current = await labStatus();
   }
   if (current.components.some((c) => c.running)) {
-    if (current.up && same) {
+    if (current.ownUp && same) {
       log(`already up (seed ${seed}${scale > 1 ? `, scale ${scale}` : ''}) at height ${current.node.tip}`);
       if (opts.cpus) {
         setLabCpus(paths, opts.cpus);
@@ -184,7 +204,7 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
         log(`lab processes pinned to CPUs ${cpuListText(opts.cpus)}`);
       }
       // Only the servers in other versions change: the chain and the lab's own servers stay.
-      const changed = await reconcileVersions(cfg, paths, previous!, versions, scale, log);
+      const changed = await reconcileVersions(cfg, paths, previous!, current, versions, scale, log);
       return opts.cpus || changed ? labStatus() : current;
     }
     throw new UserError(
@@ -325,16 +345,17 @@ export async function labStatus(): Promise<LabStatus> {
     }),
   );
 
-  const up =
+  const ownUp =
     state !== null &&
     components.every((c) => !c.expected || c.running) &&
     node.tip !== null &&
     LAB_SERVERS.every(
       (s) => !state.components.includes(s) || (electrum[s]?.tip === node.tip && (!electrum[s]?.tls || electrum[s]?.tls?.tip === node.tip)),
-    ) &&
-    versions.every((v) => v.tip === node.tip);
+    );
+  const up = ownUp && versions.every((v) => v.tip === node.tip);
   return {
     up,
+    ownUp,
     seed: state?.seed ?? null,
     stateDir: cfg.stateDir,
     node,
@@ -417,30 +438,35 @@ async function reconcileVersions(
   cfg: LabConfig,
   paths: LabPaths,
   state: LabState,
+  current: LabStatus,
   wanted: LabVersion[],
   scale: number,
   log: (line: string) => void,
 ): Promise<boolean> {
   const have = state.versions ?? [];
-  const kept = have.filter((h) => wanted.some((w) => w.name === h.name));
+  // A version that stopped, or whose start was cut short, is started again if still asked for.
+  const serving = (name: string) => current.versions.some((v) => v.name === name && v.tip !== null && v.tip === current.node.tip);
+  const kept = have.filter((h) => wanted.some((w) => w.name === h.name) && serving(h.name));
   const dropped = have.filter((h) => !kept.includes(h));
   const taken = new Set(kept.map((k) => k.slot));
   const free = Array.from({ length: MAX_VERSIONS }, (_, slot) => slot).filter((slot) => !taken.has(slot));
-  const added = wanted.filter((w) => !have.some((h) => h.name === w.name)).map((w, i) => ({ ...w, slot: free[i] }));
+  const added = wanted.filter((w) => !kept.some((h) => h.name === w.name)).map((w, i) => ({ ...w, slot: free[i] }));
   if (dropped.length === 0 && added.length === 0) return false;
   for (const d of dropped) {
     await stopComponent(paths, d.name, LAB_TIMEOUTS.stopMs);
-    log(`${d.name} stopped (not asked for)`);
+    if (!wanted.some((w) => w.name === d.name)) log(`${d.name} stopped (not asked for)`);
   }
   writeState(paths, { ...state, versions: kept });
-  await checkPortsFree(cfg, added, false);
-  if (added.length) await runInstall(added.map(installTarget), log);
-  writeState(paths, { ...state, versions: [...kept, ...added] });
   if (added.length === 0) return true;
+  await checkPortsFree(cfg, added, false);
+  // Recorded before the install: a Ctrl-C from here on stops just these (labInterruptUp).
+  writeState(paths, { ...state, versions: [...kept, ...added.map((a) => ({ ...a, starting: true }))] });
+  await runInstall(added.map(installTarget), log);
   const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 30_000 });
   try {
     const tip = await rpc.call<number>('getblockcount');
     await startVersions(cfg, paths, readCredentials(paths.cookieFile), added, tip, await mempoolWatch(rpc), scale, log);
+    writeState(paths, { ...state, versions: [...kept, ...added] });
   } catch (err) {
     // The lab stays as it was before: the new versions go again, the rest runs on.
     log('failed; stopping the servers in other versions just started');

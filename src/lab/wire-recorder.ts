@@ -75,7 +75,7 @@ export class WireRecorder {
       fromClient = lines.pop()!;
       for (const line of lines) {
         if (line.trim() === '') continue;
-        const p = JSON.parse(line) as unknown;
+        const p = parsedOrSaid(line);
         const framing = Array.isArray(p) ? 'array' : 'line';
         for (const r of (Array.isArray(p) ? p : [p]) as Array<{ id?: unknown; method: string; params?: unknown[] }>) {
           if (r.id !== undefined && r.id !== null) outstanding.add(JSON.stringify(r.id));
@@ -88,6 +88,10 @@ export class WireRecorder {
       for (const r of group) r.together = group.length;
       group = [];
     });
+    // A connection that closed inside a line: what was read of that write still counts as one batch.
+    client.on('close', () => {
+      for (const r of group) r.together = group.length;
+    });
     upstream.on('data', (chunk: Buffer) => {
       client.write(chunk);
       fromServer += chunk.toString('utf8');
@@ -95,12 +99,21 @@ export class WireRecorder {
       fromServer = lines.pop()!;
       for (const l of lines) {
         if (l.trim() === '') continue;
-        const p = JSON.parse(l) as unknown;
+        const p = parsedOrSaid(l);
         for (const r of (Array.isArray(p) ? p : [p]) as Array<{ id?: unknown }>) if (r.id !== undefined && r.id !== null) outstanding.delete(JSON.stringify(r.id));
       }
     });
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
+  }
+}
+
+/** A request line as sent; a line that is not JSON is kept as a request of its own kind, never thrown. */
+function parsedOrSaid(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return { method: '(not JSON)', params: [line.slice(0, 200)] };
   }
 }
 
@@ -123,6 +136,6 @@ export function wireProfile(requests: readonly WireRequest[]): WireProfile {
     profile.maxInFlight = Math.max(profile.maxInFlight, r.inFlight);
   }
   // Each read's requests are consecutive in the log: a batch is counted once, at its first.
-  for (let i = 0; i < requests.length; i += requests[i].together) count(profile.batches, `${requests[i].method} ×${requests[i].together}`);
+  for (let i = 0; i < requests.length; i += Math.max(1, requests[i].together)) count(profile.batches, `${requests[i].method} ×${requests[i].together}`);
   return profile;
 }

@@ -27,6 +27,8 @@ export interface CompareRow {
   /** The change of the median of medians (the figure before verdicts; the verdict's is paired). */
   changePct: number | null;
   verdict: Verdict;
+  /** Measured in both, but no address answered on this side (every call failed): no pairs at all. */
+  unanswered?: 'a' | 'b' | 'both';
 }
 
 /** One server's latency percentile across two load runs: each run's per-second values, bootstrapped. */
@@ -96,7 +98,7 @@ export function compareModels(modelA: ReportModel, modelB: ReportModel, options:
   }
   const passesA = passMatrices(modelA);
   const passesB = passMatrices(modelB);
-  const rows = [...groups.entries()]
+  const rows: CompareRow[] = [...groups.entries()]
     .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
     .map(([key, g]) => {
       const [server, method] = key.split(SEP);
@@ -111,6 +113,18 @@ export function compareModels(modelA: ReportModel, modelB: ReportModel, options:
     });
   const pa = pairs(modelA);
   const pb = pairs(modelB);
+  // A method measured on both sides whose calls all failed on one of them has no pair to judge:
+  // it gets a row saying so (and fails --fail-on-regression when it is B's), never silence.
+  const answered = (m: ReportModel, key: string) => m.points.some((p) => `${p.server} ${p.method}` === key && p.medianMs !== null);
+  for (const key of [...pa].filter((k) => pb.has(k)).sort()) {
+    const [server, method] = [key.slice(0, key.lastIndexOf(' ')), key.slice(key.lastIndexOf(' ') + 1)];
+    if (groups.has(server + SEP + method)) continue;
+    const [inA, inB] = [answered(modelA, key), answered(modelB, key)];
+    const unanswered = !inA && !inB ? 'both' : !inB ? 'b' : !inA ? 'a' : undefined;
+    if (!unanswered) continue;
+    const why = unanswered === 'both' ? 'no address was answered in A or B' : `no address was answered in ${unanswered.toUpperCase()} (every call failed)`;
+    rows.push({ server, method, matched: 0, a: null, b: null, changePct: null, verdict: { ...noPasses(), why }, unanswered });
+  }
   return { rows, noiseFloorPct: options.noiseFloorPct ?? 2, onlyA: [...pa].filter((k) => !pb.has(k)).sort(), onlyB: [...pb].filter((k) => !pa.has(k)).sort() };
 }
 
@@ -311,12 +325,16 @@ function compareServersOf(model: ReportModel, a: string, b: string, options: Ver
 
 /** The rows whose verdict is `slower` by more than `pct` percent: what --fail-on-regression fails on. */
 export function regressions(c: Comparison, pct: number): Array<{ what: string; verdict: Verdict }> {
-  const all = [
+  const slower = [
     ...c.rows.map((r) => ({ what: `${r.server} ${r.method}`, verdict: r.verdict })),
     ...(c.load ?? []).map((r) => ({ what: `${r.server} load ${r.percentile}`, verdict: r.verdict })),
-    ...(c.wallet?.rows ?? []).map((r) => ({ what: `${r.server} ${c.wallet!.workload} sync of ${r.wallet === null ? 'every wallet' : `${r.wallet} (${r.txs} txs)`}`, verdict: r.verdict })),
-  ];
-  return all.filter((r) => r.verdict.verdict === 'slower' && r.verdict.changePct !== null && r.verdict.changePct > pct);
+    // A server's row over all its wallets, not each wallet's: those carry the drift between runs
+    // that only the server's row accounts for (docs/findings/2026-11-24-verdicts.md).
+    ...(c.wallet?.rows ?? []).filter((r) => r.wallet === null).map((r) => ({ what: `${r.server} ${c.wallet!.workload} sync of every wallet`, verdict: r.verdict })),
+  ].filter((r) => r.verdict.verdict === 'slower' && r.verdict.changePct !== null && r.verdict.changePct > pct);
+  // B stopped answering what A answered: the worst regression there is.
+  const silent = c.rows.filter((r) => r.unanswered === 'b').map((r) => ({ what: `${r.server} ${r.method}`, verdict: r.verdict }));
+  return [...slower, ...silent];
 }
 
 /** The bench rows of a comparison as a table: per server and method, both p50s and the verdict. */

@@ -27,6 +27,9 @@ async function unavailable(log: (line: string) => void): Promise<LabEnv['without
 export default async function globalSetup(): Promise<void> {
   const log = (line: string) => process.stderr.write(`[lab] ${line}\n`);
   const keep = process.env.ELECTRUM_BENCH_LAB_KEEP === '1';
+  // From PyPI in seconds, so a fresh machine's `npm test` has them: the A/B test's second ElectrumX
+  // and the real BDK the bdk workload is held to.
+  await runInstall(['electrumx@1.20.0', 'bdk'], log);
   const without = await unavailable(log);
   let status = await labStatus();
   // Reuse only a full lab (not one started with --without): the tests use every server.

@@ -1,5 +1,6 @@
 /** `lab up --with SERVER@VERSION`: what is accepted, what is refused and why, and where each version listens. */
 import { labConfig, parseLabVersion, versionPorts, VERSIONS } from '../../src/lab/config';
+import { labPolling, LAB_POLLING } from '../../src/lab/polling';
 
 test('electrumx@X.Y.Z names a version, called electrumx-X.Y.Z wherever it shows', () => {
   expect(parseLabVersion('electrumx@1.20.0')).toEqual({ server: 'electrumx', version: '1.20.0', name: 'electrumx-1.20.0' });
@@ -20,4 +21,12 @@ test('each version slot has ports of its own, after every port of the lab and of
   const slots = [0, 1, 2, 3, 4].flatMap((s) => Object.values(versionPorts(cfg, s)));
   expect(new Set([...own, ...slots]).size).toBe(own.length + slots.length);
   expect(Math.min(...slots)).toBeGreaterThan(Math.max(...own));
+});
+
+test('a version polls as its release does: e-x 1.16 every 5 s (no setting), later ones as the lab sets its own', () => {
+  expect(labPolling('electrumx-1.16.0')).toMatchObject({ pollMs: 5000 });
+  expect(labPolling('electrumx-1.17.0')).toBe(LAB_POLLING.electrumx);
+  expect(labPolling('electrumx-1.20.0')).toBe(LAB_POLLING.electrumx);
+  expect(labPolling('fulcrum')).toBe(LAB_POLLING.fulcrum);
+  expect(labPolling('elsewhere')).toBeUndefined();
 });
