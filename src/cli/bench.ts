@@ -176,6 +176,8 @@ async function main(): Promise<number> {
   let discard = false;
   try {
     const opts = fresh ?? optionsFromRun(store, a.resume!, a, argv);
+    // A resumed run's baseline is the stored one: --fail-on-regression needs it there.
+    if (!fresh) checkBaseline(opts.baseline, a['fail-on-regression'], opts.servers.map((t) => t.name));
     // Said on every run it applies to (a resumed one too): its latencies come from an unverified peer.
     if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) {
       process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
