@@ -86,23 +86,25 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
     super(count, pipeline);
   }
 
-  /** Asks the tip once (an unreachable or non-Esplora server fails here, before any load), then opens the clients. */
+  /**
+   * Opens the clients, each asking the tip once: that opens its socket before the schedule starts,
+   * as the Electrum connections are (so the first requests of the run do not pay for a TCP
+   * handshake the later ones do not), and an unreachable or non-Esplora server fails here, before
+   * any load.
+   */
   async open(): Promise<void> {
-    const probe = new EsploraRestClient({ ...this.opts, maxSockets: 1 });
-    try {
-      await probe.tipHeight();
-    } finally {
-      probe.close();
-    }
     const server: ServerInfo = { software: ESPLORA_REST_SOFTWARE, protocol: 'http/1.1' };
     const refused = () => {
       this.refused++;
       this.firstRefusedAtMs ??= Date.now();
     };
     for (const slot of this.slots) slot.client = new RestSlotClient(new EsploraRestClient({ ...this.opts, maxSockets: 1, pipelining: this.pipeline }), server, refused);
-    // Each socket opened before the schedule starts, as the Electrum connections are, so the first
-    // requests of the run do not pay for a TCP handshake the later ones do not.
-    await Promise.all(this.slots.map((s) => s.client!.warm()));
+    try {
+      await Promise.all(this.slots.map((s) => s.client!.warm()));
+    } catch (err) {
+      this.close();
+      throw err;
+    }
   }
 
   /** A timed-out HTTP request leaves its socket to the client (counted late if it answers): nothing to replace. */
