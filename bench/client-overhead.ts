@@ -13,13 +13,9 @@ import { spawn } from 'node:child_process';
 import { ElectrumClient } from '../src/electrum/client';
 import { parseServerAddress } from '../src/core/server-address';
 import { percentile } from '../src/core/quantiles';
+import { flag } from './args';
 
-const args = process.argv.slice(2);
-const flag = (name: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const CALLS = Number(flag('--calls') ?? 20000);
+const CALLS = Number(flag('calls') ?? 20000);
 const BLOCK = 500;
 const PIPELINE_DEPTH = 256;
 const PIPELINE_SECONDS = 5;
@@ -134,7 +130,7 @@ async function pipelined(port: number) {
 async function main() {
   const nullResponder = await startNullResponder();
   try {
-    const target = flag('--server');
+    const target = flag('server');
     if (target) {
       const { host, port } = parseServerAddress(target, '--server');
       await latencyComparison(host, port ?? 50001, 'server.ping', []);

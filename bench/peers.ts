@@ -33,12 +33,9 @@ import { restScriptHash } from '../src/esplora/rest-client';
 import { readProcessTree } from '../src/resources/proc';
 import { medianOfUnsorted } from '../src/core/quantiles';
 import { parseServerAddress } from '../src/core/server-address';
+import { flag } from './args';
 
 const args = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const PART = args[0] && !args[0].startsWith('--') ? args[0] : 'all';
 const RATE = Number(flag('rate', '400'));
 const SECONDS = Number(flag('seconds', '30'));

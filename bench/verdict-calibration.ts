@@ -19,12 +19,8 @@ import { loadModel } from '../src/report/load';
 import { compareModels, compareServers, type Comparison } from '../src/report/compare';
 import type { ReportModel } from '../src/report/model';
 import { verdictText } from '../src/core/verdict';
+import { flag } from './args';
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const SERVER = flag('server', 'electrumx');
 const PAIRS = Number(flag('pairs', '20'));
 const PASSES = Number(flag('passes', '10'));

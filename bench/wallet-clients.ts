@@ -10,32 +10,24 @@
  * The lab must be up. The real client's time runs from opening its Electrum client to the end of its
  * full scan (bdk_sync.py); the workload's from before its TCP connect to its last reply.
  */
-import path from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { labStatus } from '../src/lab/lab';
-import { labConfig, VERSIONS } from '../src/lab/config';
+import { VERSIONS } from '../src/lab/config';
+import { bdkSyncs } from '../src/lab/clients/bdk';
 import { readWallets } from '../src/dataset/wallet-file';
 import { syncWallet } from '../src/wallet/sync';
 import { workloadNamed } from '../src/wallet/workloads';
 import { medianOfUnsorted } from '../src/core/quantiles';
 import { textTable } from '../src/core/text-table';
 import type { WalletLine } from '../src/core/wallet-line';
+import { flag } from './args';
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const SIZES = flag('sizes', '10,100,400').split(',').map(Number);
 const SYNCS = Number(flag('syncs', '5'));
 const ROUNDS = Number(flag('rounds', '2'));
 const SERVERS = flag('servers', 'electrumx,electrs,esplora,fulcrum').split(',');
-const BDK_SYNC = path.join(__dirname, '..', 'src', 'lab', 'clients', 'bdk_sync.py');
 
 async function realSyncs(url: string, w: WalletLine, n: number): Promise<number[]> {
-  const { stdout } = await promisify(execFile)(labConfig().bin.bdkPython, [BDK_SYNC, '--url', url, '--receive', w.descriptors!.receive, '--change', w.descriptors!.change, '--syncs', String(n)], { encoding: 'utf8', timeout: 600_000 });
-  const runs = stdout.trim().split('\n').map((l) => JSON.parse(l) as { ms: number; confirmed: number; txs: number });
+  const runs = await bdkSyncs(url, w, n);
   for (const r of runs) if (r.confirmed !== w.expected.balance.confirmed || r.txs !== w.expected.txCount) throw new Error(`real BDK on ${url} found ${r.txs} txs / ${r.confirmed} sat in ${w.wallet}`);
   return runs.map((r) => r.ms);
 }

@@ -20,12 +20,8 @@ import type { WalletRunReport } from '../src/report/wallet-model';
 import { ResultsStore } from '../src/store/results';
 import { ResultsReader } from '../src/store/read';
 import { verdictText } from '../src/core/verdict';
+import { flag } from './args';
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
 const SERVER = flag('server', 'electrumx');
 const WORKLOAD = flag('workload', 'electrum');
 const PAIRS = Number(flag('pairs', '20'));

@@ -7,20 +7,16 @@
  * allowed. Both must also find what the wallets file expects.
  */
 import fs from 'node:fs';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import path from 'node:path';
 import { labEnv } from './lab/env';
 import { labConfig } from '../src/lab/config';
+import { bdkSyncs } from '../src/lab/clients/bdk';
 import { WireRecorder, wireProfile, type WireProfile } from '../src/lab/wire-recorder';
 import { readWallets } from '../src/dataset/wallet-file';
 import { syncWallet } from '../src/wallet/sync';
 import { workloadNamed } from '../src/wallet/workloads';
 
 const env = labEnv();
-const ROOT = path.resolve(__dirname, '..');
 const BDK_PYTHON = labConfig().bin.bdkPython;
-const BDK_SYNC = path.join(ROOT, 'src', 'lab', 'clients', 'bdk_sync.py');
 const wallets = readWallets(env.walletsPath).wallets;
 const SIZES = [10, 100, 400];
 
@@ -42,8 +38,7 @@ describe.each(servers)('bdk on %s: the workload sends what bdkpython sends', (na
     const wallet = wallets.find((w) => w.expected.txCount === txs && w.descriptors)!;
     expect(wallet).toBeDefined();
     recorder.clear();
-    const real = await promisify(execFile)(BDK_PYTHON, [BDK_SYNC, '--url', `tcp://127.0.0.1:${recorder.port}`, '--receive', wallet.descriptors!.receive, '--change', wallet.descriptors!.change], { encoding: 'utf8', timeout: 120_000 });
-    const found = JSON.parse(real.stdout.trim()) as { confirmed: number; unconfirmed: number; txs: number };
+    const [found] = await bdkSyncs(`tcp://127.0.0.1:${recorder.port}`, wallet);
     expect(found).toMatchObject({ confirmed: wallet.expected.balance.confirmed, unconfirmed: wallet.expected.balance.unconfirmed, txs });
     const bdk = wireProfile(recorder.requests);
     expect(bdk.requests.size).toBeGreaterThan(txs); // it was recorded, not an empty comparison

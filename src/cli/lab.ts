@@ -6,7 +6,7 @@
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { LAB_DEFAULT_SEED, LAB_SERVERS, MAX_VERSIONS, parseLabVersion, type ElectrumServerName, type LabVersion } from '../lab/config';
+import { LAB_DEFAULT_SEED, LAB_SERVERS, parseLabVersion, versionProblems, type ElectrumServerName, type LabVersion } from '../lab/config';
 import { labDown, labInterruptUp, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
 import { isUserError, UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
@@ -29,6 +29,12 @@ function progress(line: string): void {
   process.stderr.write(`[lab ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 }
 
+/** A server's tip as the status table shows it: why not, when it has none; the node's, when they differ. */
+function tipText(server: { tip: number | null; error?: string }, nodeTip: number | null): string {
+  if (server.tip === null) return server.error ? `- (${server.error})` : '-';
+  return `${server.tip}${nodeTip !== null && server.tip !== nodeTip ? ` (node ${nodeTip})` : ''}`;
+}
+
 function printStatus(s: LabStatus, json: boolean): void {
   if (json) {
     process.stdout.write(JSON.stringify(s, null, 2) + '\n');
@@ -45,15 +51,14 @@ function printStatus(s: LabStatus, json: boolean): void {
     } else if ((LAB_SERVERS as readonly string[]).includes(c.name)) {
       const e = s.electrum[c.name as ElectrumServerName]!;
       endpoint = e.url;
-      tip = e.tip === null ? (e.error ? `- (${e.error})` : '-') : `${e.tip}${s.node.tip !== null && e.tip !== s.node.tip ? ` (node ${s.node.tip})` : ''}`;
+      tip = tipText(e, s.node.tip);
     } else {
       endpoint = '(behind the adapter)';
     }
     rows.push([c.name, state, c.pid === null ? '-' : String(c.pid), endpoint, tip]);
   }
   for (const v of s.versions) {
-    const tip = v.tip === null ? (v.error ? `- (${v.error})` : '-') : `${v.tip}${s.node.tip !== null && v.tip !== s.node.tip ? ` (node ${s.node.tip})` : ''}`;
-    rows.push([v.name, v.running ? 'running' : 'STOPPED', v.pid === null ? '-' : String(v.pid), v.url, tip]);
+    rows.push([v.name, v.running ? 'running' : 'STOPPED', v.pid === null ? '-' : String(v.pid), v.url, tipText(v, s.node.tip)]);
   }
   const lines = [textTable(rows[0], rows.slice(1)), ''];
   lines.push(`lab:         ${s.up ? 'UP' : 'not up'}${s.seed ? ` (seed ${s.seed})` : ''}`);
@@ -162,10 +167,9 @@ async function main(): Promise<void> {
   for (const text of argv.with.map(String)) {
     const v = parseLabVersion(text);
     if (typeof v === 'string') problems.push(v);
-    else if (versions.some((x) => x.name === v.name)) problems.push(`--with: ${v.name} is asked for twice`);
     else versions.push(v);
   }
-  if (versions.length > MAX_VERSIONS) problems.push(`--with: at most ${MAX_VERSIONS} servers in other versions, got ${versions.length}`);
+  problems.push(...versionProblems(versions));
   // The lab's servers start under taskset: its absence must be said before anything starts.
   const taskset = cpus ? tasksetProblem('--cpus') : undefined;
   if (taskset) problems.push(taskset);

@@ -8,8 +8,8 @@ import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { writeReport } from '../report/report';
 import { reportOptions } from '../report/options';
-import { compareDatabases, compareMarkdown, compareServers, regressions } from '../report/compare';
-import { verdictText } from '../core/verdict';
+import { compareDatabases, compareMarkdown, deltaTitle, compareServers, regressions } from '../report/compare';
+import { DEFAULT_NOISE_FLOOR_PCT, verdictText } from '../core/verdict';
 import { writeOutputs } from '../report/export/output';
 import { claimOutputDir } from '../core/output-path';
 import { UserError } from '../core/user-error';
@@ -66,7 +66,7 @@ async function main(): Promise<number> {
           .option('force', { type: 'boolean', default: false, describe: 'replace an earlier compare.md in --out' })
           .option('a', { type: 'string', describe: 'with one --db: the server of its latest run to compare against (A)' })
           .option('b', { type: 'string', describe: 'with one --db: the server compared with --a (B); an interleaved A/B run' })
-          .option('noise-floor', { type: 'number', default: 2, describe: 'percent: smaller changes are "no change" even when their interval excludes zero' })
+          .option('noise-floor', { type: 'number', default: DEFAULT_NOISE_FLOOR_PCT, describe: 'percent: smaller changes are "no change" even when their interval excludes zero' })
           .option('fail-on-regression', { type: 'number', describe: 'exit 99 when any verdict is slower by more than this percent (every output still written)' }),
       (a) => {
         const dbs = a.db ?? [];
@@ -84,7 +84,7 @@ async function main(): Promise<number> {
         onSignalWhileReading(closeOpenStores, 'nothing was written, the databases are as they were');
         const options = { noiseFloorPct: a['noise-floor'] };
         const comparison = servers ? compareServers(dbA, a.a!, a.b!, options) : compareDatabases(dbA, dbB, options);
-        const text = servers ? compareMarkdown(comparison, dbA, dbA, `# Delta: ${a.b} (B) vs ${a.a} (A), interleaved in one run of ${dbA}`) : compareMarkdown(comparison, dbA, dbB);
+        const text = servers ? compareMarkdown(comparison, `# Delta: ${a.b} (B) vs ${a.a} (A), interleaved in one run of ${dbA}`) : compareMarkdown(comparison, deltaTitle(dbA, dbB));
         if (a.out !== undefined) writeOutputs(a.out, [{ name: 'compare.md', data: text }]);
         process.stdout.write(text);
         const regressed = failOn === undefined ? [] : regressions(comparison, failOn);

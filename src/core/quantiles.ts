@@ -13,8 +13,8 @@ export function quantileRank(q: number, n: number): number {
   return Math.min(n, Math.max(1, Math.ceil(q * n)));
 }
 
-/** The q-quantile of an ascending array, or null when it is empty. */
-export function percentile(sorted: readonly number[], q: number): number | null {
+/** The q-quantile of ascending numbers (an array or a typed array), or null when there are none. */
+export function percentile(sorted: ArrayLike<number>, q: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[quantileRank(q, sorted.length) - 1];
 }

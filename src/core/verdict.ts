@@ -13,7 +13,7 @@
  * every time; its two-sided p-value is the share of resamples on the far side of zero, doubled.
  */
 import { seededRandom } from './random';
-import { medianOfUnsorted, quantileRank } from './quantiles';
+import { medianOfUnsorted, percentile } from './quantiles';
 
 export type VerdictWord = 'faster' | 'slower' | 'no change';
 
@@ -45,12 +45,13 @@ export interface VerdictOptions {
   columns?: string;
 }
 
-const DEFAULTS = { noiseFloorPct: 2, minSamples: 10, resamples: 2000, seed: 'electrum-bench verdict', columns: 'addresses measured in both' };
+/** Changes within ± this percent are `no change` unless said otherwise (`--noise-floor`). */
+export const DEFAULT_NOISE_FLOOR_PCT = 2;
 
-/** The q-quantile of ascending numbers, typed arrays too, by core/quantiles' one rule (nearest rank). */
-function quantileSorted(xs: Float64Array | number[], q: number): number {
-  return xs[quantileRank(q, xs.length) - 1];
-}
+const DEFAULTS = { noiseFloorPct: DEFAULT_NOISE_FLOOR_PCT, minSamples: 10, resamples: 2000, seed: 'electrum-bench verdict', columns: 'addresses measured in both' };
+
+/** The q-quantile of ascending numbers, never empty here. */
+const quantileSorted = (xs: Float64Array | number[], q: number): number => percentile(xs, q)!;
 
 const medianSorted = (xs: Float64Array | number[]): number => quantileSorted(xs, 0.5);
 const medianOf = (xs: number[]): number => medianOfUnsorted(xs)!;

@@ -134,6 +134,16 @@ export function parseLabVersion(text: string): LabVersion | string {
   return { server: server as VersionedServer, version, name: `${server as VersionedServer}-${version}` };
 }
 
+/** What is wrong with a set of versions asked for together (each problem a line naming it). */
+export function versionProblems(versions: readonly LabVersion[]): string[] {
+  const names = versions.map((v) => v.name);
+  const twice = [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
+  return [
+    ...twice.map((n) => `--with: ${n} is asked for twice`),
+    ...(new Set(names).size > MAX_VERSIONS ? [`--with: at most ${MAX_VERSIONS} servers in other versions, got ${new Set(names).size}`] : []),
+  ];
+}
+
 /** The Electrum and admin RPC ports of the server in another version that holds `slot`. */
 export function versionPorts(cfg: LabConfig, slot: number): { electrum: number; rpc: number } {
   const first = cfg.ports.versionsBase + slot * VERSION_PORTS;

@@ -174,10 +174,8 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   const without = new Set<LabComponent>(opts.without ?? []);
   const components = LAB_COMPONENTS.filter((c) => !without.has(c));
   const versions = opts.versions ?? [];
-  const names = versions.map((v) => v.name);
-  const twice = names.filter((n, i) => names.indexOf(n) !== i);
-  if (twice.length) throw new UserError(`--with: ${twice[0]} is asked for twice`);
-  if (versions.length > MAX_VERSIONS) throw new UserError(`--with: at most ${MAX_VERSIONS} servers in other versions, got ${versions.length}`);
+  const problems = versionProblems(versions);
+  if (problems.length) throw new UserError(problems.join('; '));
 
   let current = await labStatus();
   const previous = readState(paths);

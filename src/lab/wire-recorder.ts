@@ -7,6 +7,7 @@
  * through it with both, and compare what each sent.
  */
 import net from 'node:net';
+import { LineDecoder } from '../electrum/framing';
 
 export interface WireRequest {
   /** Which client connection (0, 1, …, in the order they were accepted). */
@@ -63,44 +64,35 @@ export class WireRecorder {
       s.on('error', () => undefined);
     }
     const outstanding = new Set<string>();
-    let fromClient = '';
-    let fromServer = '';
+    // The protocol's own framing; no line limit: the proxy records, the endpoints judge.
+    const fromClient = new LineDecoder(Number.MAX_SAFE_INTEGER);
+    const fromServer = new LineDecoder(Number.MAX_SAFE_INTEGER);
     // A write larger than a read (64 KiB) reaches us in several reads; one that ends inside a line
     // goes on in the next, so requests count as written together until a read ends at a line's end.
     let group: WireRequest[] = [];
+    const closeGroup = () => {
+      for (const r of group) r.together = group.length;
+      group = [];
+    };
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
-      fromClient += chunk.toString('utf8');
-      const lines = fromClient.split('\n');
-      fromClient = lines.pop()!;
-      for (const line of lines) {
-        if (line.trim() === '') continue;
-        const p = parsedOrSaid(line);
-        const framing = Array.isArray(p) ? 'array' : 'line';
-        for (const r of (Array.isArray(p) ? p : [p]) as Array<{ id?: unknown; method: string; params?: unknown[] }>) {
-          if (r.id !== undefined && r.id !== null) outstanding.add(JSON.stringify(r.id));
-          const request: WireRequest = { connection, method: r.method, params: r.params ?? [], framing, together: 0, inFlight: outstanding.size };
+      for (const line of fromClient.push(chunk)) {
+        const { framing, messages } = messagesOf(line);
+        for (const m of messages) {
+          if (m.id !== undefined && m.id !== null) outstanding.add(JSON.stringify(m.id));
+          const request: WireRequest = { connection, method: String(m.method), params: Array.isArray(m.params) ? m.params : [], framing, together: 0, inFlight: outstanding.size };
           group.push(request);
           this.requests.push(request);
         }
       }
-      if (fromClient !== '') return;
-      for (const r of group) r.together = group.length;
-      group = [];
+      if (fromClient.buffered === 0) closeGroup();
     });
     // A connection that closed inside a line: what was read of that write still counts as one batch.
-    client.on('close', () => {
-      for (const r of group) r.together = group.length;
-    });
+    client.on('close', closeGroup);
     upstream.on('data', (chunk: Buffer) => {
       client.write(chunk);
-      fromServer += chunk.toString('utf8');
-      const lines = fromServer.split('\n');
-      fromServer = lines.pop()!;
-      for (const l of lines) {
-        if (l.trim() === '') continue;
-        const p = parsedOrSaid(l);
-        for (const r of (Array.isArray(p) ? p : [p]) as Array<{ id?: unknown }>) if (r.id !== undefined && r.id !== null) outstanding.delete(JSON.stringify(r.id));
+      for (const line of fromServer.push(chunk)) {
+        for (const m of messagesOf(line).messages) if (m.id !== undefined && m.id !== null) outstanding.delete(JSON.stringify(m.id));
       }
     });
     client.on('close', () => upstream.destroy());
@@ -108,13 +100,21 @@ export class WireRecorder {
   }
 }
 
-/** A request line as sent; a line that is not JSON is kept as a request of its own kind, never thrown. */
-function parsedOrSaid(line: string): unknown {
+/**
+ * The JSON-RPC messages of one line, and how they were framed: a line of its own, or the elements
+ * of an array (none for a blank line). A line that is not JSON is kept as a message of its own
+ * kind, never thrown.
+ */
+function messagesOf(line: Buffer): { framing: 'line' | 'array'; messages: Array<{ id?: unknown; method?: unknown; params?: unknown }> } {
+  const text = line.toString('utf8');
+  if (text.trim() === '') return { framing: 'line', messages: [] };
+  let parsed: unknown;
   try {
-    return JSON.parse(line);
+    parsed = JSON.parse(text);
   } catch {
-    return { method: '(not JSON)', params: [line.slice(0, 200)] };
+    parsed = { method: '(not JSON)', params: [text.slice(0, 200)] };
   }
+  return Array.isArray(parsed) ? { framing: 'array', messages: parsed as Array<Record<string, unknown>> } : { framing: 'line', messages: [parsed as Record<string, unknown>] };
 }
 
 /** What a wallet sent, in the terms two clients are held to: the requests, their framing, batches and concurrency. */

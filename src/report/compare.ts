@@ -9,7 +9,7 @@ import { medianOfUnsorted } from '../core/quantiles';
 import { loadModel } from './load';
 import type { ReportModel } from './model';
 import { fmtMs, markdownTable, Table } from './table';
-import { pairedVerdict, unpairedVerdict, verdictText, type Verdict, type VerdictOptions } from '../core/verdict';
+import { DEFAULT_NOISE_FLOOR_PCT, pairedVerdict, unpairedVerdict, verdictText, type Verdict, type VerdictOptions } from '../core/verdict';
 import { UserError } from '../core/user-error';
 import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
@@ -125,7 +125,7 @@ export function compareModels(modelA: ReportModel, modelB: ReportModel, options:
     const why = unanswered === 'both' ? 'no address was answered in A or B' : `no address was answered in ${unanswered.toUpperCase()} (every call failed)`;
     rows.push({ server, method, matched: 0, a: null, b: null, changePct: null, verdict: { ...noPasses(), why }, unanswered });
   }
-  return { rows, noiseFloorPct: options.noiseFloorPct ?? 2, onlyA: [...pa].filter((k) => !pb.has(k)).sort(), onlyB: [...pb].filter((k) => !pa.has(k)).sort() };
+  return { rows, noiseFloorPct: options.noiseFloorPct ?? DEFAULT_NOISE_FLOOR_PCT, onlyA: [...pa].filter((k) => !pb.has(k)).sort(), onlyB: [...pb].filter((k) => !pa.has(k)).sort() };
 }
 
 /**
@@ -174,7 +174,7 @@ function contentsOf(db: string): Contents {
 }
 
 function emptyComparison(options: VerdictOptions): Comparison {
-  return { rows: [], noiseFloorPct: options.noiseFloorPct ?? 2, onlyA: [], onlyB: [] };
+  return { rows: [], noiseFloorPct: options.noiseFloorPct ?? DEFAULT_NOISE_FLOOR_PCT, onlyA: [], onlyB: [] };
 }
 
 /**
@@ -306,7 +306,7 @@ export function abComparison(model: ReportModel, options: VerdictOptions = {}): 
   const parts = model.servers.filter((s) => s.label !== a).map((s) => compareServersOf(model, a, s.label, options));
   return {
     rows: parts.flatMap((p) => p.rows),
-    noiseFloorPct: options.noiseFloorPct ?? 2,
+    noiseFloorPct: options.noiseFloorPct ?? DEFAULT_NOISE_FLOOR_PCT,
     onlyA: parts.flatMap((p) => p.onlyA),
     onlyB: parts.flatMap((p) => p.onlyB),
   };
@@ -357,7 +357,12 @@ export function abNote(c: Comparison): string {
   );
 }
 
-export function compareMarkdown(c: Comparison, dbA: string, dbB: string, title = `# Delta: B (${dbB}) vs A (${dbA})`): string {
+/** The title of two databases' comparison. */
+export function deltaTitle(dbA: string, dbB: string): string {
+  return `# Delta: B (${dbB}) vs A (${dbA})`;
+}
+
+export function compareMarkdown(c: Comparison, title: string): string {
   const floor = `\`slower\` or \`faster\` only when the whole interval is on one side of zero and the change exceeds the noise floor (${c.noiseFloorPct} %), else \`~\` (no change).`;
   const lines = [title];
   const benchCompared = (c.load === undefined && c.wallet === undefined && c.walletNote === undefined) || c.rows.length > 0 || c.onlyA.length > 0 || c.onlyB.length > 0;

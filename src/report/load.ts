@@ -6,6 +6,7 @@
 import { ResultsStore, RunRecord } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
+import { isObject, parseStoredJson } from './stored-json';
 import type { ErrorPoint, MedianPoint, ReportMethod, ReportModel, ReportServer, SummaryRow } from './model';
 
 const ms = (ns: number | null) => (ns === null ? null : ns / 1e6);
@@ -118,12 +119,8 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: Result
 
 /** The server a run was recorded to be compared against (`bench --baseline`), if any. */
 function recordedBaseline(configJson: string): string | undefined {
-  try {
-    const baseline = (JSON.parse(configJson) as { baseline?: unknown }).baseline;
-    return typeof baseline === 'string' ? baseline : undefined;
-  } catch {
-    return undefined;
-  }
+  const config = parseStoredJson(configJson);
+  return isObject(config) && typeof config.baseline === 'string' ? config.baseline : undefined;
 }
 
 /** The server setting a run of a `--param` sweep was measured with, as `NAME=VALUE`. */

@@ -21,7 +21,7 @@ import { CHARTS } from '../../src/report/charts/definitions';
 import { UserError } from '../../src/core/user-error';
 import { executorFor } from '../../src/engine/executors/registry';
 import type { LoadModel } from '../../src/core/load-types';
-import { compareDatabases, compareMarkdown, regressions } from '../../src/report/compare';
+import { compareDatabases, compareMarkdown, deltaTitle, regressions } from '../../src/report/compare';
 
 const INTERVALS = 60;
 const MODEL: LoadModel = { kind: 'stages', startRate: 10, stages: [{ durationMs: INTERVALS * 1000, target: 10 * (INTERVALS + 1) }] };
@@ -421,7 +421,7 @@ test('report compare on load runs: a run against itself is no change; a run 1.5 
   }
   expect(regressions(c, 10).map((r) => r.what)).toEqual(expect.arrayContaining(['alpha load p50', 'beta load p50']));
   expect(regressions(same, 0)).toEqual([]);
-  const md = compareMarkdown(c, a, slow);
+  const md = compareMarkdown(c, deltaTitle(a, slow));
   expect(md).toContain('## Load');
   expect(md).toMatch(/^\| alpha \| p50 \| 60 \/ 60 \| [\d.]+ \| [\d.]+ \| slower \+\d+\.\d % \[\+/m);
   expect(md).not.toContain('No (server, method, address)'); // no bench section when neither has a bench run
