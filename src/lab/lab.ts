@@ -25,6 +25,7 @@ import {
   labPaths,
   LAB_SERVERS,
   MAX_VERSIONS,
+  versionProblems,
   versionPorts,
   type ElectrumServerName,
   type LabComponent,
@@ -279,6 +280,8 @@ async function down(paths: LabPaths): Promise<Record<string, StopOutcome>> {
   for (const v of versionPidNames(paths)) outcome[v] = await stopComponent(paths, v, LAB_TIMEOUTS.stopMs);
   for (const c of [...LAB_COMPONENTS].reverse()) outcome[c] = await stopComponent(paths, c, LAB_TIMEOUTS.stopMs);
   fs.rmSync(paths.stateFile, { force: true });
+  // Pinned CPUs belong to the lab that ran: a stopped lab is pinned to nothing.
+  fs.rmSync(paths.cpusFile, { force: true });
   return outcome;
 }
 
