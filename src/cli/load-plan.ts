@@ -17,6 +17,7 @@ import { parseThreshold } from '../load/thresholds';
 import { parseSlo, type FindMaxOptions } from '../load/find-max';
 import { collecting, cpuOption, durationOption, timeoutSeconds, withinTimer } from './validate';
 import { pinProcess } from '../core/cpu-set';
+import { parseCoordinator, type CoordinatorAddress } from '../load/coordinator';
 
 /** The options of `load` the plan reads (yargs' parse of them). */
 export interface LoadPlanArgs {
@@ -37,6 +38,8 @@ export interface LoadPlanArgs {
   mix: string;
   shard?: string;
   'start-at'?: number;
+  coordinator?: string;
+  'ready-timeout': string;
   'source-addresses'?: string;
   threshold?: string[];
   'find-max': boolean;
@@ -67,6 +70,10 @@ export interface LoadPlan {
   maxLineBytes: number;
   sourceAddresses: string[];
   startAtMs?: number;
+  /** --coordinator: this shard is one of a coordinated test (shard 1 coordinates). */
+  coordinator?: CoordinatorAddress;
+  /** How long the coordinator waits for every shard to register, and a shard for the coordinator. */
+  readyTimeoutMs: number;
   thresholds: string[];
   /** --cpu: the CPUs the generator is pinned to before it starts. */
   cpus?: number[];
@@ -94,6 +101,13 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
   problems.push(...countProblem('--pipeline', a.pipeline), ...countProblem('--max-line-bytes', a['max-line-bytes']));
   const sourceAddresses = a['source-addresses'] ? (take(() => parseSourceAddresses(a['source-addresses']!)) ?? []) : [];
   const startAtMs = take(() => startAt(a['start-at']));
+  const coordinator = a.coordinator === undefined ? undefined : take(() => parseCoordinator(a.coordinator!));
+  const readyTimeoutMs = take(() => durationOption('ready-timeout', a['ready-timeout']));
+  if (a.coordinator !== undefined) {
+    if (a.shard === undefined) problems.push('--coordinator: give --shard I/N too (shard 1 coordinates, the others register with it)');
+    if (a['start-at'] !== undefined) problems.push('--coordinator sets the start itself: drop --start-at');
+    if (a['find-max']) problems.push('--coordinator: --find-max is not coordinated across shards (each step would need the whole test judged); run it on one machine');
+  }
   const thresholds = a.threshold ?? [];
   for (const t of thresholds) take(() => parseThreshold(t));
   const cpus = cpuOption('--cpu', a.cpu, problems);
@@ -114,6 +128,8 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
     maxLineBytes: a['max-line-bytes'],
     sourceAddresses,
     startAtMs,
+    coordinator,
+    readyTimeoutMs: readyTimeoutMs!,
     thresholds,
     cpus,
   };

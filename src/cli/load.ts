@@ -31,14 +31,15 @@ import { intervalLine, storedOutcome, summarise, summaryText } from '../load/sum
 import type { LiveCounts } from '../engine/sinks/hdr-intervals';
 import { executorFor } from '../engine/executors/registry';
 import type { IntervalRecord } from '../core/load-types';
-import { createThresholdTracker } from '../load/thresholds';
+import { createThresholdTracker, formatThresholdResults, parseThreshold } from '../load/thresholds';
 import { mergeShards } from '../load/merge';
 import { writeHlog } from '../load/hlog';
-import { linesOfShard } from '../core/shard';
+import { formatShard, linesOfShard } from '../core/shard';
+import { joinTest, mergeTest, sendResults, type CoordinatedShard } from './coordinated';
 import { toolInfo } from '../core/tool-info';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { refuseWalletOptions, walletLoad } from './wallet-load';
-import { numbersAsTyped, stringsGiven } from './validate';
+import { collecting, numbersAsTyped, stringsGiven } from './validate';
 import { loadPlan, pinGenerator, type LoadPlan } from './load-plan';
 
 export function loadArgs(argv: string[]) {
@@ -76,6 +77,8 @@ export function loadArgs(argv: string[]) {
     .option('samples', { type: 'boolean', default: false, describe: 'also store every request (memory and disk grow with the run)' })
     .option('shard', { type: 'string', describe: 'run shard I/N of a larger test: its share of the rate, connections and dataset' })
     .option('start-at', { type: 'number', describe: 'with --shard: start the schedule at this time (seconds since the epoch), the same for every shard' })
+    .option('coordinator', { type: 'string', describe: 'with --shard: a coordinated test: shard 1 listens at HOST:PORT, starts every shard at once, merges their results into --db and judges --threshold on the whole' })
+    .option('ready-timeout', { type: 'string', default: '60s', describe: 'with --coordinator: how long shards may take to register (and to find the coordinator)' })
     .option('cpu', { type: 'string', describe: 'run the generator on these CPUs only (a taskset list: 1, 2-3), recorded with the run; keep the servers off them (lab up --cpus)' })
     .option('source-addresses', { type: 'string', describe: 'spread connections over loopback source addresses, e.g. 127.0.0.2-127.0.0.9' })
     .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed of the request sequence' })
@@ -167,6 +170,7 @@ async function merge(argv: string[]): Promise<number> {
     .scriptName('npm run load -- merge')
     .usage('$0 SHARD.sqlite SHARD.sqlite ... --db ALL.sqlite')
     .option('db', { type: 'string', demandOption: true, describe: 'database to write the merged run into' })
+    .option('threshold', { type: 'string', array: true, describe: 'k6-style criterion judged on the merged run (the whole test); exit 99 when one fails' })
     .strictOptions()
     .fail((msg, err) => {
       throw err ?? new UserError(msg);
@@ -174,12 +178,17 @@ async function merge(argv: string[]): Promise<number> {
     .help()
     .parseAsync();
   const inputs = a._.map(String);
+  const thresholds = a.threshold ?? [];
+  const problems: string[] = [];
+  for (const t of thresholds) collecting(problems)(() => parseThreshold(t));
+  if (problems.length) throw new UserError(problems.join('; '));
   claimDatabase(a.db);
   const created = fileAboutToBeCreated(a.db);
   try {
-    const { runId, intervals, status } = mergeShards(inputs, a.db);
+    const { runId, intervals, status, thresholds: verdicts } = mergeShards(inputs, a.db, { thresholds });
     process.stdout.write(`merged ${inputs.length} shards into load run ${runId} of ${a.db} (${intervals} intervals, ${status}); report it with: npm run report -- --db ${a.db} --load-run ${runId}\n`);
-    return 0;
+    if (verdicts.length) process.stdout.write(`\n${formatThresholdResults(verdicts)}\n`);
+    return verdicts.some((t) => !t.pass) ? 99 : 0;
   } catch (err) {
     created?.remove();
     throw err;
@@ -218,30 +227,107 @@ async function hlog(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * The end of a coordinated shard: called off → the reason, exit 1; shards 2..N hand over their
+ * database and print their own part; shard 1 merges every shard's and prints the whole test.
+ */
+async function finishCoordinated(
+  a: Argv,
+  plan: LoadPlan,
+  test: CoordinatedShard,
+  own: { runner: LoadRunner; summaries: ReturnType<typeof summarise>[]; runId: number; status: string },
+): Promise<number> {
+  const shard = plan.shard!;
+  const calledOff = own.runner.aborted;
+  if (calledOff) throw new UserError(`shard ${formatShard(shard)}: ${calledOff}; nothing was merged`);
+  // In-flight requests drain for at most the timeout after a schedule ends: beyond that (and the
+  // time to register) a shard's results are not coming.
+  const resultsTimeoutMs = plan.readyTimeoutMs + plan.timeoutMs + 30_000;
+  if (test.shardLink) {
+    await sendResults(test, shard, resultsTimeoutMs);
+    const text = `shard ${formatShard(shard)}'s own part of the test (the coordinator, shard 1, prints the whole):\n` + summaryText(own.summaries, own.runId, 'the coordinator');
+    process.stdout.write((a.json ? JSON.stringify({ shard: formatShard(shard), status: own.status, servers: own.summaries }, null, 2) : text) + '\n');
+    return own.status === 'interrupted' ? 130 : 0;
+  }
+  const created = fileAboutToBeCreated(a.db);
+  let merged: Awaited<ReturnType<typeof mergeTest>>;
+  try {
+    merged = await mergeTest(test, shard, a.db, plan.thresholds, resultsTimeoutMs);
+  } catch (err) {
+    created?.remove();
+    throw err;
+  }
+  if (a['summary-export']) writeFileAtomic(a['summary-export'], JSON.stringify(merged.json, null, 2) + '\n', { mkdir: true });
+  process.stdout.write((a.json ? JSON.stringify(merged.json, null, 2) : merged.text) + '\n');
+  if (merged.thresholds.some((t) => !t.pass)) return 99;
+  return merged.status === 'interrupted' ? 130 : 0;
+}
+
 async function main(): Promise<number> {
   const argv = hideBin(process.argv);
   if (argv[0] === 'merge') return merge(argv.slice(1));
   if (argv[0] === 'hlog') return hlog(argv.slice(1));
   const a = await loadArgs(argv).parseAsync();
-  claimDatabase(a.db);
+  if (a.workload !== undefined && a.coordinator !== undefined) throw new UserError('--coordinator: wallet load (--workload) does not run as a coordinated test yet');
+  // A coordinated test's shards other than 1 write no --db: their run goes to the coordinator.
+  const writesDb = a.coordinator === undefined || a.shard === undefined || /^\s*1\s*\//.test(a.shard);
+  if (writesDb) claimDatabase(a.db);
   if (a['summary-export'] !== undefined) claimOutputFile(a['summary-export'], '--summary-export');
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);
-  const plan = loadPlan(a);
+  const plan = loadPlan(withPodAddress(a));
+  // First of all the test's shards meet, so that one which cannot go on fails the whole test at once.
+  const test = plan.coordinator ? await joinTest(plan.coordinator, plan.shard!, a, plan.readyTimeoutMs) : undefined;
+  try {
+    return await runLoad(a, plan, test);
+  } catch (err) {
+    test?.shardLink?.failed((err as Error).message);
+    test?.coordinator?.abort((err as Error).message);
+    throw err;
+  } finally {
+    test?.link.close();
+    test?.cleanUp();
+  }
+}
+
+/**
+ * `ELECTRUM_BENCH_SOURCE_ADDRESS`: the loopback address all of this process's Electrum connections
+ * come from, unless --source-addresses says otherwise. \`cluster simulate\` sets it to stand for
+ * each pod's own IP; a real pod has its own and needs none.
+ */
+function withPodAddress<T extends { 'source-addresses'?: string }>(a: T): T {
+  const own = process.env.ELECTRUM_BENCH_SOURCE_ADDRESS;
+  return own && a['source-addresses'] === undefined ? { ...a, 'source-addresses': own } : a;
+}
+
+async function runLoad(a: Argv, plan: LoadPlan, test: CoordinatedShard | undefined): Promise<number> {
   const { thresholds, findMax: search } = plan;
   const { opts, datasetFile, datasetHash } = await optionsFromPlan(a, plan);
-  const tracker = thresholds.length ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
+  // A coordinated test is judged once, on the merged run, by its coordinator.
+  const tracker = thresholds.length && !test ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
   if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
   await ensureReachable(opts.servers, opts, expectedNetwork(datasetFile, opts.lines));
   const resources = await resourceTargets(a);
+  await test?.coordinator?.awaitShards(Math.max(0, test.readyBy - Date.now()));
+  if (test) opts.rendezvous = (server) => test.link.rendezvous(server);
   // Pinned once every input is checked, before the first thread the run starts (they inherit it).
   const cpus = plan.cpus ? pinGenerator(plan.cpus) : undefined;
 
-  const created = fileAboutToBeCreated(a.db);
-  const results = ResultsStore.open(a.db);
+  const dbFile = test ? test.database : a.db;
+  const created = fileAboutToBeCreated(dbFile);
+  const results = ResultsStore.open(dbFile);
   const store = new LoadStore(results);
   const runner = new LoadRunner(opts);
   onStopSignal(() => runner.stop());
+  if (test) {
+    runner.on('schedule-start', ({ server, epochMs }: { server: string; epochMs: number }) => test.link.started(server, epochMs));
+    const callOff = (reason: string) => runner.abort(`the coordinated test was called off: ${reason}`);
+    test.shardLink?.onAbort(callOff);
+    test.coordinator?.onFailure((reason) => {
+      callOff(reason);
+      test.coordinator!.abort(reason);
+    });
+  }
   const tool = toolInfo();
   const { ca: _ca, lines: _lines, ...config } = opts;
   let runId: number;
@@ -295,6 +381,8 @@ async function main(): Promise<number> {
 `);
     return 130;
   }
+
+  if (test) return finishCoordinated(a, plan, test, { runner, summaries, runId, status });
 
   const json = { runId, db: a.db, status, model: search ? 'find-max' : opts.model, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted };
   if (a['summary-export']) writeFileAtomic(a['summary-export'], JSON.stringify(json, null, 2) + '\n', { mkdir: true });

@@ -18,10 +18,15 @@ import { UserError } from '../core/user-error';
 import { alignedSeconds, sumSecond } from './merge-intervals';
 import { formatShard, parseShard, type Shard } from '../core/shard';
 import { executorFor, isLoadModelKind } from '../engine/executors/registry';
+import { createThresholdTracker, type ThresholdResult } from './thresholds';
 
 export interface MergeOptions {
   /** One load run id per input, in the same order; default: each file's latest load run. */
   runIds?: number[];
+  /** k6-style thresholds judged on the merged run (the whole test), stored with it. */
+  thresholds?: string[];
+  /** More to record in the merged run's config (e.g. a coordinated test's start skew). */
+  config?: Record<string, unknown>;
 }
 
 export interface MergeResult {
@@ -32,6 +37,8 @@ export interface MergeResult {
   /** Merged intervals written, over all servers. */
   intervals: number;
   status: LoadRunStatus;
+  /** The thresholds' verdicts on the merged run (empty without MergeOptions.thresholds). */
+  thresholds: ThresholdResult[];
 }
 
 interface Input {
@@ -57,7 +64,7 @@ export function mergeShards(inputs: string[], output: string, opts: MergeOptions
   try {
     inputs.forEach((file, i) => opened.push(openInput(file, opts.runIds?.[i])));
     checkOneTest(opened);
-    return write(opened, output);
+    return write(opened, output, opts);
   } finally {
     for (const input of opened) input.results.close();
   }
@@ -201,7 +208,7 @@ function unionOf(all: Outage[]): Outage[] {
   return joined.map((o) => outageAt(originMs, o.startMs - originMs, o.endMs === null ? null : o.endMs - originMs));
 }
 
-function write(inputs: Input[], output: string): MergeResult {
+function write(inputs: Input[], output: string, opts: MergeOptions): MergeResult {
   const byShard = [...inputs].sort((a, b) => a.shard.index - b.shard.index);
   const serverNames = inputs[0].servers.map((s) => s.name);
   const created = fileAboutToBeCreated(output);
@@ -219,6 +226,7 @@ function write(inputs: Input[], output: string): MergeResult {
   const paths = distinct(inputs.map((i) => i.run.dataset_path));
   const status = mergedStatus(inputs);
   const model = executorFor(byShard[0].model).merge(byShard.map((i) => i.model));
+  const tracker = opts.thresholds?.length ? createThresholdTracker(opts.thresholds, { servers: serverNames }) : undefined;
   try {
     return results.transaction(() => {
       const { runId, serverIds } = store.createRun(
@@ -226,6 +234,8 @@ function write(inputs: Input[], output: string): MergeResult {
           tool_version: tool.version,
           git_commit: tool.gitCommit,
           config: {
+            ...opts.config,
+            thresholds: opts.thresholds,
             merge: byShard.map((i) => ({
               file: path.resolve(i.file),
               runId: i.run.number,
@@ -262,6 +272,7 @@ function write(inputs: Input[], output: string): MergeResult {
           first ??= second;
           const rec = sumSecond(name, second - first, second, records);
           store.addInterval(runId, serverIds.get(name)!, rec, rec.step);
+          tracker?.observe(rec);
           intervals++;
         }
       }
@@ -269,6 +280,7 @@ function write(inputs: Input[], output: string): MergeResult {
         status,
         generatorBound: inputs.some((i) => i.run.generator_bound !== 0),
         generator: mergedGenerator(byShard, serverNames),
+        thresholds: tracker?.results(),
       });
       // The test ran when its shards ran, not when they were merged.
       const finished = inputs.map((i) => i.run.finished_at);
@@ -280,6 +292,7 @@ function write(inputs: Input[], output: string): MergeResult {
         servers: serverNames,
         intervals,
         status,
+        thresholds: tracker?.results() ?? [],
       };
     });
   } catch (err) {

@@ -35,6 +35,11 @@ export interface LoadOptions extends ConnectionOptions {
   shard?: { index: number; count: number };
   /** Epoch ms to start the schedule at: the rendezvous of a test's shards. */
   startAtMs?: number;
+  /**
+   * A coordinated test (--coordinator): resolves to the epoch ms at which every shard starts this
+   * server's schedule, once all of them are ready for it.
+   */
+  rendezvous?: (server: string) => Promise<number>;
   samples: boolean;
 }
 
@@ -72,6 +77,8 @@ export interface ServerResult {
 const LOOP_MONITOR_PERIOD_MS = 1;
 /** How long in-flight requests may finish after the schedule ended (beyond that, they time out). */
 const DRAIN_GRACE_MS = 1500;
+/** The last stretch before a rendezvous waited in loop turns rather than on a timer. */
+const START_SPIN_MS = 3;
 
 export class LoadRunner extends EventEmitter {
   private stopRequested = false;
@@ -124,17 +131,33 @@ export class LoadRunner extends EventEmitter {
     const info = conns.server!;
     const recorder = new IntervalRecorder(target.name);
     const durationMs = executor.lengthMs(opts.model, opts.durationMs);
+    // Shards of one test share the schedule clock: each starts on a whole second of the epoch, so
+    // their intervals line up second for second when merged.
+    // `startAtMs` is the shards' rendezvous (--start-at); without it, the next whole second.
+    // A coordinated test's start comes from its coordinator, once every shard is ready.
+    if (opts.rendezvous) {
+      let at: number;
+      try {
+        at = await this.unlessStopped(opts.rendezvous(target.name), conns);
+      } catch (err) {
+        conns.close();
+        throw err;
+      }
+      await this.untilEpochMs(at);
+    } else if (opts.shard || opts.startAtMs !== undefined) {
+      const at = opts.startAtMs !== undefined && opts.startAtMs > Date.now() ? opts.startAtMs : Date.now() + 1000 - (Date.now() % 1000);
+      await this.untilEpochMs(at);
+    }
+    if (this.stopRequested) {
+      conns.close();
+      throw new LoadStopped();
+    }
+    // The shards' start skew is measured from this instant (sub-millisecond, on the epoch clock).
+    this.emit('schedule-start', { server: target.name, epochMs: performance.timeOrigin + performance.now() });
     const loop = monitorEventLoopDelay({ resolution: 1 });
     loop.enable();
     const loopAll = monitorEventLoopDelay({ resolution: 1 });
     loopAll.enable();
-    // Shards of one test share the schedule clock: each starts on a whole second of the epoch, so
-    // their intervals line up second for second when merged.
-    // `startAtMs` is the shards' rendezvous (--start-at); without it, the next whole second.
-    if (opts.shard || opts.startAtMs !== undefined) {
-      const at = opts.startAtMs !== undefined && opts.startAtMs > Date.now() ? opts.startAtMs : Date.now() + 1000 - (Date.now() % 1000);
-      await new Promise((r) => setTimeout(r, at - Date.now()));
-    }
     const cpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const startMs = Date.now();
@@ -271,6 +294,36 @@ export class LoadRunner extends EventEmitter {
       lateReplies: conns.lateReplies(),
       status: this.abortReason ? 'aborted' : this.stopRequested ? 'interrupted' : 'completed',
     };
+  }
+
+  /**
+   * Waits until the epoch clock reads `atMs`: a timer to just before, then loop turns for the last
+   * stretch, since a timer alone fires up to a few ms late and the shards' starts should agree to
+   * well under that. A stop ends the wait.
+   */
+  private async untilEpochMs(atMs: number): Promise<void> {
+    const now = () => performance.timeOrigin + performance.now();
+    while (!this.stopRequested && atMs - now() > START_SPIN_MS) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(200, atMs - now() - START_SPIN_MS));
+        this.stopCurrent = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    while (!this.stopRequested && now() < atMs) await new Promise((r) => setImmediate(r));
+  }
+
+  /** `p`, unless a stop comes first (then LoadStopped, and the server's connections closed). */
+  private unlessStopped<T>(p: Promise<T>, conns: { close(): void }): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.stopCurrent = () => {
+        conns.close();
+        reject(new LoadStopped());
+      };
+      p.then(resolve, reject);
+    });
   }
 
   get stopped(): boolean {

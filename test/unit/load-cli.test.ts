@@ -207,6 +207,15 @@ test('two shards of one test, merged, make one run of the whole rate; its .hlog 
   );
   expect(merged).toEqual({ sent: 300, ok: 300, seconds: 3, target: 100 });
 
+  // A threshold every shard's 50/s meets but the whole test's 100/s does not: judged on the merge.
+  const judged = path.join(tmp, 'judged.sqlite');
+  const j = spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', a, b, '--db', judged, '--threshold', 'rps:avg<80'], { cwd: ROOT, encoding: 'utf8' });
+  expect(j.status).toBe(99);
+  expect(j.stdout).toMatch(/✗ rps:avg<80 \[generic\]/);
+  const stored = JSON.parse(query<{ thresholds_json: string }>(judged, 'SELECT thresholds_json FROM load_runs').thresholds_json);
+  expect(stored).toEqual([expect.objectContaining({ threshold: 'rps:avg<80', pass: false })]);
+  expect(stored[0].observed).toBeGreaterThan(80);
+
   const refused = spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', a, a, '--db', path.join(tmp, 'bad.sqlite')], { cwd: ROOT, encoding: 'utf8' });
   expect(refused.status).toBe(2);
   expect(refused.stderr).toMatch(/both shard 1\/2/);

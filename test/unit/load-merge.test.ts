@@ -122,6 +122,7 @@ describe('mergeShards', () => {
       servers: SERVERS,
       intervals: 2 * 6,
       status: 'completed',
+      thresholds: [],
     });
 
     const { run, servers } = readMerged(out);

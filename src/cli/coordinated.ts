@@ -1,0 +1,140 @@
+/**
+ * `load --shard I/N --coordinator HOST:PORT`: the wiring of a coordinated test. Every shard runs
+ * its share into a scratch database; shard 1 starts them together (src/load/coordinator.ts),
+ * takes their databases, merges them into --db with the existing exact merge, judges the
+ * thresholds on the whole test and prints its one summary. The other shards print their own
+ * part and exit 0 once the coordinator has their results: the test's verdict is shard 1's exit.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Coordinator, ShardLink, type TestLink } from '../load/coordinator';
+import { mergeShards } from '../load/merge';
+import { formatThresholdResults, type ThresholdResult } from '../load/thresholds';
+import { formatShard, type Shard } from '../core/shard';
+import type { CoordinatorAddress } from '../load/coordinator';
+import { ResultsStore } from '../store/results';
+import { ResultsReader } from '../store/read';
+import { readLoadRun } from '../report/load-read';
+import { loadRunTable } from '../report/load-tables';
+import { textTable } from '../core/text-table';
+import { UserError } from '../core/user-error';
+
+/** Options that may differ between the shards of one test (only shard 1 writes --db): everything else must be the same. */
+const PER_SHARD = new Set(['db', 'shard', 'source-addresses', 'sourceAddresses', 'cpu', 'progress', 'json', 'summary-export', 'summaryExport', '_', '$0']);
+
+/**
+ * What identifies a test: its parsed options without those a shard may set for itself. A shard
+ * started with other options (another rate, another server) is refused when it registers.
+ */
+export function testIdOf(options: Record<string, unknown>): string {
+  const kept = Object.entries(options)
+    .filter(([k]) => !PER_SHARD.has(k))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return crypto.createHash('sha256').update(JSON.stringify(kept)).digest('hex').slice(0, 16);
+}
+
+export interface CoordinatedShard {
+  link: TestLink;
+  coordinator?: Coordinator;
+  shardLink?: ShardLink;
+  /** The scratch database this shard's own run goes into. */
+  database: string;
+  /** When the readiness deadline ends (epoch ms). */
+  readyBy: number;
+  /** Removes the scratch files. */
+  cleanUp(): void;
+}
+
+/** Listens (shard 1) or registers with the coordinator (the others), before any other work. */
+export async function joinTest(address: CoordinatorAddress, shard: Shard, options: Record<string, unknown>, readyTimeoutMs: number): Promise<CoordinatedShard> {
+  const readyBy = Date.now() + readyTimeoutMs;
+  const test = testIdOf(options);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `electrum-bench-shard-${shard.index}-`));
+  const cleanUp = () => fs.rmSync(dir, { recursive: true, force: true });
+  try {
+    if (shard.index === 1) {
+      const coordinator = await Coordinator.listen(address, shard, test);
+      return { link: coordinator, coordinator, database: path.join(dir, 'shard.sqlite'), readyBy, cleanUp };
+    }
+    const shardLink = await ShardLink.connect(address, shard, test, readyTimeoutMs);
+    return { link: shardLink, shardLink, database: path.join(dir, 'shard.sqlite'), readyBy, cleanUp };
+  } catch (err) {
+    cleanUp();
+    throw err;
+  }
+}
+
+export interface MergedTest {
+  runId: number;
+  status: string;
+  thresholds: ThresholdResult[];
+  text: string;
+  json: Record<string, unknown>;
+}
+
+/**
+ * Shard 1, after its own run: every shard's database, merged into `db` with the thresholds
+ * judged on the whole; the summary of the merged run.
+ */
+export async function mergeTest(c: CoordinatedShard, shard: Shard, db: string, thresholds: string[], resultsTimeoutMs: number): Promise<MergedTest> {
+  const others = await c.coordinator!.results(resultsTimeoutMs);
+  const dir = path.dirname(c.database);
+  const inputs = [c.database];
+  for (const [index, bytes] of [...others].sort((a, b) => a[0] - b[0])) {
+    const file = path.join(dir, `shard-${index}.sqlite`);
+    fs.writeFileSync(file, bytes);
+    inputs.push(file);
+  }
+  const startSkew = c.coordinator!.startSkew();
+  const merged = mergeShards(inputs, db, { thresholds, config: { coordinated: { shards: shard.count, startSkew } } });
+  const results = ResultsStore.open(db, { readonly: true });
+  try {
+    const reader = new ResultsReader(results);
+    const run = reader.load.run(merged.runId)!;
+    const report = readLoadRun(reader, run, 'named');
+    const table = loadRunTable(report);
+    // The shards' generator checks are long: a word in the table, each shard's reasons below it.
+    const g = table.head.indexOf('generator-bound');
+    table.rows.forEach((row, i) => (row[g] = report.servers[i].generator?.bound ? 'yes (below)' : 'no'));
+    const generator = report.servers.flatMap((s) => (s.generator?.bound ? s.generator.reasons.map((r) => `generator-bound (${s.label}): ${r}`) : []));
+    const outcomes = reader.load.servers(run.id).map((s): Record<string, unknown> => ({ server: s.name, ...(JSON.parse(s.outcome_json ?? '{}') as Record<string, unknown>) }));
+    const counts = outcomes.map((o) => {
+      const parts = Object.entries((o.outcomes ?? {}) as Record<string, number>).map(([k, v]) => `${k} ${v}`);
+      return `outcomes (${String(o.server)}): ${parts.join(', ') || 'none'} = ${String(o.scheduled)} scheduled; sent ${String(o.sent)}, answered ${String(o.answered)}`;
+    });
+    const skew = Object.entries(startSkew).map(([server, s]) => `start skew (${server}): ${s.skewMs.toFixed(3)} ms between the first and the last of ${s.shards} shards`);
+    const text = [
+      `coordinated test of ${shard.count} shards, merged into load run ${run.number} of ${db} (${merged.status}); report it with: npm run report -- --db ${db} --load-run ${run.number}`,
+      '',
+      textTable(table.head, table.rows, { align: table.align }),
+      '',
+      ...counts,
+      ...skew,
+      ...generator,
+      ...(merged.thresholds.length ? ['', formatThresholdResults(merged.thresholds)] : []),
+    ].join('\n');
+    const json = {
+      runId: run.number,
+      db,
+      status: merged.status,
+      shards: merged.shards,
+      startSkew,
+      servers: report.servers.map((s, i) => ({ ...outcomes[i], p50Ms: s.totals.p50Ms, p90Ms: s.totals.p90Ms, p99Ms: s.totals.p99Ms, maxMs: s.totals.maxMs })),
+      thresholds: merged.thresholds,
+    };
+    return { runId: run.number, status: merged.status, thresholds: merged.thresholds, text, json };
+  } finally {
+    results.close();
+  }
+}
+
+/** Shards 2..N, after their own run: the database to the coordinator. */
+export async function sendResults(c: CoordinatedShard, shard: Shard, timeoutMs: number): Promise<void> {
+  try {
+    await c.shardLink!.sendResult(fs.readFileSync(c.database), timeoutMs);
+  } catch (err) {
+    throw new UserError(`--coordinator: shard ${formatShard(shard)} could not hand over its results: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,105 @@
+/** The coordinated test's wire, on loopback: registration, one start for all, results, and every way it fails. */
+import { Coordinator, ShardLink } from '../../src/load/coordinator';
+import { isUserError } from '../../src/core/user-error';
+
+const HOST = '127.0.0.1';
+const open: Array<{ close(): void }> = [];
+afterEach(() => {
+  for (const o of open.splice(0)) o.close();
+});
+
+async function coordinator(count: number, test = 'T'): Promise<Coordinator> {
+  const c = await Coordinator.listen({ host: HOST, port: 0 }, { index: 1, count }, test);
+  open.push(c);
+  return c;
+}
+
+async function shard(c: Coordinator, index: number, count: number, test = 'T', timeoutMs = 5000): Promise<ShardLink> {
+  const link = await ShardLink.connect({ host: HOST, port: c.port }, { index, count }, test, timeoutMs);
+  open.push(link);
+  return link;
+}
+
+test('three shards register, get one start per server, report their starts and hand over their databases', async () => {
+  const c = await coordinator(3);
+  const [s2, s3] = await Promise.all([shard(c, 2, 3), shard(c, 3, 3)]);
+  await c.awaitShards(5000);
+  const starts = await Promise.all([c.rendezvous('electrumx'), s2.rendezvous('electrumx'), s3.rendezvous('electrumx')]);
+  // One clock here: the offsets measured are near zero, so the three starts are one instant.
+  expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(5);
+  expect(starts[0]).toBeGreaterThan(Date.now() - 1000);
+  c.started('electrumx', starts[0]);
+  s2.started('electrumx', starts[0] + 1);
+  s3.started('electrumx', starts[0] + 2);
+  await Promise.all([s2.sendResult(Buffer.from('db of 2'), 5000), s3.sendResult(Buffer.from([0, 255, 10, 13]), 5000)]);
+  const results = await c.results(5000);
+  expect(results.get(2)!.toString()).toBe('db of 2');
+  expect([...results.get(3)!]).toEqual([0, 255, 10, 13]);
+  const skew = c.startSkew().electrumx;
+  expect(skew.shards).toBe(3);
+  expect(skew.skewMs).toBeCloseTo(2, 0);
+});
+
+test('a shard that never registers fails the test within the deadline, naming it', async () => {
+  const c = await coordinator(3);
+  await shard(c, 2, 3);
+  const t0 = Date.now();
+  const err = await c.awaitShards(400).catch((e: Error) => e);
+  expect(isUserError(err)).toBe(true);
+  expect((err as Error).message).toMatch(/^--coordinator: shard 3\/3 did not register within 0.4 s \(--ready-timeout\); nothing was run$/);
+  expect(Date.now() - t0).toBeLessThan(3000);
+});
+
+test('a shard of another test, or a second shard 2, is refused and calls the test off', async () => {
+  const c = await coordinator(2);
+  const failures: string[] = [];
+  c.onFailure((r) => failures.push(r));
+  const refused = await shard(c, 2, 2, 'other test').catch((e: Error) => e);
+  expect((refused as Error).message).toMatch(/refused shard 2\/2: shard 2\/2 runs a different test/);
+  expect(failures).toHaveLength(1);
+  await expect(c.awaitShards(1000)).rejects.toThrow(/different test/);
+
+  const c2 = await coordinator(2);
+  await shard(c2, 2, 2);
+  await expect(shard(c2, 2, 2)).rejects.toThrow(/already registered/);
+  const c3 = await coordinator(2);
+  await expect(shard(c3, 3, 2)).rejects.toThrow(/not one of shards 2\.\.2 of 2/);
+});
+
+test('a shard that goes away mid-test calls it off at the coordinator, and the coordinator going away calls it off at the shards', async () => {
+  const c = await coordinator(3);
+  const [s2, s3] = await Promise.all([shard(c, 2, 3), shard(c, 3, 3)]);
+  await c.awaitShards(5000);
+  const offAtCoordinator = new Promise<string>((resolve) => c.onFailure(resolve));
+  const offAtShard3 = new Promise<string>((resolve) => s3.onAbort(resolve));
+  s2.close();
+  expect(await offAtCoordinator).toBe('shard 2/3 went away (its connection closed) before sending its results');
+  await expect(c.results(5000)).rejects.toThrow(/shard 2\/3 went away/);
+  c.abort('shard 2/3 went away');
+  expect(await offAtShard3).toBe('shard 2/3 went away');
+
+  const c2 = await coordinator(2);
+  const s = await shard(c2, 2, 2);
+  const gone = new Promise<string>((resolve) => s.onAbort(resolve));
+  c2.close();
+  expect(await gone).toMatch(/the coordinator went away/);
+});
+
+test('a shard that failed its own checks says why, and the coordinator fails with that reason', async () => {
+  const c = await coordinator(2);
+  const s = await shard(c, 2, 2);
+  s.failed('server electrumx (tcp://127.0.0.1:1): connection refused');
+  s.close();
+  await expect(c.awaitShards(2000).then(() => c.rendezvous('electrumx'))).rejects.toThrow('shard 2/2 failed: server electrumx (tcp://127.0.0.1:1): connection refused');
+});
+
+test('a shard waits for a coordinator that is not up yet, then gives up at its deadline with one line', async () => {
+  const c = await coordinator(2);
+  const port = c.port;
+  c.close();
+  const t0 = Date.now();
+  const err = await ShardLink.connect({ host: HOST, port }, { index: 2, count: 2 }, 'T', 700).catch((e: Error) => e);
+  expect(isUserError(err)).toBe(true);
+  expect((err as Error).message).toMatch(/cannot register shard 2\/2 within 0.7 s \(--ready-timeout\): ECONNREFUSED/);
+  expect(Date.now() - t0).toBeGreaterThanOrEqual(500);
+});
