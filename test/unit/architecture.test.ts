@@ -30,10 +30,12 @@ const MAY_IMPORT: Record<string, string[]> = {
   wallet: ['core', 'servers', 'electrum', 'transports', 'engine', 'store'],
   indexing: ['core', 'engine', 'store', 'resources'],
   report: ['core', 'servers', 'store'],
+  // Deployment: the Kubernetes objects of a coordinated test, and their pods run locally.
+  cluster: ['core'],
   // The lab runs real servers with the toolkit; nothing below the CLI imports it.
   lab: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'resources', 'report'],
   // The CLI parses, validates and wires every room.
-  cli: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'resources', 'report', 'lab'],
+  cli: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'resources', 'report', 'lab', 'cluster'],
 };
 
 function sources(dir: string): string[] {

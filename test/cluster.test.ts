@@ -1,0 +1,114 @@
+/**
+ * A coordinated test as `cluster simulate` runs it: the rendered Job's pods as local processes,
+ * each from its own loopback address, against the lab's real ElectrumX. Checked against one
+ * process sending the whole rate, and for the ways a coordinated test must fail.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { labEnv } from './lab/env';
+
+const ROOT = path.resolve(__dirname, '..');
+const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
+let tmp: string;
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-cluster-'));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const electrumx = () => `electrumx@${labEnv().electrum.electrumx.host}:${labEnv().electrum.electrumx.port}`;
+const run = (args: string[]) => spawnSync(process.execPath, [LAUNCHER, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
+
+function all<T>(db: string, sql: string): T[] {
+  const d = new Database(db, { readonly: true });
+  try {
+    return d.prepare(sql).all() as T[];
+  } finally {
+    d.close();
+  }
+}
+
+interface Outcome {
+  sent: number;
+  answered: number;
+  scheduled: number;
+}
+const outcomeOf = (db: string): Outcome => JSON.parse(all<{ outcome_json: string }>(db, 'SELECT outcome_json FROM run_servers')[0].outcome_json);
+
+test('4 shards at 50/s each, simulated as pods, send and get answered what one process at 200/s does; one database, one summary, thresholds judged on the whole', () => {
+  const db = path.join(tmp, 'cluster.sqlite');
+  const summary = path.join(tmp, 'cluster.json');
+  const test = ['load', '--server', electrumx(), '--dataset', labEnv().datasetPath, '--rate', '200', '--duration', '8s', '--no-progress'];
+  // 50/s passes at every shard; only the whole test's 200/s fails it.
+  const threshold = ['--threshold', 'rps:avg<150'];
+  const sim = run(['cluster', 'simulate', '--shards', '4', '--name', 'eb-sim', '--', ...test, ...threshold, '--db', db, '--summary-export', summary]);
+  expect(sim.stderr).not.toMatch(/internal error/);
+  expect(sim.status).toBe(99);
+  expect(sim.stderr).toMatch(/pod eb-sim-0 exited 99/);
+
+  // One summary, on stdout (the pods' own parts are on stderr, prefixed).
+  expect(sim.stdout.match(/coordinated test of 4 shards/g)).toHaveLength(1);
+  expect(sim.stdout).toMatch(/✗ rps:avg<150 \[electrumx\]/);
+  const json = JSON.parse(fs.readFileSync(summary, 'utf8'));
+  expect(json.thresholds).toEqual([expect.objectContaining({ threshold: 'rps:avg<150', server: 'electrumx', pass: false })]);
+  expect(json.thresholds[0].observed).toBeGreaterThan(150);
+  const skew = json.startSkew.electrumx;
+  expect(skew.shards).toBe(4);
+  expect(skew.skewMs).toBeGreaterThanOrEqual(0);
+  expect(sim.stdout).toContain(`start skew (electrumx): ${skew.skewMs.toFixed(3)} ms between the first and the last of 4 shards`);
+
+  // One database holding one run: the merge of 4 shards, each of which came from its own address.
+  const runs = all<{ shard: string | null; merged_from: string; config_json: string }>(db, "SELECT l.shard, l.merged_from, r.config_json FROM runs r JOIN load_runs l ON l.run_id = r.id WHERE r.kind = 'load'");
+  expect(runs).toHaveLength(1);
+  expect(runs[0].shard).toBeNull();
+  expect(JSON.parse(runs[0].merged_from)).toHaveLength(4);
+  const shards = JSON.parse(runs[0].config_json).merge as Array<{ shard: string; config: { sourceAddresses: string[] } }>;
+  expect(shards.map((s) => s.shard)).toEqual(['1/4', '2/4', '3/4', '4/4']);
+  expect(shards.map((s) => s.config.sourceAddresses)).toEqual([['127.0.0.2'], ['127.0.0.3'], ['127.0.0.4'], ['127.0.0.5']]);
+  const merged = outcomeOf(db);
+  expect(json.servers[0]).toMatchObject({ server: 'electrumx', sent: merged.sent, answered: merged.answered });
+  expect(merged.scheduled).toBe(merged.sent);
+
+  const single = path.join(tmp, 'single.sqlite');
+  const one = run([...test, '--db', single]);
+  expect(one.status).toBe(0);
+  const whole = outcomeOf(single);
+  // ± one second's worth of the whole rate.
+  expect(Math.abs(merged.sent - whole.sent)).toBeLessThanOrEqual(200);
+  expect(Math.abs(merged.answered - whole.answered)).toBeLessThanOrEqual(200);
+  expect(merged.answered).toBeGreaterThan(1400);
+});
+
+test('a shard that never starts fails the test at the coordinator within its deadline, in one line, writing nothing', () => {
+  const db = path.join(tmp, 'never.sqlite');
+  const t0 = Date.now();
+  const r = run(['load', '--server', electrumx(), '--dataset', labEnv().datasetPath, '--rate', '20', '--duration', '3s', '--no-progress', '--shard', '1/3', '--coordinator', '127.0.0.2:7459', '--ready-timeout', '3s', '--db', db]);
+  expect(r.status).toBe(2);
+  expect(r.stderr.trim().split('\n')).toEqual(['electrum-bench: --coordinator: shards 2/3, 3/3 did not register within 3 s (--ready-timeout); nothing was run']);
+  expect(Date.now() - t0).toBeLessThan(20_000);
+  expect(fs.existsSync(db)).toBe(false);
+});
+
+test('a shard of a different test is refused at once, and both sides say why', async () => {
+  const { spawn } = await import('node:child_process');
+  const db = path.join(tmp, 'mismatch.sqlite');
+  const base = ['load', '--server', electrumx(), '--dataset', labEnv().datasetPath, '--duration', '3s', '--no-progress', '--coordinator', '127.0.0.2:7458', '--ready-timeout', '30s'];
+  const started = (args: string[]) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const c = spawn(process.execPath, [LAUNCHER, ...args], { cwd: ROOT });
+      let stderr = '';
+      c.stderr.on('data', (d) => (stderr += d));
+      c.on('exit', (code) => resolve({ code, stderr }));
+    });
+  const t0 = Date.now();
+  const [coordinator, other] = await Promise.all([started([...base, '--rate', '20', '--shard', '1/2', '--db', db]), started([...base, '--rate', '30', '--shard', '2/2'])]);
+  expect(other.code).toBe(2);
+  expect(other.stderr).toMatch(/refused shard 2\/2: shard 2\/2 runs a different test than the coordinator/);
+  expect(coordinator.code).toBe(2);
+  expect(coordinator.stderr).toMatch(/--coordinator: shard 2\/2 runs a different test/);
+  expect(Date.now() - t0).toBeLessThan(25_000); // not the 30 s readiness deadline
+  expect(fs.existsSync(db)).toBe(false);
+});
