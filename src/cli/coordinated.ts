@@ -22,7 +22,14 @@ import { textTable } from '../core/text-table';
 import { UserError } from '../core/user-error';
 
 /** Options that may differ between the shards of one test (only shard 1 writes --db): everything else must be the same. */
-const PER_SHARD = new Set(['db', 'shard', 'source-addresses', 'sourceAddresses', 'cpu', 'progress', 'json', 'summary-export', 'summaryExport', '_', '$0']);
+const PER_SHARD = new Set([
+  ...['db', 'shard', 'source-addresses', 'cpu', 'progress', 'json', 'summary-export', 'ready-timeout', '_', '$0'],
+  // Paths differ from machine to machine (the files' contents are the test's, not checked here).
+  ...['dataset', 'ca', 'config', 'wallets'],
+  // What each machine samples of a server's cost is its own (src/cli/resource-targets.ts).
+  ...['server-pid', 'server-pidfile', 'server-datadir', 'metrics', 'sample-every'],
+]);
+const camel = (k: string): string => k.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
  * What identifies a test: its parsed options without those a shard may set for itself. A shard
@@ -30,7 +37,7 @@ const PER_SHARD = new Set(['db', 'shard', 'source-addresses', 'sourceAddresses',
  */
 export function testIdOf(options: Record<string, unknown>): string {
   const kept = Object.entries(options)
-    .filter(([k]) => !PER_SHARD.has(k))
+    .filter(([k]) => !PER_SHARD.has(k) && ![...PER_SHARD].some((p) => camel(p) === k))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return crypto.createHash('sha256').update(JSON.stringify(kept)).digest('hex').slice(0, 16);
 }

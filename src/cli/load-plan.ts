@@ -40,6 +40,7 @@ export interface LoadPlanArgs {
   'start-at'?: number;
   coordinator?: string;
   'ready-timeout': string;
+  samples?: boolean;
   'source-addresses'?: string;
   threshold?: string[];
   'find-max': boolean;
@@ -106,6 +107,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
   if (a.coordinator !== undefined) {
     if (a.shard === undefined) problems.push('--coordinator: give --shard I/N too (shard 1 coordinates, the others register with it)');
     if (a['start-at'] !== undefined) problems.push('--coordinator sets the start itself: drop --start-at');
+    if (a.samples) problems.push('--coordinator: --samples would send every request through the coordinator; leave it out');
     if (a['find-max']) problems.push('--coordinator: --find-max is not coordinated across shards (each step would need the whole test judged); run it on one machine');
   }
   const thresholds = a.threshold ?? [];

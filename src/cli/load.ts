@@ -34,7 +34,7 @@ import type { IntervalRecord } from '../core/load-types';
 import { createThresholdTracker, formatThresholdResults, parseThreshold } from '../load/thresholds';
 import { mergeShards } from '../load/merge';
 import { writeHlog } from '../load/hlog';
-import { formatShard, linesOfShard } from '../core/shard';
+import { formatShard, linesOfShard, parseShard } from '../core/shard';
 import { joinTest, mergeTest, sendResults, type CoordinatedShard } from './coordinated';
 import { toolInfo } from '../core/tool-info';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
@@ -133,7 +133,7 @@ async function datasetPath(a: Argv, targets: Array<{ host: string; port: number 
 async function optionsFromPlan(a: Argv, plan: LoadPlan): Promise<{ opts: LoadOptions; datasetFile: string; datasetHash: string }> {
   const { targets, labCaFile } = await resolveTargets(a);
   const rest = targets.find((t) => !transportOf(t).bindsSourceAddresses);
-  if (rest && plan.sourceAddresses.length) throw new UserError(`--source-addresses spreads Electrum connections; ${rest.name} is Esplora's REST API (drop one of the two)`);
+  if (rest && a['source-addresses'] !== undefined) throw new UserError(`--source-addresses spreads Electrum connections; ${rest.name} is Esplora's REST API (drop one of the two)`);
   const caFile = a.ca ?? labCaFile;
   const file = await datasetPath(a, targets);
   const dataset = readDataset(file);
@@ -270,9 +270,9 @@ async function main(): Promise<number> {
   const a = await loadArgs(argv).parseAsync();
   if (a.workload !== undefined && a.coordinator !== undefined) throw new UserError('--coordinator: wallet load (--workload) does not run as a coordinated test yet');
   // A coordinated test's shards other than 1 write no --db: their run goes to the coordinator.
-  const writesDb = a.coordinator === undefined || a.shard === undefined || /^\s*1\s*\//.test(a.shard);
+  const writesDb = a.coordinator === undefined || a.shard === undefined || shardIndexOf(a.shard) === 1;
   if (writesDb) claimDatabase(a.db);
-  if (a['summary-export'] !== undefined) claimOutputFile(a['summary-export'], '--summary-export');
+  if (a['summary-export'] !== undefined && writesDb) claimOutputFile(a['summary-export'], '--summary-export');
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);
   const plan = loadPlan(withPodAddress(a));
@@ -287,6 +287,15 @@ async function main(): Promise<number> {
   } finally {
     test?.link.close();
     test?.cleanUp();
+  }
+}
+
+/** The I of --shard I/N; undefined when it does not parse (the plan reports that). */
+function shardIndexOf(text: string): number | undefined {
+  try {
+    return parseShard(text).index;
+  } catch {
+    return undefined;
   }
 }
 
@@ -318,8 +327,13 @@ async function runLoad(a: Argv, plan: LoadPlan, test: CoordinatedShard | undefin
   const results = ResultsStore.open(dbFile);
   const store = new LoadStore(results);
   const runner = new LoadRunner(opts);
-  onStopSignal(() => runner.stop());
+  onStopSignal(() => {
+    runner.stop();
+    // A coordinator's stop is the test's: the shards end too, and their part is merged.
+    test?.coordinator?.stopAll();
+  });
   if (test) {
+    test.shardLink?.onStop(() => runner.stop());
     runner.on('schedule-start', ({ server, epochMs }: { server: string; epochMs: number }) => test.link.started(server, epochMs));
     const callOff = (reason: string) => runner.abort(`the coordinated test was called off: ${reason}`);
     test.shardLink?.onAbort(callOff);

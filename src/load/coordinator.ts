@@ -32,6 +32,7 @@ export type Message =
   | { type: 'failed'; reason: string }
   | { type: 'result'; database: string }
   | { type: 'received' }
+  | { type: 'stop' }
   | { type: 'abort'; reason: string };
 
 export interface CoordinatorAddress {
@@ -67,6 +68,7 @@ class Channel {
       } catch {
         return; // not ours: ignored (the hello check refuses strangers)
       }
+      if (typeof m !== 'object' || m === null || typeof m.type !== 'string') return;
       for (const l of [...this.listeners]) l(m);
     });
     const closed = () => {
@@ -142,6 +144,8 @@ interface Member {
 /** Shard 1's side: accepts the other shards, starts them together, takes their results. */
 export class Coordinator implements TestLink {
   private readonly members = new Map<number, Member>();
+  /** Every connection, registered or not: all closed at the end. */
+  private readonly accepted = new Set<Channel>();
   private readonly ownStarts = new Map<string, number>();
   private readonly waiting: Array<() => void> = [];
   private failure: string | undefined;
@@ -159,7 +163,12 @@ export class Coordinator implements TestLink {
    */
   static async listen(address: CoordinatorAddress, shard: Shard, test: string): Promise<Coordinator> {
     const c = new Coordinator(shard, test);
-    c.server = net.createServer((socket) => c.accept(new Channel(socket)));
+    c.server = net.createServer((socket) => {
+      const channel = new Channel(socket);
+      c.accepted.add(channel);
+      channel.onClose(() => c.accepted.delete(channel));
+      c.accept(channel);
+    });
     await new Promise<void>((resolve, reject) => {
       c.server.once('error', (err: NodeJS.ErrnoException) =>
         reject(new UserError(`--coordinator ${address.host}:${address.port}: cannot listen: ${err.code ?? err.message}`)),
@@ -182,6 +191,8 @@ export class Coordinator implements TestLink {
   }
 
   private hello(channel: Channel, m: Extract<Message, { type: 'hello' }>): void {
+    // Not a shard of ours at all (a port scan, another program): closed, the test unharmed.
+    if (typeof m.shard !== 'string' || typeof m.test !== 'string') return channel.close();
     const [index, count] = m.shard.split('/').map(Number);
     // A shard of another test, or a second shard I, means this test cannot be whole: it is off.
     const refuse = (reason: string) => {
@@ -270,7 +281,9 @@ export class Coordinator implements TestLink {
       10 * 60_000,
       () => `--coordinator: ${this.missing((m) => m.ready.has(server))} never got ready for ${server}`,
     );
-    const atMs = now() + START_LEAD_MS;
+    // Half past a whole second: the merge adds the shards' intervals by the epoch second they
+    // start in, and half a second either side absorbs any skew and clock offset left.
+    const atMs = Math.ceil((now() + START_LEAD_MS) / 1000) * 1000 + 500;
     for (const m of this.members.values()) m.channel.send({ type: 'start', server, atMs });
     return atMs;
   }
@@ -299,13 +312,18 @@ export class Coordinator implements TestLink {
     return out;
   }
 
+  /** The coordinator was stopped (Ctrl-C): every shard stops too, keeps what it measured and sends it. */
+  stopAll(): void {
+    for (const m of this.members.values()) m.channel.send({ type: 'stop' });
+  }
+
   /** Tells every shard still connected that the test is off (they stop and exit with `reason`). */
   abort(reason: string): void {
     for (const m of this.members.values()) m.channel.send({ type: 'abort', reason });
   }
 
   close(): void {
-    for (const m of this.members.values()) m.channel.close();
+    for (const channel of this.accepted) channel.close();
     this.server.close();
   }
 }
@@ -314,12 +332,27 @@ export class Coordinator implements TestLink {
 export class ShardLink implements TestLink {
   private offsetMs = 0;
   private aborted: ((reason: string) => void) | undefined;
+  private stopped: (() => void) | undefined;
+  /** Kept until a listener is there: a call-off or stop may come while the shard still checks its servers. */
+  private abortReason: string | undefined;
+  private stopAsked = false;
+  private finishing = false;
 
   private constructor(private readonly channel: Channel) {
     channel.on((m) => {
-      if (m.type === 'abort') this.aborted?.(m.reason);
+      if (m.type === 'abort') this.callOff(m.reason);
+      if (m.type === 'stop') {
+        this.stopAsked = true;
+        this.stopped?.();
+      }
     });
-    channel.onClose(() => this.aborted?.('the coordinator went away (its connection closed)'));
+    channel.onClose(() => this.callOff('the coordinator went away (its connection closed)'));
+  }
+
+  private callOff(reason: string): void {
+    if (this.finishing || this.abortReason !== undefined) return;
+    this.abortReason = reason;
+    this.aborted?.(reason);
   }
 
   /**
@@ -349,7 +382,13 @@ export class ShardLink implements TestLink {
           if (err instanceof CoordinatorAbort) throw new UserError(`--coordinator ${address.host}:${address.port} refused shard ${formatShard(shard)}: ${err.message}`);
           throw err;
         }
-        await link.measureOffset();
+        try {
+          await link.measureOffset();
+        } catch (err) {
+          // Registered already: a retry would be a second shard I. The test cannot go on.
+          channel.close();
+          throw new UserError(`--coordinator ${address.host}:${address.port}: shard ${formatShard(shard)} registered but could not read the coordinator's clock: ${(err as Error).message}`);
+        }
         return link;
       } catch (err) {
         if (err instanceof UserError) throw err;
@@ -377,16 +416,25 @@ export class ShardLink implements TestLink {
 
   /** Calls `listener` once if the coordinator calls the test off or goes away. */
   onAbort(listener: (reason: string) => void): void {
-    this.aborted = (reason) => {
-      this.aborted = undefined;
-      listener(reason);
-    };
+    this.aborted = listener;
+    if (this.abortReason !== undefined) listener(this.abortReason);
+  }
+
+  /** Calls `listener` when the coordinator was stopped: this shard stops as if Ctrl-C'd. */
+  onStop(listener: () => void): void {
+    this.stopped = listener;
+    if (this.stopAsked) listener();
   }
 
   async rendezvous(server: string): Promise<number> {
+    if (this.abortReason !== undefined) throw new UserError(`--coordinator: no start for ${server}: ${this.abortReason}`);
     this.channel.send({ type: 'ready', server });
-    const start = await this.channel.next('start', 10 * 60_000, `start for ${server}`);
-    return start.atMs - this.offsetMs;
+    try {
+      const start = await this.channel.next('start', 10 * 60_000, `start for ${server}`);
+      return start.atMs - this.offsetMs;
+    } catch (err) {
+      throw new UserError(`--coordinator: no start for ${server}: ${this.abortReason ?? (err as Error).message}`);
+    }
   }
 
   started(server: string, epochMs: number): void {
@@ -399,7 +447,7 @@ export class ShardLink implements TestLink {
   }
 
   async sendResult(database: Buffer, timeoutMs: number): Promise<void> {
-    this.aborted = undefined; // from here on, the coordinator closing is the end, not an abort
+    this.finishing = true; // from here on, the coordinator closing is the end, not an abort
     this.channel.send({ type: 'result', database: database.toString('base64') });
     await this.channel.next('received', timeoutMs, 'receipt of the results');
   }

@@ -77,8 +77,8 @@ export interface ServerResult {
 const LOOP_MONITOR_PERIOD_MS = 1;
 /** How long in-flight requests may finish after the schedule ended (beyond that, they time out). */
 const DRAIN_GRACE_MS = 1500;
-/** The last stretch before a rendezvous waited in loop turns rather than on a timer. */
-const START_SPIN_MS = 3;
+/** The last stretch before a rendezvous waited in loop turns, not on a timer: longer spins starve each other when shards share cores (bench/cluster-skew.ts). */
+const START_SPIN_MS = 1;
 
 export class LoadRunner extends EventEmitter {
   private stopRequested = false;
@@ -144,13 +144,13 @@ export class LoadRunner extends EventEmitter {
         throw err;
       }
       await this.untilEpochMs(at);
+      if (this.stopRequested) {
+        conns.close();
+        throw new LoadStopped();
+      }
     } else if (opts.shard || opts.startAtMs !== undefined) {
       const at = opts.startAtMs !== undefined && opts.startAtMs > Date.now() ? opts.startAtMs : Date.now() + 1000 - (Date.now() % 1000);
       await this.untilEpochMs(at);
-    }
-    if (this.stopRequested) {
-      conns.close();
-      throw new LoadStopped();
     }
     // The shards' start skew is measured from this instant (sub-millisecond, on the epoch clock).
     this.emit('schedule-start', { server: target.name, epochMs: performance.timeOrigin + performance.now() });

@@ -103,3 +103,38 @@ test('a shard waits for a coordinator that is not up yet, then gives up at its d
   expect((err as Error).message).toMatch(/cannot register shard 2\/2 within 0.7 s \(--ready-timeout\): ECONNREFUSED/);
   expect(Date.now() - t0).toBeGreaterThanOrEqual(500);
 });
+
+test("the coordinator's stop reaches every shard (each then ends its part and sends it)", async () => {
+  const c = await coordinator(3);
+  const links = await Promise.all([shard(c, 2, 3), shard(c, 3, 3)]);
+  await c.awaitShards(5000);
+  const stops = links.map((l) => new Promise<void>((resolve) => l.onStop(resolve)));
+  c.stopAll();
+  await Promise.all(stops);
+  await links[0].sendResult(Buffer.from('part'), 5000);
+});
+
+test('stray lines on the port neither crash the coordinator nor keep it open', async () => {
+  const net = await import('node:net');
+  const c = await coordinator(2);
+  const stray = net.connect({ host: HOST, port: c.port });
+  await new Promise((r) => stray.once('connect', r));
+  const closed = new Promise((r) => stray.once('close', r));
+  stray.write('null\n{"type":"hello"}\n{"type":7}\nGET / HTTP/1.1\n');
+  const s = await shard(c, 2, 2);
+  await c.awaitShards(2000);
+  expect(await Promise.all([c.rendezvous('x'), s.rendezvous('x')])).toHaveLength(2);
+  c.close();
+  await closed; // the stranger's connection is closed with the rest
+});
+
+test('a call-off that comes before the shard listens for it is kept, not lost', async () => {
+  const c = await coordinator(2);
+  const s = await shard(c, 2, 2);
+  c.abort('shard 1/2 failed: no server');
+  await new Promise((r) => setTimeout(r, 50));
+  expect(await new Promise<string>((resolve) => s.onAbort(resolve))).toBe('shard 1/2 failed: no server');
+  const err = await s.rendezvous('x').catch((e: Error) => e);
+  expect(isUserError(err)).toBe(true);
+  expect((err as Error).message).toMatch(/no start for x: shard 1\/2 failed: no server/);
+});
