@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { labEnv } from './lab/env';
+import { describeBuilt, labEnv } from './lab/env';
 
 const ROOT = path.resolve(__dirname, '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
@@ -80,6 +80,19 @@ test('4 shards at 50/s each, simulated as pods, send and get answered what one p
   expect(Math.abs(merged.sent - whole.sent)).toBeLessThanOrEqual(200);
   expect(Math.abs(merged.answered - whole.answered)).toBeLessThanOrEqual(200);
   expect(merged.answered).toBeGreaterThan(1400);
+});
+
+describeBuilt('esplora', "Esplora's REST API", () => {
+  test('runs coordinated too: its connections bind no pod address, and --opt=PATH forms are mapped like the rest', () => {
+    const db = path.join(tmp, 'esplora.sqlite');
+    const r = run(['cluster', 'simulate', '--shards', '2', '--name', 'eb-rest', '--', 'load', '--server', `esplora-rest@${labEnv().esploraRest}`, `--dataset=${labEnv().datasetPath}`, '--rate', '40', '--duration', '3s', '--no-progress', `--db=${db}`]);
+    expect(r.stderr).not.toMatch(/internal error|--source-addresses/);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/coordinated test of 2 shards/);
+    const merged = outcomeOf(db);
+    expect(merged.answered).toBe(merged.scheduled);
+    expect(merged.sent).toBeGreaterThanOrEqual(110);
+  });
 });
 
 test('a shard that never starts fails the test at the coordinator within its deadline, in one line, writing nothing', () => {

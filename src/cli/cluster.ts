@@ -165,7 +165,8 @@ async function simulate(argv: string[]): Promise<number> {
     out: process.stdout,
     log: process.stderr,
   });
-  onStopSignal((signal) => simulation.stop(signal), () => simulation.stop('SIGKILL'));
+  // A second Ctrl-C reaches the pods too: each then exits at once, as we do.
+  onStopSignal((signal) => simulation.stop(signal), () => simulation.stop('SIGINT'));
   process.stderr.write(`electrum-bench: simulating Job ${spec.name}: ${spec.shards} pods as local processes from 127.0.0.2 on; shard 1 (pod 0) coordinates\n`);
   try {
     const exits = await simulation.run();

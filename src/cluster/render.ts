@@ -93,6 +93,8 @@ export function renderManifests(spec: ClusterSpec): Array<Record<string, unknown
         spec: {
           restartPolicy: 'Never',
           subdomain: spec.name,
+          // The image runs as its `node` user (uid/gid 1000): a results claim must be writable by it.
+          securityContext: { fsGroup: 1000 },
           ...(spec.spread
             ? {
                 affinity: {

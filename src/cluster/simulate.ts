@@ -66,16 +66,23 @@ export class Simulation {
     fs.mkdirSync(binDir, { recursive: true });
     fs.writeFileSync(path.join(binDir, 'electrum-bench'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(this.opts.launcher)} "$@"\n`, { mode: 0o755 });
 
+    const mountedPath = (p: string): string => {
+      if (p.startsWith(CONFIG_DIR + '/')) return path.join(configDir, p.slice(CONFIG_DIR.length + 1));
+      if (p.startsWith(RESULTS_DIR + '/')) return path.join(this.opts.resultsDir, p.slice(RESULTS_DIR.length + 1));
+      return p;
+    };
+    // A path as an argument of its own, or after `--option=`.
     const mounted = (arg: string): string => {
-      if (arg.startsWith(CONFIG_DIR + '/')) return path.join(configDir, arg.slice(CONFIG_DIR.length + 1));
-      if (arg.startsWith(RESULTS_DIR + '/')) return path.join(this.opts.resultsDir, arg.slice(RESULTS_DIR.length + 1));
-      return arg;
+      const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+      return eq > 0 ? arg.slice(0, eq + 1) + mountedPath(arg.slice(eq + 1)) : mountedPath(arg);
     };
     const exits: Array<Promise<PodExit>> = [];
     for (let index = 0; index < shards; index++) {
       const podDir = path.join(workDir, `pod-${index}`);
       fs.mkdirSync(path.join(podDir, 'tmp'), { recursive: true });
-      const env: NodeJS.ProcessEnv = { PATH: `${binDir}:${process.env.PATH ?? ''}`, HOME: process.env.HOME, TMPDIR: path.join(podDir, 'tmp') };
+      // The toolkit's own settings (where the lab is, its ports) pass through, as an image's env would carry them.
+      const own = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ELECTRUM_BENCH_')));
+      const env: NodeJS.ProcessEnv = { ...own, PATH: `${binDir}:${process.env.PATH ?? ''}`, HOME: process.env.HOME, TMPDIR: path.join(podDir, 'tmp') };
       for (const v of container.env) env[v.name] = v.value !== undefined ? this.dns(v.value, name) : String(index); // the only valueFrom is the completion index
       env.ELECTRUM_BENCH_SOURCE_ADDRESS = podAddress(index);
       // The command's first three words are the shell and its script; the rest are the pod's arguments.
