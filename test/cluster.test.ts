@@ -125,3 +125,32 @@ test('a shard of a different test is refused at once, and both sides say why', a
   expect(Date.now() - t0).toBeLessThan(25_000); // not the 30 s readiness deadline
   expect(fs.existsSync(db)).toBe(false);
 });
+
+test('Ctrl-C while the coordinator waits for its shards ends it within 2 s, exit 130, leaving nothing behind', async () => {
+  const { spawn } = await import('node:child_process');
+  const db = path.join(tmp, 'waiting.sqlite');
+  const scratch = () => fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('electrum-bench-shard-1-')).sort();
+  const before = scratch();
+  const c = spawn(process.execPath, [LAUNCHER, 'load', '--server', electrumx(), '--dataset', labEnv().datasetPath, '--rate', '20', '--duration', '3s', '--no-progress', '--shard', '1/2', '--coordinator', '127.0.0.2:7457', '--db', db], { cwd: ROOT });
+  let stderr = '';
+  c.stderr.on('data', (d) => (stderr += d));
+  // Listening (its port answers; a stranger's connection is closed, the test unharmed), then its
+  // own checks, then waiting for shard 2.
+  const net = await import('node:net');
+  const answers = () =>
+    new Promise<boolean>((resolve) => {
+      const probe = net.connect({ host: '127.0.0.2', port: 7457 });
+      probe.once('connect', () => (probe.destroy(), resolve(true)));
+      probe.once('error', () => resolve(false));
+    });
+  for (let i = 0; i < 100 && !(await answers()); i++) await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 1500));
+  const t0 = Date.now();
+  c.kill('SIGINT');
+  const code = await new Promise<number | null>((resolve) => c.on('exit', resolve));
+  expect(Date.now() - t0).toBeLessThan(2000);
+  expect(code).toBe(130);
+  expect(stderr.trim().split('\n')).toEqual(['electrum-bench: SIGINT while connecting: stopped before the first request; nothing was written']);
+  expect(fs.existsSync(db)).toBe(false);
+  expect(scratch()).toEqual(before);
+});

@@ -10,9 +10,9 @@ import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser, givenOnce } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
-import { claimOutputFile } from '../core/output-path';
+import { claimOutputFile, releaseClaims } from '../core/output-path';
 import { claimDatabase } from '../store/ownership';
-import { onStopSignal } from './signals';
+import { onSignalBeforeStart, onStopSignal } from './signals';
 import { ensureReachable, readCa, resolveTargets } from './server-targets';
 import { expectedNetwork } from '../dataset/expected-network';
 import { transportOf } from '../transports/registry';
@@ -277,14 +277,26 @@ async function main(): Promise<number> {
   refuseWalletOptions(argv);
   const plan = loadPlan(withPodAddress(a));
   // First of all the test's shards meet, so that one which cannot go on fails the whole test at once.
-  const test = plan.coordinator ? await joinTest(plan.coordinator, plan.shard!, a, plan.readyTimeoutMs) : undefined;
+  let test: CoordinatedShard | undefined;
+  // Registering and waiting for the other shards may take up to --ready-timeout: a stop then ends
+  // this shard at once, and the others learn it from the coordinator or its closed connection.
+  const handOver = plan.coordinator
+    ? onSignalBeforeStart(() => {
+        test?.coordinator?.abort(`shard ${formatShard(plan.shard!)} was stopped before the start`);
+        test?.link.close();
+        test?.cleanUp();
+        releaseClaims();
+      })
+    : () => {};
+  test = plan.coordinator ? await joinTest(plan.coordinator, plan.shard!, a, plan.readyTimeoutMs) : undefined;
   try {
-    return await runLoad(a, plan, test);
+    return await runLoad(a, plan, test, handOver);
   } catch (err) {
     test?.shardLink?.failed((err as Error).message);
     test?.coordinator?.abort((err as Error).message);
     throw err;
   } finally {
+    handOver();
     test?.link.close();
     test?.cleanUp();
   }
@@ -309,7 +321,7 @@ function withPodAddress<T extends { 'source-addresses'?: string }>(a: T): T {
   return own && a['source-addresses'] === undefined ? { ...a, 'source-addresses': own } : a;
 }
 
-async function runLoad(a: Argv, plan: LoadPlan, test: CoordinatedShard | undefined): Promise<number> {
+async function runLoad(a: Argv, plan: LoadPlan, test: CoordinatedShard | undefined, handOver: () => void): Promise<number> {
   const { thresholds, findMax: search } = plan;
   const { opts, datasetFile, datasetHash } = await optionsFromPlan(a, plan);
   // A coordinated test is judged once, on the merged run, by its coordinator.
@@ -327,6 +339,7 @@ async function runLoad(a: Argv, plan: LoadPlan, test: CoordinatedShard | undefin
   const results = ResultsStore.open(dbFile);
   const store = new LoadStore(results);
   const runner = new LoadRunner(opts);
+  handOver();
   onStopSignal(() => {
     runner.stop();
     // A coordinator's stop is the test's: the shards end too, and their part is merged.
