@@ -18,6 +18,7 @@ import { parseSlo, type FindMaxOptions } from '../load/find-max';
 import { collecting, cpuOption, durationOption, timeoutSeconds, withinTimer } from './validate';
 import { pinProcess } from '../core/cpu-set';
 import { parseCoordinator, type CoordinatorAddress } from '../load/coordinator';
+import { parseOutputs, type OutputSpec } from '../engine/outputs/registry';
 
 /** The options of `load` the plan reads (yargs' parse of them). */
 export interface LoadPlanArgs {
@@ -41,6 +42,7 @@ export interface LoadPlanArgs {
   coordinator?: string;
   'ready-timeout': string;
   samples?: boolean;
+  out?: string[];
   'source-addresses'?: string;
   threshold?: string[];
   'find-max': boolean;
@@ -78,6 +80,8 @@ export interface LoadPlan {
   thresholds: string[];
   /** --cpu: the CPUs the generator is pinned to before it starts. */
   cpus?: number[];
+  /** --out NAME=ARG: where the intervals go besides the database. */
+  outputs: OutputSpec[];
 }
 
 /** The options that choose the executor; `--vus` also gives the users of the iteration executors. */
@@ -113,6 +117,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
   const thresholds = a.threshold ?? [];
   for (const t of thresholds) take(() => parseThreshold(t));
   const cpus = cpuOption('--cpu', a.cpu, problems);
+  const outputs = parseOutputs(a.out ?? [], problems);
   if (problems.length) throw new UserError(problems.join('; '));
 
   const executor = executorFor(model);
@@ -134,6 +139,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
     readyTimeoutMs: readyTimeoutMs!,
     thresholds,
     cpus,
+    outputs,
   };
 }
 

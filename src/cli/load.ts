@@ -30,6 +30,7 @@ import { LoadStore } from '../store/load-results';
 import { intervalLine, storedOutcome, summarise, summaryText } from '../load/summary';
 import type { LiveCounts } from '../engine/sinks/hdr-intervals';
 import { executorFor } from '../engine/executors/registry';
+import { createOutputs, outputsHelp } from '../engine/outputs/registry';
 import type { IntervalRecord } from '../core/load-types';
 import { createThresholdTracker, formatThresholdResults, parseThreshold } from '../load/thresholds';
 import { mergeShards } from '../load/merge';
@@ -75,6 +76,7 @@ export function loadArgs(argv: string[]) {
     .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
     .option('summary-export', { type: 'string', describe: 'also write the summary as JSON to this file' })
     .option('samples', { type: 'boolean', default: false, describe: 'also store every request (memory and disk grow with the run)' })
+    .option('out', { type: 'string', array: true, describe: `also send each second's intervals and the summary to an output as the run goes: ${outputsHelp()} (repeatable)` })
     .option('shard', { type: 'string', describe: 'run shard I/N of a larger test: its share of the rate, connections and dataset' })
     .option('start-at', { type: 'number', describe: 'with --shard: start the schedule at this time (seconds since the epoch), the same for every shard' })
     .option('coordinator', { type: 'string', describe: 'with --shard: a coordinated test: shard 1 listens at HOST:PORT, starts every shard at once, merges their results into --db and judges --threshold on the whole' })
@@ -323,6 +325,8 @@ function withPodAddress<T extends { 'source-addresses'?: string }>(a: T): T {
 
 async function runLoad(a: Argv, plan: LoadPlan, test: CoordinatedShard | undefined, handOver: () => void): Promise<number> {
   const { thresholds, findMax: search } = plan;
+  // Claimed before any work, as --db is.
+  const outputs = createOutputs(plan.outputs);
   const { opts, datasetFile, datasetHash } = await optionsFromPlan(a, plan);
   // A coordinated test is judged once, on the merged run, by its coordinator.
   const tracker = thresholds.length && !test ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
@@ -369,11 +373,13 @@ async function runLoad(a: Argv, plan: LoadPlan, test: CoordinatedShard | undefin
     created?.remove();
     throw err;
   }
+  for (const o of outputs) o.start({ run: runId, shard: opts.shard ? formatShard(opts.shard) : null });
 
   runner.on('interval', ({ server, record, live, samples, step }: { server: string; record: IntervalRecord; live: LiveCounts; samples: Parameters<LoadStore['addSamples']>[2]; step: number | null }) => {
     const serverId = serverIds.get(server)!;
     store.addInterval(runId, serverId, record, step);
     if (samples.length) store.addSamples(runId, serverId, samples);
+    for (const o of outputs) o.interval(record);
     tracker?.observe(record);
     const abort = tracker?.shouldAbort();
     if (abort) runner.abort(`threshold ${abort.threshold} failed on ${abort.server} (abortOnFail)`);
@@ -409,6 +415,7 @@ async function runLoad(a: Argv, plan: LoadPlan, test: CoordinatedShard | undefin
     return 130;
   }
 
+  for (const o of outputs) o.end({ runId, status, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted });
   if (test) return finishCoordinated(a, plan, test, { runner, summaries, runId, status });
 
   const json = { runId, db: a.db, status, model: search ? 'find-max' : opts.model, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted };

@@ -235,3 +235,41 @@ test('two shards of one test, merged, make one run of the whole rate; its .hlog 
   }
   expect({ count, intervals }).toEqual({ count: 300, intervals: 3 });
 });
+
+test('--out json=FILE streams each second as a line while the run goes, then the summary: the lines add up to the summary and the database', () => {
+  const db = path.join(tmp, 'out.sqlite');
+  const out = path.join(tmp, 'out', 'intervals.jsonl');
+  const r = load(['--rate', '80', '--duration', '3s', '--db', db, '--out', `json=${out}`, '--json', '--no-progress']);
+  expect(r.status).toBe(0);
+  const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const intervals = lines.filter((l) => l.type === 'interval');
+  expect(lines.at(-1).type).toBe('summary');
+  expect(lines).toHaveLength(intervals.length + 1);
+  const stored = query<{ intervals: number; sent: number }>(db, 'SELECT count(*) AS intervals, sum(sent) AS sent FROM load_intervals');
+  expect(intervals).toHaveLength(stored.intervals);
+  expect(intervals.map((l) => l.second)).toEqual(intervals.map((_, i) => i));
+  const summary = JSON.parse(r.stdout).servers[0];
+  expect(lines.at(-1).summary.servers[0]).toEqual(summary);
+  const sum = (k: string) => intervals.reduce((t, l) => t + l[k], 0);
+  expect(sum('sent')).toBe(stored.sent);
+  expect(sum('sent')).toBe(summary.sent);
+  expect(sum('answered')).toBe(summary.answered);
+  for (const l of intervals.filter((x) => x.ok > 0)) {
+    const { p50, p90, p99, max } = l.latencyMs;
+    expect(p50 <= p90 && p90 <= p99 && p99 <= max).toBe(true);
+  }
+});
+
+test('--out problems are found with every other one, before anything is written', () => {
+  const db = path.join(tmp, 'out-bad.sqlite');
+  const r = load(['--rate', '10', '--duration', '1s', '--db', db, '--out', 'influxdb=http://x', '--out', 'json=', '--pipeline', '0']);
+  expect(r.status).toBe(2);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(/unknown output "influxdb" \(known: json=FILE\)/);
+  expect(r.stderr).toMatch(/--out json=FILE: give the file to write/);
+  expect(r.stderr).toMatch(/--pipeline/);
+  expect(fs.existsSync(db)).toBe(false);
+  const wallet = load(['--workload', 'electrum', '--rate', '1', '--out', `json=${path.join(tmp, 'w.jsonl')}`, '--db', db]);
+  expect(wallet.status).toBe(2);
+  expect(wallet.stderr).toMatch(/--out apply to request-level load only/);
+});

@@ -1,0 +1,38 @@
+/** The outputs `--out NAME=ARG` can name: a new one is a file beside this one and a line here. */
+import { json } from './json';
+import type { Output, OutputKind } from './output';
+
+const OUTPUTS: readonly OutputKind[] = [json];
+
+export interface OutputSpec {
+  kind: OutputKind;
+  argument: string;
+}
+
+/** Every problem with the --out values, each naming the input. */
+export function parseOutputs(values: readonly string[], problems: string[]): OutputSpec[] {
+  const specs: OutputSpec[] = [];
+  for (const value of values) {
+    const eq = value.indexOf('=');
+    const name = eq < 0 ? value : value.slice(0, eq);
+    const kind = OUTPUTS.find((o) => o.name === name);
+    if (!kind) {
+      problems.push(`--out ${JSON.stringify(value)}: unknown output ${JSON.stringify(name)} (known: ${OUTPUTS.map((o) => `${o.name}=${o.argument}`).join(', ')})`);
+      continue;
+    }
+    const argument = eq < 0 ? '' : value.slice(eq + 1);
+    const found = kind.validate(argument);
+    problems.push(...found);
+    if (!found.length) specs.push({ kind, argument });
+  }
+  return specs;
+}
+
+export function createOutputs(specs: readonly OutputSpec[]): Output[] {
+  return specs.map((s) => s.kind.create(s.argument));
+}
+
+export function outputsHelp(): string {
+  return OUTPUTS.map((o) => `${o.name}=${o.argument}`).join(', ');
+}
+
