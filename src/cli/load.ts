@@ -31,6 +31,7 @@ import { intervalLine, storedOutcome, summarise, summaryText } from '../load/sum
 import type { LiveCounts } from '../engine/sinks/hdr-intervals';
 import { executorFor } from '../engine/executors/registry';
 import { createOutputs, outputsHelp } from '../engine/outputs/registry';
+import type { Output } from '../engine/outputs/output';
 import type { IntervalRecord } from '../core/load-types';
 import { createThresholdTracker, formatThresholdResults, parseThreshold } from '../load/thresholds';
 import { mergeShards } from '../load/merge';
@@ -230,7 +231,7 @@ async function hlog(argv: string[]): Promise<number> {
 }
 
 /**
- * The end of a coordinated shard: called off → the reason, exit 1; shards 2..N hand over their
+ * The end of a coordinated shard: called off → the reason in one line, exit 2; shards 2..N hand over their
  * database and print their own part; shard 1 merges every shard's and prints the whole test.
  */
 async function finishCoordinated(
@@ -278,6 +279,8 @@ async function main(): Promise<number> {
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);
   const plan = loadPlan(withPodAddress(a));
+  // Claimed before any work, as --db is.
+  const outputs = createOutputs(plan.outputs);
   // First of all the test's shards meet, so that one which cannot go on fails the whole test at once.
   let test: CoordinatedShard | undefined;
   // Registering and waiting for the other shards may take up to --ready-timeout: a stop then ends
@@ -292,7 +295,7 @@ async function main(): Promise<number> {
     : () => {};
   test = plan.coordinator ? await joinTest(plan.coordinator, plan.shard!, a, plan.readyTimeoutMs) : undefined;
   try {
-    return await runLoad(a, plan, test, handOver);
+    return await runLoad(a, plan, outputs, test, handOver);
   } catch (err) {
     test?.shardLink?.failed((err as Error).message);
     test?.coordinator?.abort((err as Error).message);
@@ -315,7 +318,7 @@ function shardIndexOf(text: string): number | undefined {
 
 /**
  * `ELECTRUM_BENCH_SOURCE_ADDRESS`: the loopback address all of this process's Electrum connections
- * come from, unless --source-addresses says otherwise. \`cluster simulate\` sets it to stand for
+ * come from, unless --source-addresses says otherwise. `cluster simulate` sets it to stand for
  * each pod's own IP; a real pod has its own and needs none.
  */
 function withPodAddress<T extends { 'source-addresses'?: string }>(a: T): T {
@@ -323,10 +326,8 @@ function withPodAddress<T extends { 'source-addresses'?: string }>(a: T): T {
   return own && a['source-addresses'] === undefined ? { ...a, 'source-addresses': own } : a;
 }
 
-async function runLoad(a: Argv, plan: LoadPlan, test: CoordinatedShard | undefined, handOver: () => void): Promise<number> {
+async function runLoad(a: Argv, plan: LoadPlan, outputs: Output[], test: CoordinatedShard | undefined, handOver: () => void): Promise<number> {
   const { thresholds, findMax: search } = plan;
-  // Claimed before any work, as --db is.
-  const outputs = createOutputs(plan.outputs);
   const { opts, datasetFile, datasetHash } = await optionsFromPlan(a, plan);
   // A coordinated test is judged once, on the merged run, by its coordinator.
   const tracker = thresholds.length && !test ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
