@@ -17,6 +17,7 @@ import type { CoordinatorAddress } from '../load/coordinator';
 import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { readLoadRun } from '../report/load-read';
+import { parseStoredJson } from '../report/stored-json';
 import { loadRunTable } from '../report/load-tables';
 import { textTable } from '../core/text-table';
 import { UserError } from '../core/user-error';
@@ -106,7 +107,7 @@ export async function mergeTest(c: CoordinatedShard, shard: Shard, db: string, t
     const g = table.head.indexOf('generator-bound');
     table.rows.forEach((row, i) => (row[g] = report.servers[i].generator?.bound ? 'yes (below)' : 'no'));
     const generator = report.servers.flatMap((s) => (s.generator?.bound ? s.generator.reasons.map((r) => `generator-bound (${s.label}): ${r}`) : []));
-    const outcomes = reader.load.servers(run.id).map((s): Record<string, unknown> => ({ server: s.name, ...(JSON.parse(s.outcome_json ?? '{}') as Record<string, unknown>) }));
+    const outcomes = reader.load.servers(run.id).map((s): Record<string, unknown> => ({ server: s.name, ...((parseStoredJson(s.outcome_json ?? null) ?? {}) as Record<string, unknown>) }));
     const counts = outcomes.map((o) => {
       const parts = Object.entries((o.outcomes ?? {}) as Record<string, number>).map(([k, v]) => `${k} ${v}`);
       return `outcomes (${String(o.server)}): ${parts.join(', ') || 'none'} = ${String(o.scheduled)} scheduled; sent ${String(o.sent)}, answered ${String(o.answered)}`;

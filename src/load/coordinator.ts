@@ -88,9 +88,13 @@ class Channel {
     this.listeners.push(listener);
   }
 
-  onClose(listener: () => void): void {
+  /** Calls `listener` once the connection closes (at once if it has); returns what unhears it. */
+  onClose(listener: () => void): () => void {
     if (this.isClosed) listener();
     else this.closeListeners.push(listener);
+    return () => {
+      this.closeListeners = this.closeListeners.filter((l) => l !== listener);
+    };
   }
 
   /** The next message of `type`; rejects when the connection closes first or after `timeoutMs`. */
@@ -101,14 +105,16 @@ class Channel {
         if (m.type === type) done(undefined, m as Extract<Message, { type: T }>);
         else if (m.type === 'abort') done(new CoordinatorAbort(m.reason));
       };
+      let unhearClose = (): void => {};
       const done = (err?: Error, m?: Extract<Message, { type: T }>) => {
         clearTimeout(timer);
         this.listeners = this.listeners.filter((l) => l !== listener);
+        unhearClose();
         if (err) reject(err);
         else resolve(m!);
       };
       this.listeners.push(listener);
-      this.onClose(() => done(new Error('the connection closed')));
+      unhearClose = this.onClose(() => done(new Error('the connection closed')));
     });
   }
 

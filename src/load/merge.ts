@@ -276,11 +276,12 @@ function write(inputs: Input[], output: string, opts: MergeOptions): MergeResult
           intervals++;
         }
       }
+      const verdicts = tracker?.results();
       store.finishRun(runId, {
         status,
         generatorBound: inputs.some((i) => i.run.generator_bound !== 0),
         generator: mergedGenerator(byShard, serverNames),
-        thresholds: tracker?.results(),
+        thresholds: verdicts,
       });
       // The test ran when its shards ran, not when they were merged.
       const finished = inputs.map((i) => i.run.finished_at);
@@ -292,7 +293,7 @@ function write(inputs: Input[], output: string, opts: MergeOptions): MergeResult
         servers: serverNames,
         intervals,
         status,
-        thresholds: tracker?.results() ?? [],
+        thresholds: verdicts ?? [],
       };
     });
   } catch (err) {
