@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the lab's real servers, idempotently, into $ELECTRUM_BENCH_HOME (default ~/.cache/electrum-bench).
-# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs] [esplora] [fulcrum] [electrumx@VERSION]... [bdk]
+# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs] [esplora] [fulcrum] [prometheus] [electrumx@VERSION]... [bdk]
 #   (no argument: the servers, no other versions; electrumx@1.20.0: that e-x release too, in a venv
 #   of its own; bdk: the real BDK wallet (PyPI bdkpython) the bdk workload is held to)
 # Esplora (Blockstream's electrs) and Fulcrum are in no registry: they build from source at pinned
@@ -186,8 +186,17 @@ PY
   rm -rf "$work"
 }
 
+install_prometheus() {
+  # Debian's package (2.42 on bookworm), not a download: the lab runs it with flags of its own
+  # (src/lab/prometheus.ts), never the package's service.
+  local bin="${ELECTRUM_BENCH_PROMETHEUS:-/usr/bin/prometheus}"
+  if [ -x "$bin" ]; then say "Prometheus $("$bin" --version 2>&1 | head -1 | awk '{print $3}') installed"; return; fi
+  say "installing Debian's prometheus package"
+  apt_install --no-install-recommends prometheus
+}
+
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(btcd electrumx electrs esplora fulcrum)
+[ ${#targets[@]} -gt 0 ] || targets=(btcd electrumx electrs esplora fulcrum prometheus)
 for t in "${targets[@]}"; do
   case "$t" in
     btcd) install_btcd ;;
@@ -197,6 +206,7 @@ for t in "${targets[@]}"; do
     fulcrum) install_fulcrum ;;
     electrumx@[0-9]*.[0-9]*.[0-9]*) install_electrumx "${t#electrumx@}" ;;
     bdk) install_bdk ;;
-    *) say "unknown component: $t (expected btcd, electrumx, electrs, esplora, fulcrum, electrumx@VERSION or bdk)"; exit 2 ;;
+    prometheus) install_prometheus ;;
+    *) say "unknown component: $t (expected btcd, electrumx, electrs, esplora, fulcrum, prometheus, electrumx@VERSION or bdk)"; exit 2 ;;
   esac
 done

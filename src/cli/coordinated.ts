@@ -24,7 +24,7 @@ import { UserError } from '../core/user-error';
 
 /** Options that may differ between the shards of one test (only shard 1 writes --db): everything else must be the same. */
 const PER_SHARD = new Set([
-  ...['db', 'shard', 'source-addresses', 'cpu', 'progress', 'json', 'summary-export', 'ready-timeout', '_', '$0'],
+  ...['db', 'shard', 'source-addresses', 'cpu', 'progress', 'json', 'summary-export', 'ready-timeout', 'out', '_', '$0'],
   // Paths differ from machine to machine (the files' contents are the test's, not checked here).
   ...['dataset', 'ca', 'config', 'wallets'],
   // What each machine samples of a server's cost is its own (src/cli/resource-targets.ts).

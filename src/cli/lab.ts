@@ -1,12 +1,12 @@
 /**
- * `npm run lab -- up|down|status|reset [--json] [--seed S] [--without esplora fulcrum] [--with electrumx@1.20.0]`
+ * `npm run lab -- up|down|status|reset [--json] [--seed S] [--without esplora fulcrum prometheus] [--with electrumx@1.20.0]`
  * `npm run lab -- mine [N] [--pay ADDRESS ...] [--amount SATS]`
  * Progress goes to stderr; the result (status table or JSON) to stdout. Exit codes: 0 done / lab up,
  * 1 failure or (status) lab not fully up, 2 a problem the user can fix (missing tool, lab already up).
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { LAB_DEFAULT_SEED, LAB_SERVERS, parseLabVersion, versionProblems, type ElectrumServerName, type LabVersion } from '../lab/config';
+import { LAB_DEFAULT_SEED, LAB_OPTIONAL, LAB_SERVERS, parseLabVersion, versionProblems, type ElectrumServerName, type LabOptional, type LabVersion } from '../lab/config';
 import { labDown, labInterruptUp, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
 import { isUserError, UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
@@ -17,7 +17,7 @@ interface Args {
   json: boolean;
   seed: string;
   scale: number;
-  without: ElectrumServerName[];
+  without: LabOptional[];
   versions: LabVersion[];
   blocks: number;
   pay: string[];
@@ -52,6 +52,8 @@ function printStatus(s: LabStatus, json: boolean): void {
       const e = s.electrum[c.name as ElectrumServerName]!;
       endpoint = e.url;
       tip = tipText(e, s.node.tip);
+    } else if (c.name === 'prometheus') {
+      endpoint = s.prometheus?.url ?? '';
     } else {
       endpoint = '(behind the adapter)';
     }
@@ -73,6 +75,7 @@ function printStatus(s: LabStatus, json: boolean): void {
   const esplora = s.electrum.esplora;
   for (const v of s.versions) lines.push(`version:     ${v.name}  ${v.url}  (--server ${v.name}: ${v.server} ${v.version} on the same chain)`);
   if (esplora?.running && esplora.rest) lines.push(`REST:        esplora   ${esplora.rest}  (--server esplora-rest@${esplora.rest})`);
+  if (s.prometheus) lines.push(`Prometheus:  ${s.prometheus.url}  (the servers' metrics; load --out prometheus-rw=${s.prometheus.remoteWrite} graphs a run beside them)`);
   lines.push(`dataset:     ${s.datasetPath}`);
   lines.push(`wallets:     ${s.walletsPath}`);
   if (s.changed) {
@@ -153,9 +156,9 @@ async function main(): Promise<void> {
     })
     .option('without', {
       type: 'array',
-      choices: [...LAB_SERVERS],
+      choices: [...LAB_OPTIONAL],
       default: [],
-      describe: 'leave servers out (e.g. where Esplora or Fulcrum cannot be built)',
+      describe: 'leave servers or Prometheus out (e.g. where Esplora or Fulcrum cannot be built)',
     })
     .demandCommand(1, 'name a command: up, down, status, reset or mine')
     .strict()
@@ -178,7 +181,7 @@ async function main(): Promise<void> {
     json: argv.json,
     seed: argv.seed,
     scale: argv.scale,
-    without: argv.without as ElectrumServerName[],
+    without: argv.without as LabOptional[],
     versions,
     blocks: Number((argv as { blocks?: number }).blocks ?? 1),
     pay: argv.pay.map(String),

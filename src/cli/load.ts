@@ -416,7 +416,7 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: Output[], test: Coordin
     return 130;
   }
 
-  for (const o of outputs) o.end({ runId, status, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted });
+  await Promise.all(outputs.map((o) => o.end({ runId, status, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted })));
   if (test) return finishCoordinated(a, plan, test, { runner, summaries, runId, status });
 
   const json = { runId, db: a.db, status, model: search ? 'find-max' : opts.model, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted };

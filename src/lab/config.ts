@@ -33,6 +33,8 @@ export interface LabPorts {
   fulcrumTls: number; // with the lab CA, like ElectrumX's
   fulcrumAdmin: number;
   fulcrumStats: number;
+  /** Prometheus (Debian's package): scrapes the servers' metrics and takes the generator's remote-write. */
+  prometheus: number;
   /** The first of the ports of servers run in other versions (`lab up --with`): VERSION_PORTS each. */
   versionsBase: number;
 }
@@ -42,7 +44,7 @@ export interface LabConfig {
   stateDir: string; // a running lab's datadirs, logs, pid files, credentials
   host: '127.0.0.1';
   ports: LabPorts;
-  bin: { btcd: string; btcctl: string; electrumxVenv: string; electrs: string; esplora: string; fulcrum: string; bdkPython: string };
+  bin: { btcd: string; btcctl: string; electrumxVenv: string; electrs: string; esplora: string; fulcrum: string; bdkPython: string; prometheus: string };
   /**
    * ElectrumX 2.0 pads TCP replies and holds a small reply up to 1 s waiting for more (a
    * traffic-analysis countermeasure, electrumx/server/transport.py). Off in the lab unless
@@ -79,6 +81,7 @@ export function labConfig(env: NodeJS.ProcessEnv = process.env): LabConfig {
       fulcrumTls: base + 12,
       fulcrumAdmin: base + 13,
       fulcrumStats: base + 14,
+      prometheus: base + 15,
       versionsBase: base + 20,
     },
     bin: {
@@ -89,15 +92,20 @@ export function labConfig(env: NodeJS.ProcessEnv = process.env): LabConfig {
       esplora: path.join(home, `esplora-${VERSIONS.esplora.slice(0, 7)}`, 'bin', 'electrs'),
       fulcrum: path.join(home, `fulcrum-${VERSIONS.fulcrum.slice(0, 7)}`, 'bin', 'Fulcrum'),
       bdkPython: path.join(home, `bdk-${VERSIONS.bdkpython}`, 'bin', 'python'),
+      // A distribution package, not a cached build: the one Debian ships (2.42 on bookworm).
+      prometheus: env.ELECTRUM_BENCH_PROMETHEUS || '/usr/bin/prometheus',
     },
   };
 }
 
 /** The lab's processes, in start order; `down` stops them in reverse. */
-export const LAB_COMPONENTS = ['btcd', 'adapter', 'electrumx', 'electrs', 'esplora', 'fulcrum'] as const;
+export const LAB_COMPONENTS = ['btcd', 'adapter', 'electrumx', 'electrs', 'esplora', 'fulcrum', 'prometheus'] as const;
 export type LabComponent = (typeof LAB_COMPONENTS)[number];
 export const LAB_SERVERS = ['electrumx', 'electrs', 'esplora', 'fulcrum'] as const;
 export type ElectrumServerName = (typeof LAB_SERVERS)[number];
+/** What `lab up --without` can leave out: any Electrum server, and Prometheus. */
+export const LAB_OPTIONAL = [...LAB_SERVERS, 'prometheus'] as const;
+export type LabOptional = (typeof LAB_OPTIONAL)[number];
 
 /**
  * Servers the lab can also run in another version beside its own, on the same chain (`lab up
@@ -189,6 +197,7 @@ export interface LabPaths {
   esploraDir: string; // its index, and the daemon dir where it reads the lab cookie (regtest/.cookie)
   fulcrumDir: string;
   fulcrumConf: string;
+  prometheusDir: string; // its config file and its TSDB, wiped at each start
   tlsDir: string; // the lab's CA certificate and ElectrumX's server certificate + key (certificates.ts)
   testEnvFile: string; // written by the test globalSetup for test/lab/env.ts
   datasetPath: string;
@@ -216,6 +225,7 @@ export function labPaths(cfg: LabConfig): LabPaths {
     esploraDir: path.join(s, 'esplora'),
     fulcrumDir: path.join(s, 'fulcrum-db'),
     fulcrumConf: path.join(s, 'fulcrum.conf'),
+    prometheusDir: path.join(s, 'prometheus'),
     tlsDir: path.join(s, 'tls'),
     testEnvFile: path.join(s, 'test-env.json'),
     datasetPath: path.join(data, 'regtest-lab.jsonl'),

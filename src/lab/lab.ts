@@ -30,6 +30,7 @@ import {
   type ElectrumServerName,
   type LabComponent,
   type LabConfig,
+  type LabOptional,
   type LabPaths,
   type LabProcess,
   type LabVersion,
@@ -41,6 +42,7 @@ import { startElectrs } from './electrs';
 import { startElectrumx, versionElectrumx } from './electrumx';
 import { startEsplora } from './esplora';
 import { startFulcrum } from './fulcrum';
+import { prometheusReady, prometheusUrl, remoteWriteUrl, startPrometheus } from './prometheus';
 import { labCpusText, runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
 import { cpuListText, pinProcess } from '../core/cpu-set';
 import { makeDirs } from '../core/output-path';
@@ -49,7 +51,7 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
 export interface LabUpOptions {
   seed?: string;
-  without?: ElectrumServerName[]; // servers to leave out (the full lab runs all four)
+  without?: LabOptional[]; // servers (and Prometheus) to leave out; the full lab runs them all
   mempoolTxs?: number; // passed to the generator (its default when absent)
   scale?: number; // the chain's scale (1, the default: 51 addresses; 10: 600 addresses, histories to 3,300)
   skipInstall?: boolean;
@@ -118,6 +120,8 @@ export interface LabStatus {
   changed?: { blocks: number; payments: number };
   /** The CPUs the lab's processes are pinned to (`lab up --cpus`); null: any. */
   cpus: string | null;
+  /** The lab's Prometheus, when it runs: its page, and the URL `--out prometheus-rw=` takes. */
+  prometheus: { url: string; remoteWrite: string } | null;
 }
 
 interface LabState {
@@ -262,6 +266,11 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
       }),
       startVersions(cfg, paths, creds, slotted, tip, watch, scale, log),
     ]);
+    if (components.includes('prometheus')) {
+      log('starting Prometheus');
+      const pid = startPrometheus(cfg, paths, components);
+      await waitReady(paths, 'prometheus', pid, 'ready', LAB_TIMEOUTS.readyMs, () => prometheusReady(cfg));
+    }
     writeState(paths, { ...state, readyAt: new Date().toISOString(), tipHeight: tip });
     log(`lab up in ${secs(t0)} s`);
   } catch (err) {
@@ -368,6 +377,7 @@ export async function labStatus(): Promise<LabStatus> {
     walletsPath: paths.walletsPath,
     ...(state?.changed ? { changed: state.changed } : {}),
     cpus: labCpusText(paths),
+    prometheus: running('prometheus') ? { url: prometheusUrl(cfg), remoteWrite: remoteWriteUrl(cfg) } : null,
   };
 }
 

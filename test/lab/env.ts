@@ -22,6 +22,8 @@ export interface LabEnv {
   walletsPath: string;
   seed: string;
   tip: number;
+  /** The lab's Prometheus: its HTTP API, and where remote-write goes. */
+  prometheus: { url: string; remoteWrite: string };
 }
 
 interface Endpoint {
@@ -61,7 +63,12 @@ export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}): La
     walletsPath: s.walletsPath,
     seed: s.seed,
     tip: s.node.tip,
+    prometheus: s.prometheus ?? missing('prometheus'),
   };
+}
+
+function missing(what: string): never {
+  throw new Error(`lab status has no ${what}`);
 }
 
 export function labEnv(): LabEnv {

@@ -262,10 +262,13 @@ test('--out json=FILE streams each second as a line while the run goes, then the
 
 test('--out problems are found with every other one, before anything is written', () => {
   const db = path.join(tmp, 'out-bad.sqlite');
-  const r = load(['--rate', '10', '--duration', '1s', '--db', db, '--out', 'influxdb=http://x', '--out', 'json=', '--pipeline', '0']);
+  const r = load(['--rate', '10', '--duration', '1s', '--db', db, '--out', 'influxdb=http://x', '--out', 'json=', '--out', 'prometheus-rw=ftp://user:hunter2@x/w', '--pipeline', '0']);
   expect(r.status).toBe(2);
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
-  expect(r.stderr).toMatch(/unknown output "influxdb" \(known: json=FILE\)/);
+  expect(r.stderr).toMatch(/unknown output "influxdb" \(known: json=FILE, prometheus-rw=URL\)/);
+  expect(r.stderr).toMatch(/--out prometheus-rw=ftp:\/\/x\/w: the URL must be http/);
+  // The password in a receiver's URL is never printed.
+  expect(r.stderr).not.toMatch(/hunter2/);
   expect(r.stderr).toMatch(/--out json=FILE: give the file to write/);
   expect(r.stderr).toMatch(/--pipeline/);
   expect(fs.existsSync(db)).toBe(false);

@@ -17,8 +17,8 @@ export interface Output {
   /** Once the run is recorded, before its first interval. */
   start(context: RunContext): void;
   interval(record: IntervalRecord): void;
-  /** The run's end, with what its summary says (whatever the command prints as JSON). */
-  end(summary: unknown): void;
+  /** The run's end, with what its summary says (whatever the command prints as JSON); the command waits for it to settle. */
+  end(summary: unknown): void | Promise<void>;
 }
 
 export interface OutputKind {

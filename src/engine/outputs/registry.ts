@@ -1,8 +1,9 @@
 /** The outputs `--out NAME=ARG` can name: a new one is a file beside this one and a line here. */
 import { json } from './json';
 import type { Output, OutputKind } from './output';
+import { prometheusRemoteWrite } from './prometheus-rw';
 
-const OUTPUTS: readonly OutputKind[] = [json];
+const OUTPUTS: readonly OutputKind[] = [json, prometheusRemoteWrite];
 
 export interface OutputSpec {
   kind: OutputKind;
