@@ -19,6 +19,7 @@ import { collecting, cpuOption, durationOption, timeoutSeconds, withinTimer } fr
 import { pinProcess } from '../core/cpu-set';
 import { parseCoordinator, type CoordinatorAddress } from '../load/coordinator';
 import { parseOutputs, type OutputSpec } from '../engine/outputs/registry';
+import { parseDashboardAddress } from '../engine/outputs/dashboard/dashboard';
 
 /** The options of `load` the plan reads (yargs' parse of them). */
 export interface LoadPlanArgs {
@@ -43,6 +44,8 @@ export interface LoadPlanArgs {
   'ready-timeout': string;
   samples?: boolean;
   out?: string[];
+  dashboard?: string;
+  'dashboard-export'?: string;
   'source-addresses'?: string;
   threshold?: string[];
   'find-max': boolean;
@@ -82,6 +85,8 @@ export interface LoadPlan {
   cpus?: number[];
   /** --out NAME=ARG: where the intervals go besides the database. */
   outputs: OutputSpec[];
+  /** --dashboard / --dashboard-export: the live page and the saved one. */
+  dashboard: { listen?: { host: string; port: number }; exportFile?: string } | undefined;
 }
 
 /** The options that choose the executor; `--vus` also gives the users of the iteration executors. */
@@ -118,6 +123,8 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
   for (const t of thresholds) take(() => parseThreshold(t));
   const cpus = cpuOption('--cpu', a.cpu, problems);
   const outputs = parseOutputs(a.out ?? [], problems);
+  const listen = a.dashboard === undefined ? undefined : parseDashboardAddress(a.dashboard, problems);
+  const dashboard = listen || a['dashboard-export'] ? { listen, exportFile: a['dashboard-export'] || undefined } : undefined;
   if (problems.length) throw new UserError(problems.join('; '));
 
   const executor = executorFor(model);
@@ -140,6 +147,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
     thresholds,
     cpus,
     outputs,
+    dashboard,
   };
 }
 

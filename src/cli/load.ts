@@ -32,6 +32,7 @@ import type { LiveCounts } from '../engine/sinks/hdr-intervals';
 import { executorFor } from '../engine/executors/registry';
 import { createOutputs, outputsHelp } from '../engine/outputs/registry';
 import type { Output } from '../engine/outputs/output';
+import { Dashboard, DEFAULT_DASHBOARD_PORT } from '../engine/outputs/dashboard/dashboard';
 import type { IntervalRecord } from '../core/load-types';
 import { createThresholdTracker, formatThresholdResults, parseThreshold } from '../load/thresholds';
 import { mergeShards } from '../load/merge';
@@ -78,6 +79,8 @@ export function loadArgs(argv: string[]) {
     .option('summary-export', { type: 'string', describe: 'also write the summary as JSON to this file' })
     .option('samples', { type: 'boolean', default: false, describe: 'also store every request (memory and disk grow with the run)' })
     .option('out', { type: 'string', array: true, describe: `also send each second's intervals and the summary to an output as the run goes: ${outputsHelp()} (repeatable)` })
+    .option('dashboard', { type: 'string', describe: `follow the run on a local web page, updated every second: [HOST:]PORT (default 127.0.0.1:${DEFAULT_DASHBOARD_PORT}; 0 picks a free port)` })
+    .option('dashboard-export', { type: 'string', describe: 'at the end, save the dashboard with the whole run as one HTML file (works offline)' })
     .option('shard', { type: 'string', describe: 'run shard I/N of a larger test: its share of the rate, connections and dataset' })
     .option('start-at', { type: 'number', describe: 'with --shard: start the schedule at this time (seconds since the epoch), the same for every shard' })
     .option('coordinator', { type: 'string', describe: 'with --shard: a coordinated test: shard 1 listens at HOST:PORT, starts every shard at once, merges their results into --db and judges --threshold on the whole' })
@@ -279,8 +282,19 @@ async function main(): Promise<number> {
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);
   const plan = loadPlan(withPodAddress(a));
-  // Claimed before any work, as --db is.
+  // Claimed before any work, as --db is; the dashboard's port too.
   const outputs = createOutputs(plan.outputs);
+  if (plan.dashboard) outputs.push(new Dashboard({ ...plan.dashboard, title: dashboardTitle(a) }));
+  try {
+    for (const o of outputs) await o.open?.();
+    return await coordinatedOrNot(a, plan, outputs);
+  } finally {
+    // A run that ended early never reached the outputs' end: a page's server must not hold the process.
+    await Promise.all(outputs.map((o) => o.close?.()));
+  }
+}
+
+async function coordinatedOrNot(a: Argv, plan: LoadPlan, outputs: Output[]): Promise<number> {
   // First of all the test's shards meet, so that one which cannot go on fails the whole test at once.
   let test: CoordinatedShard | undefined;
   // Registering and waiting for the other shards may take up to --ready-timeout: a stop then ends
@@ -305,6 +319,12 @@ async function main(): Promise<number> {
     test?.link.close();
     test?.cleanUp();
   }
+}
+
+/** What the dashboard's header names: the model and the servers, as given. */
+function dashboardTitle(a: Argv): string {
+  const model = a.rate !== undefined ? `${a.rate}/s` : a.vus !== undefined ? `${a.vus} VUs` : a.stages !== undefined ? 'stages' : 'load';
+  return `load ${model} on ${(a.server ?? []).map(String).join(', ') || 'the servers'}`;
 }
 
 /** The I of --shard I/N; undefined when it does not parse (the plan reports that). */
@@ -380,8 +400,9 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: Output[], test: Coordin
     const serverId = serverIds.get(server)!;
     store.addInterval(runId, serverId, record, step);
     if (samples.length) store.addSamples(runId, serverId, samples);
-    for (const o of outputs) o.interval(record);
     tracker?.observe(record);
+    const judged = tracker && outputs.length ? { thresholds: tracker.results() } : undefined;
+    for (const o of outputs) o.interval(record, judged);
     const abort = tracker?.shouldAbort();
     if (abort) runner.abort(`threshold ${abort.threshold} failed on ${abort.server} (abortOnFail)`);
     if (a.progress) process.stderr.write(intervalLine(record, live) + '\n');

@@ -54,7 +54,7 @@ export interface WalletLoadArgs extends TargetArgs, ModelArgs {
 }
 
 /** Options of `load` that belong to request-level load only. */
-const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'shard', 'find-max', 'slo', 'source-addresses', 'out'];
+const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'shard', 'find-max', 'slo', 'source-addresses', 'out', 'dashboard', 'dashboard-export'];
 const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs'];
 
 export function refuseWalletOptions(argv: string[]): void {

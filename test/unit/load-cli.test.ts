@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { startMisbehavingServerProcess } from '../support/misbehaving-server';
@@ -275,4 +277,57 @@ test('--out problems are found with every other one, before anything is written'
   const wallet = load(['--workload', 'electrum', '--rate', '1', '--out', `json=${path.join(tmp, 'w.jsonl')}`, '--db', db]);
   expect(wallet.status).toBe(2);
   expect(wallet.stderr).toMatch(/--out apply to request-level load only/);
+});
+
+test('--dashboard problems are one line, exit 2, nothing written: a bad address, a port in use, wallet load', async () => {
+  const db = path.join(tmp, 'dash-bad.sqlite');
+  const bad = load(['--rate', '10', '--duration', '1s', '--db', db, '--dashboard', 'localhost:99999', '--pipeline', '0']);
+  expect(bad.status).toBe(2);
+  expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+  expect(bad.stderr).toMatch(/--dashboard "localhost:99999": expected PORT or HOST:PORT/);
+  expect(bad.stderr).toMatch(/--pipeline/);
+
+  const taken = http.createServer();
+  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+  try {
+    const port = (taken.address() as AddressInfo).port;
+    const exportFile = path.join(tmp, 'dash-bad', 'run.html');
+    const started = Date.now();
+    const r = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--rate', '10', '--duration', '1s', '--db', db, '--dashboard', String(port), '--dashboard-export', exportFile], { cwd: ROOT });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('close', (status) => resolve({ status, stderr }));
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`--dashboard 127.0.0.1:${port}: cannot listen there \\(the port is in use\\)`));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(fs.existsSync(db)).toBe(false);
+    expect(fs.existsSync(path.dirname(exportFile))).toBe(false);
+  } finally {
+    taken.close();
+  }
+  const wallet = load(['--workload', 'electrum', '--rate', '1', '--dashboard', '0', '--db', db]);
+  expect(wallet.status).toBe(2);
+  expect(wallet.stderr).toMatch(/--dashboard apply to request-level load only/);
+});
+
+test('--dashboard-export saves the run as one page whose totals, added up from the intervals, are the summary\'s', () => {
+  const db = path.join(tmp, 'dash.sqlite');
+  const exportFile = path.join(tmp, 'dash', 'run.html');
+  const r = load(['--rate', '50', '--duration', '3s', '--db', db, '--json', '--dashboard-export', exportFile, '--threshold', 'latency:p(99)<5000']);
+  expect(r.status).toBe(0);
+  const summary = JSON.parse(r.stdout) as { servers: Array<{ sent: number; answered: number; ok: number; dropped: number; latencyMs: Record<string, number> }> };
+  const page = fs.readFileSync(exportFile, 'utf8');
+  const embedded = /const EMBEDDED = (\{.*\});\n/.exec(page);
+  expect(embedded).not.toBeNull();
+  const view = JSON.parse(embedded![1]) as { status: string; servers: Array<{ points: unknown[]; totals: { sent: number; answered: number; ok: number; dropped: number; latencyMs: Record<string, number> } }>; thresholds: Array<{ pass: boolean }> };
+  expect(view.status).toBe('completed');
+  expect(view.servers[0].points).toHaveLength(3);
+  const { totals } = view.servers[0];
+  const s = summary.servers[0];
+  expect([totals.sent, totals.answered, totals.ok, totals.dropped]).toEqual([s.sent, s.answered, s.ok, s.dropped]);
+  for (const p of ['p50', 'p90', 'p99']) expect(totals.latencyMs[p]).toBeCloseTo(s.latencyMs[p], 3);
+  expect(view.thresholds).toEqual([expect.objectContaining({ pass: true })]);
+  expect(page).not.toMatch(/<script[^>]+src=/);
 });

@@ -13,12 +13,31 @@ export interface RunContext {
   shard: string | null;
 }
 
+/** A threshold as it stands so far (for a windowed one, its worst window yet). */
+export interface ThresholdState {
+  threshold: string;
+  server: string;
+  observed: number | null;
+  unit: string;
+  pass: boolean;
+}
+
+/** What the command knows beside the interval itself when it closes. */
+export interface LiveState {
+  /** Every threshold judged on the intervals so far; absent when the run has none judged here. */
+  thresholds?: ThresholdState[];
+}
+
 export interface Output {
+  /** Takes what it needs from the world (a port) before any work; a failure is the user's (exit 2). */
+  open?(): Promise<void>;
   /** Once the run is recorded, before its first interval. */
   start(context: RunContext): void;
-  interval(record: IntervalRecord): void;
+  interval(record: IntervalRecord, live?: LiveState): void;
   /** The run's end, with what its summary says (whatever the command prints as JSON); the command waits for it to settle. */
   end(summary: unknown): void | Promise<void>;
+  /** Lets go of what open() took, whether or not the run got to end(); idempotent. */
+  close?(): Promise<void>;
 }
 
 export interface OutputKind {

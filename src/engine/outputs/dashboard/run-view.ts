@@ -1,0 +1,147 @@
+/**
+ * What the dashboard shows of a run, kept from the intervals alone as they close: per server one
+ * point per second and running totals (counts, errors by category, the whole run's latency
+ * percentiles from the intervals' histograms added up). It is rebuilt from what the engine
+ * stores, not from the summary, so the page's final figures are a second count of the summary's.
+ */
+import * as hdr from 'hdr-histogram-js';
+import type { IntervalRecord } from '../../../core/load-types';
+import { histogramLine } from '../../../core/percentile-line';
+import { isAnswered } from '../../../core/outcomes';
+import { newHistogram } from '../../sinks/hdr-intervals';
+import type { LiveState, RunContext, ThresholdState } from '../output';
+
+export interface Point {
+  second: number;
+  /** Epoch ms of the second's end. */
+  at: number;
+  target: number | null;
+  vus: number | null;
+  sent: number;
+  answered: number;
+  ok: number;
+  errors: number;
+  dropped: number;
+  inFlight: number;
+  /** That second's ok replies, ms; null when none. */
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  lagP99: number | null;
+  loopDelayP99: number;
+  /** The generator process's CPU over that second, in cores (1 = one core busy). */
+  cpu: number;
+}
+
+export interface ServerView {
+  server: string;
+  points: Point[];
+  totals: {
+    sent: number;
+    answered: number;
+    ok: number;
+    dropped: number;
+    errors: Record<string, number>;
+    latencyMs: { p50: number | null; p90: number | null; p99: number | null; max: number | null };
+  };
+}
+
+export interface RunView {
+  run: number;
+  shard: string | null;
+  title: string;
+  startedAt: number;
+  /** 'running' until the end, then the run's status (completed, interrupted, aborted, failed). */
+  status: string;
+  servers: ServerView[];
+  thresholds: ThresholdState[];
+}
+
+const round = (ms: number | null): number | null => (ms === null ? null : Math.round(ms * 1000) / 1000);
+
+export class RunViewKeeper {
+  readonly view: RunView;
+  private readonly latencies = new Map<string, hdr.Histogram>();
+  private cpuMark = process.cpuUsage();
+  private cpuMarkAt = performance.now();
+
+  constructor(title: string) {
+    this.view = { run: 0, shard: null, title, startedAt: Date.now(), status: 'running', servers: [], thresholds: [] };
+  }
+
+  start(context: RunContext): void {
+    this.view.run = context.run;
+    this.view.shard = context.shard;
+    this.view.startedAt = Date.now();
+    this.cpuMark = process.cpuUsage();
+    this.cpuMarkAt = performance.now();
+  }
+
+  /** Adds a closed second; returns the server's view as it now stands. */
+  add(r: IntervalRecord, live: LiveState | undefined): { server: ServerView; point: Point } {
+    let server = this.view.servers.find((s) => s.server === r.server);
+    if (!server) {
+      server = { server: r.server, points: [], totals: { sent: 0, answered: 0, ok: 0, dropped: 0, errors: {}, latencyMs: { p50: null, p90: null, p99: null, max: null } } };
+      this.view.servers.push(server);
+    }
+    let whole = this.latencies.get(r.server);
+    if (!whole) this.latencies.set(r.server, (whole = newHistogram()));
+    const second = newHistogram();
+    let answered = 0;
+    let ok = 0;
+    let errors = 0;
+    for (const c of r.cells) {
+      if (isAnswered(c.outcome)) answered += c.count;
+      if (c.outcome === 'ok') {
+        ok += c.count;
+        if (c.latency !== null) second.add(hdr.decodeFromCompressedBase64(c.latency));
+      } else if (c.outcome !== 'dropped') {
+        errors += c.count;
+        server.totals.errors[c.outcome] = (server.totals.errors[c.outcome] ?? 0) + c.count;
+      }
+    }
+    whole.add(second);
+    const now = performance.now();
+    const used = process.cpuUsage(this.cpuMark);
+    const cpu = now > this.cpuMarkAt ? (used.user + used.system) / 1000 / (now - this.cpuMarkAt) : 0;
+    this.cpuMark = process.cpuUsage();
+    this.cpuMarkAt = now;
+
+    const line = ok > 0 ? histogramLine(second, 1000) : undefined;
+    const point: Point = {
+      second: r.index + 1,
+      at: r.startMs + r.lengthMs,
+      target: r.targetRate,
+      vus: r.vus,
+      sent: r.sent,
+      answered,
+      ok,
+      errors,
+      dropped: r.dropped,
+      inFlight: r.inFlight,
+      p50: round(line?.p50 ?? null),
+      p90: round(line?.p90 ?? null),
+      p99: round(line?.p99 ?? null),
+      lagP99: r.lag === null ? null : round(hdr.decodeFromCompressedBase64(r.lag).getValueAtPercentile(99) / 1000),
+      loopDelayP99: round(r.loopDelayP99Us / 1000)!,
+      cpu: Math.round(cpu * 1000) / 1000,
+    };
+    server.points.push(point);
+    const t = server.totals;
+    t.sent += r.sent;
+    t.answered += answered;
+    t.ok += ok;
+    t.dropped += r.dropped;
+    if (whole.totalCount > 0) {
+      const all = histogramLine(whole, 1000);
+      t.latencyMs = { p50: round(all.p50), p90: round(all.p90), p99: round(all.p99), max: round(all.max) };
+    }
+    if (live?.thresholds) this.view.thresholds = live.thresholds;
+    return { server, point };
+  }
+
+  end(status: string, thresholds: ThresholdState[] | undefined): void {
+    this.view.status = status;
+    if (thresholds) this.view.thresholds = thresholds;
+  }
+}
