@@ -85,6 +85,10 @@ async function podRun(c: Awaited<ReturnType<ReturnType<typeof clusterArgs>['pars
   loadPlan({ ...a, shard: `1/${c.shards}`, coordinator: `${c.name}-0.${c.name}:${c.port}` });
   if (a.dataset === undefined) throw new UserError('cluster: give --dataset FILE: its lines go into the ConfigMap the pods read');
 
+  for (const o of a.out ?? []) {
+    const url = /^prometheus-rw=(.*)$/.exec(o)?.[1];
+    if (url && /^[a-z]+:\/\/[^/]*@/i.test(url)) throw new UserError('cluster: --out prometheus-rw=URL holds a user or password, which the manifest would show to anyone who can read the Job; give them to the pods as ELECTRUM_BENCH_PROMETHEUS_RW_USERNAME / _PASSWORD from a Secret');
+  }
   const podArgv = [...argv];
   const files: Record<string, string> = {};
   for (const name of INPUT_FILES) {

@@ -118,6 +118,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
     if (a['start-at'] !== undefined) problems.push('--coordinator sets the start itself: drop --start-at');
     if (a.samples) problems.push('--coordinator: --samples would send every request through the coordinator; leave it out');
     if (a['find-max']) problems.push('--coordinator: --find-max is not coordinated across shards (each step would need the whole test judged); run it on one machine');
+    if (a.dashboard !== undefined || a['dashboard-export'] !== undefined) problems.push('--coordinator: --dashboard would show one shard, not the test; follow a coordinated test with --out prometheus-rw=URL (every shard labelled), or its merged summary');
   }
   const thresholds = a.threshold ?? [];
   for (const t of thresholds) take(() => parseThreshold(t));

@@ -115,11 +115,14 @@ describe('the command line', () => {
     [['--', 'load', '--server', 'electrumx@10.0.0.5:50001', '--rate', '10'], /give --dataset FILE/],
     [['--', 'load', '--server', 'electrumx@10.0.0.5:50001', '--dataset', 'D', '--rate', '-5', '--pipeline', '0'], /--rate.*; .*--pipeline/],
     [['--', 'bench', '--server', 'x'], /starting with load/],
+    [['--', 'load', '--server', 'electrumx@10.0.0.5:50001', '--dataset', 'D', '--rate', '10', '--out', 'prometheus-rw=https://me:hunter2@prom.example/api/v1/write'], /holds a user or password/],
+    [['--', 'load', '--server', 'electrumx@10.0.0.5:50001', '--dataset', 'D', '--rate', '10', '--dashboard', '0'], /--dashboard would show one shard/],
   ])('a mistake in %j is one line, exit 2, nothing printed on stdout', (rest, message) => {
     const r = cli(['render', '--shards', '2', ...rest.map((a) => (a === 'D' ? dataset : a))]);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/hunter2/);
   });
 });

@@ -268,9 +268,15 @@ test('--out problems are found with every other one, before anything is written'
   expect(r.status).toBe(2);
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
   expect(r.stderr).toMatch(/unknown output "influxdb" \(known: json=FILE, prometheus-rw=URL\)/);
-  expect(r.stderr).toMatch(/--out prometheus-rw=ftp:\/\/x\/w: the URL must be http/);
+  expect(r.stderr).toMatch(/--out prometheus-rw=URL: the URL must start with http/);
   // The password in a receiver's URL is never printed.
   expect(r.stderr).not.toMatch(/hunter2/);
+  // Nor when the value is not NAME=ARG at all (`--out prometheus-rw https://…`: the URL alone).
+  const loose = load(['--rate', '10', '--duration', '1s', '--db', db, '--out', 'https://user:hunter2@x/w', '--out', 'prometheus-rw=user:hunter2@x:9090/w']);
+  expect(loose.status).toBe(2);
+  expect(loose.stderr).toMatch(/--out: expected NAME=ARG/);
+  expect(loose.stderr).toMatch(/must start with http/);
+  expect(loose.stderr).not.toMatch(/hunter2/);
   expect(r.stderr).toMatch(/--out json=FILE: give the file to write/);
   expect(r.stderr).toMatch(/--pipeline/);
   expect(fs.existsSync(db)).toBe(false);

@@ -142,3 +142,29 @@ test('the output posts each interval with the remote-write headers, counters cum
     server.close();
   }
 });
+
+test('a receiver that never answers neither slows the run nor holds its end: the end comes within 2 s, saying what was not sent', async () => {
+  const sockets = new Set<import('node:net').Socket>();
+  const silent = http.createServer(() => undefined);
+  silent.on('connection', (s) => sockets.add(s));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const said: string[] = [];
+  const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    said.push(String(chunk));
+    return true;
+  });
+  try {
+    const output = prometheusRemoteWrite.create(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/api/v1/write`);
+    output.start({ run: 1, shard: null });
+    const t0 = Date.now();
+    for (let s = 0; s < 5; s++) output.interval(record(s, [100], 0));
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    await output.end({});
+    expect(Date.now() - t0).toBeLessThan(2_500);
+    expect(said.join('')).toMatch(/--out prometheus-rw=http:\/\/127\.0\.0\.1:\d+\/api\/v1\/write: 5 intervals not sent by the end/);
+  } finally {
+    spy.mockRestore();
+    for (const s of sockets) s.destroy();
+    silent.close();
+  }
+});

@@ -10,10 +10,13 @@
  *   (ELECTRUM_BENCH_PROMETHEUS_RW_HISTOGRAMS=native|classic|both; native by default);
  * - gauges of the generator's side: target rate, virtual users, in flight, lag p99, loop delay p99.
  *
- * Every series carries `job="electrum-bench"`, `run` (the run's number in its database) and, for a
- * shard, `shard="I/N"`. Samples are stamped with their interval's end. Writes go one at a time in
- * the background; a receiver that is slow or refuses never slows the run, and the end says how
- * many writes failed and why. Credentials in the URL are sent as basic auth and never printed.
+ * Every series carries `job="electrum-bench"`, `test_start` (the ISO time the run's schedule began:
+ * the shards of a coordinated test share it, two runs never do), `run` (the run's number in its
+ * database) and, for a shard, `shard="I/N"`. Samples are stamped with their interval's end. Writes
+ * go one at a time in the background; a receiver that is slow or refuses never slows the run, and
+ * the end says how many writes failed and why. Credentials, in the URL or in
+ * ELECTRUM_BENCH_PROMETHEUS_RW_USERNAME / _PASSWORD (k6's way, which keeps them out of a
+ * manifest's command line), are sent as basic auth and never printed.
  */
 import * as hdr from 'hdr-histogram-js';
 import { request } from 'undici';
@@ -24,6 +27,8 @@ import type { Output, OutputKind, RunContext } from './output';
 
 type HistogramKind = 'native' | 'classic' | 'both';
 const HISTOGRAMS_ENV = 'ELECTRUM_BENCH_PROMETHEUS_RW_HISTOGRAMS';
+const USERNAME_ENV = 'ELECTRUM_BENCH_PROMETHEUS_RW_USERNAME';
+const PASSWORD_ENV = 'ELECTRUM_BENCH_PROMETHEUS_RW_PASSWORD';
 const HISTOGRAM_KINDS: readonly HistogramKind[] = ['native', 'classic', 'both'];
 /** Writes waiting behind a slow receiver; past this the oldest are given up (and counted). */
 const MAX_QUEUED = 120;
@@ -41,6 +46,9 @@ export function redactedUrl(url: URL): string {
 
 class RemoteWrite implements Output {
   private context: RunContext = { run: 0, shard: null };
+  private testStart: string | undefined;
+  private readonly aborter = new AbortController();
+  private finished = false;
   private readonly requests = new Map<string, { labels: Label[]; value: number }>();
   private readonly latencies = new Map<string, { labels: Label[]; buckets: LatencyBuckets }>();
   private readonly queue: Uint8Array[] = [];
@@ -61,11 +69,9 @@ class RemoteWrite implements Output {
       'x-prometheus-remote-write-version': '0.1.0',
       'user-agent': 'electrum-bench',
     };
-    if (url.username || url.password) {
-      const user = decodeURIComponent(url.username);
-      const password = decodeURIComponent(url.password);
-      this.headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-    }
+    const user = url.username ? decodeURIComponent(url.username) : process.env[USERNAME_ENV];
+    const password = url.password ? decodeURIComponent(url.password) : process.env[PASSWORD_ENV];
+    if (user || password) this.headers.authorization = `Basic ${Buffer.from(`${user ?? ''}:${password ?? ''}`).toString('base64')}`;
   }
 
   start(context: RunContext): void {
@@ -73,6 +79,8 @@ class RemoteWrite implements Output {
   }
 
   interval(r: IntervalRecord): void {
+    if (this.finished) return;
+    this.testStart ??= new Date(r.startMs).toISOString();
     const at = r.startMs + r.lengthMs;
     const series: TimeSeries[] = [];
     for (const c of r.cells) {
@@ -108,16 +116,27 @@ class RemoteWrite implements Output {
   async end(): Promise<void> {
     const deadline = new Promise<'late'>((resolve) => setTimeout(resolve, FLUSH_MS, 'late').unref());
     const late = (await Promise.race([this.drained(), deadline])) === 'late';
-    const unsent = late ? this.queue.length + 1 : 0;
+    this.finish(late ? this.queue.length + 1 : 0);
+  }
+
+  /** A run that ends without end() (a failure) sends nothing more and says what was lost. */
+  async close(): Promise<void> {
+    this.finish(this.queue.length + (this.sending ? 1 : 0));
+  }
+
+  /** Stops sending (a write still in flight is cut: the process must end within 2 s) and says once what failed. */
+  private finish(unsent: number): void {
+    if (this.finished) return;
+    this.finished = true;
     this.queue.length = 0;
-    const shown = redactedUrl(this.url);
+    this.aborter.abort();
     if (this.failed || this.givenUp || unsent) {
       const parts = [
         this.failed ? `${this.failed} of ${this.writes} writes failed${this.firstError ? ` (first: ${this.firstError})` : ''}` : '',
         this.givenUp ? `${this.givenUp} intervals given up behind a slow receiver` : '',
-        unsent ? `${unsent} intervals still unsent after ${FLUSH_MS / 1000} s` : '',
+        unsent ? `${unsent} intervals not sent by the end` : '',
       ].filter(Boolean);
-      process.stderr.write(`electrum-bench: --out prometheus-rw=${shown}: ${parts.join('; ')}\n`);
+      process.stderr.write(`electrum-bench: --out prometheus-rw=${redactedUrl(this.url)}: ${parts.join('; ')}\n`);
     }
   }
 
@@ -134,6 +153,7 @@ class RemoteWrite implements Output {
   private serverLabels(server: string): Label[] {
     return [
       { name: 'job', value: 'electrum-bench' },
+      { name: 'test_start', value: this.testStart ?? '' },
       { name: 'run', value: String(this.context.run) },
       ...(this.context.shard ? [{ name: 'shard', value: this.context.shard }] : []),
       { name: 'server', value: server },
@@ -162,11 +182,11 @@ class RemoteWrite implements Output {
     for (let body = this.queue.shift(); body; body = this.queue.shift()) {
       this.writes++;
       try {
-        const res = await request(this.url, { method: 'POST', headers: this.headers, body, headersTimeout: WRITE_TIMEOUT_MS, bodyTimeout: WRITE_TIMEOUT_MS });
+        const res = await request(this.url, { method: 'POST', headers: this.headers, body, headersTimeout: WRITE_TIMEOUT_MS, bodyTimeout: WRITE_TIMEOUT_MS, signal: this.aborter.signal });
         const text = await res.body.text();
         if (res.statusCode >= 300) this.fail(`HTTP ${res.statusCode}${text.trim() ? `: ${text.trim().split('\n')[0].slice(0, 200)}` : ''}`);
       } catch (err) {
-        this.fail((err as Error).message);
+        if (!this.finished) this.fail((err as Error).message);
       }
     }
   }
@@ -192,13 +212,14 @@ export const prometheusRemoteWrite: OutputKind = {
   argument: 'URL',
   validate: (argument) => {
     const problems: string[] = [];
+    // The argument is never echoed unless it parses as http(s): what does not may hold a password.
     let url: URL | undefined;
     try {
       url = new URL(argument);
     } catch {
-      problems.push(`--out prometheus-rw=URL: ${argument === '' ? 'give the receiver\'s URL (e.g. http://127.0.0.1:9090/api/v1/write)' : 'not a URL'}`);
+      problems.push(`--out prometheus-rw=URL: ${argument === '' ? "give the receiver's URL (e.g. http://127.0.0.1:9090/api/v1/write)" : 'not a URL'}`);
     }
-    if (url && url.protocol !== 'http:' && url.protocol !== 'https:') problems.push(`--out prometheus-rw=${redactedUrl(url)}: the URL must be http:// or https://`);
+    if (url && url.protocol !== 'http:' && url.protocol !== 'https:') problems.push('--out prometheus-rw=URL: the URL must start with http:// or https://');
     if (!histogramKind()) problems.push(`${HISTOGRAMS_ENV}=${process.env[HISTOGRAMS_ENV]}: expected ${HISTOGRAM_KINDS.join(', ')}`);
     return problems;
   },

@@ -18,7 +18,9 @@ export function parseOutputs(values: readonly string[], problems: string[]): Out
     const name = eq < 0 ? value : value.slice(0, eq);
     const kind = OUTPUTS.find((o) => o.name === name);
     if (!kind) {
-      problems.push(`--out ${JSON.stringify(value)}: unknown output ${JSON.stringify(name)} (known: ${OUTPUTS.map((o) => `${o.name}=${o.argument}`).join(', ')})`);
+      const known = OUTPUTS.map((o) => `${o.name}=${o.argument}`).join(', ');
+      // Only a plain name is quoted back: anything else may be a URL with a password in it.
+      problems.push(/^[a-z][a-z0-9_-]{0,30}$/.test(name) ? `--out: unknown output ${JSON.stringify(name)} (known: ${known})` : `--out: expected NAME=ARG (known: ${known})`);
       continue;
     }
     const argument = eq < 0 ? '' : value.slice(eq + 1);

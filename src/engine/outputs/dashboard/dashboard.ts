@@ -32,14 +32,14 @@ export interface DashboardOptions {
 
 /** `--dashboard` values: '' (the default port), PORT or HOST:PORT; every problem named. */
 export function parseDashboardAddress(text: string, problems: string[]): { host: string; port: number } | undefined {
-  const m = /^(?:(.+):)?(\d+)$/.exec(text.trim());
+  const m = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(text.trim());
   if (text.trim() === '') return { host: '127.0.0.1', port: DEFAULT_DASHBOARD_PORT };
   const port = m ? Number(m[2]) : NaN;
   if (!m || !Number.isInteger(port) || port > 65535) {
-    problems.push(`--dashboard ${JSON.stringify(text)}: expected PORT or HOST:PORT (e.g. 5665 or 127.0.0.1:5665; 0 picks a free port)`);
+    problems.push(`--dashboard ${JSON.stringify(text)}: expected PORT or HOST:PORT (e.g. 5665, 127.0.0.1:5665 or [::1]:5665; 0 picks a free port)`);
     return undefined;
   }
-  return { host: m[1] ?? '127.0.0.1', port };
+  return { host: m[1]?.replace(/^\[(.*)\]$/, '$1') ?? '127.0.0.1', port };
 }
 
 /** The page with `view` inside (the export), or with none (the live page, which connects for it). */
@@ -47,7 +47,7 @@ export function dashboardPage(view: RunView | null): string {
   const page = fs.readFileSync(PAGE_FILE, 'utf8');
   // `<` escaped so nothing in a server's name can close the script element.
   const data = view === null ? 'null' : JSON.stringify(view).replace(/</g, '\\u003c');
-  return page.replace('/*RUN_DATA*/null', () => data).replace('<title>electrum-bench</title>', () => `<title>${escapeHtml(view?.title ?? 'electrum-bench')} — electrum-bench</title>`);
+  return view === null ? page.replace('/*RUN_DATA*/null', () => data) : page.replace('/*RUN_DATA*/null', () => data).replace('<title>electrum-bench</title>', () => `<title>${escapeHtml(view.title)} — electrum-bench</title>`);
 }
 
 function escapeHtml(text: string): string {
@@ -127,12 +127,20 @@ export class Dashboard implements Output {
     for (const c of this.clients) c.write(text);
   }
 
-  /** Ends every stream once what was written has gone out (1 s at most: a stop ends within 2 s), then stops listening. */
+  /**
+   * Ends every stream once what was written has gone out (1 s at most: a stop ends within 2 s), then
+   * stops listening. A run that never got to end() (it failed, or stopped before its first request)
+   * tells the page so first, instead of leaving it waiting.
+   */
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
     const server = this.server;
     this.server = undefined;
     if (!server) return;
+    if (this.keeper.view.status === 'running') {
+      this.keeper.end('ended early', undefined);
+      this.send('end', { status: this.keeper.view.status, thresholds: this.keeper.view.thresholds });
+    }
     const flushed = Promise.all([...this.clients].map((c) => new Promise<void>((resolve) => c.end(resolve))));
     await Promise.race([flushed, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
     this.clients.clear();
