@@ -5,12 +5,10 @@
  * run, and a run cut short leaves every line of the seconds it finished.
  */
 import fs from 'node:fs';
-import * as hdr from 'hdr-histogram-js';
 import type { IntervalRecord } from '../../core/load-types';
 import { histogramLine } from '../../core/percentile-line';
 import { claimOutputFile } from '../../core/output-path';
-import { answeredOf } from '../../core/outcomes';
-import { newHistogram } from '../sinks/hdr-intervals';
+import { secondOf } from './second';
 import type { Output, OutputKind, RunContext } from './output';
 
 class JsonLines implements Output {
@@ -24,14 +22,8 @@ class JsonLines implements Output {
   }
 
   interval(r: IntervalRecord): void {
-    const outcomes = new Map<string, number>();
-    const latency = newHistogram();
-    for (const c of r.cells) {
-      outcomes.set(c.outcome, (outcomes.get(c.outcome) ?? 0) + c.count);
-      if (c.outcome === 'ok' && c.latency !== null) latency.add(hdr.decodeFromCompressedBase64(c.latency));
-    }
+    const { answered, ok, errors, latency } = secondOf(r);
     const line = histogramLine(latency, 1000);
-    const errors = Object.fromEntries([...outcomes].filter(([k]) => k !== 'ok' && k !== 'dropped'));
     this.write({
       type: 'interval',
       ...this.context,
@@ -42,8 +34,8 @@ class JsonLines implements Output {
       targetRate: r.targetRate,
       vus: r.vus,
       sent: r.sent,
-      answered: answeredOf(outcomes),
-      ok: outcomes.get('ok') ?? 0,
+      answered,
+      ok,
       errors,
       dropped: r.dropped,
       inFlight: r.inFlight,

@@ -7,8 +7,8 @@
 import * as hdr from 'hdr-histogram-js';
 import type { IntervalRecord } from '../../../core/load-types';
 import { histogramLine } from '../../../core/percentile-line';
-import { isAnswered } from '../../../core/outcomes';
 import { newHistogram } from '../../sinks/hdr-intervals';
+import { secondOf } from '../second';
 import type { LiveState, RunContext, ThresholdState } from '../output';
 
 export interface Point {
@@ -86,20 +86,8 @@ export class RunViewKeeper {
     }
     let whole = this.latencies.get(r.server);
     if (!whole) this.latencies.set(r.server, (whole = newHistogram()));
-    const second = newHistogram();
-    let answered = 0;
-    let ok = 0;
-    let errors = 0;
-    for (const c of r.cells) {
-      if (isAnswered(c.outcome)) answered += c.count;
-      if (c.outcome === 'ok') {
-        ok += c.count;
-        if (c.latency !== null) second.add(hdr.decodeFromCompressedBase64(c.latency));
-      } else if (c.outcome !== 'dropped') {
-        errors += c.count;
-        server.totals.errors[c.outcome] = (server.totals.errors[c.outcome] ?? 0) + c.count;
-      }
-    }
+    const { answered, ok, errors: byCategory, errorCount: errors, latency: second } = secondOf(r);
+    for (const [category, n] of Object.entries(byCategory)) server.totals.errors[category] = (server.totals.errors[category] ?? 0) + n;
     whole.add(second);
     const now = performance.now();
     const used = process.cpuUsage(this.cpuMark);
