@@ -18,11 +18,10 @@ import { parseSlo, type FindMaxOptions } from '../load/find-max';
 import { collecting, cpuOption, durationOption, timeoutSeconds, withinTimer } from './validate';
 import { pinProcess } from '../core/cpu-set';
 import { parseCoordinator, type CoordinatorAddress } from '../load/coordinator';
-import { parseOutputs, type OutputSpec } from '../engine/outputs/registry';
-import { parseDashboardAddress } from '../engine/outputs/dashboard/dashboard';
+import { watchPlan, type WatchArgs, type WatchPlan } from './watch-options';
 
 /** The options of `load` the plan reads (yargs' parse of them). */
-export interface LoadPlanArgs {
+export interface LoadPlanArgs extends WatchArgs {
   rate?: number;
   stages?: string;
   'start-rate': number;
@@ -43,9 +42,6 @@ export interface LoadPlanArgs {
   coordinator?: string;
   'ready-timeout': string;
   samples?: boolean;
-  out?: string[];
-  dashboard?: string;
-  'dashboard-export'?: string;
   'source-addresses'?: string;
   threshold?: string[];
   'find-max': boolean;
@@ -62,7 +58,7 @@ export interface LoadPlanArgs {
 /** The options that choose an executor and its config. */
 export type ModelArgs = Pick<LoadPlanArgs, 'rate' | 'stages' | 'start-rate' | 'vus' | 'vus-stages' | 'start-vus' | 'iterations' | 'iterations-per-vu' | 'think-time' | 'duration'>;
 
-export interface LoadPlan {
+export interface LoadPlan extends WatchPlan {
   /** This process's share of the model (a shard's users or iterations). */
   model: LoadModel;
   durationMs: number;
@@ -83,10 +79,6 @@ export interface LoadPlan {
   thresholds: string[];
   /** --cpu: the CPUs the generator is pinned to before it starts. */
   cpus?: number[];
-  /** --out NAME=ARG: where the intervals go besides the database. */
-  outputs: OutputSpec[];
-  /** --dashboard / --dashboard-export: the live page and the saved one. */
-  dashboard: { listen?: { host: string; port: number }; exportFile?: string } | undefined;
 }
 
 /** The options that choose the executor; `--vus` also gives the users of the iteration executors. */
@@ -123,9 +115,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
   const thresholds = a.threshold ?? [];
   for (const t of thresholds) take(() => parseThreshold(t));
   const cpus = cpuOption('--cpu', a.cpu, problems);
-  const outputs = parseOutputs(a.out ?? [], problems);
-  const listen = a.dashboard === undefined ? undefined : parseDashboardAddress(a.dashboard, problems);
-  const dashboard = listen || a['dashboard-export'] ? { listen, exportFile: a['dashboard-export'] || undefined } : undefined;
+  const { outputs, dashboard } = watchPlan(a, problems);
   if (problems.length) throw new UserError(problems.join('; '));
 
   const executor = executorFor(model);

@@ -30,9 +30,8 @@ import { LoadStore } from '../store/load-results';
 import { intervalLine, storedOutcome, summarise, summaryText } from '../load/summary';
 import type { LiveCounts } from '../engine/sinks/hdr-intervals';
 import { executorFor } from '../engine/executors/registry';
-import { createOutputs, outputsHelp } from '../engine/outputs/registry';
-import type { Output } from '../engine/outputs/output';
-import { Dashboard, DEFAULT_DASHBOARD_PORT } from '../engine/outputs/dashboard/dashboard';
+import type { OutputSet } from '../engine/outputs/output-set';
+import { openWatchers, withWatchOptions } from './watch-options';
 import type { IntervalRecord } from '../core/load-types';
 import { createThresholdTracker, formatThresholdResults, parseThreshold } from '../load/thresholds';
 import { mergeShards } from '../load/merge';
@@ -47,7 +46,7 @@ import { loadPlan, pinGenerator, type LoadPlan } from './load-plan';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
-  return withResourceOptions(y)
+  return withWatchOptions(withResourceOptions(y))
     .scriptName('npm run load --')
     .usage('$0 --server PROFILE[@HOST:PORT] ... [--dataset FILE] (--rate R | --stages S | --vus N | --vus-stages S | [--vus N] --iterations[-per-vu] K) [options]\n$0 merge SHARD.sqlite ... --db ALL.sqlite\n$0 hlog --db FILE [--run ID] --out FILE.hlog')
     .option('server', { type: 'string', array: true, describe: 'server to load: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable; one after another)' })
@@ -78,9 +77,6 @@ export function loadArgs(argv: string[]) {
     .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
     .option('summary-export', { type: 'string', describe: 'also write the summary as JSON to this file' })
     .option('samples', { type: 'boolean', default: false, describe: 'also store every request (memory and disk grow with the run)' })
-    .option('out', { type: 'string', array: true, describe: `also send each second's intervals and the summary to an output as the run goes: ${outputsHelp()} (repeatable)` })
-    .option('dashboard', { type: 'string', describe: `follow the run on a local web page, updated every second: [HOST:]PORT (default 127.0.0.1:${DEFAULT_DASHBOARD_PORT}; 0 picks a free port)` })
-    .option('dashboard-export', { type: 'string', describe: 'at the end, save the dashboard with the whole run as one HTML file (works offline)' })
     .option('shard', { type: 'string', describe: 'run shard I/N of a larger test: its share of the rate, connections and dataset' })
     .option('start-at', { type: 'number', describe: 'with --shard: start the schedule at this time (seconds since the epoch), the same for every shard' })
     .option('coordinator', { type: 'string', describe: 'with --shard: a coordinated test: shard 1 listens at HOST:PORT, starts every shard at once, merges their results into --db and judges --threshold on the whole' })
@@ -283,18 +279,16 @@ async function main(): Promise<number> {
   refuseWalletOptions(argv);
   const plan = loadPlan(withPodAddress(a));
   // Claimed before any work, as --db is; the dashboard's port too.
-  const outputs = createOutputs(plan.outputs);
-  if (plan.dashboard) outputs.push(new Dashboard({ ...plan.dashboard, title: dashboardTitle(a) }));
+  const outputs = await openWatchers(plan, dashboardTitle(a));
   try {
-    for (const o of outputs) await o.open?.();
     return await coordinatedOrNot(a, plan, outputs);
   } finally {
     // A run that ended early never reached the outputs' end: a page's server must not hold the process.
-    await Promise.all(outputs.map((o) => o.close?.()));
+    await outputs.close();
   }
 }
 
-async function coordinatedOrNot(a: Argv, plan: LoadPlan, outputs: Output[]): Promise<number> {
+async function coordinatedOrNot(a: Argv, plan: LoadPlan, outputs: OutputSet): Promise<number> {
   // First of all the test's shards meet, so that one which cannot go on fails the whole test at once.
   let test: CoordinatedShard | undefined;
   // Registering and waiting for the other shards may take up to --ready-timeout: a stop then ends
@@ -346,7 +340,7 @@ function withPodAddress<T extends { 'source-addresses'?: string }>(a: T): T {
   return own && a['source-addresses'] === undefined ? { ...a, 'source-addresses': own } : a;
 }
 
-async function runLoad(a: Argv, plan: LoadPlan, outputs: Output[], test: CoordinatedShard | undefined, handOver: () => void): Promise<number> {
+async function runLoad(a: Argv, plan: LoadPlan, outputs: OutputSet, test: CoordinatedShard | undefined, handOver: () => void): Promise<number> {
   const { thresholds, findMax: search } = plan;
   const { opts, datasetFile, datasetHash } = await optionsFromPlan(a, plan);
   // A coordinated test is judged once, on the merged run, by its coordinator.
@@ -394,15 +388,15 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: Output[], test: Coordin
     created?.remove();
     throw err;
   }
-  for (const o of outputs) o.start({ run: runId, shard: opts.shard ? formatShard(opts.shard) : null });
+  outputs.start({ run: runId, shard: opts.shard ? formatShard(opts.shard) : null });
 
   runner.on('interval', ({ server, record, live, samples, step }: { server: string; record: IntervalRecord; live: LiveCounts; samples: Parameters<LoadStore['addSamples']>[2]; step: number | null }) => {
     const serverId = serverIds.get(server)!;
     store.addInterval(runId, serverId, record, step);
     if (samples.length) store.addSamples(runId, serverId, samples);
     tracker?.observe(record);
-    const judged = tracker && outputs.length ? { thresholds: tracker.results() } : undefined;
-    for (const o of outputs) o.interval(record, judged);
+    const judged = tracker && !outputs.empty ? { thresholds: tracker.results() } : undefined;
+    outputs.interval(record, judged);
     const abort = tracker?.shouldAbort();
     if (abort) runner.abort(`threshold ${abort.threshold} failed on ${abort.server} (abortOnFail)`);
     if (a.progress) process.stderr.write(intervalLine(record, live) + '\n');
@@ -437,7 +431,7 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: Output[], test: Coordin
     return 130;
   }
 
-  await Promise.all(outputs.map((o) => o.end({ runId, status, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted })));
+  await outputs.end({ runId, status, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted });
   if (test) return finishCoordinated(a, plan, test, { runner, summaries, runId, status });
 
   const json = { runId, db: a.db, status, model: search ? 'find-max' : opts.model, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted };

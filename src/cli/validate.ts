@@ -26,6 +26,9 @@ export function numbersAsTyped(y: object, argv: readonly string[]): (parsed: Rec
   };
 }
 
+/** String options whose value may be left out: the flag alone means its default (`--dashboard`: the default port). */
+const BARE_FLAGS = new Set(['dashboard']);
+
 /**
  * A yargs `.check()` refusing a string option given with nothing after it (`--ca ""`, or `--ca` at
  * the end): taken as unset, it would silently fall back to a default (no CA, the default database).
@@ -34,6 +37,7 @@ export function stringsGiven(y: object): (parsed: Record<string, unknown>) => tr
   return (parsed) => {
     const declared = (y as { getOptions(): { string: string[] } }).getOptions();
     for (const key of declared.string) {
+      if (BARE_FLAGS.has(key)) continue;
       if (([] as unknown[]).concat(parsed[key]).some((v) => v === '')) throw new UserError(`--${key} needs a value, got ""`);
     }
     return true;

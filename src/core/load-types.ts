@@ -34,9 +34,12 @@ export type Mix = Partial<Record<MethodName, number>>;
  * What one server saw of one method with one outcome during one interval. `latency` is measured
  * from the request's intended send time (coordinated-omission-free); `service` from its actual
  * write. Dropped requests have count and no latencies.
+ *
+ * `M` names what a unit is: a request's method in load, which the store keeps; a run kind whose
+ * units are something else (a wallet sync) has its seconds only for the outputs (src/engine/outputs/).
  */
-export interface IntervalCell {
-  method: MethodName;
+export interface IntervalCell<M extends string = MethodName> {
+  method: M;
   outcome: LoadOutcome;
   count: number;
   bytes: number;
@@ -46,7 +49,7 @@ export interface IntervalCell {
 }
 
 /** One second of one server's load: the generator's side (schedule, lag) and every cell. */
-export interface IntervalRecord {
+export interface IntervalRecord<M extends string = MethodName> {
   server: string;
   index: number; // 0-based second of the run's schedule clock
   startMs: number; // epoch ms of the interval's start on the schedule clock
@@ -60,5 +63,8 @@ export interface IntervalRecord {
   lag: string | null;
   /** The generator's event-loop delay p99 over the interval, µs (perf_hooks). */
   loopDelayP99Us: number;
-  cells: IntervalCell[];
+  cells: IntervalCell<M>[];
 }
+
+/** An interval as the outputs take it, of whatever kind of unit. */
+export type AnyIntervalRecord = IntervalRecord<string>;

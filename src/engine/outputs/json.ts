@@ -1,15 +1,16 @@
 /**
  * `--out json=FILE`: the run's intervals as JSON lines while it runs, one line per server per
  * second, then one line with the summary. Each interval line is whole in itself (counts, errors by
- * category, latency percentiles of that second's ok replies), so `tail -f FILE | jq` follows a
- * run, and a run cut short leaves every line of the seconds it finished.
+ * category, latency percentiles of that second's ok replies; a bench's progress through its plan,
+ * a wallet load's held wallets and notifications so far), so `tail -f FILE | jq` follows a run,
+ * and a run cut short leaves every line of the seconds it finished.
  */
 import fs from 'node:fs';
-import type { IntervalRecord } from '../../core/load-types';
+import type { AnyIntervalRecord } from '../../core/load-types';
 import { histogramLine } from '../../core/percentile-line';
 import { claimOutputFile } from '../../core/output-path';
 import { secondOf } from './second';
-import type { Output, OutputKind, RunContext } from './output';
+import type { LiveState, Output, OutputKind, RunContext } from './output';
 
 class JsonLines implements Output {
   private context: RunContext = { run: 0, shard: null };
@@ -21,7 +22,7 @@ class JsonLines implements Output {
     this.context = context;
   }
 
-  interval(r: IntervalRecord): void {
+  interval(r: AnyIntervalRecord, live?: LiveState): void {
     const { answered, ok, errors, latency } = secondOf(r);
     const line = histogramLine(latency, 1000);
     this.write({
@@ -40,6 +41,8 @@ class JsonLines implements Output {
       dropped: r.dropped,
       inFlight: r.inFlight,
       latencyMs: { p50: line.p50, p90: line.p90, p99: line.p99, max: line.max },
+      ...(live?.progress ? { progress: live.progress } : {}),
+      ...(live?.wallets ? { wallets: live.wallets } : {}),
     });
   }
 

@@ -8,7 +8,14 @@
  * - `electrum_bench_request_duration_seconds{server,method}`: latency of ok replies from the
  *   intended send, as a native histogram, or as classic `_bucket`/`_sum`/`_count` series, or both
  *   (ELECTRUM_BENCH_PROMETHEUS_RW_HISTOGRAMS=native|classic|both; native by default);
- * - gauges of the generator's side: target rate, virtual users, in flight, lag p99, loop delay p99.
+ * - gauges of the generator's side: target rate, virtual users, in flight, lag p99, loop delay p99;
+ * - wallet load: `electrum_bench_wallets_held`, `electrum_bench_blocks`,
+ *   `electrum_bench_notifications_total{kind,outcome}` (headers or scripthash; ok, missing,
+ *   duplicate) and `electrum_bench_notification_delay_seconds{kind,quantile}` (0.5, 0.99 of the ok
+ *   ones, from the moment each block was asked for).
+ *
+ * `method` names the unit: a request's method, or for wallet runs `sync` (an arriving wallet) and
+ * `hold-sync` (one filling --hold).
  *
  * Every series carries `job="electrum-bench"`, `test_start` (the ISO time the run's schedule began:
  * the shards of a coordinated test share it, two runs never do), `run` (the run's number in its
@@ -20,10 +27,10 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import { request } from 'undici';
-import type { IntervalRecord } from '../../core/load-types';
+import type { AnyIntervalRecord } from '../../core/load-types';
 import { LatencyBuckets } from './prometheus/latency-buckets';
 import { encodeWriteRequest, type Label, type TimeSeries } from './prometheus/write-request';
-import type { Output, OutputKind, RunContext } from './output';
+import type { LiveState, Output, OutputKind, RunContext } from './output';
 
 type HistogramKind = 'native' | 'classic' | 'both';
 const HISTOGRAMS_ENV = 'ELECTRUM_BENCH_PROMETHEUS_RW_HISTOGRAMS';
@@ -78,7 +85,7 @@ class RemoteWrite implements Output {
     this.context = context;
   }
 
-  interval(r: IntervalRecord): void {
+  interval(r: AnyIntervalRecord, live?: LiveState): void {
     if (this.finished) return;
     this.testStart ??= new Date(r.startMs).toISOString();
     const at = r.startMs + r.lengthMs;
@@ -110,6 +117,20 @@ class RemoteWrite implements Output {
     gauge('electrum_bench_in_flight', r.inFlight);
     gauge('electrum_bench_generator_lag_p99_seconds', r.lag === null ? null : hdr.decodeFromCompressedBase64(r.lag).getValueAtPercentile(99) / 1e6);
     gauge('electrum_bench_event_loop_delay_p99_seconds', r.loopDelayP99Us / 1e6);
+    const w = live?.wallets;
+    if (w) {
+      gauge('electrum_bench_wallets_held', w.held);
+      gauge('electrum_bench_blocks', w.blocks);
+      const base = this.serverLabels(r.server);
+      for (const kind of ['headers', 'scripthash'] as const) {
+        for (const outcome of ['ok', 'missing', 'duplicate'] as const) {
+          series.push({ labels: this.labels('electrum_bench_notifications_total', base, { kind, outcome }), samples: [{ value: w[kind][outcome], timestamp: at }] });
+        }
+        for (const [quantile, value] of [['0.5', w[kind].p50Ms], ['0.99', w[kind].p99Ms]] as const) {
+          if (value !== null) series.push({ labels: this.labels('electrum_bench_notification_delay_seconds', base, { kind, quantile }), samples: [{ value: value / 1000, timestamp: at }] });
+        }
+      }
+    }
     this.enqueue(encodeWriteRequest(series));
   }
 

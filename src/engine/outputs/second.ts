@@ -1,6 +1,6 @@
 /** One closed second of one server as outputs read it: outcomes added up over methods, and the ok replies' latency. */
 import * as hdr from 'hdr-histogram-js';
-import type { IntervalRecord } from '../../core/load-types';
+import type { AnyIntervalRecord } from '../../core/load-types';
 import { answeredOf } from '../../core/outcomes';
 import { newHistogram } from '../sinks/hdr-intervals';
 
@@ -14,7 +14,7 @@ export interface Second {
   latency: hdr.Histogram;
 }
 
-export function secondOf(r: IntervalRecord): Second {
+export function secondOf(r: AnyIntervalRecord): Second {
   const outcomes = new Map<string, number>();
   const latency = newHistogram();
   for (const c of r.cells) {

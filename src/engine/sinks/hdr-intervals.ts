@@ -25,8 +25,8 @@ export function newHistogram(): hdr.Histogram {
   return hdr.build({ numberOfSignificantValueDigits: 3, bitBucketSize: 32, autoResize: true });
 }
 
-interface Cell {
-  method: MethodName;
+interface Cell<M extends string> {
+  method: M;
   outcome: LoadOutcome;
   count: number;
   bytes: number;
@@ -34,10 +34,10 @@ interface Cell {
   service: hdr.Histogram;
 }
 
-class Bank {
+class Bank<M extends string> {
   /** Cells in the order they first appeared, and by method then outcome (no key string per request). */
-  readonly cells: Cell[] = [];
-  private readonly byMethod = new Map<MethodName, Map<LoadOutcome, Cell>>();
+  readonly cells: Cell<M>[] = [];
+  private readonly byMethod = new Map<M, Map<LoadOutcome, Cell<M>>>();
   sent = 0;
   dropped = 0;
   ok = 0;
@@ -47,7 +47,7 @@ class Bank {
   /** ok latency across methods, for the live console line (filled at the close). */
   readonly live = newHistogram();
 
-  cell(method: MethodName, outcome: LoadOutcome): Cell {
+  cell(method: M, outcome: LoadOutcome): Cell<M> {
     let outcomes = this.byMethod.get(method);
     if (!outcomes) this.byMethod.set(method, (outcomes = new Map()));
     let c = outcomes.get(outcome);
@@ -71,7 +71,7 @@ class Bank {
   }
 }
 
-export interface Totals {
+export interface Totals<M extends string = MethodName> {
   sent: number;
   dropped: number;
   byOutcome: Map<string, number>; // outcome → count
@@ -79,7 +79,7 @@ export interface Totals {
   service: hdr.Histogram; // ok calls, from the actual write, µs
   lag: hdr.Histogram; // actual − intended send, µs
   bytes: number;
-  perMethod: Map<MethodName, { ok: number; errors: number; latency: hdr.Histogram }>;
+  perMethod: Map<M, { ok: number; errors: number; latency: hdr.Histogram }>;
   /** Sent, and still awaiting a reply (or its timeout) when the run ended: cut short by our own close. */
   cutShort: number;
   /** Due by the schedule, never sent because the run stopped first (open model). */
@@ -108,10 +108,10 @@ export interface LiveCounts {
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The HDR-intervals sink: what `load` stores second by second and sums into its summary. */
-export class IntervalRecorder implements RequestSink {
-  private current = new Bank();
-  private spare = new Bank();
-  readonly totals: Totals = {
+export class IntervalRecorder<M extends string = MethodName> implements RequestSink<M> {
+  private current = new Bank<M>();
+  private spare = new Bank<M>();
+  readonly totals: Totals<M> = {
     sent: 0,
     dropped: 0,
     byOutcome: new Map(),
@@ -160,7 +160,12 @@ export class IntervalRecorder implements RequestSink {
     this.current.lag.recordValue(lagUs > 0 ? Math.round(lagUs) : 0);
   }
 
-  droppedOne(method: MethodName): void {
+  /** A unit went out with no schedule to be late against (a sequential plan's calls): counted, no lag. */
+  sentUnscheduled(): void {
+    if (!this.frozen) this.current.sent++;
+  }
+
+  droppedOne(method: M): void {
     if (this.frozen) return;
     this.current.dropped++;
     this.current.cell(method, 'dropped').count++;
@@ -170,7 +175,7 @@ export class IntervalRecorder implements RequestSink {
    * A reply (or failure) for a request sent at `intendedNs`, written at `actualNs`, ended at
    * `endNs`: ns on the run's clock (hrtime since its start, as plain numbers).
    */
-  completed(method: MethodName, outcome: LoadOutcome, intendedNs: number, actualNs: number, endNs: number, bytes: number, wasOpened = true): void {
+  completed(method: M, outcome: LoadOutcome, intendedNs: number, actualNs: number, endNs: number, bytes: number, wasOpened = true): void {
     if (this.frozen) return;
     if (wasOpened) this.open--;
     // One no connection took was refused for want of any usable connection: the server is gone.
@@ -208,7 +213,7 @@ export class IntervalRecorder implements RequestSink {
    * Adds a closed bank to the run's totals (before the bank is reused), a cell per loop turn:
    * adding a histogram takes ~50 µs, and a bank holds a dozen.
    */
-  private async addToTotals(bank: Bank): Promise<void> {
+  private async addToTotals(bank: Bank<M>): Promise<void> {
     const t = this.totals;
     t.sent += bank.sent;
     t.dropped += bank.dropped;
@@ -242,7 +247,7 @@ export class IntervalRecorder implements RequestSink {
     startMs: number,
     lengthMs: number,
     context: { targetRate: number | null; vus: number | null; inFlight: number; loopDelayP99Us: number },
-  ): Promise<{ record: IntervalRecord; live: LiveCounts }> {
+  ): Promise<{ record: IntervalRecord<M>; live: LiveCounts }> {
     const bank = this.current;
     this.current = this.spare;
     this.spare = bank;
@@ -257,7 +262,7 @@ export class IntervalRecorder implements RequestSink {
       p50Us: line.p50,
       p99Us: line.p99,
     };
-    const cells: IntervalCell[] = [];
+    const cells: IntervalCell<M>[] = [];
     for (const c of bank.cells) {
       if (c.count === 0) continue;
       const timed = c.outcome !== 'dropped';
@@ -272,8 +277,8 @@ export class IntervalRecorder implements RequestSink {
       cells.push({ method: c.method, outcome: c.outcome, count: c.count, bytes: c.bytes, latency, service });
     }
     await nextTurn();
-    const lag = bank.sent > 0 ? hdr.encodeIntoCompressedBase64(bank.lag) : null;
-    const record: IntervalRecord = {
+    const lag = bank.lag.totalCount > 0 ? hdr.encodeIntoCompressedBase64(bank.lag) : null;
+    const record: IntervalRecord<M> = {
       server: this.server,
       index,
       startMs,

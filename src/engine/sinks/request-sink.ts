@@ -6,18 +6,18 @@
 import type { MethodName } from '../../core/methods';
 import type { LoadOutcome } from '../../core/load-types';
 
-export interface RequestSink {
+export interface RequestSink<M extends string = MethodName> {
   /** A request was queued on a connection: it ends in `completed`, or the run's end cuts it short. */
   opened(): void;
   /** A request went out `lagUs` after its intended time. */
   sentOne(lagUs: number): void;
   /** Never sent: every connection's pipeline was full. */
-  droppedOne(method: MethodName, intendedNs: number): void;
+  droppedOne(method: M, intendedNs: number): void;
   /**
    * A reply (or failure) for a request due at `intendedNs`, written at `actualNs`, ended at `endNs`
    * (ns on the run's clock); `wasOpened` false for one no connection took (it never was queued).
    */
-  completed(method: MethodName, outcome: LoadOutcome, intendedNs: number, actualNs: number, endNs: number, bytes: number, wasOpened?: boolean): void;
+  completed(method: M, outcome: LoadOutcome, intendedNs: number, actualNs: number, endNs: number, bytes: number, wasOpened?: boolean): void;
 }
 
 /** One request as --samples keeps it (µs on the run's clock). */

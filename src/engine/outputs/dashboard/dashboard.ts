@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { IntervalRecord } from '../../../core/load-types';
+import type { AnyIntervalRecord } from '../../../core/load-types';
 import { claimOutputFile } from '../../../core/output-path';
 import { UserError } from '../../../core/user-error';
 import { writeFileAtomic } from '../../../core/atomic-write';
@@ -88,9 +88,9 @@ export class Dashboard implements Output {
     this.keeper.start(context);
   }
 
-  interval(record: IntervalRecord, live?: LiveState): void {
+  interval(record: AnyIntervalRecord, live?: LiveState): void {
     const { server, point } = this.keeper.add(record, live);
-    if (this.clients.size) this.send('interval', { server: server.server, point, totals: server.totals, thresholds: this.keeper.view.thresholds });
+    if (this.clients.size) this.send('interval', { server: server.server, point, totals: server.totals, units: server.units, progress: server.progress, wallets: server.wallets, thresholds: this.keeper.view.thresholds });
   }
 
   async end(summary: unknown): Promise<void> {

@@ -5,11 +5,11 @@
  * stores, not from the summary, so the page's final figures are a second count of the summary's.
  */
 import * as hdr from 'hdr-histogram-js';
-import type { IntervalRecord } from '../../../core/load-types';
+import type { AnyIntervalRecord } from '../../../core/load-types';
 import { histogramLine } from '../../../core/percentile-line';
 import { newHistogram } from '../../sinks/hdr-intervals';
 import { secondOf } from '../second';
-import type { LiveState, RunContext, ThresholdState } from '../output';
+import type { LiveState, PlanProgress, RunContext, ThresholdState, WalletsLive } from '../output';
 
 export interface Point {
   second: number;
@@ -31,6 +31,18 @@ export interface Point {
   loopDelayP99: number;
   /** The generator process's CPU over that second, in cores (1 = one core busy). */
   cpu: number;
+  /** Wallet load: wallets held at the second's end. */
+  held: number | null;
+}
+
+/** One kind of unit's figures over the whole run so far (a method's requests, a wallet sync). */
+export interface UnitTotals {
+  ok: number;
+  errors: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  max: number | null;
 }
 
 export interface ServerView {
@@ -44,6 +56,12 @@ export interface ServerView {
     errors: Record<string, number>;
     latencyMs: { p50: number | null; p90: number | null; p99: number | null; max: number | null };
   };
+  /** By method (or unit), in the order first seen: request kinds or syncs are not mixed up here. */
+  units: Record<string, UnitTotals>;
+  /** A planned run (bench): how far through its plan it is. */
+  progress?: PlanProgress;
+  /** Wallet load: the wallets held and the notifications judged so far. */
+  wallets?: WalletsLive;
 }
 
 export interface RunView {
@@ -62,6 +80,8 @@ const round = (ms: number | null): number | null => (ms === null ? null : Math.r
 export class RunViewKeeper {
   readonly view: RunView;
   private readonly latencies = new Map<string, hdr.Histogram>();
+  /** Per server, per unit: ok latencies of the whole run so far. */
+  private readonly unitLatencies = new Map<string, Map<string, hdr.Histogram>>();
   private cpuMark = process.cpuUsage();
   private cpuMarkAt = performance.now();
 
@@ -78,12 +98,15 @@ export class RunViewKeeper {
   }
 
   /** Adds a closed second; returns the server's view as it now stands. */
-  add(r: IntervalRecord, live: LiveState | undefined): { server: ServerView; point: Point } {
+  add(r: AnyIntervalRecord, live: LiveState | undefined): { server: ServerView; point: Point } {
     let server = this.view.servers.find((s) => s.server === r.server);
     if (!server) {
-      server = { server: r.server, points: [], totals: { sent: 0, answered: 0, ok: 0, dropped: 0, errors: {}, latencyMs: { p50: null, p90: null, p99: null, max: null } } };
+      server = { server: r.server, points: [], totals: { sent: 0, answered: 0, ok: 0, dropped: 0, errors: {}, latencyMs: { p50: null, p90: null, p99: null, max: null } }, units: {} };
       this.view.servers.push(server);
     }
+    this.addUnits(server, r);
+    if (live?.progress) server.progress = live.progress;
+    if (live?.wallets) server.wallets = live.wallets;
     let whole = this.latencies.get(r.server);
     if (!whole) this.latencies.set(r.server, (whole = newHistogram()));
     const { answered, ok, errors: byCategory, errorCount: errors, latency: second } = secondOf(r);
@@ -113,6 +136,7 @@ export class RunViewKeeper {
       lagP99: r.lag === null ? null : round(hdr.decodeFromCompressedBase64(r.lag).getValueAtPercentile(99) / 1000),
       loopDelayP99: round(r.loopDelayP99Us / 1000)!,
       cpu: Math.round(cpu * 1000) / 1000,
+      held: live?.wallets?.held ?? null,
     };
     server.points.push(point);
     const t = server.totals;
@@ -126,6 +150,31 @@ export class RunViewKeeper {
     }
     if (live?.thresholds) this.view.thresholds = live.thresholds;
     return { server, point };
+  }
+
+  /** Each cell into its unit's totals: ok latencies added up, failures counted (dropped ones are in the totals). */
+  private addUnits(server: ServerView, r: AnyIntervalRecord): void {
+    let byUnit = this.unitLatencies.get(r.server);
+    if (!byUnit) this.unitLatencies.set(r.server, (byUnit = new Map()));
+    const changed = new Set<string>();
+    for (const c of r.cells) {
+      if (c.outcome === 'dropped') continue;
+      const unit = (server.units[c.method] ??= { ok: 0, errors: 0, p50: null, p90: null, p99: null, max: null });
+      if (c.outcome !== 'ok') {
+        unit.errors += c.count;
+        continue;
+      }
+      unit.ok += c.count;
+      if (c.latency === null) continue;
+      let h = byUnit.get(c.method);
+      if (!h) byUnit.set(c.method, (h = newHistogram()));
+      h.add(hdr.decodeFromCompressedBase64(c.latency));
+      changed.add(c.method);
+    }
+    for (const method of changed) {
+      const line = histogramLine(byUnit.get(method)!, 1000);
+      Object.assign(server.units[method], { p50: round(line.p50), p90: round(line.p90), p99: round(line.p99), max: round(line.max) });
+    }
   }
 
   end(status: string, thresholds: ThresholdState[] | undefined): void {
