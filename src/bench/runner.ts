@@ -131,6 +131,7 @@ export class BenchRunner extends EventEmitter {
         ? this.createRun(dataset, lines, infos)
         : this.reopenRun(resumeRunId, dataset, infos);
       store.setRun(runId);
+      const serverNames = new Map(serverIds.map((id, i) => [id, opts.servers[i].name]));
       const tool = toolInfo();
       store.addSession(runId, {
         tool_version: tool.version,
@@ -170,6 +171,7 @@ export class BenchRunner extends EventEmitter {
         verify: opts.verify,
         done,
         starting: (call) => {
+          this.emit('call', { server: opts.servers[call.server].name });
           if (call.pass === passSeen) return;
           if (passSeen >= 0) this.emit('pass-done', { pass: passSeen, elapsedMs: Date.now() - started, completed, total });
           passSeen = call.pass;
@@ -182,7 +184,7 @@ export class BenchRunner extends EventEmitter {
           completed++;
           // Written here, between this worker's calls, so the write never stalls a call it times.
           if (store.flushDue) store.flush();
-          this.emit('sample', { completed, total, sample });
+          this.emit('sample', { completed, total, sample, server: serverNames.get(sample.serverId) });
         },
         failed: (err) => {
           flushError ??= err;
@@ -216,12 +218,11 @@ export class BenchRunner extends EventEmitter {
         selfcheck: { ...selfCheck, scheduler: planExecutorFor(this.plan()).describe(this.plan(), opts.servers.length) },
         pool: Object.fromEntries(pools.map((p, i) => [opts.servers[i].name, p.stats])),
       });
-      const byId = new Map(serverIds.map((id, i) => [id, opts.servers[i].name]));
       const warning = selfCheckWarning(selfCheck);
       return {
         runId,
         status,
-        summaries: stats.map((s) => ({ ...s, server: byId.get(s.serverId) ?? String(s.serverId) })),
+        summaries: stats.map((s) => ({ ...s, server: serverNames.get(s.serverId) ?? String(s.serverId) })),
         selfCheck,
         warnings: warning ? [warning] : [],
         samples,

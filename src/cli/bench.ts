@@ -28,6 +28,10 @@ import { parseParamSweep } from './param-sweep';
 import { runSweep, type Sweep } from '../engine/sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
+import { openWatchers, watched, watchPlan, withWatchOptions, WATCH_FLAGS } from './watch-options';
+import type { OutputSet } from '../engine/outputs/output-set';
+import { PlannedRunLive } from '../engine/planned-live';
+import type { SampleRow } from '../store/results';
 import { checkedPlan, numbersAsTyped, stringsGiven, timeoutSeconds } from './validate';
 import { loadModel } from '../report/load';
 import { abComparison, compareTable, regressions } from '../report/compare';
@@ -36,7 +40,7 @@ import { textTable } from '../core/text-table';
 
 export function benchArgs(argv: string[]) {
   const y = yargs(argv);
-  return withResourceOptions(y)
+  return withWatchOptions(withResourceOptions(y))
     .scriptName('npm run bench --')
     .usage('$0 --server PROFILE[@HOST:PORT] ... --dataset FILE [options]')
     .option('server', { type: 'string', array: true, describe: 'server to measure: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable)' })
@@ -144,7 +148,7 @@ function abVerdicts(store: ResultsStore, db: string, runId: number, failOn: numb
 
 
 /** Options a resumed run may still be given: they change the display, not the measurement. */
-const RESUME_FLAGS = new Set(['resume', 'db', 'json', 'progress', 'no-progress', 'help', 'resources', 'no-resources', 'sample-every', 'fail-on-regression']);
+const RESUME_FLAGS = new Set(['resume', 'db', 'json', 'progress', 'no-progress', 'help', 'resources', 'no-resources', 'sample-every', 'fail-on-regression', ...WATCH_FLAGS]);
 
 /** A resumed run takes its options from the database, so nothing can silently differ. */
 function optionsFromRun(store: ResultsStore, runId: number, a: Argv, argv: string[]): BenchOptions {
@@ -160,7 +164,11 @@ async function main(): Promise<number> {
   const argv = hideBin(process.argv);
   const a = await benchArgs(argv).parseAsync();
   claimDatabase(a.db);
-  if (a.workload !== undefined) return walletBench({ ...a, workload: a.workload }, argv);
+  const watchProblems: string[] = [];
+  const watch = watchPlan(a, watchProblems);
+  if (a.param !== undefined && watched(a)) watchProblems.push('--param makes one run per value: --dashboard and --out follow one run; watch each value\'s run on its own');
+  if (watchProblems.length) throw new UserError(watchProblems.join('; '));
+  if (a.workload !== undefined) return walletBench({ ...a, workload: a.workload }, argv, watch);
   if (a.wallets !== undefined) throw new UserError('--wallets is for whole-wallet syncs: give --workload too (e.g. --workload electrum)');
   if (a.resume !== undefined) positiveInt('resume', a.resume);
   if (a.resume !== undefined && !fs.existsSync(a.db)) throw new UserError(`--resume: no results database at ${a.db}`);
@@ -169,10 +177,19 @@ async function main(): Promise<number> {
   const freshDataset = fresh && readDataset(fresh.datasetPath);
   const sweep = fresh ? await sweepOf(a, fresh) : null;
   const resources = await resourceTargets(a);
-  // Every server answers, on the dataset's chain, before the database is touched.
-  if (fresh) await ensureReachable(fresh.servers, fresh, expectedNetwork(fresh.datasetPath, freshDataset!.lines));
-  const created = fileAboutToBeCreated(a.db);
-  const store = ResultsStore.open(a.db);
+  // Claimed and listening before any work; closed whatever happens next.
+  const outputs = await openWatchers(watch, fresh ? `bench, ${fresh.passes} passes, on ${fresh.servers.map((t) => t.name).join(', ')}` : `bench, run ${a.resume} resumed`);
+  let created: ReturnType<typeof fileAboutToBeCreated>;
+  let store: ResultsStore;
+  try {
+    // Every server answers, on the dataset's chain, before the database is touched.
+    if (fresh) await ensureReachable(fresh.servers, fresh, expectedNetwork(fresh.datasetPath, freshDataset!.lines));
+    created = fileAboutToBeCreated(a.db);
+    store = ResultsStore.open(a.db);
+  } catch (err) {
+    await outputs.close();
+    throw err;
+  }
   let discard = false;
   try {
     const opts = fresh ?? optionsFromRun(store, a.resume!, a, argv);
@@ -197,6 +214,7 @@ async function main(): Promise<number> {
     const measure = async (runOpts: BenchOptions): Promise<number> => {
       runner = new BenchRunner(runOpts, store);
       if (a.progress) attachProgress(runner);
+      const live = outputs.empty ? undefined : watchBench(runner, outputs, runOpts);
       let sampling: ReturnType<typeof startSampling> | undefined;
       let sampledRun = 0;
       if (resources.length) {
@@ -211,7 +229,9 @@ async function main(): Promise<number> {
         result = await runner.run(dataset, a.resume);
       } finally {
         costs = await sampling?.stop(store.callsPerServer(sampledRun));
+        await live?.stop();
       }
+      if (live) await outputs.end(JSON.parse(summaryJson(result, a.db)));
       const ab = result.status === 'completed' && runOpts.baseline !== undefined ? abVerdicts(store, a.db, result.runId, a['fail-on-regression']) : undefined;
       process.stdout.write((a.json ? summaryJson(result, a.db) : summaryTable(result, a.db)) + '\n');
       if (costs && !a.json) process.stdout.write(`\n${costs}\n`);
@@ -245,6 +265,7 @@ async function main(): Promise<number> {
     discard = created !== undefined && storesNoRun(store);
     throw err;
   } finally {
+    await outputs.close();
     store.close();
     if (discard) created!.remove();
   }
@@ -273,6 +294,17 @@ async function sweepOf(a: Argv, opts: BenchOptions): Promise<Sweep | null> {
     values,
     restart: (settings: Record<string, string>) => labRestartServer(server as never, { settings }),
   };
+}
+
+/** The run's calls, as they end, to its watchers (--dashboard, --out). */
+function watchBench(runner: BenchRunner, outputs: OutputSet, o: BenchOptions): PlannedRunLive {
+  const live = new PlannedRunLive(outputs, { passes: o.passes, warmup: o.warmup, concurrency: o.concurrency, servers: o.servers.map((t) => t.name) }, () => runner.stop());
+  runner.once('start', ({ runId, total, alreadyDone }: { runId: number; total: number; alreadyDone: number }) => live.start(runId, total, alreadyDone));
+  runner.on('call', ({ server }: { server: string }) => live.started(server));
+  runner.on('sample', ({ completed, sample, server }: { completed: number; sample: SampleRow; server: string }) =>
+    live.ended(server, sample.method, { outcome: sample.status, durationNs: Number(sample.latencyNs), bytes: sample.responseBytes ?? 0 }, sample.pass, completed),
+  );
+  return live;
 }
 
 function storesNoRun(store: ResultsStore): boolean {

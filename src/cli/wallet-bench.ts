@@ -14,6 +14,9 @@ import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
 import { checkedPlan, timeoutSeconds } from './validate';
 import { walletsNetwork } from '../dataset/expected-network';
+import { openWatchers, type WatchPlan } from './watch-options';
+import { PlannedRunLive } from '../engine/planned-live';
+import type { SyncResult } from '../wallet/sync';
 
 export interface WalletBenchArgs extends TargetArgs {
   workload: string;
@@ -35,7 +38,7 @@ export interface WalletBenchArgs extends TargetArgs {
 /** Options of `bench` that mean nothing for whole-wallet syncs: refused rather than ignored. */
 const ADDRESS_ONLY = ['dataset', 'methods', 'shuffle', 'order', 'concurrency', 'resume', 'param', 'baseline', 'fail-on-regression'];
 
-export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<number> {
+export async function walletBench(a: WalletBenchArgs, argv: string[], watch: WatchPlan): Promise<number> {
   const workload = workloadNamed(a.workload);
   const stray = ADDRESS_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
   if (stray.length) throw new UserError(`--workload syncs whole wallets: --${stray.join(', --')} apply to address benchmarks only`);
@@ -54,53 +57,72 @@ export async function walletBench(a: WalletBenchArgs, argv: string[]): Promise<n
   const caFile = a.ca ?? labCaFile;
   const ca = caFile ? readCa(caFile) : undefined;
   const maxLineBytes = int('max-line-bytes', a['max-line-bytes'], 1024);
-  await ensureReachable(targets, { timeoutMs, maxLineBytes, tlsInsecure: a['tls-insecure'], ca }, walletsNetwork(wallets));
-  const setups = await labSetups((await labServersAmong(targets)).servers);
-
-  const created = fileAboutToBeCreated(a.db);
-  const store = ResultsStore.open(a.db);
-  let result: WalletBenchResult | undefined;
+  // Claimed and listening before any work; closed whatever happens next.
+  const outputs = await openWatchers(watch, `bench, ${workload.name} workload, ${passes} passes, on ${targets.map((t) => t.name).join(', ')}`);
   try {
-    const bench = new WalletBench(
-      {
-        servers: targets,
-        workload,
-        passes,
-        warmup,
-        timeoutMs,
-        maxLineBytes,
-        tlsInsecure: a['tls-insecure'],
-        caFile,
-        ca,
-        verify: a.verify,
-        limit: a.limit === undefined ? undefined : int('limit', a.limit, 1),
-        setups,
-      },
-      store,
-    );
-    onStopSignal(
-      () => bench.stop(),
-      () => undefined,
-    );
-    if (a.progress) {
-      bench.on('start', ({ runId, total }: { runId: number; total: number }) => process.stderr.write(`[bench] run ${runId}: ${total} wallet syncs (${workload.name} workload)\n`));
-      bench.on('sync', ({ server, pass, result: r, done }) => {
-        const what = r.status === 'ok' ? `${(Number(r.durationNs) / 1e6).toFixed(1)} ms, ${r.samples.length} requests` : `${r.status} at ${r.errorStep}: ${r.error}`;
-        const bad = r.mismatch?.length ? `  MISMATCH ${r.mismatch.join('; ')}` : '';
-        process.stderr.write(`[bench] ${done} pass ${pass + 1} ${server} ${r.wallet.wallet}: ${what}${bad}\n`);
-      });
+    await ensureReachable(targets, { timeoutMs, maxLineBytes, tlsInsecure: a['tls-insecure'], ca }, walletsNetwork(wallets));
+    const setups = await labSetups((await labServersAmong(targets)).servers);
+
+    const created = fileAboutToBeCreated(a.db);
+    const store = ResultsStore.open(a.db);
+    let result: WalletBenchResult | undefined;
+    let live: PlannedRunLive | undefined;
+    try {
+      const bench = new WalletBench(
+        {
+          servers: targets,
+          workload,
+          passes,
+          warmup,
+          timeoutMs,
+          maxLineBytes,
+          tlsInsecure: a['tls-insecure'],
+          caFile,
+          ca,
+          verify: a.verify,
+          limit: a.limit === undefined ? undefined : int('limit', a.limit, 1),
+          setups,
+        },
+        store,
+      );
+      onStopSignal(
+        () => bench.stop(),
+        () => undefined,
+      );
+      if (a.progress) {
+        bench.on('start', ({ runId, total }: { runId: number; total: number }) => process.stderr.write(`[bench] run ${runId}: ${total} wallet syncs (${workload.name} workload)\n`));
+        bench.on('sync', ({ server, pass, result: r, done }) => {
+          const what = r.status === 'ok' ? `${(Number(r.durationNs) / 1e6).toFixed(1)} ms, ${r.samples.length} requests` : `${r.status} at ${r.errorStep}: ${r.error}`;
+          const bad = r.mismatch?.length ? `  MISMATCH ${r.mismatch.join('; ')}` : '';
+          process.stderr.write(`[bench] ${done} pass ${pass + 1} ${server} ${r.wallet.wallet}: ${what}${bad}\n`);
+        });
+      }
+      if (!outputs.empty) {
+        const watching = (live = new PlannedRunLive(outputs, { passes, warmup, concurrency: 1, servers: targets.map((t) => t.name) }, () => bench.stop()));
+        bench.on('start', ({ runId, total }: { runId: number; total: number }) => watching.start(runId, total, 0));
+        bench.on('call', ({ server }: { server: string }) => watching.started(server));
+        bench.on('sync', ({ server, pass, result: r, done }: { server: string; pass: number; result: SyncResult; done: number }) =>
+          watching.ended(server, 'sync', { outcome: r.status, durationNs: Number(r.durationNs) }, pass, done),
+        );
+      }
+      result = await bench.run(wallets);
+    } catch (err) {
+      await live?.stop().catch(() => undefined);
+      store.close();
+      if (created) created.remove();
+      throw err;
     }
-    result = await bench.run(wallets);
-  } catch (err) {
     store.close();
-    if (created) created.remove();
-    throw err;
+    // What an output threw on the way fails the command, the run kept.
+    await live?.stop();
+    if (live) await outputs.end({ db: a.db, workload: workload.name, ...result });
+    if (a.json) process.stdout.write(JSON.stringify({ db: a.db, workload: workload.name, ...result }, null, 2) + '\n');
+    else process.stdout.write(summary(result, workload.name, a.db, a.verify) + '\n');
+    if (result.status === 'interrupted') return 130;
+    return 0;
+  } finally {
+    await outputs.close();
   }
-  store.close();
-  if (a.json) process.stdout.write(JSON.stringify({ db: a.db, workload: workload.name, ...result }, null, 2) + '\n');
-  else process.stdout.write(summary(result, workload.name, a.db, a.verify) + '\n');
-  if (result.status === 'interrupted') return 130;
-  return 0;
 }
 
 function summary(r: WalletBenchResult, workload: string, db: string, verify: boolean): string {

@@ -104,6 +104,7 @@ export class WalletBench extends EventEmitter {
       store,
       runId,
       serverIds,
+      starting: ({ server: t }) => this.emit('call', { server: t.name }),
       synced: ({ server: t, pass, wallet: w }, r) => {
         const c = counts.get(t.name)!;
         c.syncs++;

@@ -30,6 +30,8 @@ export interface WalletSyncs {
   store: WalletStore;
   runId: number;
   serverIds: Map<string, number>;
+  /** A sync is about to start. */
+  starting?(unit: WalletSync): void;
   /** A sync's result, once stored. */
   synced(unit: WalletSync, result: SyncResult): void;
   /** A sync or its storing threw: the run is to stop and fail with it. */
@@ -60,6 +62,7 @@ function passUnits(syncs: WalletSyncs, part: PlanPart): WalletSync[] {
 }
 
 async function syncOne(syncs: WalletSyncs, unit: WalletSync): Promise<void> {
+  syncs.starting?.(unit);
   const r = await syncWallet(syncs.workload, unit.wallet, { connection: syncs.connection(unit.server), verify: syncs.verify });
   const serverId = syncs.serverIds.get(unit.server.name)!;
   syncs.store.recordSync(syncs.runId, syncRecord(serverId, r, unit.pass, unit.warmup), r);

@@ -218,6 +218,10 @@ const CASES: Case[] = [
   { name: 'bench: --fail-on-regression without --baseline', cli: 'bench', args: (c) => bench(c, '--fail-on-regression', '5'), names: () => ['--fail-on-regression', '--baseline'] },
   { name: 'bench: a lab version that does not run', cli: 'bench', args: (c) => ['--server', 'electrumx-1.2.3', '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite')], names: () => ['electrumx-1.2.3', 'lab -- up --with electrumx@1.2.3'] },
   { name: 'bench: --limit abc', cli: 'bench', args: (c) => bench(c, '--limit', 'abc'), names: () => ['--limit'] },
+  { name: 'bench: --dashboard at a bad address', cli: 'bench', args: (c) => bench(c, '--dashboard', 'localhost:99999'), names: () => ['--dashboard', 'localhost:99999'] },
+  { name: 'bench: --out of an unknown output', cli: 'bench', args: (c) => bench(c, '--out', 'influxdb=http://x'), names: () => ['--out', 'influxdb'] },
+  { name: 'bench: --dashboard with a --param sweep', cli: 'bench', args: (c) => bench(c, '--dashboard', '0', '--param', 'a=1,2'), names: () => ['--param', '--dashboard'] },
+  { name: 'wallet bench: --out json with no file', cli: 'bench', args: (c) => [...wallets(c), '--out', 'json='], names: () => ['--out json=FILE'] },
   {
     name: 'bench: --db is a directory',
     cli: 'bench',
