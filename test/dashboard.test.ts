@@ -2,12 +2,14 @@
  * `load --dashboard` watched in headless Chromium (Debian's, driven by playwright-core) while a real
  * load runs against the lab's ElectrumX: the counts rise while it lasts, and the page's final
  * figures, which it adds up from the intervals, are the summary's. The export shows the same.
+ * A bench's page and a wallet load's are held to the database's samples and the run's summary.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import Database from 'better-sqlite3';
 import { labEnv } from './lab/env';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -55,28 +57,33 @@ async function expectFigures(page: Page, summary: Summary): Promise<void> {
   expect(await page.textContent('[data-threshold]')).toBe('passing');
 }
 
+/** The launcher started with a live dashboard: the page's URL once it listens, its exit, what it printed. */
+function watched(args: string[]) {
+  const child = spawn(process.execPath, [LAUNCHER, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      const m = /dashboard: (http:\/\/\S+)/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+    void exited.then(() => reject(new Error(`${args[0]} exited before its dashboard listened: ${stderr}`)));
+  });
+  return { child, listening, exited, stdout: () => out };
+}
+
 test('the dashboard shows the counts rising while the run lasts, then the summary\'s figures; the export shows them too', async () => {
   const { host, port } = labEnv().electrum.electrumx;
   const exported = path.join(tmp, 'run.html');
-  const child = spawn(
-    process.execPath,
-    [LAUNCHER, 'load', '--server', `electrumx@${host}:${port}`, '--dataset', labEnv().datasetPath, '--rate', '50', '--duration', '15s', '--no-progress', '--json',
-      '--db', path.join(tmp, 'dash.sqlite'), '--dashboard', '0', '--dashboard-export', exported, '--threshold', 'latency:p(99)<5000'],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const { child, listening, exited, stdout } = watched([
+    'load', '--server', `electrumx@${host}:${port}`, '--dataset', labEnv().datasetPath, '--rate', '50', '--duration', '15s', '--no-progress', '--json',
+    '--db', path.join(tmp, 'dash.sqlite'), '--dashboard', '0', '--dashboard-export', exported, '--threshold', 'latency:p(99)<5000',
+  ]);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (c: Buffer) => {
-        stderr += c.toString();
-        const m = /dashboard: (http:\/\/\S+)/.exec(stderr);
-        if (m) resolve(m[1]);
-      });
-      void exited.then(() => reject(new Error(`load exited before its dashboard listened: ${stderr}`)));
-    });
+    const url = await listening;
     const page = await browser.newPage();
     await page.goto(url);
     await page.waitForSelector('section[data-server="electrumx"] [data-field="sent"]', { timeout: 20_000 });
@@ -89,7 +96,7 @@ test('the dashboard shows the counts rising while the run lasts, then the summar
 
     await page.waitForFunction("document.querySelector('[data-field=status]')?.textContent !== 'running'", undefined, { timeout: 40_000 });
     expect(await exited).toBe(0);
-    const summary = JSON.parse(stdout) as Summary;
+    const summary = JSON.parse(stdout()) as Summary;
     expect(summary.status).toBe('completed');
     await expectFigures(page, summary);
 
@@ -98,6 +105,67 @@ test('the dashboard shows the counts rising while the run lasts, then the summar
     await expectFigures(saved, summary);
     // The export needs nothing from outside the file.
     expect(fs.readFileSync(exported, 'utf8')).not.toMatch(/<script[^>]+src=|<link[^>]+href=/);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}, 120_000);
+
+/** Runs the launcher to its end; the page of `--dashboard-export` and what it printed. */
+function runToExport(args: string[], exported: string): { summary: unknown; code: number | null; stderr: string } {
+  const r = spawnSync(process.execPath, [LAUNCHER, ...args, '--json', '--dashboard-export', exported], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  return { summary: r.status === 0 ? JSON.parse(r.stdout) : null, code: r.status, stderr: r.stderr };
+}
+
+const unitCell = async (page: Page, server: string, unit: string, col: 'ok' | 'errors') => number(await page.textContent(`section[data-server="${server}"] tr[data-unit="${unit}"] [data-col="${col}"]`));
+
+test('a bench\'s page shows its plan done and every sample, warm-up included, as the database holds them', async () => {
+  const { host, port } = labEnv().electrum.electrumx;
+  const db = path.join(tmp, 'bench.sqlite');
+  const exported = path.join(tmp, 'bench.html');
+  const r = runToExport(['bench', '--server', `electrumx@${host}:${port}`, '--dataset', labEnv().datasetPath, '--passes', '3', '--warmup', '1', '--limit', '25', '--no-progress', '--db', db], exported);
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+  const summary = r.summary as { samples: number; status: string };
+  const stored = new Database(db, { readonly: true });
+  const rows = stored.prepare("SELECT method, SUM(status = 'ok') AS ok, SUM(status != 'ok') AS errors FROM samples GROUP BY method").all() as Array<{ method: string; ok: number; errors: number }>;
+  stored.close();
+  expect(rows.length).toBe(3);
+  const page = await browser.newPage();
+  await page.goto(`file://${exported}`);
+  expect(await page.textContent('[data-field=status]')).toBe('completed');
+  expect(await page.textContent('section[data-server="electrumx"] [data-field="done"]')).toBe(`${summary.samples} of ${summary.samples}`);
+  expect(await page.textContent('section[data-server="electrumx"] [data-field="pass"]')).toBe('3 of 3');
+  for (const { method, ok, errors } of rows) {
+    expect({ method, ok: await unitCell(page, 'electrumx', method, 'ok'), errors: await unitCell(page, 'electrumx', method, 'errors') }).toEqual({ method, ok, errors });
+  }
+  expect(rows.reduce((n, x) => n + x.ok + x.errors, 0)).toBe(summary.samples);
+}, 120_000);
+
+test('a wallet load\'s page shows the wallets held while they are held, and syncs that add up to the summary\'s', async () => {
+  const { host, port } = labEnv().electrum.fulcrum!;
+  const exported = path.join(tmp, 'wallets.html');
+  const { child, listening, exited, stdout } = watched([
+    'load', '--workload', 'electrum', '--wallets', labEnv().walletsPath, '--server', `fulcrum@${host}:${port}`, '--hold', '20', '--rate', '2', '--duration', '6s',
+    '--json', '--db', path.join(tmp, 'wallets.sqlite'), '--dashboard', '0', '--dashboard-export', exported,
+  ]);
+  try {
+    const url = await listening;
+    const page = await browser.newPage();
+    await page.goto(url);
+    // Seen while the run goes on: all 20 held, and the page still following.
+    await page.waitForFunction("document.querySelector('section[data-server=\"fulcrum\"] [data-field=\"held\"]')?.textContent === '20 of 20'", undefined, { timeout: 30_000 });
+    expect(await page.textContent('[data-field=status]')).toBe('running');
+    await page.waitForFunction("document.querySelector('[data-field=status]')?.textContent !== 'running'", undefined, { timeout: 60_000 });
+    expect(await exited).toBe(0);
+    const summary = JSON.parse(stdout()) as { status: string; servers: Array<{ held: number; holdFailed: number; arrivals: { synced: number; failed: number } }> };
+    const s = summary.servers[0];
+    for (const shown of [page, await browser.newPage()]) {
+      if (shown !== page) await shown.goto(`file://${exported}`);
+      expect(await shown.textContent('[data-field=status]')).toBe(summary.status);
+      expect(await shown.textContent('section[data-server="fulcrum"] [data-field="held"]')).toBe(`${s.held} of 20`);
+      expect(await unitCell(shown, 'fulcrum', 'hold-sync', 'ok')).toBe(s.held);
+      expect(await unitCell(shown, 'fulcrum', 'sync', 'ok')).toBe(s.arrivals.synced);
+      expect(await unitCell(shown, 'fulcrum', 'sync', 'errors')).toBe(s.arrivals.failed);
+    }
   } finally {
     child.kill('SIGKILL');
   }

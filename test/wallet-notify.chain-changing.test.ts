@@ -42,14 +42,16 @@ interface Summary {
   notify: { blocks: number; headers: { expected: number; ok: number; missing: number; duplicate: number; p50Ms: number }; scripthash: { expected: number; ok: number; missing: number; duplicate: number } };
 }
 
-test(`${HELD} held wallets per lab server hear of a mined block, none missing, and are released cleanly`, () => {
+test(`${HELD} held wallets per lab server hear of a mined block, none missing, and are released cleanly; the run's outputs say the same`, async () => {
   const servers = Object.entries(env.electrum);
   const before = new Map(servers.map(([name, e]) => [name, serverSockets(e.port)]));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-notify-'));
   const db = path.join(tmp, 'notify.sqlite');
+  const lines = path.join(tmp, 'notify.jsonl');
   const r = spawnSync(
     'bash',
-    [path.join(ROOT, 'scripts', 'raise-fd-limit.sh'), TSX, path.join(ROOT, 'src', 'cli', 'load.ts'), '--lab', '--workload', 'electrum', '--hold', String(HELD), '--wallet-max-txs', '10', '--notify', '--blocks', '1', '--pay-wallets', '3', '--json', '--db', db],
+    [path.join(ROOT, 'scripts', 'raise-fd-limit.sh'), TSX, path.join(ROOT, 'src', 'cli', 'load.ts'), '--lab', '--workload', 'electrum', '--hold', String(HELD), '--wallet-max-txs', '10', '--notify', '--blocks', '1', '--pay-wallets', '3', '--json', '--db', db,
+      '--out', `json=${lines}`, '--out', `prometheus-rw=${env.prometheus.remoteWrite}`],
     { cwd: ROOT, encoding: 'utf8', timeout: 600_000 },
   );
   expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 0, stderr: r.stderr });
@@ -71,6 +73,23 @@ test(`${HELD} held wallets per lab server hear of a mined block, none missing, a
   d.close();
   for (const row of rows) expect(row.n).toBe(HELD);
   expect(rows).toHaveLength(servers.length);
+  // What the run's watchers were sent says the same: each server's last second in the JSON lines,
+  // and Prometheus, read back through its query API.
+  type Line = { type: string; server: string; startMs: number; wallets?: { held: number; blocks: number; headers: { ok: number; missing: number }; scripthash: { ok: number } } };
+  const sent = fs.readFileSync(lines, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line).filter((l) => l.type === 'interval');
+  const testStart = new Date(sent[0].startMs).toISOString();
+  for (const s of out.servers) {
+    const last = sent.filter((l) => l.server === s.server).at(-1)!;
+    expect({ server: s.server, ...last.wallets }).toMatchObject({ server: s.server, held: HELD, blocks: 1, headers: { ok: s.notify.headers.ok, missing: 0 }, scripthash: { ok: s.notify.scripthash.ok } });
+    const promql = (q: string) => `${env.prometheus.url}/api/v1/query?query=${encodeURIComponent(q)}`;
+    const selector = `server="${s.server}",test_start="${testStart}"`;
+    const value = async (q: string) => {
+      const body = (await (await fetch(promql(q))).json()) as { data: { result: Array<{ value: [number, string] }> } };
+      return body.data.result.length ? Number(body.data.result[0].value[1]) : undefined;
+    };
+    expect({ server: s.server, held: await value(`max_over_time(electrum_bench_wallets_held{${selector}}[1h])`) }).toEqual({ server: s.server, held: HELD });
+    expect({ server: s.server, headers: await value(`max_over_time(electrum_bench_notifications_total{${selector},kind="headers",outcome="ok"}[1h])`) }).toEqual({ server: s.server, headers: s.notify.headers.ok });
+  }
   // Released: no server still holds a socket of ours (give their event loops a moment to close).
   const deadline = Date.now() + 10_000;
   let after = new Map(servers.map(([name, e]) => [name, serverSockets(e.port)]));

@@ -15,7 +15,7 @@ import { NodeRpc } from '../node/rpc';
 import { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { UserError } from '../core/user-error';
-import { WalletLoad, type BlockMaker, type ServerLoadSummary } from '../wallet/load';
+import { WalletLoad, type BlockMaker, type ServerLoadSummary, type WalletUnit } from '../wallet/load';
 import { heldReconnectsText } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import { readWallets } from '../dataset/wallet-file';
@@ -30,8 +30,10 @@ import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
 import { collecting, cpuOption, durationOption, timeoutSeconds } from './validate';
 import { walletsNetwork } from '../dataset/expected-network';
+import { openWatchers, watchPlan, type WatchArgs, type WatchPlan } from './watch-options';
+import { LiveSeconds, type ServerNow } from '../engine/sinks/live-seconds';
 
-export interface WalletLoadArgs extends TargetArgs, ModelArgs {
+export interface WalletLoadArgs extends TargetArgs, ModelArgs, WatchArgs {
   workload: string;
   wallets?: string;
   cpu?: string;
@@ -54,7 +56,7 @@ export interface WalletLoadArgs extends TargetArgs, ModelArgs {
 }
 
 /** Options of `load` that belong to request-level load only. */
-const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'shard', 'find-max', 'slo', 'source-addresses', 'out', 'dashboard', 'dashboard-export'];
+const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'shard', 'find-max', 'slo', 'source-addresses'];
 const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs'];
 
 export function refuseWalletOptions(argv: string[]): void {
@@ -82,6 +84,7 @@ interface WalletLoadPlan {
   notifyWaitMs: number;
   naturalWaitMs: number;
   cpus?: number[];
+  watch: WatchPlan;
 }
 
 function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
@@ -109,12 +112,13 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   const notifyWaitMs = take(() => durationOption('notify-wait', a['notify-wait']));
   const naturalWaitMs = take(() => durationOption('natural-wait', a['natural-wait']));
   const cpus = cpuOption('--cpu', a.cpu, problems);
+  const watch = watchPlan(a, problems);
   if (problems.length) throw new UserError(problems.join('; '));
-  return { workload: workload!, hold, arrivals, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus };
+  return { workload: workload!, hold, arrivals, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus, watch };
 }
 
 export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<number> {
-  const { workload, hold, arrivals, notifyWaitMs, naturalWaitMs, cpus: cpuList } = walletLoadPlan(a, argv);
+  const { workload, hold, arrivals, notifyWaitMs, naturalWaitMs, cpus: cpuList, watch } = walletLoadPlan(a, argv);
   // How long wallets arrive: the stages' sum for a ramp, --duration (or its default) otherwise, a
   // limit for iterations, which end when done.
   const executor = arrivals ? executorFor(arrivals.model) : undefined;
@@ -145,60 +149,74 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   if (maker?.note) log(maker.note);
   // Pinned once every input is checked, before the first thread the run starts (they inherit it).
   const cpus = cpuList ? pinGenerator(cpuList) : undefined;
-
-  const created = fileAboutToBeCreated(a.db);
-  const results = ResultsStore.open(a.db);
-  const store = new WalletStore(results);
-  const tool = toolInfo();
-  const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, arrivals: arrivals?.model, durationMs, notify: a.notify, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs, cpus };
-  let run: { runId: number; serverIds: Map<string, number> };
+  // Claimed and listening before the database is touched.
+  const outputs = await openWatchers(watch, `load, ${workload.name} workload${hold ? `, ${hold} held` : ''}, on ${targets.map((t) => t.name).join(', ')}`);
   try {
-    run = store.createRun(
-      { kind: 'load', tool_version: tool.version, git_commit: tool.gitCommit, config, workload: workload.name, wallets_path: wallets.path, wallets_hash: wallets.hash, passes: null, warmup: null },
-      targets.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: setups.get(t.name) })),
+    const created = fileAboutToBeCreated(a.db);
+    const results = ResultsStore.open(a.db);
+    const store = new WalletStore(results);
+    const tool = toolInfo();
+    const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, arrivals: arrivals?.model, durationMs, notify: a.notify, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs, cpus };
+    let run: { runId: number; serverIds: Map<string, number> };
+    try {
+      run = store.createRun(
+        { kind: 'load', tool_version: tool.version, git_commit: tool.gitCommit, config, workload: workload.name, wallets_path: wallets.path, wallets_hash: wallets.hash, passes: null, warmup: null },
+        targets.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: setups.get(t.name) })),
+      );
+    } catch (err) {
+      results.close();
+      created?.remove();
+      throw err;
+    }
+    const { runId, serverIds } = run;
+    outputs.start({ run: runId, shard: null });
+    // Its first second closes a second from now, the runner long made by then.
+    const live: LiveSeconds<WalletUnit> | undefined = outputs.empty ? undefined : new LiveSeconds<WalletUnit>({ interval: (record, state) => outputs.interval(record, state), now: (server): ServerNow => runner.now(server), failed: () => runner.stop() });
+    const runner = new WalletLoad(
+      {
+        servers: targets,
+        workload,
+        wallets: chosen,
+        connection: { tlsInsecure: a['tls-insecure'], ca, timeoutMs, maxLineBytes: a['max-line-bytes'], keepaliveMs: 60_000 },
+        hold,
+        holdConcurrency: a['hold-concurrency'],
+        arrivals: arrivals?.model,
+        durationMs,
+        notify: maker ? { maker, blocks: a.blocks, payWallets: maker.pay ? a['pay-wallets'] : 0, amountSat: 10_000, waitMs: notifyWaitMs, paymentWaitMs: notifyWaitMs } : undefined,
+        rssOf: onLab.size ? await labRss(onLab) : undefined,
+        log,
+        live,
+      },
+      store,
+      runId,
+      serverIds,
     );
-  } catch (err) {
-    results.close();
-    created?.remove();
-    throw err;
-  }
-  const { runId, serverIds } = run;
-  const runner = new WalletLoad(
-    {
-      servers: targets,
-      workload,
-      wallets: chosen,
-      connection: { tlsInsecure: a['tls-insecure'], ca, timeoutMs, maxLineBytes: a['max-line-bytes'], keepaliveMs: 60_000 },
-      hold,
-      holdConcurrency: a['hold-concurrency'],
-      arrivals: arrivals?.model,
-      durationMs,
-      notify: maker ? { maker, blocks: a.blocks, payWallets: maker.pay ? a['pay-wallets'] : 0, amountSat: 10_000, waitMs: notifyWaitMs, paymentWaitMs: notifyWaitMs } : undefined,
-      rssOf: onLab.size ? await labRss(onLab) : undefined,
-      log,
-    },
-    store,
-    runId,
-    serverIds,
-  );
-  onStopSignal(() => runner.stop());
-  let summaries: ServerLoadSummary[] = [];
-  let status: 'completed' | 'interrupted' | 'failed' = 'completed';
-  try {
-    summaries = await runner.runServers((t) =>
-      log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivals ? `, wallets arriving (${executor!.describe(arrivals.model)}) for ${executor?.endsWhenDone ? 'up to ' : ''}${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`),
-    );
-    if (runner.stopped) status = 'interrupted';
-  } catch (err) {
-    status = 'failed';
-    throw err;
+    onStopSignal(() => runner.stop());
+    let summaries: ServerLoadSummary[] = [];
+    let status: 'completed' | 'interrupted' | 'failed' = 'completed';
+    try {
+      summaries = await runner.runServers((t) =>
+        log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivals ? `, wallets arriving (${executor!.describe(arrivals.model)}) for ${executor?.endsWhenDone ? 'up to ' : ''}${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`),
+      );
+      if (runner.stopped) status = 'interrupted';
+    } catch (err) {
+      status = 'failed';
+      throw err;
+    } finally {
+      await live?.stop();
+      store.finishRun(runId, status, { servers: summaries, setups: Object.fromEntries(setups) });
+      results.close();
+    }
+    // What an output threw on the way fails the command, the run kept.
+    if (live?.failure) throw live.failure;
+    const json = { runId, status, db: a.db, servers: summaries, setups: Object.fromEntries(setups) };
+    await outputs.end(json);
+    if (a.json) process.stdout.write(JSON.stringify(json, null, 2) + '\n');
+    else process.stdout.write(summaryText(runId, workload.name, summaries, setups, a.db) + '\n');
+    return status === 'interrupted' ? 130 : 0;
   } finally {
-    store.finishRun(runId, status, { servers: summaries, setups: Object.fromEntries(setups) });
-    results.close();
+    await outputs.close();
   }
-  if (a.json) process.stdout.write(JSON.stringify({ runId, status, db: a.db, servers: summaries, setups: Object.fromEntries(setups) }, null, 2) + '\n');
-  else process.stdout.write(summaryText(runId, workload.name, summaries, setups, a.db) + '\n');
-  return status === 'interrupted' ? 130 : 0;
 }
 
 function missingWallets(): never {

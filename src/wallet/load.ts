@@ -32,6 +32,8 @@ import { sortedLine } from '../core/percentile-line';
 import { isAnswered } from '../core/outcomes';
 import { GeneratorTally, generatorVerdict, type GeneratorVerdict } from '../core/generator-check';
 import { AnswerWatch, stoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
+import type { LiveSeconds, ServerNow } from '../engine/sinks/live-seconds';
+import type { NotificationTally, WalletsLive } from '../engine/outputs/output';
 
 /**
  * Where blocks come from: mined on request (the lab, or a regtest node), timed from the mining
@@ -66,7 +68,12 @@ export interface WalletLoadOptions {
   /** The server process's RSS, where it is known (lab servers): memory per held connection. */
   rssOf?: (server: string) => Promise<number | null>;
   log: (line: string) => void;
+  /** The run's watchers (--dashboard, --out): every sync as it ends, second by second; the wallets held and notified through now(). */
+  live?: LiveSeconds<WalletUnit>;
 }
+
+/** What a wallet load's units are, as its watchers name them: a sync filling the hold, or an arriving wallet's. */
+export type WalletUnit = 'hold-sync' | 'sync';
 
 export interface NotifyStats {
   blocks: number;
@@ -120,6 +127,8 @@ export class WalletLoad {
   private markStopped!: () => void;
   /** Resolves at the stop: syncs still running then get a short grace, no more (a stop takes at most 2 s). */
   private readonly stopSignal = new Promise<void>((resolve) => (this.markStopped = resolve));
+  /** Per server: its held wallets now, and the notifications judged so far (for its watchers). */
+  private readonly watched = new Map<string, { held: HeldWallet[]; wallets: WalletsLive; arriving?: { clock: RunClock; pacer: Pacer } }>();
 
   constructor(
     private readonly o: WalletLoadOptions,
@@ -169,11 +178,29 @@ export class WalletLoad {
     return summaries;
   }
 
+  /** What the watchers see of `server` at a second's close: the arrivals' pace, the wallets held, the notifications so far. */
+  now(server: string): ServerNow {
+    const w = this.watched.get(server);
+    if (!w) return {};
+    const model = this.arrivalModel;
+    const sinceMs = w.arriving ? w.arriving.clock.now() / 1e6 : 0;
+    // A held wallet being held again after its connection was lost is not held now.
+    const held = w.held.reduce((n, h) => n + (h.session.connection.usable ? 1 : 0), 0);
+    return {
+      targetRate: w.arriving && model ? executorFor(model).targetRateAt(model, sinceMs) : null,
+      vus: w.arriving ? w.arriving.pacer.vusAt(sinceMs) : null,
+      state: { wallets: { ...w.wallets, held } },
+    };
+  }
+
   async runServer(t: ServerTarget): Promise<ServerLoadSummary> {
     const serverId = this.serverIds.get(t.name)!;
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
     const held: HeldWallet[] = [];
+    const empty = (): NotificationTally => ({ expected: 0, ok: 0, missing: 0, duplicate: 0, p50Ms: null, p99Ms: null, maxMs: null });
+    this.watched.set(t.name, { held, wallets: { held: 0, wanted: this.o.hold, blocks: 0, headers: empty(), scripthash: empty() } });
+    this.o.live?.begin(t.name);
     const rehold = (this.rehold = new Rehold(this.connection(t), this.o.workload, Date.now(), this.o.holdConcurrency));
     if (this.stopping) rehold.close();
     try {
@@ -182,7 +209,7 @@ export class WalletLoad {
       const rssAfter = held.length > 0 ? ((await this.o.rssOf?.(t.name)) ?? null) : null;
       const model = this.arrivalModel;
       const arrivals = model ? await this.arrivals(t, serverId, model) : null;
-      const notify = this.o.notify && held.length > 0 && !this.stopping ? await this.notify(serverId, held) : null;
+      const notify = this.o.notify && held.length > 0 && !this.stopping ? await this.notify(t.name, serverId, held) : null;
       rehold.close();
       return {
         server: t.name,
@@ -200,6 +227,8 @@ export class WalletLoad {
       rehold.close();
       this.rehold = undefined;
       loop.disable();
+      // The last second shows what was held to the end, before the wallets are let go.
+      await this.o.live?.finish(t.name);
       for (const h of held) h.session.close();
     }
   }
@@ -225,8 +254,10 @@ export class WalletLoad {
       wallets: this.o.wallets,
       connection: this.connection(t),
       hold: true,
-      ended: ({ result: r, connection: conn }) => {
+      starting: () => this.o.live?.started(t.name),
+      ended: ({ result: r, connection: conn, lagMs }) => {
         this.record(serverId, r);
+        this.o.live?.ended(t.name, 'hold-sync', { outcome: r.status, durationNs: Number(r.durationNs), lagNs: lagMs * 1e6 });
         // Stopped meanwhile, or a sync that kept no session (it failed): nothing to hold.
         const keep = r.session !== undefined && !this.stopping && held.length < want;
         if (keep) {
@@ -245,7 +276,8 @@ export class WalletLoad {
     const fill = holdExecutor.create(iteration, { kind: 'hold', sessions: want, concurrency: this.o.holdConcurrency }, 0) as HoldFill;
     await this.paced(fill);
     // Syncs still running when a stop came are cut short after a grace; their sessions are closed when they end.
-    await iteration.settled(this.stopSignal, STOP_GRACE_MS);
+    // The summary counts none of them (nothing was held): nor do the watchers.
+    this.o.live?.cutShort(t.name, 'hold-sync', await iteration.settled(this.stopSignal, STOP_GRACE_MS), false);
     this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${fill.failed} syncs failed)`);
     return { failed: fill.failed, seconds: (Date.now() - started) / 1000 };
   }
@@ -268,6 +300,7 @@ export class WalletLoad {
     const tally = new GeneratorTally();
     const ended = ({ result: r, intendedMs, lagMs }: WalletSyncUnit): boolean => {
       this.record(serverId, r, { intendedMs, lagMs });
+      this.o.live?.ended(t.name, 'sync', { outcome: r.status, durationNs: Number(r.durationNs), lagNs: lagMs * 1e6 });
       lags.push(lagMs);
       tally.note(lagMs, lagMs + Number(r.durationNs) / 1e6);
       if (r.status === 'ok') fromIntended.push(lagMs + Number(r.durationNs) / 1e6);
@@ -279,12 +312,24 @@ export class WalletLoad {
       answers.note(answered, intendedMs, sinceStartMs());
       return answered;
     };
-    const iteration = walletSyncIteration({ clock, workload: this.o.workload, wallets: this.o.wallets, connection: this.connection(t), ended, failed: () => this.pacer?.stop() });
+    const iteration = walletSyncIteration({
+      clock,
+      workload: this.o.workload,
+      wallets: this.o.wallets,
+      connection: this.connection(t),
+      ended,
+      failed: () => this.pacer?.stop(),
+      starting: () => this.o.live?.started(t.name),
+    });
     const pacer = executor.create(iteration, model, executor.lengthMs(model, this.o.durationMs));
+    const watched = this.watched.get(t.name)!;
+    watched.arriving = { clock, pacer };
     await this.paced(pacer);
     const notStarted = pacer.unsent?.() ?? 0;
     // Arrivals still syncing when a stop's grace ran out end as cut short, as unanswered requests do.
     const cutShort = await iteration.settled(this.stopSignal, STOP_GRACE_MS);
+    watched.arriving = undefined;
+    this.o.live?.cutShort(t.name, 'sync', cutShort, true);
     if (cutShort > 0) {
       failed += cutShort;
       failures['cut-short'] = (failures['cut-short'] ?? 0) + cutShort;
@@ -313,7 +358,7 @@ export class WalletLoad {
     };
   }
 
-  private async notify(serverId: number, held: HeldWallet[]): Promise<NotifyStats> {
+  private async notify(server: string, serverId: number, held: HeldWallet[]): Promise<NotifyStats> {
     const n = this.o.notify!;
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
@@ -357,6 +402,10 @@ export class WalletLoad {
       for (const r of j.rows) if (r.status === 'ok') (r.kind === 'headers' ? headers : scripts).push(Number(r.latencyNs) / 1e6);
       for (const k of ['headers', 'scripthash'] as const) for (const f of ['expected', 'ok', 'missing', 'duplicate'] as const) totals[k][f] += j[k][f];
       blocks++;
+      const watched = this.watched.get(server)!.wallets;
+      watched.blocks = blocks;
+      watched.headers = { ...totals.headers, ...tallyLine(headers) };
+      watched.scripthash = { ...totals.scripthash, ...tallyLine(scripts) };
       this.o.log(`block ${block.height}: ${j.headers.ok}/${j.headers.expected} headers notifications, ${j.scripthash.ok}/${j.scripthash.expected} script notifications, ${j.headers.missing + j.scripthash.missing} missing`);
     }
     const stats = (xs: number[]) => {
@@ -371,6 +420,12 @@ export class WalletLoad {
       loopDelayP99Ms: (loop.disable(), loop.percentile(99) / 1e6),
     };
   }
+}
+
+/** Percentiles of notification latencies so far (ms), as the watchers show them. */
+function tallyLine(ms: number[]): Pick<NotificationTally, 'p50Ms' | 'p99Ms' | 'maxMs'> {
+  const line = sortedLine([...ms].sort((a, b) => a - b));
+  return { p50Ms: line.p50, p99Ms: line.p99, maxMs: line.max };
 }
 
 /** The next block any held connection hears of, timed from the first that heard it. */

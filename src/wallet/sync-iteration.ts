@@ -37,6 +37,8 @@ export interface WalletSyncOptions {
   ended(unit: WalletSyncUnit): boolean;
   /** A sync, or recording it, threw (a user's error, a write refused): the run is to stop and fail with it. */
   failed?(err: unknown): void;
+  /** A unit is about to start its sync. */
+  starting?(): void;
 }
 
 export interface WalletSyncIteration extends IterationContext {
@@ -60,6 +62,7 @@ export function walletSyncIteration(o: WalletSyncOptions): WalletSyncIteration {
   let cutShort = false;
   const start = (intendedNs: number, whenDone?: (ok: boolean) => void): void => {
     const index = started++;
+    o.starting?.();
     const lagMs = (o.clock.now() - intendedNs) / 1e6;
     const wallet = o.wallets[index % o.wallets.length];
     const connection: HeldConnection | undefined = o.hold ? { id: index + 1, subscribed: new Set(), heard: [] } : undefined;

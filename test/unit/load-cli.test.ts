@@ -280,9 +280,13 @@ test('--out problems are found with every other one, before anything is written'
   expect(r.stderr).toMatch(/--out json=FILE: give the file to write/);
   expect(r.stderr).toMatch(/--pipeline/);
   expect(fs.existsSync(db)).toBe(false);
-  const wallet = load(['--workload', 'electrum', '--rate', '1', '--out', `json=${path.join(tmp, 'w.jsonl')}`, '--db', db]);
+  // Wallet load takes outputs too: a bad one is found with its other problems.
+  const wallet = load(['--workload', 'electrum', '--rate', '1', '--out', 'json=', '--db', db]);
   expect(wallet.status).toBe(2);
-  expect(wallet.stderr).toMatch(/--out apply to request-level load only/);
+  expect(wallet.stderr.trim().split('\n')).toHaveLength(1);
+  expect(wallet.stderr).toMatch(/--out json=FILE: give the file to write/);
+  expect(wallet.stderr).toMatch(/--dataset apply to request-level load only/);
+  expect(fs.existsSync(db)).toBe(false);
 });
 
 test('--dashboard problems are one line, exit 2, nothing written: a bad address, a port in use, wallet load', async () => {
@@ -313,9 +317,11 @@ test('--dashboard problems are one line, exit 2, nothing written: a bad address,
   } finally {
     taken.close();
   }
-  const wallet = load(['--workload', 'electrum', '--rate', '1', '--dashboard', '0', '--db', db]);
+  const wallet = load(['--workload', 'electrum', '--rate', '1', '--dashboard', 'localhost:99999', '--db', db]);
   expect(wallet.status).toBe(2);
-  expect(wallet.stderr).toMatch(/--dashboard apply to request-level load only/);
+  expect(wallet.stderr).toMatch(/--dashboard "localhost:99999": expected PORT or HOST:PORT/);
+  expect(wallet.stderr).toMatch(/--dataset apply to request-level load only/);
+  expect(fs.existsSync(db)).toBe(false);
 });
 
 test('--dashboard-export saves the run as one page whose totals, added up from the intervals, are the summary\'s', () => {
