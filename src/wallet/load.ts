@@ -404,28 +404,25 @@ export class WalletLoad {
       blocks++;
       const watched = this.watched.get(server)!.wallets;
       watched.blocks = blocks;
-      watched.headers = { ...totals.headers, ...tallyLine(headers) };
-      watched.scripthash = { ...totals.scripthash, ...tallyLine(scripts) };
+      const [h, sc] = [latencyLine(headers), latencyLine(scripts)];
+      watched.headers = { ...totals.headers, p50Ms: h.p50Ms, p99Ms: h.p99Ms, maxMs: h.maxMs };
+      watched.scripthash = { ...totals.scripthash, p50Ms: sc.p50Ms, p99Ms: sc.p99Ms, maxMs: sc.maxMs };
       this.o.log(`block ${block.height}: ${j.headers.ok}/${j.headers.expected} headers notifications, ${j.scripthash.ok}/${j.scripthash.expected} script notifications, ${j.headers.missing + j.scripthash.missing} missing`);
     }
-    const stats = (xs: number[]) => {
-      const line = sortedLine(xs.sort((a, b) => a - b));
-      return { p50Ms: line.p50, p90Ms: line.p90, p99Ms: line.p99, maxMs: line.max };
-    };
     return {
       blocks,
-      headers: { ...totals.headers, ...stats(headers) },
-      scripthash: { ...totals.scripthash, ...stats(scripts) },
+      headers: { ...totals.headers, ...latencyLine(headers) },
+      scripthash: { ...totals.scripthash, ...latencyLine(scripts) },
       mineCallMs: percentile(mineCalls.sort((a, b) => a - b), 0.5),
       loopDelayP99Ms: (loop.disable(), loop.percentile(99) / 1e6),
     };
   }
 }
 
-/** Percentiles of notification latencies so far (ms), as the watchers show them. */
-function tallyLine(ms: number[]): Pick<NotificationTally, 'p50Ms' | 'p99Ms' | 'maxMs'> {
-  const line = sortedLine([...ms].sort((a, b) => a - b));
-  return { p50Ms: line.p50, p99Ms: line.p99, maxMs: line.max };
+/** Percentiles of notification latencies (ms), sorting `ms` in place (their order means nothing). */
+function latencyLine(ms: number[]): { p50Ms: number | null; p90Ms: number | null; p99Ms: number | null; maxMs: number | null } {
+  const line = sortedLine(ms.sort((a, b) => a - b));
+  return { p50Ms: line.p50, p90Ms: line.p90, p99Ms: line.p99, maxMs: line.max };
 }
 
 /** The next block any held connection hears of, timed from the first that heard it. */

@@ -8,7 +8,7 @@ import * as hdr from 'hdr-histogram-js';
 import type { AnyIntervalRecord } from '../../../core/load-types';
 import { histogramLine } from '../../../core/percentile-line';
 import { newHistogram } from '../../sinks/hdr-intervals';
-import { secondOf } from '../second';
+import { secondOf, type Second } from '../second';
 import type { LiveState, PlanProgress, RunContext, ThresholdState, WalletsLive } from '../output';
 
 export interface Point {
@@ -104,12 +104,12 @@ export class RunViewKeeper {
       server = { server: r.server, points: [], totals: { sent: 0, answered: 0, ok: 0, dropped: 0, errors: {}, latencyMs: { p50: null, p90: null, p99: null, max: null } }, units: {} };
       this.view.servers.push(server);
     }
-    this.addUnits(server, r);
     if (live?.progress) server.progress = live.progress;
     if (live?.wallets) server.wallets = live.wallets;
     let whole = this.latencies.get(r.server);
     if (!whole) this.latencies.set(r.server, (whole = newHistogram()));
-    const { answered, ok, errors: byCategory, errorCount: errors, latency: second } = secondOf(r);
+    const { answered, ok, errors: byCategory, errorCount: errors, latency: second, units } = secondOf(r);
+    this.addUnits(server, units);
     for (const [category, n] of Object.entries(byCategory)) server.totals.errors[category] = (server.totals.errors[category] ?? 0) + n;
     whole.add(second);
     const now = performance.now();
@@ -152,28 +152,20 @@ export class RunViewKeeper {
     return { server, point };
   }
 
-  /** Each cell into its unit's totals: ok latencies added up, failures counted (dropped ones are in the totals). */
-  private addUnits(server: ServerView, r: AnyIntervalRecord): void {
-    let byUnit = this.unitLatencies.get(r.server);
-    if (!byUnit) this.unitLatencies.set(r.server, (byUnit = new Map()));
-    const changed = new Set<string>();
-    for (const c of r.cells) {
-      if (c.outcome === 'dropped') continue;
-      const unit = (server.units[c.method] ??= { ok: 0, errors: 0, p50: null, p90: null, p99: null, max: null });
-      if (c.outcome !== 'ok') {
-        unit.errors += c.count;
-        continue;
-      }
-      unit.ok += c.count;
-      if (c.latency === null) continue;
-      let h = byUnit.get(c.method);
-      if (!h) byUnit.set(c.method, (h = newHistogram()));
-      h.add(hdr.decodeFromCompressedBase64(c.latency));
-      changed.add(c.method);
-    }
-    for (const method of changed) {
-      const line = histogramLine(byUnit.get(method)!, 1000);
-      Object.assign(server.units[method], { p50: round(line.p50), p90: round(line.p90), p99: round(line.p99), max: round(line.max) });
+  /** A second's units into their totals: ok latencies added up, failures counted (dropped ones are in the totals). */
+  private addUnits(server: ServerView, units: Second['units']): void {
+    let byUnit = this.unitLatencies.get(server.server);
+    if (!byUnit) this.unitLatencies.set(server.server, (byUnit = new Map()));
+    for (const [method, second] of units) {
+      const unit = (server.units[method] ??= { ok: 0, errors: 0, p50: null, p90: null, p99: null, max: null });
+      unit.ok += second.ok;
+      unit.errors += second.errors;
+      if (!second.latency) continue;
+      let whole = byUnit.get(method);
+      if (!whole) byUnit.set(method, (whole = newHistogram()));
+      whole.add(second.latency);
+      const line = histogramLine(whole, 1000);
+      Object.assign(unit, { p50: round(line.p50), p90: round(line.p90), p99: round(line.p99), max: round(line.max) });
     }
   }
 
