@@ -89,7 +89,7 @@ export class BenchRunner extends EventEmitter {
     this.pacer?.stop();
     this.wakeStop?.();
     // Still connecting: nothing in flight is worth waiting for.
-    if (!this.wakeStop) for (const p of this.pools) void p.close();
+    if (!this.wakeStop) for (const p of this.pools) p.close();
   }
 
   /** Writes what is buffered now (a second Ctrl-C exits at once, after this). */
@@ -211,7 +211,7 @@ export class BenchRunner extends EventEmitter {
       const status = interrupted ? 'interrupted' : 'completed';
       store.flush();
       // Connections first (a stop must not wait for statistics), then the statistics.
-      await Promise.all(pools.map((p) => p.close())); // pool statistics are final once closed
+      for (const p of pools) p.close(); // the connections' statistics are final once closed
       const stats = computeStatistics(store, runId);
       const lateReplies = pools.reduce((n, p) => n + p.stats.lateReplies, 0);
       store.finishRun(runId, status, {
@@ -232,7 +232,7 @@ export class BenchRunner extends EventEmitter {
     } finally {
       if (flushTimer) clearInterval(flushTimer);
       tips.forEach((t) => t.close());
-      await Promise.all(pools.map((p) => p.close().catch(() => undefined)));
+      for (const p of pools) p.close();
     }
   }
 

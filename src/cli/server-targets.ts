@@ -139,7 +139,7 @@ async function reachEach(targets: ServerTarget[], o: Parameters<typeof ensureRea
       }
       if (expected && transportOf(t).speaksElectrum) await checkChain(t, pool, expected);
     } finally {
-      await pool.close();
+      pool.close();
     }
   }
 }

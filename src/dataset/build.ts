@@ -113,7 +113,7 @@ export async function buildDataset(opts: BuildOptions, events: BuildEvents, sign
     throw asUserError(err, node);
   } finally {
     checkpoint?.close();
-    await server?.pool.close().catch(() => undefined);
+    server?.pool.close();
     rpc.close();
   }
 }

@@ -1,9 +1,9 @@
 /**
- * The Electrum server a build counts through: a small pool of connections, the profile that
+ * The Electrum server a build counts through: a few connections lent one caller at a time, the profile that
  * gives its batch cap and error rules, and the two facts checked against the node before any
  * counting: which chain it is on (hash of block 0) and where its tip is.
  */
-import { ElectrumPool } from '../electrum/pool';
+import { ConnectionSet } from '../transports/electrum-connections';
 import { HandshakeSilence } from '../electrum/errors';
 import { PROFILES, ProfileName, ServerProfile } from '../servers/profiles';
 import { UserError } from '../core/user-error';
@@ -11,7 +11,7 @@ import { headerHash } from './network';
 import type { ElectrumTarget } from './options';
 
 export interface CountServer {
-  pool: ElectrumPool;
+  pool: ConnectionSet;
   profile: ServerProfile;
   software: string;
   label: string;
@@ -21,20 +21,16 @@ export async function openCountServer(
   target: ElectrumTarget,
   opts: { connections: number; timeoutMs: number; profile: ProfileName | 'auto' },
 ): Promise<CountServer> {
-  const pool = new ElectrumPool({
-    host: target.host,
-    port: target.port,
-    tls: target.tls,
-    tlsInsecure: target.tlsInsecure,
-    max: opts.connections,
-    timeoutMs: opts.timeoutMs,
-    clientName: 'electrum-bench dataset',
-  });
+  const pool = new ConnectionSet(
+    { host: target.host, port: target.port, tls: target.tls, tlsInsecure: target.tlsInsecure, timeoutMs: opts.timeoutMs, clientName: 'electrum-bench dataset' },
+    opts.connections,
+    1,
+  );
   let software: string;
   try {
     software = (await pool.start()).software;
   } catch (err) {
-    await pool.close().catch(() => undefined);
+    pool.close();
     const why = err instanceof HandshakeSilence ? (err as Error).message : `is unreachable: ${(err as Error).message}`;
     throw new UserError(`electrum server ${target.label} ${why}`);
   }

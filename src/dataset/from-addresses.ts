@@ -99,7 +99,7 @@ export async function datasetFromAddresses(opts: AddressesOptions): Promise<Addr
     });
     return { manifest, network, refused };
   } finally {
-    await server.pool.close().catch(() => undefined);
+    server.pool.close();
   }
 }
 

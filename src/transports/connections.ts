@@ -1,10 +1,13 @@
 /**
- * What a load run's connections to one server are, whatever the transport: slots picked round robin,
- * each a caller with up to `pipeline` requests in flight. The engine drives this shape only, so a
- * transport brings its own set (electrum-connections.ts, esplora-rest-connections.ts) and nothing
+ * A transport's one connection layer, whatever the transport: slots of connections, each a caller
+ * that either carries up to `pipeline` requests in flight, picked round robin (load), or is lent
+ * whole to one caller at a time (`use`: the bench, the reachability check, the dataset's counts).
+ * A transport brings its own set (electrum-connections.ts, esplora-rest-connections.ts) and nothing
  * above it tells them apart.
  */
 import type { PendingCall, ServerInfo } from '../electrum/client';
+import { ElectrumError } from '../electrum/errors';
+import type { OutageRecord } from '../electrum/reconnector';
 
 /**
  * What the executors send through: an Electrum connection, or a REST client (esplora-rest-connections.ts).
@@ -24,6 +27,8 @@ export interface Slot<C extends LoadCaller = LoadCaller> {
   client: C | null;
   inFlight: number;
   connecting: boolean;
+  /** Lent whole to one caller by use(): no request of anyone else goes on it meanwhile. */
+  lent: boolean;
 }
 
 /** The sockets one server is loaded through, whatever the transport. */
@@ -44,22 +49,45 @@ export interface LoadConnections {
   onReplies: (() => void) | undefined;
 }
 
-/** Slots picked round robin, each with up to `pipeline` requests in flight: what every transport's set shares. */
+/** What a set's connections went through, stored with a bench run. */
+export interface PoolStats {
+  /** Connections opened. */
+  created: number;
+  /** Idle connections the server closed. */
+  evicted: number;
+  lateReplies: number;
+  /** Connections open now, and how many of them no caller holds. */
+  size: number;
+  available: number;
+  connectAttempts: number;
+  outages: OutageRecord[];
+}
+
+/** Slots picked round robin or lent one at a time: what every transport's set shares. */
 export abstract class SlotRing<C extends LoadCaller> {
   readonly slots: Slot<C>[];
   private next = 0;
   onReplies: (() => void) | undefined;
+  /** The identity of the first connection: what a run records as the server's. */
+  server: ServerInfo | undefined;
+  protected closed = false;
+  /** Callers of use() waiting for a slot, each woken by any change. */
+  private readonly waiters = new Set<() => void>();
+  /** The latest failed connection attempt: news for callers waiting while no slot is free. */
+  private lastFailure: { error: ElectrumError; atNs: bigint } | undefined;
 
   constructor(
     count: number,
     protected readonly pipeline: number,
+    /** How long use() waits for a free slot; never more than the call timeout. */
+    private readonly waitMs: number,
+    private readonly label: string,
   ) {
-    this.slots = Array.from({ length: count }, () => ({ client: null, inFlight: 0, connecting: false }));
+    this.slots = Array.from({ length: count }, () => ({ client: null, inFlight: 0, connecting: false, lent: false }));
   }
 
-  get server(): ServerInfo | undefined {
-    return this.slots[0]?.client?.server;
-  }
+  /** Starts connecting slot `index`, which has no connection and is not connecting (use() fills slots as callers need them). */
+  protected abstract fill(index: number): void;
 
   /**
    * The index of a usable connection with a free pipeline slot, or -1 when all are full or down:
@@ -79,7 +107,7 @@ export abstract class SlotRing<C extends LoadCaller> {
   }
 
   private canTake(slot: Slot<C>): boolean {
-    return slot.client !== null && slot.client.usable && slot.inFlight < this.pipeline;
+    return slot.client !== null && slot.client.usable && !slot.lent && slot.inFlight < this.pipeline;
   }
 
   /** True when no connection is usable at all (the server is unreachable, not merely busy). */
@@ -89,5 +117,80 @@ export abstract class SlotRing<C extends LoadCaller> {
 
   get inFlight(): number {
     return this.slots.reduce((n, s) => n + s.inFlight, 0);
+  }
+
+  abstract replaceIfUnusable(index: number): void;
+
+  /**
+   * Lends a connection to `fn` alone, waiting for one to be free. While the server is down, a
+   * waiting caller fails with the error of a connection attempt made while it waited (never an
+   * older one), so an outage is recorded at the reconnect loop's pace rather than as stalls; when
+   * no connection frees up within the wait, it fails with a timeout. A connection left unusable
+   * (its call timed out, its socket closed) is replaced, never lent again.
+   */
+  async use<T>(fn: (client: C) => Promise<T>): Promise<T> {
+    const since = process.hrtime.bigint();
+    const deadline = Date.now() + this.waitMs;
+    for (;;) {
+      if (this.closed) throw this.closingError();
+      const index = this.slots.findIndex((s) => s.client !== null && s.client.usable && !s.lent && s.inFlight === 0);
+      if (index >= 0) return this.lend(index, fn);
+      const news = this.lastFailure;
+      if (news && news.atNs >= since) throw news.error;
+      const empty = this.slots.findIndex((s) => s.client === null && !s.connecting);
+      if (empty >= 0) {
+        this.fill(empty);
+        if (this.slots[empty].client?.usable) continue; // a transport whose clients open at once (REST)
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new ElectrumError('timeout', `${this.label}: no connection free within ${this.waitMs} ms`);
+      await this.change(left);
+    }
+  }
+
+  private async lend<T>(index: number, fn: (client: C) => Promise<T>): Promise<T> {
+    const slot = this.slots[index];
+    slot.lent = true;
+    slot.inFlight++;
+    try {
+      return await fn(slot.client!);
+    } finally {
+      slot.inFlight--;
+      slot.lent = false;
+      this.replaceIfUnusable(index);
+      this.changed();
+    }
+  }
+
+  private change(withinMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, withinMs);
+      this.waiters.add(wake);
+    });
+  }
+
+  /** Something a waiting caller may act on: a connection freed or opened, an attempt failed, the set closed. */
+  protected changed(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  protected attemptFailed(error: ElectrumError): void {
+    this.lastFailure = { error, atNs: process.hrtime.bigint() };
+    this.changed();
+  }
+
+  protected closingError(): ElectrumError {
+    return new ElectrumError('disconnect', `${this.label} is closing`);
+  }
+
+  /** Connections open now, and how many no caller holds. */
+  protected sizes(): { size: number; available: number } {
+    const open = this.slots.filter((s) => s.client?.usable);
+    return { size: open.length, available: open.filter((s) => !s.lent && s.inFlight === 0).length };
   }
 }

@@ -1,19 +1,32 @@
 /**
- * The load engine's sockets to Esplora's REST API: `--connections` keep-alive sockets, each with
- * up to `--pipeline` requests in flight (HTTP/1.1 pipelining through undici, answers in order),
- * picked round robin like the Electrum connection set. Measured on the lab's Esplora at 400/s
+ * The REST transport's connections to Esplora: slots of keep-alive sockets, each an undici client
+ * of one socket. A load run sends up to `--pipeline` requests in flight on each (HTTP/1.1
+ * pipelining, answers in order), picked round robin like the Electrum connection set; the bench
+ * borrows them one caller at a time (`use`). Measured on the lab's Esplora at 400/s
  * (docs/findings/2026-11-24-rest-on-undici.md), one pipelined socket per connection answered with a
  * lower p99 and less CPU than as many sockets with one request each. A refused or reset
  * connection takes its client out of service for a backoff (100 ms doubling to 1 s, as the
- * Electrum reconnector's), counted once per outage, so an unreachable server shows as disconnects at a bounded pace, never as a busy loop.
+ * Electrum reconnector's), counted once per outage, so an unreachable server shows as disconnects
+ * at a bounded pace, never as a busy loop; callers waiting meanwhile fail with that news.
  */
-import type { CallOutcome, PendingCall, ServerInfo } from '../electrum/client';
-import { isElectrumError, toElectrumError } from '../electrum/errors';
-import { backoffMs } from '../electrum/reconnector';
-import { EsploraRestClient, type RestClientOptions } from '../esplora/rest-client';
-import { ESPLORA_REST_SOFTWARE } from '../esplora/rest-pool';
-import { SlotRing, type LoadCaller, type LoadConnections } from './connections';
+import type { PendingCall, ServerInfo } from '../electrum/client';
+import { ElectrumError, isElectrumError, toElectrumError } from '../electrum/errors';
+import { backoffMs, type OutageRecord } from '../electrum/reconnector';
+import { EsploraRestClient, type RestCallOutcome, type RestClientOptions } from '../esplora/rest-client';
+import { formatServerUrl } from '../core/server-address';
+import { SlotRing, type LoadCaller, type LoadConnections, type PoolStats } from './connections';
 
+/** What a REST server reports of itself: its API has no version call, so the transport is its identity. */
+export const ESPLORA_REST_SOFTWARE = 'Esplora REST API';
+
+interface SlotEvents {
+  /** A call found the server unreachable (refused, reset) while the client was in service. */
+  refused(error: ElectrumError): void;
+  /** The server answered (a result or an error of its own). */
+  answered(): void;
+  /** A client is back in service after its backoff. */
+  usableAgain(): void;
+}
 
 class RestSlotClient implements LoadCaller {
   usable = true;
@@ -22,15 +35,10 @@ class RestSlotClient implements LoadCaller {
   private queued: Array<{ rpc: string; scripthash: string; call: PendingCall; timeoutMs: number }> = [];
 
   constructor(
-    private readonly rest: EsploraRestClient,
+    readonly rest: EsploraRestClient,
     readonly server: ServerInfo,
-    private readonly onRefused: () => void,
+    private readonly events: SlotEvents,
   ) {}
-
-  /** Opens a socket ahead of the load (asks the tip), so the first requests do not pay for it. */
-  async warm(): Promise<void> {
-    await this.rest.tipHeight();
-  }
 
   get lateReplies(): number {
     return this.rest.lateReplies;
@@ -54,18 +62,25 @@ class RestSlotClient implements LoadCaller {
     return at;
   }
 
-  private async call(rpc: string, params: unknown[], timeoutMs?: number): Promise<CallOutcome> {
+  /** One Electrum method over REST (the bench's call, through use()). */
+  async call(rpc: string, params: unknown[], timeoutMs?: number): Promise<RestCallOutcome> {
     try {
       const out = await this.rest.call(rpc, params, timeoutMs);
       this.failures = 0;
+      this.events.answered();
       return out;
     } catch (err) {
-      if (isElectrumError(err) && err.category === 'disconnect' && this.usable) {
+      const e = toElectrumError(err);
+      if (!(isElectrumError(err) && err.category === 'disconnect')) this.events.answered();
+      else if (this.usable) {
         this.usable = false;
-        this.onRefused();
-        setTimeout(() => (this.usable = true), backoffMs(++this.failures)).unref();
+        this.events.refused(e);
+        setTimeout(() => {
+          this.usable = true;
+          this.events.usableAgain();
+        }, backoffMs(++this.failures)).unref();
       }
-      throw err;
+      throw e;
     }
   }
 
@@ -77,13 +92,36 @@ class RestSlotClient implements LoadCaller {
 export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadConnections {
   refused = 0;
   firstRefusedAtMs: number | null = null;
+  private attempts = 0;
+  private readonly outages: OutageRecord[] = [];
+  private outage: { since: number; failedAttempts: number } | null = null;
+  private readonly events: SlotEvents = {
+    refused: (error) => {
+      this.refused++;
+      this.firstRefusedAtMs ??= Date.now();
+      this.outage ??= { since: Date.now(), failedAttempts: 0 };
+      this.outage.failedAttempts++;
+      this.attemptFailed(error);
+    },
+    answered: () => {
+      if (this.outage) this.outages.push({ ...this.outage, until: Date.now() });
+      this.outage = null;
+    },
+    usableAgain: () => this.changed(),
+  };
 
   constructor(
     private readonly opts: Omit<RestClientOptions, 'maxSockets'>,
     count: number,
     pipeline: number,
   ) {
-    super(count, pipeline);
+    super(count, pipeline, opts.timeoutMs, formatServerUrl({ host: opts.host, port: opts.port, tls: opts.tls }, 'tcp'));
+  }
+
+  private client(): RestSlotClient {
+    this.attempts++;
+    const server: ServerInfo = { software: ESPLORA_REST_SOFTWARE, protocol: 'http/1.1' };
+    return new RestSlotClient(new EsploraRestClient({ ...this.opts, maxSockets: 1, pipelining: this.pipeline }), server, this.events);
   }
 
   /**
@@ -93,28 +131,49 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
    * any load.
    */
   async open(): Promise<void> {
-    const server: ServerInfo = { software: ESPLORA_REST_SOFTWARE, protocol: 'http/1.1' };
-    const refused = () => {
-      this.refused++;
-      this.firstRefusedAtMs ??= Date.now();
-    };
-    for (const slot of this.slots) slot.client = new RestSlotClient(new EsploraRestClient({ ...this.opts, maxSockets: 1, pipelining: this.pipeline }), server, refused);
+    this.server = { software: ESPLORA_REST_SOFTWARE, protocol: 'http/1.1' };
+    for (const slot of this.slots) slot.client = this.client();
     try {
-      await Promise.all(this.slots.map((s) => s.client!.warm()));
+      await Promise.all(this.slots.map((s) => s.client!.rest.tipHeight()));
     } catch (err) {
       this.close();
       throw err;
     }
   }
 
+  /** One request up front (the tip), so an unreachable or non-Esplora server fails before measuring; the others open as use() needs them. */
+  async start(): Promise<ServerInfo> {
+    const first = (this.slots[0].client ??= this.client());
+    const tip = await first.rest.tipHeight();
+    this.server = { software: ESPLORA_REST_SOFTWARE, protocol: 'http/1.1', features: { tipAtStart: tip } };
+    return this.server;
+  }
+
+  protected fill(index: number): void {
+    if (!this.closed) this.slots[index].client = this.client();
+  }
+
   /** A timed-out HTTP request leaves its socket to the client (counted late if it answers): nothing to replace. */
   replaceIfUnusable(): void {}
+
+  get down(): boolean {
+    return this.outage !== null;
+  }
 
   lateReplies(): number {
     return this.slots.reduce((n, s) => n + (s.client?.lateReplies ?? 0), 0);
   }
 
+  get stats(): PoolStats {
+    // An outage still on is recorded as lasting until now, as the Electrum reconnector does.
+    const open = this.outage ? [{ ...this.outage, until: Date.now() }] : [];
+    return { created: this.attempts, evicted: 0, lateReplies: this.lateReplies(), ...this.sizes(), connectAttempts: this.attempts, outages: [...this.outages, ...open] };
+  }
+
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     for (const s of this.slots) s.client?.close();
+    this.changed();
   }
 }

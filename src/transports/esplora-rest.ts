@@ -3,7 +3,7 @@
  * the stages measure it like any server, but it is not the protocol (no wallet workloads, no block 0
  * check), and its load sockets cannot be bound to source addresses.
  */
-import { EsploraRestPool, RestTipFollower } from '../esplora/rest-pool';
+import { RestTipFollower } from '../esplora/rest-tip';
 import { TRANSPORT_LABELS, TRANSPORT_SCHEMES } from '../servers/profiles';
 import { RestConnectionSet } from './esplora-rest-connections';
 import { socketOptions, type Transport } from './transport';
@@ -16,7 +16,7 @@ export const ESPLORA_REST: Transport = {
   scheme: TRANSPORT_SCHEMES['esplora-rest'],
   speaksElectrum: false,
   bindsSourceAddresses: false,
-  openPool: (t, o) => new EsploraRestPool({ ...socketOptions(t, o), maxSockets: o.concurrency, measureLoop: true }),
+  openPool: (t, o) => new RestConnectionSet({ ...socketOptions(t, o), measureLoop: true }, o.concurrency, 1),
   followTip: (t, o) => RestTipFollower.start({ ...socketOptions(t, o), maxSockets: 1 }),
   openConnections: (t, o) => new RestConnectionSet(socketOptions(t, o), o.connections, Math.min(o.pipeline, MAX_SOCKETS)),
 };

@@ -1,25 +1,27 @@
 /**
- * What a transport is to the stages that measure through it: a pool that lends a caller of the
- * three Electrum questions and a follower of the server's tip (the bench), and a set of pipelined
- * connections (load). One file per transport fills this in (electrum.ts, esplora-rest.ts);
- * registry.ts says which a target uses.
+ * What a transport is to the stages that measure through it: its one set of connections to a
+ * server (connections.ts), opened either to lend a caller of the three Electrum questions to one
+ * caller at a time (the bench: `openPool`) or to carry pipelined requests (load:
+ * `openConnections`), and a follower of the server's tip. One file per transport fills this in
+ * (electrum.ts, esplora-rest.ts); registry.ts says which a target uses.
  */
 import type { CallOutcome, ServerInfo } from '../electrum/client';
-import type { PoolStats } from '../electrum/pool';
 import { targetUrl, type ServerTarget } from '../core/targets';
 import type { TRANSPORT_LABELS, TransportName, UrlScheme } from '../servers/profiles';
 import { HandshakeSilence } from '../electrum/errors';
-import type { LoadConnections } from './connections';
+import type { LoadConnections, PoolStats } from './connections';
 
 export interface Caller {
   call(rpc: string, params: unknown[], timeoutMs?: number): Promise<CallOutcome & { requests?: number }>;
 }
 
+/** A transport's connection set as the bench uses it: each connection lent to one caller at a time. */
 export interface MeasuringPool {
   server: ServerInfo | undefined;
   start(): Promise<ServerInfo>;
   use<T>(fn: (caller: Caller) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
+  /** Cuts short every call in flight and every caller waiting; `stats` are final after it. */
+  close(): void;
   readonly stats: PoolStats;
   readonly down: boolean;
 }

@@ -24,7 +24,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   resources: ['core', 'electrum', 'store'],
   engine: ['core', 'servers', 'electrum', 'transports'],
   // Stages: each reads the vocabulary, the components and the store, never another stage.
-  dataset: ['core', 'servers', 'electrum', 'node'],
+  dataset: ['core', 'servers', 'electrum', 'node', 'transports'],
   bench: ['core', 'servers', 'electrum', 'esplora', 'transports', 'engine', 'store', 'resources'],
   load: ['core', 'servers', 'electrum', 'transports', 'engine', 'store'],
   wallet: ['core', 'servers', 'electrum', 'transports', 'engine', 'store'],

@@ -4,7 +4,7 @@
  */
 import net from 'node:net';
 import { ElectrumClient } from '../../src/electrum/client';
-import { ElectrumPool } from '../../src/electrum/pool';
+import { ConnectionSet } from '../../src/transports/electrum-connections';
 import { ElectrumError } from '../../src/electrum/errors';
 import { classify, PROFILES } from '../../src/servers/profiles';
 import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
@@ -147,7 +147,7 @@ test('the pool fails at once on an unreachable server, well before its acquire t
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
   const port = (closed.address() as net.AddressInfo).port;
   await new Promise<void>((r) => closed.close(() => r()));
-  const pool = new ElectrumPool({ host: '127.0.0.1', port, acquireTimeoutMs: 20_000 });
+  const pool = new ConnectionSet({ host: '127.0.0.1', port, waitMs: 20_000 }, 1, 1);
   const t0 = Date.now();
   const err = await failure(pool.start());
   expect(err.category).toBe('disconnect');
@@ -156,7 +156,7 @@ test('the pool fails at once on an unreachable server, well before its acquire t
 });
 
 test('the pool never hands out a client whose call timed out', async () => {
-  const pool = new ElectrumPool({ host: '127.0.0.1', port: srv.port, max: 1, timeoutMs: 200, keepaliveMs: 0 });
+  const pool = new ConnectionSet({ host: '127.0.0.1', port: srv.port, timeoutMs: 200, keepaliveMs: 0 }, 1, 1);
   await pool.start();
   const err = await failure(pool.use((c) => c.request('test.stall')));
   expect(err.category).toBe('timeout');

@@ -4,20 +4,12 @@
  * acquire timeout never above the call timeout, and close() cutting short a pending connect.
  */
 import net from 'node:net';
-import { ElectrumPool } from '../../src/electrum/pool';
-import { ElectrumError } from '../../src/electrum/errors';
+import { ConnectionSet } from '../../src/transports/electrum-connections';
+import { outcome } from '../support/outcome';
 import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function outcome(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return err instanceof ElectrumError ? err.category : String(err);
-  }
-}
 
 /** Counts connection attempts reaching a port where nothing answers (refused at once). */
 async function freePort(): Promise<number> {
@@ -37,7 +29,7 @@ afterEach(async () => {
 test('during an outage, eight waiting tasks share one reconnect loop, and calls resume when the server is back', async () => {
   srv = await startMisbehavingServer();
   const port = srv.port;
-  const pool = new ElectrumPool({ host: '127.0.0.1', port, max: 8, timeoutMs: 2000, keepaliveMs: 0 });
+  const pool = new ConnectionSet({ host: '127.0.0.1', port, timeoutMs: 2000, keepaliveMs: 0 }, 8, 1);
   await pool.start();
   await srv.close();
   srv = undefined;
@@ -69,7 +61,7 @@ test('during an outage, eight waiting tasks share one reconnect loop, and calls 
 test('a task is never failed by an attempt that ended before it began waiting', async () => {
   srv = await startMisbehavingServer();
   const port = srv.port;
-  const pool = new ElectrumPool({ host: '127.0.0.1', port, max: 1, timeoutMs: 2000, keepaliveMs: 0 });
+  const pool = new ConnectionSet({ host: '127.0.0.1', port, timeoutMs: 2000, keepaliveMs: 0 }, 1, 1);
   await pool.start();
   await srv.close();
   srv = undefined;
@@ -85,7 +77,7 @@ test('a task is never failed by an attempt that ended before it began waiting', 
 
 test('the acquire timeout never exceeds the call timeout', async () => {
   srv = await startMisbehavingServer();
-  const pool = new ElectrumPool({ host: '127.0.0.1', port: srv.port, max: 1, timeoutMs: 300, acquireTimeoutMs: 60_000, keepaliveMs: 0 });
+  const pool = new ConnectionSet({ host: '127.0.0.1', port: srv.port, timeoutMs: 300, waitMs: 60_000, keepaliveMs: 0 }, 1, 1);
   await pool.start();
   const busy = pool.use((c) => c.request('test.late', [800, 'slow'], 2000));
   const t0 = Date.now();
@@ -97,7 +89,7 @@ test('the acquire timeout never exceeds the call timeout', async () => {
 
 test('close() cuts short a connect whose server.version never answers', async () => {
   srv = await startMisbehavingServer({ silent: true });
-  const pool = new ElectrumPool({ host: '127.0.0.1', port: srv.port, max: 1, timeoutMs: 30_000, keepaliveMs: 0 });
+  const pool = new ConnectionSet({ host: '127.0.0.1', port: srv.port, timeoutMs: 30_000, keepaliveMs: 0 }, 1, 1);
   const starting = outcome(pool.start());
   await sleep(200);
   const t0 = Date.now();
@@ -107,7 +99,7 @@ test('close() cuts short a connect whose server.version never answers', async ()
 });
 
 test('close() cuts short the reconnect backoff of an outage', async () => {
-  const pool = new ElectrumPool({ host: '127.0.0.1', port: await freePort(), max: 2, timeoutMs: 30_000, keepaliveMs: 0 });
+  const pool = new ConnectionSet({ host: '127.0.0.1', port: await freePort(), timeoutMs: 30_000, keepaliveMs: 0 }, 2, 1);
   expect(await outcome(pool.start())).toBe('disconnect');
   const waiting = [outcome(pool.use(async () => 1)), outcome(pool.use(async () => 1))];
   await sleep(50);

@@ -3,7 +3,7 @@
  * by what it did, never by the pool's own wait ("ResourceRequest timed out") and never called
  * unreachable.
  */
-import { ElectrumPool } from '../../src/electrum/pool';
+import { ConnectionSet } from '../../src/transports/electrum-connections';
 import { HandshakeSilence } from '../../src/electrum/errors';
 import { startFailure } from '../../src/transports/transport';
 import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../support/misbehaving-server';
@@ -14,7 +14,7 @@ afterAll(() => Promise.all(servers.map((s) => s.close())));
 async function startAgainst(opts: MisbehavingOptions, timeoutMs: number): Promise<{ err: Error; ms: number; port: number }> {
   const srv = await startMisbehavingServer(opts);
   servers.push(srv);
-  const pool = new ElectrumPool({ host: '127.0.0.1', port: srv.port, timeoutMs, keepaliveMs: 0 });
+  const pool = new ConnectionSet({ host: '127.0.0.1', port: srv.port, timeoutMs, keepaliveMs: 0 }, 1, 1);
   const t0 = Date.now();
   try {
     await pool.start();
