@@ -7,7 +7,7 @@
 import { hostInfo } from '../core/host-info';
 import { EventEmitter } from 'node:events';
 import type { DatasetLine, LoadedDataset } from '../core/dataset-line';
-import { ResultsStore } from '../store/results';
+import { ResultsStore, type SampleRow } from '../store/results';
 import { computeStatistics, MethodSummary } from '../store/statistics';
 import { UserError } from '../core/user-error';
 import { MethodName } from './methods';
@@ -17,11 +17,20 @@ import type { PlanContext } from '../engine/iteration';
 import type { Pacer } from '../engine/executors/executor';
 import { planExecutorFor } from '../engine/executors/registry';
 import type { SequentialPlan } from '../engine/executors/sequential';
+import { allOf, mapped, type UnitSink } from '../engine/sinks/unit-sink';
+import { SampleRows } from '../engine/sinks/sample-rows';
 import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
 import { startFailure, type MeasuringPool, type Tip } from '../transports/transport';
 import { followTip, openPool } from '../transports/registry';
 import { ServerTarget, targetUrl } from '../core/targets';
 import { toolInfo } from '../core/tool-info';
+
+/** A call's one sample as the run's sinks get it: with its server's name and how many calls of the plan are measured now. */
+export interface MeasuredCall {
+  sample: SampleRow;
+  server: string;
+  done: number;
+}
 
 export interface BenchOptions {
   servers: ServerTarget[];
@@ -79,6 +88,8 @@ export class BenchRunner extends EventEmitter {
   constructor(
     private readonly opts: BenchOptions,
     private readonly store: ResultsStore,
+    /** Where each call's sample goes besides the run's rows (a command's watchers). */
+    private readonly sinks: ReadonlyArray<UnitSink<MeasuredCall>> = [],
   ) {
     super();
   }
@@ -160,6 +171,7 @@ export class BenchRunner extends EventEmitter {
       }, 250);
       flushTimer.unref();
 
+      const sink = allOf<MeasuredCall>([mapped(new SampleRows(store), (c) => c.sample), ...this.sinks]);
       const calls = benchCallIteration({
         plan: { order: opts.order ?? 'address', passes: opts.passes, addresses: lines.length, servers: opts.servers.length, methods: opts.methods, shuffle: opts.shuffle, seed: opts.seed },
         servers: opts.servers,
@@ -179,12 +191,12 @@ export class BenchRunner extends EventEmitter {
         measured: (sample) => {
           // A call still in flight when the stop grace ran out ends with our own disconnect: not a sample.
           if (finalized) return;
-          store.add(sample);
           samples++;
           completed++;
-          // Written here, between this worker's calls, so the write never stalls a call it times.
-          if (store.flushDue) store.flush();
-          this.emit('sample', { completed, total, sample, server: serverNames.get(sample.serverId) });
+          const server = serverNames.get(sample.serverId)!;
+          // The rows are written here, between this worker's calls, so a write never stalls a call it times.
+          sink.record({ sample, server, done: completed });
+          this.emit('sample', { completed, total, sample, server });
         },
         failed: (err) => {
           flushError ??= err;

@@ -10,7 +10,7 @@ import { configFileParser, givenOnce } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { claimDatabase } from '../store/ownership';
 import { onStopSignal } from './signals';
-import { BenchOptions, BenchRunner, StoppedBeforeStart } from '../bench/runner';
+import { BenchOptions, BenchRunner, StoppedBeforeStart, type MeasuredCall } from '../bench/runner';
 import { CALL_ORDERS, isCallOrder } from '../bench/order';
 import { METHOD_NAMES, isMethodName, MethodName } from '../bench/methods';
 import { attachProgress } from '../bench/progress';
@@ -29,9 +29,8 @@ import { runSweep, type Sweep } from '../engine/sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
 import { openWatchers, watched, watchPlan, withWatchOptions, WATCH_FLAGS } from './watch-options';
-import type { OutputSet } from '../engine/outputs/output-set';
-import { PlannedRunLive } from '../engine/planned-live';
-import type { SampleRow } from '../store/results';
+import { PlannedRunLive, type PlannedUnitEnd } from '../engine/planned-live';
+import { mapped } from '../engine/sinks/unit-sink';
 import { checkedPlan, numbersAsTyped, stringsGiven, timeoutSeconds } from './validate';
 import { loadModel } from '../report/load';
 import { abComparison, compareTable, regressions } from '../report/compare';
@@ -212,9 +211,13 @@ async function main(): Promise<number> {
       () => runner?.flushNow(),
     );
     const measure = async (runOpts: BenchOptions): Promise<number> => {
-      runner = new BenchRunner(runOpts, store);
-      if (a.progress) attachProgress(runner);
-      const live = outputs.empty ? undefined : watchBench(runner, outputs, runOpts);
+      const live = outputs.empty ? undefined : new PlannedRunLive(outputs, { passes: runOpts.passes, warmup: runOpts.warmup, concurrency: runOpts.concurrency, servers: runOpts.servers.map((t) => t.name) }, () => runner?.stop());
+      const bench = (runner = new BenchRunner(runOpts, store, live ? [mapped(live, callEnd)] : []));
+      if (a.progress) attachProgress(bench);
+      if (live) {
+        bench.once('start', ({ runId, total, alreadyDone }: { runId: number; total: number; alreadyDone: number }) => live.start(runId, total, alreadyDone));
+        bench.on('call', ({ server }: { server: string }) => live.started(server));
+      }
       let sampling: ReturnType<typeof startSampling> | undefined;
       let sampledRun = 0;
       if (resources.length) {
@@ -226,7 +229,7 @@ async function main(): Promise<number> {
       let result: Awaited<ReturnType<BenchRunner['run']>>;
       let costs: string | undefined;
       try {
-        result = await runner.run(dataset, a.resume);
+        result = await bench.run(dataset, a.resume);
       } finally {
         costs = await sampling?.stop(store.callsPerServer(sampledRun));
         await live?.stop();
@@ -297,14 +300,9 @@ async function sweepOf(a: Argv, opts: BenchOptions): Promise<Sweep | null> {
 }
 
 /** The run's calls, as they end, to its watchers (--dashboard, --out). */
-function watchBench(runner: BenchRunner, outputs: OutputSet, o: BenchOptions): PlannedRunLive {
-  const live = new PlannedRunLive(outputs, { passes: o.passes, warmup: o.warmup, concurrency: o.concurrency, servers: o.servers.map((t) => t.name) }, () => runner.stop());
-  runner.once('start', ({ runId, total, alreadyDone }: { runId: number; total: number; alreadyDone: number }) => live.start(runId, total, alreadyDone));
-  runner.on('call', ({ server }: { server: string }) => live.started(server));
-  runner.on('sample', ({ completed, sample, server }: { completed: number; sample: SampleRow; server: string }) =>
-    live.ended(server, sample.method, { outcome: sample.status, durationNs: Number(sample.latencyNs), bytes: sample.responseBytes ?? 0 }, sample.pass, completed),
-  );
-  return live;
+/** A call's sample as the watchers take it. */
+function callEnd({ sample, server, done }: MeasuredCall): PlannedUnitEnd {
+  return { server, unit: sample.method, end: { outcome: sample.status, durationNs: Number(sample.latencyNs), bytes: sample.responseBytes ?? 0 }, pass: sample.pass, done };
 }
 
 function storesNoRun(store: ResultsStore): boolean {

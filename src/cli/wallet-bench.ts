@@ -6,7 +6,7 @@ import { fileAboutToBeCreated } from '../core/created-file';
 import { textTable } from '../core/text-table';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
-import { WalletBench, type WalletBenchResult } from '../wallet/bench';
+import { WalletBench, type PassSynced, type WalletBenchResult } from '../wallet/bench';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed } from '../wallet/workloads';
 import { electrumTargets, ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
@@ -15,8 +15,8 @@ import { labServersAmong, labSetups } from './lab-targets';
 import { checkedPlan, timeoutSeconds } from './validate';
 import { walletsNetwork } from '../dataset/expected-network';
 import { openWatchers, type WatchPlan } from './watch-options';
-import { PlannedRunLive } from '../engine/planned-live';
-import type { SyncResult } from '../wallet/sync';
+import { PlannedRunLive, type PlannedUnitEnd } from '../engine/planned-live';
+import { mapped } from '../engine/sinks/unit-sink';
 
 export interface WalletBenchArgs extends TargetArgs {
   workload: string;
@@ -66,9 +66,10 @@ export async function walletBench(a: WalletBenchArgs, argv: string[], watch: Wat
     const created = fileAboutToBeCreated(a.db);
     const store = ResultsStore.open(a.db);
     let result: WalletBenchResult | undefined;
-    let live: PlannedRunLive | undefined;
+    let bench: WalletBench | undefined;
+    const live = outputs.empty ? undefined : new PlannedRunLive(outputs, { passes, warmup, concurrency: 1, servers: targets.map((t) => t.name) }, () => bench?.stop());
     try {
-      const bench = new WalletBench(
+      bench = new WalletBench(
         {
           servers: targets,
           workload,
@@ -84,9 +85,11 @@ export async function walletBench(a: WalletBenchArgs, argv: string[], watch: Wat
           setups,
         },
         store,
+        live ? [mapped(live, syncEnd)] : [],
       );
+      const running = bench;
       onStopSignal(
-        () => bench.stop(),
+        () => running.stop(),
         () => undefined,
       );
       if (a.progress) {
@@ -97,13 +100,9 @@ export async function walletBench(a: WalletBenchArgs, argv: string[], watch: Wat
           process.stderr.write(`[bench] ${done} pass ${pass + 1} ${server} ${r.wallet.wallet}: ${what}${bad}\n`);
         });
       }
-      if (!outputs.empty) {
-        const watching = (live = new PlannedRunLive(outputs, { passes, warmup, concurrency: 1, servers: targets.map((t) => t.name) }, () => bench.stop()));
-        bench.on('start', ({ runId, total }: { runId: number; total: number }) => watching.start(runId, total, 0));
-        bench.on('call', ({ server }: { server: string }) => watching.started(server));
-        bench.on('sync', ({ server, pass, result: r, done }: { server: string; pass: number; result: SyncResult; done: number }) =>
-          watching.ended(server, 'sync', { outcome: r.status, durationNs: Number(r.durationNs) }, pass, done),
-        );
+      if (live) {
+        bench.on('start', ({ runId, total }: { runId: number; total: number }) => live.start(runId, total, 0));
+        bench.on('call', ({ server }: { server: string }) => live.started(server));
       }
       result = await bench.run(wallets);
     } catch (err) {
@@ -137,4 +136,9 @@ function summary(r: WalletBenchResult, workload: string, db: string, verify: boo
       row.largest ? `${row.largest.wallet} (${row.largest.txs} txs): ${row.largest.medianMs === null ? '-' : `${row.largest.medianMs.toFixed(1)} ms`}` : '-',
   ]);
   return `wallet run ${r.runId} (${workload} workload, ${r.status}), time to synced wallet:\n${textTable(head, rows)}\nresults: ${db}; report: npm run report -- --db ${db}`;
+}
+
+/** A wallet sync of the plan as the watchers take it. */
+function syncEnd({ unit, result, done }: PassSynced): PlannedUnitEnd {
+  return { server: unit.server.name, unit: 'sync', end: { outcome: result.status, durationNs: Number(result.durationNs) }, pass: unit.pass, done };
 }

@@ -1,13 +1,14 @@
 /**
  * A planned run (bench's passes, over calls or whole wallet syncs) as its watchers see it
  * (--dashboard, --out): each unit, as it ends, added up second by second (sinks/live-seconds.ts),
- * with the plan's progress beside it. The command feeds it from the runner's events, as it feeds
- * the progress bar; the run's figures are the database's, and these seconds hold the same units,
- * warm-up passes included.
+ * with the plan's progress beside it. It is one of the run's unit sinks (sinks/unit-sink.ts), so
+ * it gets each unit's outcome as the database rows do; the run's figures are the database's, and
+ * these seconds hold the same units, warm-up passes included.
  */
 import type { OutputSet } from './outputs/output-set';
 import type { PlanProgress } from './outputs/output';
 import { LiveSeconds, type UnitEnd } from './sinks/live-seconds';
+import type { UnitSink } from './sinks/unit-sink';
 
 export interface PlannedRunShape {
   passes: number;
@@ -17,7 +18,16 @@ export interface PlannedRunShape {
   servers: string[];
 }
 
-export class PlannedRunLive {
+/** A unit of the plan that ended: on `server`, of kind `unit` (a method, `sync`), in pass `pass`, with `done` units of the plan measured now. */
+export interface PlannedUnitEnd {
+  server: string;
+  unit: string;
+  end: UnitEnd;
+  pass: number;
+  done: number;
+}
+
+export class PlannedRunLive implements UnitSink<PlannedUnitEnd> {
   private seconds: LiveSeconds<string> | undefined;
   private progress: PlanProgress | undefined;
 
@@ -44,10 +54,9 @@ export class PlannedRunLive {
     this.seconds?.started(server);
   }
 
-  /** A unit of pass `pass` ended; `done` units of the plan are measured now. */
-  ended(server: string, method: string, end: UnitEnd, pass: number, done: number): void {
+  record({ server, unit, end, pass, done }: PlannedUnitEnd): void {
     if (this.progress) this.progress = { ...this.progress, done, pass, warmup: pass < this.plan.warmup };
-    this.seconds?.ended(server, method, end);
+    this.seconds?.ended(server, unit, end);
   }
 
   /** The run is over: its last second goes out; throws what an output threw on the way, if one did. */

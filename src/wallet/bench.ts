@@ -11,7 +11,10 @@ import type { LoadedWallets } from '../core/wallet-line';
 import { formatServerUrl } from '../core/server-address';
 import type { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
-import { passSyncIteration } from './pass-sync-iteration';
+import { passSyncIteration, type WalletSync } from './pass-sync-iteration';
+import { syncRecord, type SyncResult } from './sync';
+import { allOf, mapped, type UnitSink } from '../engine/sinks/unit-sink';
+import { SyncRows } from '../engine/sinks/sync-rows';
 import type { Pacer } from '../engine/executors/executor';
 import { planExecutorFor } from '../engine/executors/registry';
 import type { SequentialPlan } from '../engine/executors/sequential';
@@ -51,6 +54,13 @@ export interface WalletBenchResult {
   rows: WalletBenchSummaryRow[];
 }
 
+/** A sync of the plan as the run's sinks get it, with how many of the plan's syncs are done now. */
+export interface PassSynced {
+  unit: WalletSync;
+  result: SyncResult;
+  done: number;
+}
+
 export class WalletBench extends EventEmitter {
   private stopping = false;
   private pacer: Pacer | undefined;
@@ -58,6 +68,8 @@ export class WalletBench extends EventEmitter {
   constructor(
     private readonly o: WalletBenchOptions,
     private readonly results: ResultsStore,
+    /** Where each sync goes besides the run's rows and summary (a command's watchers). */
+    private readonly sinks: ReadonlyArray<UnitSink<PassSynced>> = [],
   ) {
     super();
   }
@@ -95,17 +107,9 @@ export class WalletBench extends EventEmitter {
     }
     let done = 0;
     let failure: { err: unknown } | undefined;
-    const syncs = passSyncIteration({
-      workload: o.workload,
-      wallets,
-      servers: o.servers,
-      connection: (t) => ({ host: t.host, port: t.port, tls: t.tls, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, keepaliveMs: 0 }),
-      verify: o.verify,
-      store,
-      runId,
-      serverIds,
-      starting: ({ server: t }) => this.emit('call', { server: t.name }),
-      synced: ({ server: t, pass, wallet: w }, r) => {
+    const stored = new SyncRows(store, runId);
+    const tally: UnitSink<PassSynced> = {
+      record: ({ unit: { server: t, pass, wallet: w }, result: r }) => {
         const c = counts.get(t.name)!;
         c.syncs++;
         if (r.status !== 'ok') c.failed++;
@@ -114,7 +118,19 @@ export class WalletBench extends EventEmitter {
           const byWallet = durations.get(t.name)!;
           byWallet.set(w.wallet, [...(byWallet.get(w.wallet) ?? []), Number(r.durationNs) / 1e6]);
         }
-        this.emit('sync', { server: t.name, pass, result: r, done: ++done });
+      },
+    };
+    const sink = allOf<PassSynced>([mapped(stored, ({ unit, result }) => ({ row: syncRecord(serverIds.get(unit.server.name)!, result, unit.pass, unit.warmup), identity: result })), tally, ...this.sinks]);
+    const syncs = passSyncIteration({
+      workload: o.workload,
+      wallets,
+      servers: o.servers,
+      connection: (t) => ({ host: t.host, port: t.port, tls: t.tls, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, keepaliveMs: 0 }),
+      verify: o.verify,
+      starting: ({ server: t }) => this.emit('call', { server: t.name }),
+      synced: (unit, result) => {
+        sink.record({ unit, result, done: ++done });
+        this.emit('sync', { server: unit.server.name, pass: unit.pass, result, done });
       },
       failed: (err) => {
         failure ??= { err };

@@ -33,6 +33,8 @@ import { isAnswered } from '../core/outcomes';
 import { GeneratorTally, generatorVerdict, type GeneratorVerdict } from '../core/generator-check';
 import { AnswerWatch, stoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
 import type { LiveSeconds, ServerNow } from '../engine/sinks/live-seconds';
+import { allOf, mapped, type UnitSink } from '../engine/sinks/unit-sink';
+import { SyncRows } from '../engine/sinks/sync-rows';
 import type { NotificationTally, WalletsLive } from '../engine/outputs/output';
 
 /**
@@ -118,6 +120,17 @@ export interface ServerLoadSummary {
 /** How long syncs still running at a stop may take to end before they are cut short: a stop takes at most 2 s. */
 const STOP_GRACE_MS = 1500;
 
+/** A sync of a wallet load as its sinks get it: filling the hold, or an arrival (stored with when it was due and how late it started). */
+interface LoadSynced {
+  server: string;
+  serverId: number;
+  unit: WalletUnit;
+  result: SyncResult;
+  /** How late it started after it was due (a hold's sync: after its turn came). */
+  lagMs: number;
+  arrival?: { intendedMs: number; lagMs: number };
+}
+
 export class WalletLoad {
   private stopping = false;
   /** The executor running now (the hold's fill, the arrivals): a stop reaches it at once. */
@@ -130,12 +143,21 @@ export class WalletLoad {
   /** Per server: its held wallets now, and the notifications judged so far (for its watchers). */
   private readonly watched = new Map<string, { held: HeldWallet[]; wallets: WalletsLive; arriving?: { clock: RunClock; pacer: Pacer } }>();
 
+  /** Where each sync's one result goes: the run's rows, and the watchers' seconds when there are any. */
+  private readonly synced: UnitSink<LoadSynced>;
+
   constructor(
     private readonly o: WalletLoadOptions,
     private readonly store: WalletStore,
     private readonly runId: number,
     private readonly serverIds: Map<string, number>,
-  ) {}
+  ) {
+    const live = o.live;
+    this.synced = allOf<LoadSynced>([
+      mapped(new SyncRows(store, runId), ({ serverId, result, arrival }) => ({ row: syncRecord(serverId, result, 0, false, arrival ?? {}), identity: result })),
+      live && { record: ({ server, unit, result, lagMs }) => live.ended(server, unit, { outcome: result.status, durationNs: Number(result.durationNs), lagNs: lagMs * 1e6 }) },
+    ]);
+  }
 
   stop(): void {
     this.stopping = true;
@@ -237,10 +259,6 @@ export class WalletLoad {
     return { ...this.o.connection, host: t.host, port: t.port, tls: t.tls };
   }
 
-  private record(serverId: number, r: SyncResult, extra: { intendedMs?: number; lagMs?: number } = {}): void {
-    this.store.recordSync(this.runId, syncRecord(serverId, r, 0, false, extra), r);
-  }
-
   /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed): the hold executor. */
   private async fillHold(t: ServerTarget, serverId: number, held: HeldWallet[], rehold: Rehold) {
     const started = Date.now();
@@ -256,8 +274,7 @@ export class WalletLoad {
       hold: true,
       starting: () => this.o.live?.started(t.name),
       ended: ({ result: r, connection: conn, lagMs }) => {
-        this.record(serverId, r);
-        this.o.live?.ended(t.name, 'hold-sync', { outcome: r.status, durationNs: Number(r.durationNs), lagNs: lagMs * 1e6 });
+        this.synced.record({ server: t.name, serverId, unit: 'hold-sync', result: r, lagMs });
         // Stopped meanwhile, or a sync that kept no session (it failed): nothing to hold.
         const keep = r.session !== undefined && !this.stopping && held.length < want;
         if (keep) {
@@ -299,8 +316,7 @@ export class WalletLoad {
     const answers = new AnswerWatch();
     const tally = new GeneratorTally();
     const ended = ({ result: r, intendedMs, lagMs }: WalletSyncUnit): boolean => {
-      this.record(serverId, r, { intendedMs, lagMs });
-      this.o.live?.ended(t.name, 'sync', { outcome: r.status, durationNs: Number(r.durationNs), lagNs: lagMs * 1e6 });
+      this.synced.record({ server: t.name, serverId, unit: 'sync', result: r, lagMs, arrival: { intendedMs, lagMs } });
       lags.push(lagMs);
       tally.note(lagMs, lagMs + Number(r.durationNs) / 1e6);
       if (r.status === 'ok') fromIntended.push(lagMs + Number(r.durationNs) / 1e6);

@@ -1,6 +1,6 @@
 /**
  * The wallet bench's iteration: each unit is one wallet synced from scratch against one server in
- * a pass of the sequential plan (src/engine/executors/sequential.ts), stored as one sync. Within a
+ * a pass of the sequential plan (src/engine/executors/sequential.ts), ending as one result. Within a
  * pass, wallet after wallet, each on every server, the server order rotating per wallet (as
  * addresses rotate in `bench`) so that no server always comes first after another's work.
  */
@@ -9,8 +9,7 @@ import type { WalletLine } from '../core/wallet-line';
 import type { ClientOptions } from '../electrum/client';
 import type { PlanContext, PlanPart } from '../engine/iteration';
 import { plannedIteration } from '../engine/iterations/planned';
-import type { WalletStore } from '../store/wallets';
-import { syncRecord, syncWallet, type SyncResult } from './sync';
+import { syncWallet, type SyncResult } from './sync';
 import type { Workload } from './workloads';
 
 export interface WalletSync {
@@ -27,14 +26,11 @@ export interface WalletSyncs {
   /** A server's connection options. */
   connection(server: ServerTarget): ClientOptions;
   verify: boolean;
-  store: WalletStore;
-  runId: number;
-  serverIds: Map<string, number>;
   /** A sync is about to start. */
   starting?(unit: WalletSync): void;
-  /** A sync's result, once stored. */
+  /** A sync's one result (the run's sinks take it from here). */
   synced(unit: WalletSync, result: SyncResult): void;
-  /** A sync or its storing threw: the run is to stop and fail with it. */
+  /** A sync or what took its result threw: the run is to stop and fail with it. */
   failed(err: unknown): void;
 }
 
@@ -64,7 +60,5 @@ function passUnits(syncs: WalletSyncs, part: PlanPart): WalletSync[] {
 async function syncOne(syncs: WalletSyncs, unit: WalletSync): Promise<void> {
   syncs.starting?.(unit);
   const r = await syncWallet(syncs.workload, unit.wallet, { connection: syncs.connection(unit.server), verify: syncs.verify });
-  const serverId = syncs.serverIds.get(unit.server.name)!;
-  syncs.store.recordSync(syncs.runId, syncRecord(serverId, r, unit.pass, unit.warmup), r);
   syncs.synced(unit, r);
 }

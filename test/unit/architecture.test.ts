@@ -22,7 +22,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // Components the stages share.
   transports: ['core', 'servers', 'electrum', 'esplora'],
   resources: ['core', 'electrum', 'store'],
-  engine: ['core', 'servers', 'electrum', 'transports'],
+  engine: ['core', 'servers', 'electrum', 'transports', 'store'],
   // Stages: each reads the vocabulary, the components and the store, never another stage.
   dataset: ['core', 'servers', 'electrum', 'node', 'transports'],
   bench: ['core', 'servers', 'electrum', 'esplora', 'transports', 'engine', 'store', 'resources'],
