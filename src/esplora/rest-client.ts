@@ -20,7 +20,7 @@ export const CHAIN_PAGE = 25;
 /** Caps a history walk, so a server that never stops paging cannot keep a call running forever. */
 const MAX_PAGES = 100_000;
 /** How long a timed-out request may still answer (and be counted late) before its socket is dropped. */
-const LATE_GRACE_MS = 5_000;
+export const LATE_GRACE_MS = 5_000;
 
 export interface RestClientOptions {
   host: string;

@@ -7,12 +7,13 @@
  * lower p99 and less CPU than as many sockets with one request each. A refused or reset
  * connection takes its client out of service for a backoff (100 ms doubling to 1 s, as the
  * Electrum reconnector's), counted once per outage, so an unreachable server shows as disconnects
- * at a bounded pace, never as a busy loop; callers waiting meanwhile fail with that news.
+ * at a bounded pace, never as a busy loop; callers waiting meanwhile fail with that news. A client
+ * whose call timed out is replaced, as an Electrum connection is.
  */
 import type { PendingCall, ServerInfo } from '../electrum/client';
 import { ElectrumError, isElectrumError, toElectrumError } from '../electrum/errors';
 import { backoffMs, type OutageRecord } from '../electrum/reconnector';
-import { EsploraRestClient, type RestCallOutcome, type RestClientOptions } from '../esplora/rest-client';
+import { EsploraRestClient, LATE_GRACE_MS, type RestCallOutcome, type RestClientOptions } from '../esplora/rest-client';
 import { formatServerUrl } from '../core/server-address';
 import { SlotRing, type LoadCaller, type LoadConnections, type PoolStats } from './connections';
 
@@ -29,7 +30,13 @@ interface SlotEvents {
 }
 
 class RestSlotClient implements LoadCaller {
-  usable = true;
+  /** Out of service for a backoff after a refusal. */
+  private backingOff = false;
+  /**
+   * A call on it timed out: its socket stays busy with the abandoned request until that is
+   * answered or aborted (rest-client.ts), so nothing more is sent on it; the set replaces it.
+   */
+  timedOut = false;
   /** Refusals in a row: the next backoff is the Electrum reconnector's for that many. */
   private failures = 0;
   private queued: Array<{ rpc: string; scripthash: string; call: PendingCall; timeoutMs: number }> = [];
@@ -39,6 +46,10 @@ class RestSlotClient implements LoadCaller {
     readonly server: ServerInfo,
     private readonly events: SlotEvents,
   ) {}
+
+  get usable(): boolean {
+    return !this.backingOff && !this.timedOut;
+  }
 
   get lateReplies(): number {
     return this.rest.lateReplies;
@@ -71,12 +82,13 @@ class RestSlotClient implements LoadCaller {
       return out;
     } catch (err) {
       const e = toElectrumError(err);
+      if (e.category === 'timeout') this.timedOut = true;
       if (!(isElectrumError(err) && err.category === 'disconnect')) this.events.answered();
-      else if (this.usable) {
-        this.usable = false;
+      else if (!this.backingOff) {
+        this.backingOff = true;
         this.events.refused(e);
         setTimeout(() => {
-          this.usable = true;
+          this.backingOff = false;
           this.events.usableAgain();
         }, backoffMs(++this.failures)).unref();
       }
@@ -97,6 +109,7 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
   private outage: { since: number; failedAttempts: number } | null = null;
   private readonly events: SlotEvents = {
     refused: (error) => {
+      if (this.closed) return; // our own close cut the call short
       this.refused++;
       this.firstRefusedAtMs ??= Date.now();
       this.outage ??= { since: Date.now(), failedAttempts: 0 };
@@ -153,15 +166,37 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
     if (!this.closed) this.slots[index].client = this.client();
   }
 
-  /** A timed-out HTTP request leaves its socket to the client (counted late if it answers): nothing to replace. */
-  replaceIfUnusable(): void {}
+  /**
+   * After a call on `index` timed out, the slot gets a new client: the old one's socket is busy
+   * with the abandoned request until it is answered (counted late) or aborted, and a request sent
+   * behind it would wait for that. The old client keeps its other requests, which end on their
+   * own, and is closed once the late answer can no longer come.
+   */
+  replaceIfUnusable(index: number): void {
+    const slot = this.slots[index];
+    if (!slot.client?.timedOut || this.closed) return;
+    const old = slot.client;
+    slot.client = this.client();
+    this.retiring.add(old);
+    setTimeout(() => this.retire(old), LATE_GRACE_MS + 1000).unref();
+    this.changed();
+  }
+
+  private readonly retiring = new Set<RestSlotClient>();
+  private retiredLateReplies = 0;
+
+  private retire(client: RestSlotClient): void {
+    if (!this.retiring.delete(client)) return;
+    this.retiredLateReplies += client.lateReplies;
+    client.close();
+  }
 
   get down(): boolean {
     return this.outage !== null;
   }
 
   lateReplies(): number {
-    return this.slots.reduce((n, s) => n + (s.client?.lateReplies ?? 0), 0);
+    return this.retiredLateReplies + [...this.retiring].reduce((n, c) => n + c.lateReplies, 0) + this.slots.reduce((n, s) => n + (s.client?.lateReplies ?? 0), 0);
   }
 
   get stats(): PoolStats {
@@ -173,6 +208,7 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const c of [...this.retiring]) this.retire(c);
     for (const s of this.slots) s.client?.close();
     this.changed();
   }

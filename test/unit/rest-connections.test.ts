@@ -2,7 +2,8 @@
  * The REST transport's connections lent to the bench (`use`), against a local HTTP server in
  * Esplora's shapes (the real Esplora is the lab tier's): through an outage, calls fail as
  * disconnects at the backoff's pace (never a busy loop), the outage is recorded, and calls
- * resume once the server is back; a wait for a busy connection ends at the call timeout.
+ * resume once the server is back; a wait for a busy connection ends at the call timeout; a
+ * connection whose call timed out is replaced.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -82,6 +83,23 @@ test('a caller waiting for a busy connection gives up at the call timeout', asyn
   expect(Date.now() - t0).toBeLessThan(700);
   expect(await busy).toBe('ok');
   set.close();
+});
+
+test('a connection whose call timed out is not lent again: the next call goes on a new socket, and the late answer is counted', async () => {
+  slowMs = 600;
+  const port = await serve();
+  const set = new RestConnectionSet({ host: '127.0.0.1', port, tls: false, timeoutMs: 200 }, 1, 1);
+  await set.start();
+  expect(await outcome(set.use((c) => c.call(METHOD_RPC.balance, [SH])))).toBe('timeout');
+  slowMs = 0;
+  const t0 = Date.now();
+  // Behind the abandoned request on the old socket, this would wait for its answer (~400 ms more) and time out too.
+  expect(await outcome(set.use((c) => c.call(METHOD_RPC.balance, [SH])))).toBe('ok');
+  expect(Date.now() - t0).toBeLessThan(150);
+  await new Promise((r) => setTimeout(r, 600));
+  expect(set.stats.lateReplies).toBe(1);
+  set.close();
+  expect(set.stats.lateReplies).toBe(1);
 });
 
 test('close() fails every caller still waiting', async () => {
