@@ -21,6 +21,7 @@ export interface LoadCaller {
   queue(rpc: string, scripthash: string, call: PendingCall, timeoutMs: number): void;
   /** Sends what was queued; returns when (hrtime ns), or null when nothing was. */
   flush(): bigint | null;
+  close(): void;
 }
 
 export interface Slot<C extends LoadCaller = LoadCaller> {
@@ -120,6 +121,39 @@ export abstract class SlotRing<C extends LoadCaller> {
   }
 
   abstract replaceIfUnusable(index: number): void;
+
+  /** Connections taken out of service whose calls may still be answered (late), until closed. */
+  private readonly retiring = new Set<C>();
+  private retiredLateReplies = 0;
+
+  /**
+   * Takes `client` out of slot `index` for good: it gets no new request but keeps those it has,
+   * which end on their own; it is closed after `graceMs`, when a late answer can no longer come,
+   * its late answers counted.
+   */
+  protected retireLater(client: C, graceMs: number): void {
+    this.retiring.add(client);
+    setTimeout(() => this.retire(client), graceMs).unref();
+  }
+
+  private retire(client: C): void {
+    if (!this.retiring.delete(client)) return;
+    this.retiredLateReplies += client.lateReplies;
+    client.close();
+  }
+
+  /** Closes every retiring connection now (the set is closing). */
+  protected retireAll(): void {
+    for (const c of [...this.retiring]) this.retire(c);
+  }
+
+  /** Replies that came after their call had timed out, on every connection the set has had. */
+  lateReplies(): number {
+    let n = this.retiredLateReplies;
+    for (const c of this.retiring) n += c.lateReplies;
+    for (const s of this.slots) n += s.client?.lateReplies ?? 0;
+    return n;
+  }
 
   /**
    * Lends a connection to `fn` alone, waiting for one to be free. While the server is down, a

@@ -119,19 +119,9 @@ export class ConnectionSet extends SlotRing<ElectrumClient> implements LoadConne
       const old = slot.client;
       slot.client = null;
       old.removeAllListeners('close');
-      this.retiring.add(old);
-      setTimeout(() => this.retire(old), (this.opts.timeoutMs ?? 10_000) + 1000).unref();
+      this.retireLater(old, (this.opts.timeoutMs ?? 10_000) + 1000);
       void this.connect(index);
     }
-  }
-
-  private readonly retiring = new Set<ElectrumClient>();
-  private retiredLateReplies = 0;
-
-  private retire(client: ElectrumClient): void {
-    if (!this.retiring.delete(client)) return;
-    this.retiredLateReplies += client.lateReplies;
-    client.close();
   }
 
   /** Failed connection attempts (refused, reset, TLS), one per real attempt however many waited on it. */
@@ -142,10 +132,6 @@ export class ConnectionSet extends SlotRing<ElectrumClient> implements LoadConne
   /** True while the server is unreachable and the reconnect loop is running. */
   get down(): boolean {
     return this.reconnectors.some((r) => r.down);
-  }
-
-  lateReplies(): number {
-    return this.retiredLateReplies + [...this.retiring].reduce((n, c) => n + c.lateReplies, 0) + this.slots.reduce((n, s) => n + (s.client?.lateReplies ?? 0), 0);
   }
 
   get stats(): PoolStats {
@@ -168,7 +154,7 @@ export class ConnectionSet extends SlotRing<ElectrumClient> implements LoadConne
     if (this.closed) return;
     this.closed = true;
     for (const r of this.reconnectors) r.close();
-    for (const c of [...this.retiring]) this.retire(c);
+    this.retireAll();
     for (const s of this.slots) s.client?.close();
     this.changed();
   }

@@ -175,28 +175,13 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
   replaceIfUnusable(index: number): void {
     const slot = this.slots[index];
     if (!slot.client?.timedOut || this.closed) return;
-    const old = slot.client;
+    this.retireLater(slot.client, LATE_GRACE_MS + 1000);
     slot.client = this.client();
-    this.retiring.add(old);
-    setTimeout(() => this.retire(old), LATE_GRACE_MS + 1000).unref();
     this.changed();
-  }
-
-  private readonly retiring = new Set<RestSlotClient>();
-  private retiredLateReplies = 0;
-
-  private retire(client: RestSlotClient): void {
-    if (!this.retiring.delete(client)) return;
-    this.retiredLateReplies += client.lateReplies;
-    client.close();
   }
 
   get down(): boolean {
     return this.outage !== null;
-  }
-
-  lateReplies(): number {
-    return this.retiredLateReplies + [...this.retiring].reduce((n, c) => n + c.lateReplies, 0) + this.slots.reduce((n, s) => n + (s.client?.lateReplies ?? 0), 0);
   }
 
   get stats(): PoolStats {
@@ -208,7 +193,7 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const c of [...this.retiring]) this.retire(c);
+    this.retireAll();
     for (const s of this.slots) s.client?.close();
     this.changed();
   }
