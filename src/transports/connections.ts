@@ -127,7 +127,7 @@ export abstract class SlotRing<C extends LoadCaller> {
   private retiredLateReplies = 0;
 
   /**
-   * Takes `client` out of slot `index` for good: it gets no new request but keeps those it has,
+   * Takes `client`, no longer in its slot, out of service for good: it gets no new request but keeps those it has,
    * which end on their own; it is closed after `graceMs`, when a late answer can no longer come,
    * its late answers counted.
    */

@@ -170,12 +170,13 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
    * After a call on `index` timed out, the slot gets a new client: the old one's socket is busy
    * with the abandoned request until it is answered (counted late) or aborted, and a request sent
    * behind it would wait for that. The old client keeps its other requests, which end on their
-   * own, and is closed once the late answer can no longer come.
+   * own, and is closed once no late answer can come any more.
    */
   replaceIfUnusable(index: number): void {
     const slot = this.slots[index];
     if (!slot.client?.timedOut || this.closed) return;
-    this.retireLater(slot.client, LATE_GRACE_MS + 1000);
+    // Its other requests reach their deadlines within the call timeout, and may answer late for LATE_GRACE_MS more.
+    this.retireLater(slot.client, this.opts.timeoutMs + LATE_GRACE_MS + 1000);
     slot.client = this.client();
     this.changed();
   }
