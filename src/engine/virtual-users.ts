@@ -6,6 +6,7 @@
  */
 import { untilEnded, type IterationContext } from './iteration';
 import type { Pacer } from './executors/executor';
+import { WakeableSleeps } from '../core/wakeable-sleeps';
 
 export interface UserSchedule {
   /** Virtual users started (some may wait for a ramp to reach them). */
@@ -20,7 +21,7 @@ export interface UserSchedule {
 /** Runs a schedule's users until the duration is over, every user is done, or stop() is called. */
 export class VirtualUsers implements Pacer {
   private stopped = false;
-  private readonly sleepers = new Set<() => void>();
+  private readonly sleeps = new WakeableSleeps();
 
   constructor(
     private readonly ctx: IterationContext,
@@ -67,20 +68,12 @@ export class VirtualUsers implements Pacer {
 
   private sleep(ms: number): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.sleepers.add(wake);
-    });
+    return this.sleeps.sleep(ms);
   }
 
   stop(): void {
     this.stopped = true;
-    for (const wake of [...this.sleepers]) wake();
+    this.sleeps.wakeAll();
     this.finish?.();
   }
 }

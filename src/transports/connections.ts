@@ -8,6 +8,7 @@
 import type { PendingCall, ServerInfo } from '../electrum/client';
 import { ElectrumError } from '../electrum/errors';
 import type { OutageRecord } from '../electrum/reconnector';
+import { WakeableSleeps } from '../core/wakeable-sleeps';
 
 /**
  * What the executors send through: an Electrum connection, or a REST client (esplora-rest-connections.ts).
@@ -73,7 +74,7 @@ export abstract class SlotRing<C extends LoadCaller> {
   server: ServerInfo | undefined;
   protected closed = false;
   /** Callers of use() waiting for a slot, each woken by any change. */
-  private readonly waiters = new Set<() => void>();
+  private readonly waiting = new WakeableSleeps();
   /** The latest failed connection attempt: news for callers waiting while no slot is free. */
   private lastFailure: { error: ElectrumError; atNs: bigint } | undefined;
 
@@ -178,7 +179,7 @@ export abstract class SlotRing<C extends LoadCaller> {
       }
       const left = deadline - Date.now();
       if (left <= 0) throw new ElectrumError('timeout', `${this.label}: no connection free within ${this.waitMs} ms`);
-      await this.change(left);
+      await this.waiting.sleep(left);
     }
   }
 
@@ -196,21 +197,9 @@ export abstract class SlotRing<C extends LoadCaller> {
     }
   }
 
-  private change(withinMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.waiters.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, withinMs);
-      this.waiters.add(wake);
-    });
-  }
-
   /** Something a waiting caller may act on: a connection freed or opened, an attempt failed, the set closed. */
   protected changed(): void {
-    for (const wake of [...this.waiters]) wake();
+    this.waiting.wakeAll();
   }
 
   protected attemptFailed(error: ElectrumError): void {

@@ -18,7 +18,7 @@ import { formatServerUrl } from '../core/server-address';
 import { SlotRing, type LoadCaller, type LoadConnections, type PoolStats } from './connections';
 
 /** What a REST server reports of itself: its API has no version call, so the transport is its identity. */
-export const ESPLORA_REST_SOFTWARE = 'Esplora REST API';
+const REST_SERVER: ServerInfo = { software: 'Esplora REST API', protocol: 'http/1.1' };
 
 interface SlotEvents {
   /** A call found the server unreachable (refused, reset) while the client was in service. */
@@ -133,8 +133,7 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
 
   private client(): RestSlotClient {
     this.attempts++;
-    const server: ServerInfo = { software: ESPLORA_REST_SOFTWARE, protocol: 'http/1.1' };
-    return new RestSlotClient(new EsploraRestClient({ ...this.opts, maxSockets: 1, pipelining: this.pipeline }), server, this.events);
+    return new RestSlotClient(new EsploraRestClient({ ...this.opts, maxSockets: 1, pipelining: this.pipeline }), REST_SERVER, this.events);
   }
 
   /**
@@ -144,7 +143,7 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
    * any load.
    */
   async open(): Promise<void> {
-    this.server = { software: ESPLORA_REST_SOFTWARE, protocol: 'http/1.1' };
+    this.server = REST_SERVER;
     for (const slot of this.slots) slot.client = this.client();
     try {
       await Promise.all(this.slots.map((s) => s.client!.rest.tipHeight()));
@@ -158,7 +157,7 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
   async start(): Promise<ServerInfo> {
     const first = (this.slots[0].client ??= this.client());
     const tip = await first.rest.tipHeight();
-    this.server = { software: ESPLORA_REST_SOFTWARE, protocol: 'http/1.1', features: { tipAtStart: tip } };
+    this.server = { ...REST_SERVER, features: { tipAtStart: tip } };
     return this.server;
   }
 
