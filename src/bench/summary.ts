@@ -38,27 +38,28 @@ export function summaryTable(result: RunResult, dbPath: string): string {
 }
 
 export function summaryJson(result: RunResult, dbPath: string): string {
-  return JSON.stringify(
-    {
-      runId: result.runId,
-      status: result.status,
-      db: dbPath,
-      samples: result.samples,
-      lateReplies: result.lateReplies,
-      order: result.order,
-      selfCheck: result.selfCheck,
-      warnings: result.warnings,
-      summaries: result.summaries.map((s) => ({
-        server: s.server,
-        method: s.method,
-        n: s.n,
-        ok: s.nOk,
-        latencyNs: { p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max },
-        errors: s.errors,
-        mismatches: s.mismatches,
-      })),
-    },
-    null,
-    2,
-  );
+  return JSON.stringify(summaryObject(result, dbPath), null, 2);
+}
+
+/** The summary `--json` prints, as the value the outputs are given at the end. */
+export function summaryObject(result: RunResult, dbPath: string) {
+  return {
+    runId: result.runId,
+    status: result.status,
+    db: dbPath,
+    samples: result.samples,
+    lateReplies: result.lateReplies,
+    order: result.order,
+    selfCheck: result.selfCheck,
+    warnings: result.warnings,
+    summaries: result.summaries.map((s) => ({
+      server: s.server,
+      method: s.method,
+      n: s.n,
+      ok: s.nOk,
+      latencyNs: { p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max },
+      errors: s.errors,
+      mismatches: s.mismatches,
+    })),
+  };
 }

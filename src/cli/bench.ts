@@ -14,7 +14,7 @@ import { BenchOptions, BenchRunner, StoppedBeforeStart, type MeasuredCall } from
 import { CALL_ORDERS, isCallOrder } from '../bench/order';
 import { METHOD_NAMES, isMethodName, MethodName } from '../bench/methods';
 import { attachProgress } from '../bench/progress';
-import { summaryJson, summaryTable } from '../bench/summary';
+import { summaryJson, summaryObject, summaryTable } from '../bench/summary';
 import { ensureReachable, readCa, resolveTargets } from './server-targets';
 import { expectedNetwork } from '../dataset/expected-network';
 import { labServersAmong } from './lab-targets';
@@ -234,7 +234,7 @@ async function main(): Promise<number> {
         costs = await sampling?.stop(store.callsPerServer(sampledRun));
         await live?.stop();
       }
-      if (live) await outputs.end(JSON.parse(summaryJson(result, a.db)));
+      if (live) await outputs.end(summaryObject(result, a.db));
       const ab = result.status === 'completed' && runOpts.baseline !== undefined ? abVerdicts(store, a.db, result.runId, a['fail-on-regression']) : undefined;
       process.stdout.write((a.json ? summaryJson(result, a.db) : summaryTable(result, a.db)) + '\n');
       if (costs && !a.json) process.stdout.write(`\n${costs}\n`);
@@ -299,8 +299,7 @@ async function sweepOf(a: Argv, opts: BenchOptions): Promise<Sweep | null> {
   };
 }
 
-/** The run's calls, as they end, to its watchers (--dashboard, --out). */
-/** A call's sample as the watchers take it. */
+/** A call's sample as the watchers take it (--dashboard, --out). */
 function callEnd({ sample, server, done }: MeasuredCall): PlannedUnitEnd {
   return { server, unit: sample.method, end: { outcome: sample.status, durationNs: Number(sample.latencyNs), bytes: sample.responseBytes ?? 0 }, pass: sample.pass, done };
 }

@@ -114,8 +114,9 @@ export async function walletBench(a: WalletBenchArgs, argv: string[], watch: Wat
     store.close();
     // What an output threw on the way fails the command, the run kept.
     await live?.stop();
-    if (live) await outputs.end({ db: a.db, workload: workload.name, ...result });
-    if (a.json) process.stdout.write(JSON.stringify({ db: a.db, workload: workload.name, ...result }, null, 2) + '\n');
+    const summed = { db: a.db, workload: workload.name, ...result };
+    if (live) await outputs.end(summed);
+    if (a.json) process.stdout.write(JSON.stringify(summed, null, 2) + '\n');
     else process.stdout.write(summary(result, workload.name, a.db, a.verify) + '\n');
     if (result.status === 'interrupted') return 130;
     return 0;

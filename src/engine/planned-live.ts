@@ -41,10 +41,10 @@ export class PlannedRunLive implements UnitSink<PlannedUnitEnd> {
   /** The run is recorded as `runId`, with `total` units planned of which `alreadyDone` were measured before (a resumed run). */
   start(runId: number, total: number, alreadyDone: number): void {
     this.outputs.start({ run: runId, shard: null });
-    this.progress = { done: alreadyDone, total, pass: 0, passes: this.plan.passes, warmup: this.plan.warmup > 0 };
+    const progress = (this.progress = { done: alreadyDone, total, pass: 0, passes: this.plan.passes, warmup: this.plan.warmup > 0 });
     this.seconds = new LiveSeconds<string>({
       interval: (record, state) => this.outputs.interval(record, state),
-      now: () => ({ vus: this.plan.concurrency, state: this.progress ? { progress: { ...this.progress } } : {} }),
+      now: () => ({ vus: this.plan.concurrency, state: { progress: { ...progress } } }),
       failed: this.failed,
     });
     for (const server of this.plan.servers) this.seconds.begin(server);
@@ -55,7 +55,8 @@ export class PlannedRunLive implements UnitSink<PlannedUnitEnd> {
   }
 
   record({ server, unit, end, pass, done }: PlannedUnitEnd): void {
-    if (this.progress) this.progress = { ...this.progress, done, pass, warmup: pass < this.plan.warmup };
+    // Set in place: a copy is taken once a second, when the second closes.
+    if (this.progress) Object.assign(this.progress, { done, pass, warmup: pass < this.plan.warmup });
     this.seconds?.ended(server, unit, end);
   }
 

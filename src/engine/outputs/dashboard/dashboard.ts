@@ -35,7 +35,7 @@ export function parseDashboardAddress(text: string, problems: string[]): { host:
   const m = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(text.trim());
   if (text.trim() === '') return { host: '127.0.0.1', port: DEFAULT_DASHBOARD_PORT };
   const port = m ? Number(m[2]) : NaN;
-  if (!m || !Number.isInteger(port) || port > 65535) {
+  if (!m || port > 65535) {
     problems.push(`--dashboard ${JSON.stringify(text)}: expected PORT or HOST:PORT (e.g. 5665, 127.0.0.1:5665 or [::1]:5665; 0 picks a free port)`);
     return undefined;
   }
@@ -43,12 +43,16 @@ export function parseDashboardAddress(text: string, problems: string[]): { host:
 }
 
 /** The page with `view` inside (the export), or with none (the live page, which connects for it). */
-export function dashboardPage(view: RunView | null): string {
-  const page = fs.readFileSync(PAGE_FILE, 'utf8');
+function dashboardPage(view: RunView | null): string {
+  // Read once per process: the live page is asked for while a run is being measured.
+  pageText ??= fs.readFileSync(PAGE_FILE, 'utf8');
   // `<` escaped so nothing in a server's name can close the script element.
   const data = view === null ? 'null' : JSON.stringify(view).replace(/</g, '\\u003c');
-  return view === null ? page.replace('/*RUN_DATA*/null', () => data) : page.replace('/*RUN_DATA*/null', () => data).replace('<title>electrum-bench</title>', () => `<title>${escapeHtml(view.title)} — electrum-bench</title>`);
+  const page = pageText.replace('/*RUN_DATA*/null', () => data);
+  return view === null ? page : page.replace('<title>electrum-bench</title>', () => `<title>${escapeHtml(view.title)} — electrum-bench</title>`);
 }
+
+let pageText: string | undefined;
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
