@@ -20,7 +20,7 @@
 import net from 'node:net';
 import { spawn, ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { LoadOptions, LoadRunner } from '../src/load/runner';
+import { LoadOptions, LoadRunner } from '../src/engine/runner';
 import type { DatasetLine } from '../src/core/dataset-line';
 
 function arg(name: string, fallback: string): string {

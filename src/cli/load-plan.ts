@@ -14,7 +14,7 @@ import { parseStages } from '../load/schedule';
 import { parseShard, shareOf, type Shard } from '../core/shard';
 import { parseSourceAddresses } from '../load/source-addresses';
 import { parseThreshold } from '../load/thresholds';
-import { parseSlo, type FindMaxOptions } from '../load/find-max';
+import { parseSlo, type FindMaxOptions } from '../engine/find-max';
 import { collecting, cpuOption, durationOption, timeoutSeconds, withinTimer } from './validate';
 import { pinProcess } from '../core/cpu-set';
 import { parseCoordinator, type CoordinatorAddress } from '../load/coordinator';

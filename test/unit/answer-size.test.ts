@@ -11,7 +11,7 @@ import { answerSizeProblem } from '../../src/servers/answer-size';
 import { PROFILES } from '../../src/servers/profiles';
 import type { DatasetLine } from '../../src/core/dataset-line';
 import { BenchRunner } from '../../src/bench/runner';
-import { LoadRunner } from '../../src/load/runner';
+import { LoadRunner } from '../../src/engine/runner';
 import { ResultsStore } from '../../src/store/results';
 import { readDataset } from '../../src/dataset/line';
 import { startMisbehavingServer } from '../support/misbehaving-server';

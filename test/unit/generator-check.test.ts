@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { generatorVerdict, unitAtRisk } from '../../src/core/generator-check';
-import { LoadRunner, type LoadOptions } from '../../src/load/runner';
+import { LoadRunner, type LoadOptions } from '../../src/engine/runner';
 import type { DatasetLine } from '../../src/core/dataset-line';
 import { startMisbehavingServerProcess } from '../support/misbehaving-server';
 

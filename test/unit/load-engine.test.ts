@@ -6,8 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import * as hdr from 'hdr-histogram-js';
-import { LoadOptions, LoadRunner } from '../../src/load/runner';
-import { intervalLine, summarise, summaryText } from '../../src/load/summary';
+import { LoadOptions, LoadRunner } from '../../src/engine/runner';
+import { intervalLine, summaryText } from '../../src/load/summary';
+import { summarise } from '../../src/engine/summary';
 import { arrivalOffsetsNs } from '../../src/engine/arrival-driver';
 import { rampingArrivals } from '../../src/engine/executors/ramping-arrival-rate';
 import { problemsOf } from '../../src/engine/executors/registry';

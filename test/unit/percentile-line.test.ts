@@ -8,7 +8,7 @@ import { newHistogram } from '../../src/engine/sinks/hdr-intervals';
 import { seededRandom } from '../../src/core/random';
 import { histogramAt, histogramLine, P999_MIN_SAMPLES, percentileLine, sortedLine, type PercentileLine } from '../../src/core/percentile-line';
 import { percentileSpectrum } from '../../src/report/spectrum';
-import { summarise } from '../../src/load/summary';
+import { summarise } from '../../src/engine/summary';
 
 function expectHonest(line: PercentileLine): void {
   const values = [line.p50, line.p90, line.p99, line.p999].filter((v): v is number => v !== null);

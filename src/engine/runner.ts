@@ -16,13 +16,13 @@ import { UserError } from '../core/user-error';
 import { generatorVerdict, MATERIAL_SHARE, unitAtRisk } from '../core/generator-check';
 import { transportOf } from '../transports/registry';
 import type { ConnectionOptions } from '../transports/transport';
-import { RunClock } from '../engine/run-clock';
+import { RunClock } from './run-clock';
 import { histogramAt } from '../core/percentile-line';
-import { fanOut, RawSamples } from '../engine/sinks/request-sink';
-import { requestIteration } from '../engine/iterations/request';
-import { executorFor } from '../engine/executors/registry';
-import { IntervalRecorder, Totals } from '../engine/sinks/hdr-intervals';
-import { RequestPicker } from '../engine/iterations/requests';
+import { fanOut, RawSamples } from './sinks/request-sink';
+import { requestIteration } from './iterations/request';
+import { executorFor } from './executors/registry';
+import { IntervalRecorder, Totals } from './sinks/hdr-intervals';
+import { RequestPicker } from './iterations/requests';
 import type { LoadModel, Mix } from '../core/load-types';
 
 export interface LoadOptions extends ConnectionOptions {
