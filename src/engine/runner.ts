@@ -9,20 +9,17 @@
 import { EventEmitter } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { DatasetLine } from '../core/dataset-line';
-import { PROFILES } from '../servers/profiles';
 import type { ServerTarget } from '../core/targets';
 import { targetUrl } from '../core/targets';
-import { UserError } from '../core/user-error';
 import { generatorVerdict, MATERIAL_SHARE, unitAtRisk } from '../core/generator-check';
-import { transportOf } from '../transports/registry';
 import type { ConnectionOptions } from '../transports/transport';
 import { RunClock } from './run-clock';
 import { histogramAt } from '../core/percentile-line';
 import { fanOut, RawSamples } from './sinks/request-sink';
-import { requestIteration } from './iterations/request';
+import { requestUnits } from './iterations/request-units';
 import { executorFor } from './executors/registry';
 import { IntervalRecorder, Totals } from './sinks/hdr-intervals';
-import { RequestPicker } from './iterations/requests';
+import type { UnitSource } from './unit-source';
 import type { LoadModel, Mix } from '../core/load-types';
 
 export interface LoadOptions extends ConnectionOptions {
@@ -56,12 +53,13 @@ export interface GeneratorCheck {
 export interface ServerResult {
   server: string;
   url: string;
-  software: string;
-  protocol: string;
+  /** As the server announced itself; null when its units opened nothing up front (wallet syncs). */
+  software: string | null;
+  protocol: string | null;
   durationMs: number;
   /** Epoch ms of the schedule clock's 0 (the totals' times are ns after it). */
   startedAtMs: number;
-  totals: Totals;
+  totals: Totals<string>;
   generator: GeneratorCheck;
   refused: number;
   firstRefusedAtMs: number | null;
@@ -75,8 +73,8 @@ export interface ServerResult {
 
 /** The event-loop monitor's timer period (monitorEventLoopDelay's resolution): part of every reading. */
 const LOOP_MONITOR_PERIOD_MS = 1;
-/** How long in-flight requests may finish after the schedule ended (beyond that, they time out). */
-const DRAIN_GRACE_MS = 1500;
+/** How long units still under way at a stop may take to end before they are cut short: a stop takes at most 2 s. */
+const STOP_GRACE_MS = 1500;
 /** The last stretch before a rendezvous waited in loop turns, not on a timer: longer spins starve each other when shards share cores (bench/cluster-skew.ts). */
 const START_SPIN_MS = 1;
 
@@ -114,22 +112,19 @@ export class LoadRunner extends EventEmitter {
   async runServer(target: ServerTarget, serverIndex: number, segment: Segment = {}): Promise<ServerResult> {
     const opts = { ...this.opts, model: segment.model ?? this.opts.model, durationMs: segment.durationMs ?? this.opts.durationMs };
     const step = segment.step ?? null;
-    const profile = PROFILES[target.profile];
     const executor = executorFor(opts.model);
-    const pipeline = executor.closed ? Number.MAX_SAFE_INTEGER : opts.pipeline;
-    const conns = transportOf(target).openConnections(target, { ...opts, pipeline });
+    const units = segment.units ? segment.units() : requestUnits(target, { ...opts, seed: `${opts.seed}:${serverIndex}`, closed: executor.closed });
     // A stop while connecting (a server that never answers its handshake) cuts the connects short.
-    this.stopCurrent = () => conns.close();
+    this.stopCurrent = () => units.close();
     try {
       if (this.stopRequested) throw new LoadStopped();
-      await conns.open();
+      await units.open();
     } catch (err) {
       if (this.stopRequested) throw new LoadStopped();
-      // E.g. a server that caps connections per IP below --connections (see --source-addresses).
-      throw new UserError(`server ${target.name} (${targetUrl(target)}): cannot open ${opts.connections} connections: ${(err as Error).message}`);
+      throw err;
     }
-    const info = conns.server!;
-    const recorder = new IntervalRecorder(target.name);
+    const info = units.server;
+    const recorder = new IntervalRecorder<string>(target.name);
     const durationMs = executor.lengthMs(opts.model, opts.durationMs);
     // Shards of one test share the schedule clock: each starts on a whole second of the epoch, so
     // their intervals line up second for second when merged.
@@ -138,14 +133,14 @@ export class LoadRunner extends EventEmitter {
     if (opts.rendezvous) {
       let at: number;
       try {
-        at = await this.unlessStopped(opts.rendezvous(target.name), conns);
+        at = await this.unlessStopped(opts.rendezvous(target.name), units);
       } catch (err) {
-        conns.close();
+        units.close();
         throw err;
       }
       await this.untilEpochMs(at);
       if (this.stopRequested) {
-        conns.close();
+        units.close();
         throw new LoadStopped();
       }
     } else if (opts.shard || opts.startAtMs !== undefined) {
@@ -163,16 +158,9 @@ export class LoadRunner extends EventEmitter {
     const startMs = Date.now();
     const onsetMs: Record<string, number> = {};
     const samples = new RawSamples();
-    const ctx = {
-      conns,
-      sink: opts.samples ? fanOut([recorder, samples]) : recorder,
-      picker: new RequestPicker(opts.lines, opts.mix, `${opts.seed}:${serverIndex}`),
-      profile,
-      timeoutMs: opts.timeoutMs,
-      clock: new RunClock(t0),
-    };
-    const pacer = executor.create(requestIteration(ctx), opts.model, durationMs, opts.shard);
-    this.emit('server-start', { server: target.name, url: targetUrl(target), software: info.software, durationMs });
+    const iteration = units.iteration(opts.samples ? fanOut([recorder, samples]) : recorder, new RunClock(t0));
+    const pacer = executor.create(iteration, opts.model, durationMs, opts.shard);
+    this.emit('server-start', { server: target.name, url: targetUrl(target), software: info?.software ?? null, durationMs });
 
     // The schedule clock's seconds: interval i covers [t0 + i s, t0 + (i+1) s). Closes run one
     // after another (each encodes in small steps between sends), and are emitted in order.
@@ -187,8 +175,8 @@ export class LoadRunner extends EventEmitter {
       const context = {
         // A shard sends every N-th request of the schedule: its own target is 1/N of the rate.
         targetRate: scaled(executor.targetRateAt(opts.model, tMs + lengthMs / 2), opts.shard),
-        vus: pacer.vusAt(ctx.clock.now() / 1e6),
-        inFlight: conns.inFlight,
+        vus: pacer.vusAt(iteration.clock.now() / 1e6),
+        inFlight: units.inFlight,
         loopDelayP99Us: loop.count > 0 ? Math.round(loop.percentile(99) / 1000) : 0,
       };
       loop.reset();
@@ -230,22 +218,23 @@ export class LoadRunner extends EventEmitter {
       const scheduleEndMs = this.stopRequested || executor.endsWhenDone ? elapsedMs : durationMs;
       // Let what is in flight answer (or time out) before the last interval is closed; a stop
       // asked for meanwhile shortens the wait to its grace.
-      const naturalEnd = Date.now() + Math.max(DRAIN_GRACE_MS, opts.timeoutMs + 200);
-      const deadline = () => Math.min(naturalEnd, (stoppedAtMs ?? Infinity) + DRAIN_GRACE_MS);
-      while (conns.inFlight > 0 && Date.now() < deadline()) await new Promise((r) => setTimeout(r, 20));
+      const naturalEnd = Date.now() + units.drainMs;
+      const deadline = () => Math.min(naturalEnd, (stoppedAtMs ?? Infinity) + STOP_GRACE_MS);
+      while (units.inFlight > 0 && Date.now() < deadline()) await new Promise((r) => setTimeout(r, 20));
       if (ticker) clearTimeout(ticker);
       const partialMs = Math.max(1, Math.round(Number(process.hrtime.bigint() - t0) / 1e6 - index * 1000));
       // From here on nothing is recorded: what is still in flight is cut short by our own close,
       // not by the server, and intervals and totals must hold the same requests.
-      recorder.freeze(ctx.clock.now());
+      recorder.freeze(iteration.clock.now());
       closeInterval(Math.min(1000, partialMs));
       await closing;
       if (failed) throw failed;
+      if (units.failure) throw units.failure;
       this.scheduleMs = stoppedAtMs !== null ? Math.min(scheduleEndMs, stoppedAtMs - startMs) : scheduleEndMs;
     } finally {
       if (ticker) clearTimeout(ticker);
       recorder.freeze();
-      conns.close();
+      units.close();
       loop.disable();
       loopAll.disable();
     }
@@ -273,8 +262,8 @@ export class LoadRunner extends EventEmitter {
     return {
       server: target.name,
       url: targetUrl(target),
-      software: info.software,
-      protocol: info.protocol,
+      software: info?.software ?? null,
+      protocol: info?.protocol ?? null,
       // The achieved rate is over the schedule's length, not the drain after it.
       durationMs: Math.max(1, this.scheduleMs),
       startedAtMs: startMs,
@@ -287,11 +276,11 @@ export class LoadRunner extends EventEmitter {
         bound: verdict.bound,
         reasons: verdict.reasons,
       },
-      refused: conns.refused,
-      firstRefusedAtMs: conns.firstRefusedAtMs === null ? null : conns.firstRefusedAtMs - startMs,
+      refused: units.refused,
+      firstRefusedAtMs: units.firstRefusedAtMs === null ? null : units.firstRefusedAtMs - startMs,
       onsetMs,
       intervals: index,
-      lateReplies: conns.lateReplies(),
+      lateReplies: units.lateReplies(),
       status: this.abortReason ? 'aborted' : this.stopRequested ? 'interrupted' : 'completed',
     };
   }
@@ -315,11 +304,11 @@ export class LoadRunner extends EventEmitter {
     while (!this.stopRequested && now() < atMs) await new Promise((r) => setImmediate(r));
   }
 
-  /** `p`, unless a stop comes first (then LoadStopped, and the server's connections closed). */
-  private unlessStopped<T>(p: Promise<T>, conns: { close(): void }): Promise<T> {
+  /** `p`, unless a stop comes first (then LoadStopped, and what the server's units opened closed). */
+  private unlessStopped<T>(p: Promise<T>, units: { close(): void }): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.stopCurrent = () => {
-        conns.close();
+        units.close();
         reject(new LoadStopped());
       };
       p.then(resolve, reject);
@@ -343,6 +332,8 @@ export interface Segment {
   durationMs?: number;
   indexBase?: number;
   step?: number | null;
+  /** What the segment's units are: the run's requests unless told (e.g. a wallet load's syncs). */
+  units?: () => UnitSource;
 }
 
 function scaled(rate: number | null, shard?: { count: number }): number | null {

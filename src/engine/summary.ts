@@ -12,7 +12,7 @@ import type { ServerResult } from './runner';
 export interface ServerSummary {
   server: string;
   url: string;
-  software: string;
+  software: string | null;
   status: string;
   durationS: number;
   sent: number;

@@ -1,0 +1,62 @@
+/**
+ * Requests of the load's mix as a runner's units: one connection set per server through its
+ * transport (src/transports/registry.ts), opened before the schedule, every request pipelined on
+ * it (request.ts). A closed model's users each wait for their own answer, so its pipelines are
+ * unbounded.
+ */
+import { PROFILES } from '../../servers/profiles';
+import { targetUrl, type ServerTarget } from '../../core/targets';
+import { UserError } from '../../core/user-error';
+import type { DatasetLine } from '../../core/dataset-line';
+import type { Mix } from '../../core/load-types';
+import type { MethodName } from '../../core/methods';
+import { transportOf } from '../../transports/registry';
+import type { ConnectionOptions } from '../../transports/transport';
+import type { UnitSource } from '../unit-source';
+import { requestIteration } from './request';
+import { RequestPicker } from './requests';
+
+/** How long requests still in flight at the schedule's end may take to answer, at least (beyond that they time out). */
+const DRAIN_GRACE_MS = 1500;
+
+export interface RequestUnitsOptions extends ConnectionOptions {
+  lines: DatasetLine[];
+  mix: Mix;
+  /** The picker's seed: one sequence of requests per server of the run. */
+  seed: string;
+  /** A closed model: every user waits for its own answer, so no pipeline limit applies. */
+  closed: boolean;
+}
+
+export function requestUnits(target: ServerTarget, o: RequestUnitsOptions): UnitSource<MethodName> {
+  const conns = transportOf(target).openConnections(target, { ...o, pipeline: o.closed ? Number.MAX_SAFE_INTEGER : o.pipeline });
+  return {
+    async open() {
+      try {
+        await conns.open();
+      } catch (err) {
+        // E.g. a server that caps connections per IP below --connections (see --source-addresses).
+        throw new UserError(`server ${target.name} (${targetUrl(target)}): cannot open ${o.connections} connections: ${(err as Error).message}`);
+      }
+    },
+    get server() {
+      return conns.server ?? null;
+    },
+    iteration: (sink, clock) =>
+      requestIteration({ conns, sink, picker: new RequestPicker(o.lines, o.mix, o.seed), profile: PROFILES[target.profile], timeoutMs: o.timeoutMs, clock }),
+    get inFlight() {
+      return conns.inFlight;
+    },
+    drainMs: Math.max(DRAIN_GRACE_MS, o.timeoutMs + 200),
+    close: () => conns.close(),
+    get refused() {
+      return conns.refused;
+    },
+    get firstRefusedAtMs() {
+      return conns.firstRefusedAtMs;
+    },
+    lateReplies: () => conns.lateReplies(),
+    // A request ends as an outcome, whatever happens to it.
+    failure: undefined,
+  };
+}
