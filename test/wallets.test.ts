@@ -135,7 +135,8 @@ test('wallets arriving at a rate are each timed from their intended arrival', ()
   db.close();
   expect(rows.map((x) => Math.round(x.intended))).toEqual(Array.from({ length: 12 }, (_, i) => i * 250));
   for (const x of rows) expect(x.lag).toBeGreaterThanOrEqual(0);
-  // The summary's median is of lag + sync time, from the stored rows.
+  // The summary's median is of lag + sync time, from the stored rows: the engine's HDR histogram
+  // holds it to 3 significant digits of whole µs.
   const fromIntended = rows.map((x) => x.lag + x.duration / 1e6).sort((a, b) => a - b);
-  expect(out.servers[0].arrivals.p50Ms).toBeCloseTo(fromIntended[5], 6);
+  expect(Math.abs(out.servers[0].arrivals.p50Ms - fromIntended[5])).toBeLessThanOrEqual(fromIntended[5] / 1000 + 0.002);
 });

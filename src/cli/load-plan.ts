@@ -58,6 +58,9 @@ export interface LoadPlanArgs extends WatchArgs {
 /** The options that choose an executor and its config. */
 export type ModelArgs = Pick<LoadPlanArgs, 'rate' | 'stages' | 'start-rate' | 'vus' | 'vus-stages' | 'start-vus' | 'iterations' | 'iterations-per-vu' | 'think-time' | 'duration'>;
 
+/** The options of a --find-max search. */
+export type FindMaxArgs = ModelArgs & Pick<LoadPlanArgs, 'find-max' | 'slo' | 'max-error-rate' | 'dwell' | 'warmup' | 'step-factor' | 'max-rate' | 'bisect-steps'>;
+
 export interface LoadPlan extends WatchPlan {
   /** This process's share of the model (a shard's users or iterations). */
   model: LoadModel;
@@ -209,7 +212,8 @@ function chooseModel(a: ModelArgs, problems: string[], take: Take): { model: Loa
   return { model, durationMs: durationMs ?? 0 };
 }
 
-function findMaxOptions(a: LoadPlanArgs, problems: string[], take: Take): FindMaxOptions | undefined {
+/** --find-max's search, every problem with its options noted in `problems`; undefined without --find-max. */
+export function findMaxOptions(a: FindMaxArgs, problems: string[], take: Take = collecting(problems), sloSubjects: readonly string[] = []): FindMaxOptions | undefined {
   if (!a['find-max']) {
     if (a.slo !== undefined) problems.push('--slo applies to --find-max only');
     return undefined;
@@ -223,7 +227,7 @@ function findMaxOptions(a: LoadPlanArgs, problems: string[], take: Take): FindMa
   const dwellMs = take(() => durationOption('dwell', a.dwell));
   if (dwellMs !== undefined && dwellMs < 2000) problems.push('--dwell must be at least 2s: a step is judged on whole seconds');
   const warmupMs = take(() => durationOption('warmup', a.warmup));
-  const slo = a.slo ? take(() => parseSlo(a.slo!)) : undefined;
+  const slo = a.slo ? take(() => parseSlo(a.slo!, sloSubjects)) : undefined;
   if (!slo || dwellMs === undefined || warmupMs === undefined) return undefined;
   return {
     slo,

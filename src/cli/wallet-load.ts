@@ -15,25 +15,26 @@ import { NodeRpc } from '../node/rpc';
 import { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { UserError } from '../core/user-error';
-import { WalletLoad, type BlockMaker, type ServerLoadSummary, type WalletUnit } from '../wallet/load';
+import { WalletLoad, type BlockMaker, type ServerLoadSummary, type WalletLoadDone, type WalletUnit } from '../wallet/load';
 import { heldReconnectsText } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
-import { arrivalModel, pinGenerator, type ModelArgs } from './load-plan';
+import { arrivalModel, findMaxOptions, pinGenerator, type FindMaxArgs } from './load-plan';
+import { LoadStore } from '../store/load-results';
+import type { AnyIntervalRecord, LoadModel } from '../core/load-types';
+import { stepLine, type FindMaxOptions } from '../engine/find-max';
 import { hold as holdExecutor } from '../engine/executors/hold';
 import { countOrZeroProblem, countProblem } from '../engine/executors/executor';
 import { executorFor } from '../engine/executors/registry';
-import type { LoadModel } from '../core/load-types';
 import { electrumTargets, ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
 import { collecting, cpuOption, durationOption, timeoutSeconds } from './validate';
 import { walletsNetwork } from '../dataset/expected-network';
 import { openWatchers, watchPlan, type WatchArgs, type WatchPlan } from './watch-options';
-import { LiveSeconds, type ServerNow } from '../engine/sinks/live-seconds';
 
-export interface WalletLoadArgs extends TargetArgs, ModelArgs, WatchArgs {
+export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
   workload: string;
   wallets?: string;
   cpu?: string;
@@ -56,7 +57,7 @@ export interface WalletLoadArgs extends TargetArgs, ModelArgs, WatchArgs {
 }
 
 /** Options of `load` that belong to request-level load only. */
-const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'shard', 'find-max', 'slo', 'source-addresses'];
+const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'shard', 'source-addresses'];
 const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs'];
 
 export function refuseWalletOptions(argv: string[]): void {
@@ -81,6 +82,8 @@ interface WalletLoadPlan {
   workload: Workload;
   hold: number;
   arrivals?: { model: LoadModel; durationMs: number };
+  /** --find-max: the highest arrival rate whose time to synced meets --slo. */
+  search?: FindMaxOptions;
   notifyWaitMs: number;
   naturalWaitMs: number;
   cpus?: number[];
@@ -97,10 +100,12 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   const holdProblems = countOrZeroProblem('--hold', hold);
   problems.push(...holdProblems);
   const noted = problems.length;
-  const arrivals = arrivalModel(a, problems);
+  const search = findMaxOptions(a, problems, take, [SYNC_UNIT]);
+  // With --find-max the search sets the arrival rate and its steps' length itself.
+  const arrivals = a['find-max'] ? undefined : arrivalModel(a, problems);
   // Only when no arrival option was given at all: a wrong one has its own problem noted.
-  if (!arrivals && hold === 0 && problems.length === noted) problems.push('--workload needs a way for wallets to arrive (--rate R wallets/s, --stages, --vus N, --vus-stages, --iterations K) and/or --hold N (wallets kept connected)');
-  if (a.duration !== undefined && !arrivals) problems.push('--duration applies to arriving wallets (--rate, --vus, ...): how long they keep arriving');
+  if (!arrivals && !a['find-max'] && hold === 0 && problems.length === noted) problems.push('--workload needs a way for wallets to arrive (--rate R wallets/s, --stages, --vus N, --vus-stages, --iterations K) and/or --hold N (wallets kept connected)');
+  if (a.duration !== undefined && !arrivals && !a['find-max']) problems.push('--duration applies to arriving wallets (--rate, --vus, ...): how long they keep arriving');
   if (hold > 0 && !holdProblems.length) problems.push(...holdExecutor.validate({ kind: 'hold', sessions: hold, concurrency: a['hold-concurrency'] }));
   if (workload && !workload.subscribes) {
     // A wallet that polls keeps no subscription open: there is nothing to hold or to notify.
@@ -114,15 +119,20 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   const cpus = cpuOption('--cpu', a.cpu, problems);
   const watch = watchPlan(a, problems);
   if (problems.length) throw new UserError(problems.join('; '));
-  return { workload: workload!, hold, arrivals, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus, watch };
+  return { workload: workload!, hold, arrivals, search, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus, watch };
 }
 
 export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<number> {
-  const { workload, hold, arrivals, notifyWaitMs, naturalWaitMs, cpus: cpuList, watch } = walletLoadPlan(a, argv);
+  const { workload, hold, arrivals, search, notifyWaitMs, naturalWaitMs, cpus: cpuList, watch } = walletLoadPlan(a, argv);
   // How long wallets arrive: the stages' sum for a ramp, --duration (or its default) otherwise, a
   // limit for iterations, which end when done.
   const executor = arrivals ? executorFor(arrivals.model) : undefined;
   const durationMs = arrivals ? executor!.lengthMs(arrivals.model, arrivals.durationMs) : 0;
+  const arrivalsText = search
+    ? `, the highest arrival rate with sync ${search.slo.text.replace(/^sync\s+/, '')}`
+    : arrivals
+      ? `, wallets arriving (${executor!.describe(arrivals.model)}) for ${executor?.endsWhenDone ? 'up to ' : ''}${durationMs / 1000} s`
+      : '';
   const resolved = await resolveTargets(a);
   const lab = await labServersAmong(resolved.targets);
   const onLab = lab.servers;
@@ -170,8 +180,6 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
     }
     const { runId, serverIds } = run;
     outputs.start({ run: runId, shard: null });
-    // Its first second closes a second from now, the runner long made by then.
-    const live: LiveSeconds<WalletUnit> | undefined = outputs.empty ? undefined : new LiveSeconds<WalletUnit>({ interval: (record, state) => outputs.interval(record, state), now: (server): ServerNow => runner.now(server), failed: () => runner.stop() });
     const runner = new WalletLoad(
       {
         servers: targets,
@@ -185,39 +193,47 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
         notify: maker ? { maker, blocks: a.blocks, payWallets: maker.pay ? a['pay-wallets'] : 0, amountSat: 10_000, waitMs: notifyWaitMs, paymentWaitMs: notifyWaitMs } : undefined,
         rssOf: onLab.size ? await labRss(onLab) : undefined,
         log,
-        live,
+        search,
       },
       store,
       runId,
       serverIds,
     );
+    // Every second of every segment is stored, and goes to the watchers with the wallets held and notified by then.
+    const seconds = new LoadStore(results);
+    runner.runner.on('interval', ({ server, record, step }: { server: string; record: AnyIntervalRecord; step: number | null }) => {
+      seconds.addInterval(runId, serverIds.get(server)!, record, step);
+      outputs.interval(record, runner.now(server));
+    });
     onStopSignal(() => runner.stop());
-    let summaries: ServerLoadSummary[] = [];
+    let done: WalletLoadDone = { summaries: [], searches: [] };
     let status: 'completed' | 'interrupted' | 'failed' = 'completed';
     try {
-      summaries = await runner.runServers((t) =>
-        log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivals ? `, wallets arriving (${executor!.describe(arrivals.model)}) for ${executor?.endsWhenDone ? 'up to ' : ''}${durationMs / 1000} s` : ''}${a.notify ? `, ${a.blocks} blocks` : ''}`),
+      done = await runner.runServers(
+        (t) => log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivalsText}${a.notify ? `, ${a.blocks} blocks` : ''}`),
+        (t, s) => log(stepLine(t, s, search!)),
       );
-      if (runner.stopped) status = 'interrupted';
-    } catch (err) {
-      status = 'failed';
-      throw err;
+      if (done.failure) status = 'failed';
+      else if (runner.stopped) status = 'interrupted';
     } finally {
-      await live?.stop();
-      store.finishRun(runId, status, { servers: summaries, setups: Object.fromEntries(setups) });
+      store.finishRun(runId, status, { servers: done.summaries, setups: Object.fromEntries(setups), findMax: search ? done.searches : undefined });
       results.close();
     }
-    // What an output threw on the way fails the command, the run kept.
-    if (live?.failure) throw live.failure;
-    const json = { runId, status, db: a.db, servers: summaries, setups: Object.fromEntries(setups) };
+    // What the database or an output refused on the way fails the command, the run kept.
+    if (done.failure) throw done.failure;
+    const { summaries, searches } = done;
+    const json = { runId, status, db: a.db, servers: summaries, findMax: search ? searches : undefined, setups: Object.fromEntries(setups) };
     await outputs.end(json);
     if (a.json) process.stdout.write(JSON.stringify(json, null, 2) + '\n');
-    else process.stdout.write(summaryText(runId, workload.name, summaries, setups, a.db) + '\n');
+    else process.stdout.write((search ? searches.map((f) => f.statement).join('\n') + "\n\n(arriving wallets below: each server's last step)\n" : '') + summaryText(runId, workload.name, summaries, setups, a.db) + '\n');
     return status === 'interrupted' ? 130 : 0;
   } finally {
     await outputs.close();
   }
 }
+
+/** What --slo may name in a wallet load: the time to a synced wallet. */
+const SYNC_UNIT: WalletUnit = 'sync';
 
 function missingWallets(): never {
   throw new UserError('--workload needs --wallets FILE (or --lab, whose wallets file `lab up` writes)');

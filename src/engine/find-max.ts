@@ -9,7 +9,7 @@
  * limit found is the generator's, and the result says so instead of calling it the server's.
  */
 import type { ServerTarget } from '../core/targets';
-import type { LoadRunner, ServerResult } from './runner';
+import type { LoadRunner, Segment, ServerResult } from './runner';
 import { UserError } from '../core/user-error';
 import { histogramAt } from '../core/percentile-line';
 import { answeredOf } from '../core/outcomes';
@@ -55,13 +55,20 @@ export interface FindMaxResult {
   statement: string;
 }
 
-/** `p99<100ms`, `p(99.9)<50`, `p95<=0.2s`: a percentile of latency and its bound. */
-export function parseSlo(text: string): Slo {
-  const m = /^\s*p\(?\s*([0-9.]+)\s*\)?\s*<=?\s*([0-9.]+)\s*(ms|s)?\s*$/.exec(text);
-  const percentile = m ? Number(m[1]) : NaN;
-  if (!m || !(percentile > 0 && percentile < 100)) throw new UserError(`--slo: cannot parse ${JSON.stringify(text)}; expected e.g. "p99<100ms"`);
-  const thresholdMs = Number(m[2]) * (m[3] === 's' ? 1000 : 1);
-  if (!(thresholdMs > 0)) throw new UserError(`--slo: the bound in ${JSON.stringify(text)} must be above 0`);
+/**
+ * `p99<100ms`, `p(99.9)<50`, `p95<=0.2s`: a percentile of latency and its bound; a wallet load's
+ * may name its unit first (`sync p99<2s`, `subjects` ['sync']), which says what the latency is of.
+ */
+export function parseSlo(text: string, subjects: readonly string[] = [], option = '--slo'): Slo {
+  const m = /^\s*(?:([a-z-]+)\s+)?p\(?\s*([0-9.]+)\s*\)?\s*<=?\s*([0-9.]+)\s*(ms|s)?\s*$/.exec(text);
+  const percentile = m ? Number(m[2]) : NaN;
+  const example = subjects.length ? `"${subjects[0]} p99<2s"` : '"p99<100ms"';
+  if (!m || !(percentile > 0 && percentile < 100)) throw new UserError(`${option}: cannot parse ${JSON.stringify(text)}; expected e.g. ${example}`);
+  if (m[1] !== undefined && !subjects.includes(m[1])) {
+    throw new UserError(`${option}: ${JSON.stringify(text)} names ${JSON.stringify(m[1])}, ${subjects.length ? `but only ${subjects.join(', ')} is measured here` : 'but a request load judges every request; leave it out'}`);
+  }
+  const thresholdMs = Number(m[3]) * (m[4] === 's' ? 1000 : 1);
+  if (!(thresholdMs > 0)) throw new UserError(`${option}: the bound in ${JSON.stringify(text)} must be above 0`);
   return { percentile, thresholdMs, text: text.trim() };
 }
 
@@ -156,8 +163,10 @@ export async function findMax(
 
 /**
  * The search on one server, its steps run as segments of one run: each step numbers its intervals
- * on from the last step's, so the steps follow each other in the stored run. Also returns the last
- * step's result (the server's summary after a search is of its last step).
+ * on from the last step's (from `from.indexBase`, after what the server's run did before), so the
+ * steps follow each other in the stored run; their units are `from.units` (the run's requests
+ * unless told). Also returns the last step's result (the server's summary after a search is of
+ * its last step).
  */
 export async function findMaxOnServer(
   runner: LoadRunner,
@@ -165,15 +174,16 @@ export async function findMaxOnServer(
   serverIndex: number,
   o: FindMaxOptions,
   onStep: (s: StepResult) => void,
+  from: Pick<Segment, 'indexBase' | 'units'> = {},
 ): Promise<{ found: FindMaxResult; last: ServerResult }> {
-  let indexBase = 0;
+  let indexBase = from.indexBase ?? 0;
   let last: ServerResult | undefined;
   const found = await findMax(
     runner,
     target,
     o,
     async (rate, durationMs, step) => {
-      last = await runner.runServer(target, serverIndex, { model: { kind: 'rate', rate }, durationMs, indexBase, step });
+      last = await runner.runServer(target, serverIndex, { model: { kind: 'rate', rate }, durationMs, indexBase, step, units: from.units });
       indexBase += last.intervals;
       return last;
     },

@@ -18,17 +18,16 @@ import { histogramAt } from '../core/percentile-line';
 import { fanOut, RawSamples } from './sinks/request-sink';
 import { requestUnits } from './iterations/request-units';
 import { executorFor } from './executors/registry';
+import type { Executor } from './executors/executor';
 import { IntervalRecorder, Totals } from './sinks/hdr-intervals';
 import type { UnitSource } from './unit-source';
 import type { LoadModel, Mix } from '../core/load-types';
 
-export interface LoadOptions extends ConnectionOptions {
+/** How a run paces its servers, whatever its units are. */
+export interface RunnerOptions {
   servers: ServerTarget[];
-  lines: DatasetLine[];
-  mix: Mix;
   model: LoadModel;
   durationMs: number;
-  seed: string;
   shard?: { index: number; count: number };
   /** Epoch ms to start the schedule at: the rendezvous of a test's shards. */
   startAtMs?: number;
@@ -37,8 +36,20 @@ export interface LoadOptions extends ConnectionOptions {
    * server's schedule, once all of them are ready for it.
    */
   rendezvous?: (server: string) => Promise<number>;
+  /** Keep every request's outcome as a row too (--samples). */
+  samples?: boolean;
+}
+
+/** A request load's options: its requests' dataset, mix and seed, and the connections they go through. */
+export interface LoadOptions extends RunnerOptions, ConnectionOptions {
+  lines: DatasetLine[];
+  mix: Mix;
+  seed: string;
   samples: boolean;
 }
+
+/** A server's units, as a run makes them unless a segment says otherwise; `closed` for a closed model. */
+export type UnitsOf = (target: ServerTarget, serverIndex: number, closed: boolean) => UnitSource;
 
 /** What the generator itself did: if it fell behind, latencies are partly its own. */
 export interface GeneratorCheck {
@@ -84,8 +95,18 @@ export class LoadRunner extends EventEmitter {
   private stopCurrent: (() => void) | undefined;
   private scheduleMs = 0;
 
-  constructor(private readonly opts: LoadOptions) {
+  private readonly unitsOf: UnitsOf;
+
+  /** A request load (the requests of `opts`), or a run whose units are `unitsOf`'s. */
+  constructor(opts: LoadOptions);
+  constructor(opts: RunnerOptions, unitsOf: UnitsOf);
+  constructor(
+    private readonly opts: RunnerOptions,
+    unitsOf?: UnitsOf,
+  ) {
     super();
+    const requests = opts as LoadOptions;
+    this.unitsOf = unitsOf ?? ((target, serverIndex, closed) => requestUnits(target, { ...requests, seed: `${requests.seed}:${serverIndex}`, closed }));
   }
 
   /** Stops sending now; what was measured is kept. */
@@ -112,8 +133,8 @@ export class LoadRunner extends EventEmitter {
   async runServer(target: ServerTarget, serverIndex: number, segment: Segment = {}): Promise<ServerResult> {
     const opts = { ...this.opts, model: segment.model ?? this.opts.model, durationMs: segment.durationMs ?? this.opts.durationMs };
     const step = segment.step ?? null;
-    const executor = executorFor(opts.model);
-    const units = segment.units ? segment.units() : requestUnits(target, { ...opts, seed: `${opts.seed}:${serverIndex}`, closed: executor.closed });
+    const executor: Paced = segment.work ? whileWorking(segment.work) : executorFor(opts.model);
+    const units = segment.work ? NO_UNITS : segment.units ? segment.units() : this.unitsOf(target, serverIndex, executor.closed);
     // A stop while connecting (a server that never answers its handshake) cuts the connects short.
     this.stopCurrent = () => units.close();
     try {
@@ -158,7 +179,7 @@ export class LoadRunner extends EventEmitter {
     const startMs = Date.now();
     const onsetMs: Record<string, number> = {};
     const samples = new RawSamples();
-    const iteration = units.iteration(opts.samples ? fanOut([recorder, samples]) : recorder, new RunClock(t0));
+    const iteration = units.iteration(opts.samples ? fanOut([recorder, samples]) : recorder, new RunClock(t0), () => this.stopCurrent?.());
     const pacer = executor.create(iteration, opts.model, durationMs, opts.shard);
     this.emit('server-start', { server: target.name, url: targetUrl(target), software: info?.software ?? null, durationMs });
 
@@ -244,7 +265,7 @@ export class LoadRunner extends EventEmitter {
     const lagP99 = t.lag.totalCount > 0 ? t.lag.getValueAtPercentile(99) : null;
     const loopP99Ms = loopAll.count > 0 ? loopAll.percentile(99) / 1e6 : 0;
     // Judged per request against its own latency (src/core/generator-check.ts); lag and loop delay are context.
-    const verdict = generatorVerdict(t.generator.atRisk, t.generator.units, 'requests', 'went out late (scheduling lag)');
+    const verdict = generatorVerdict(t.generator.atRisk, t.generator.units, units.words.units, units.words.late);
     // A closed model sends each request the moment its user is free, so it never goes out late: a
     // busy generator shows instead as replies waiting on our loop, which no request measures. The
     // loop's delay p99 is judged against the median latency it would sit inside, by the same rule.
@@ -334,7 +355,41 @@ export interface Segment {
   step?: number | null;
   /** What the segment's units are: the run's requests unless told (e.g. a wallet load's syncs). */
   units?: () => UnitSource;
+  /**
+   * No units at all: the segment lasts while `work` runs (a wallet load's blocks and the
+   * notifications they bring), its seconds closed like any other's for what watches the run.
+   */
+  work?: () => Promise<void>;
 }
+
+/** What the runner asks of how a segment is paced: an executor, or work of the segment's own. */
+type Paced = Pick<Executor<LoadModel>, 'closed' | 'endsWhenDone' | 'lengthMs' | 'targetRateAt' | 'create'>;
+
+/** A segment that is `work` alone: it ends when the work does; a stop is the work's own to heed. */
+function whileWorking(work: () => Promise<void>): Paced {
+  return {
+    closed: false,
+    endsWhenDone: true,
+    lengthMs: () => Infinity,
+    targetRateAt: () => null,
+    create: () => ({ run: work, stop: () => undefined, vusAt: () => null }),
+  };
+}
+
+/** A segment of no units opens, sends and cuts short nothing. */
+const NO_UNITS: UnitSource = {
+  open: async () => undefined,
+  server: null,
+  iteration: (_sink, clock) => ({ clock, batch: () => ({ size: 0, oldestNs: Infinity, add: () => false, flush: () => undefined }), onProgress: () => undefined }),
+  inFlight: 0,
+  drainMs: 0,
+  close: () => undefined,
+  refused: 0,
+  firstRefusedAtMs: null,
+  lateReplies: () => 0,
+  failure: undefined,
+  words: { units: 'units', late: 'started late' },
+};
 
 function scaled(rate: number | null, shard?: { count: number }): number | null {
   return rate === null || !shard ? rate : rate / shard.count;

@@ -1,42 +1,56 @@
 /**
- * A load run's servers, one after another (servers never share the generator): each gets the
- * whole profile, or the steps of a find-max search. A stop ends the run after the current server;
- * a stop while connecting is an interruption, not a failure: what was measured stands.
+ * A run's servers, one after another (servers never share the generator): each gets the whole
+ * profile, or the steps of a find-max search, or whatever a run kind does on one server (a wallet
+ * load's hold, arrivals and blocks). A stop ends the run after the current server; a stop while
+ * connecting is an interruption, not a failure: what was measured stands.
  */
 import type { ServerTarget } from '../core/targets';
 import { LoadStopped, type LoadRunner, type ServerResult } from './runner';
 import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type StepResult } from './find-max';
 
-export interface ServersDone {
-  results: ServerResult[];
-  searches: FindMaxResult[];
+export interface InTurn<R> {
+  results: R[];
   /** What ended the run early other than a stop (e.g. the database refused an interval). */
   failure?: unknown;
 }
 
+/** `runOne` on each server in turn, until the run is stopped. */
+export async function inTurn<R>(runner: { readonly stopped: boolean }, servers: readonly ServerTarget[], runOne: (target: ServerTarget, index: number) => Promise<R>): Promise<InTurn<R>> {
+  const done: InTurn<R> = { results: [] };
+  try {
+    for (const [i, target] of servers.entries()) {
+      if (runner.stopped) break;
+      done.results.push(await runOne(target, i));
+    }
+  } catch (err) {
+    if (!(err instanceof LoadStopped)) done.failure = err;
+  }
+  return done;
+}
+
+export interface ServersDone extends InTurn<ServerResult> {
+  searches: FindMaxResult[];
+}
+
+/** A request load's servers: each its whole profile, or its find-max search. */
 export async function serversInTurn(
   runner: LoadRunner,
   servers: readonly ServerTarget[],
   search: FindMaxOptions | undefined,
   on: { step(target: ServerTarget, s: StepResult): void; server(target: ServerTarget, r: ServerResult): void },
 ): Promise<ServersDone> {
-  const done: ServersDone = { results: [], searches: [] };
-  try {
-    for (const [i, target] of servers.entries()) {
-      if (runner.stopped) break;
-      let r: ServerResult;
-      if (search) {
-        const { found, last } = await findMaxOnServer(runner, target, i, search, (s) => on.step(target, s));
-        done.searches.push(found);
-        r = last;
-      } else {
-        r = await runner.runServer(target, i);
-      }
-      on.server(target, r);
-      done.results.push(r);
+  const searches: FindMaxResult[] = [];
+  const done = await inTurn(runner, servers, async (target, i) => {
+    let r: ServerResult;
+    if (search) {
+      const { found, last } = await findMaxOnServer(runner, target, i, search, (s) => on.step(target, s));
+      searches.push(found);
+      r = last;
+    } else {
+      r = await runner.runServer(target, i);
     }
-  } catch (err) {
-    if (!(err instanceof LoadStopped)) done.failure = err;
-  }
-  return done;
+    on.server(target, r);
+    return r;
+  });
+  return { ...done, searches };
 }

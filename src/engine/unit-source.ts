@@ -14,8 +14,11 @@ export interface UnitSource<M extends string = string> {
   open(): Promise<void>;
   /** The server's software and protocol as it announced them, once open; null when nothing is opened up front. */
   readonly server: { software: string; protocol: string } | null;
-  /** The iteration the executor starts units of, each unit's one outcome recorded in `sink`. */
-  iteration(sink: RequestSink<M>, clock: RunClock): IterationContext;
+  /**
+   * The iteration the executor starts units of, each unit's one outcome recorded in `sink`;
+   * `failed` when a unit threw rather than ended (the run stops, and fails with `failure`).
+   */
+  iteration(sink: RequestSink<M>, clock: RunClock, failed: (err: unknown) => void): IterationContext;
   /** Units started and not yet ended. */
   readonly inFlight: number;
   /** How long units still under way when the schedule ends may take to end by themselves, ms. */
@@ -29,4 +32,6 @@ export interface UnitSource<M extends string = string> {
   lateReplies(): number;
   /** What a unit threw rather than ended with (e.g. a row the database refused): the run fails with it. */
   readonly failure: unknown;
+  /** The units and their lateness in the generator check's words ("requests", "went out late (scheduling lag)"). */
+  readonly words: { units: string; late: string };
 }

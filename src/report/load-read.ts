@@ -42,8 +42,8 @@ function thresholdsOf(run: LoadRunRow): ThresholdVerdict[] | null {
   }));
 }
 
-function findMaxOf(run: LoadRunRow): FindMaxResult[] | null {
-  const raw = parseStoredJson(run.find_max_json);
+/** A run's stored find-max searches (a load run's column, or a wallet load's summary), null when it made none. */
+export function findMaxOf(raw: unknown): FindMaxResult[] | null {
   const entries = (Array.isArray(raw) ? raw : raw === null ? [] : [raw]).filter(
     (e): e is FindMaxResult => isObject(e) && typeof e.server === 'string' && Array.isArray(e.steps) && isObject(e.slo) && typeof e.slo.thresholdMs === 'number',
   );
@@ -164,7 +164,7 @@ export function readLoadRun(reader: ResultsReader, run: LoadRunRow, chosen: Load
     chosen,
     model: isObject(model) && typeof model.kind === 'string' ? (model as unknown as LoadModel) : null,
     servers: loads.servers(run.id).map((s) => readServer(loads, run, s)),
-    findMax: findMaxOf(run),
+    findMax: findMaxOf(parseStoredJson(run.find_max_json)),
     thresholds: thresholdsOf(run),
   };
 }

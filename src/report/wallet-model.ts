@@ -9,6 +9,7 @@ import type { StoppedAnswering } from '../core/stopped-answering';
 
 import type { WalletRunRow, WalletServerRow } from '../store/wallets';
 import type { SyncTotals } from '../store/read';
+import type { FindMaxResult } from './load-model';
 
 export type { WalletRunRow, WalletServerRow };
 
@@ -127,6 +128,8 @@ export interface WalletRunReport {
   notifications: NotificationSeries[];
   arrivals: ArrivalStats[];
   held: HeldSummary[];
+  /** --find-max: each server's search for the highest arrival rate within the SLO, step by step; null without one. */
+  findMax: FindMaxResult[] | null;
 }
 
 export interface WalletReport {

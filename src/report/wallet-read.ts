@@ -10,6 +10,8 @@ import { medianOf } from './median';
 import { readStepMix } from './wallet-mix';
 import { isObject, parseStoredJson } from './stored-json';
 import { readStoppedAnswering } from '../core/stopped-answering';
+import { findMaxOf } from './load-read';
+import type { FindMaxResult } from './load-model';
 import type {
   ArrivalStats,
   FailedSyncGroup,
@@ -144,6 +146,12 @@ function readArrivals(reader: ResultsReader, runId: number, nameOf: Map<number, 
   return [...stats.values()].map((s) => ({ ...s, fromIntendedMs: s.fromIntendedMs.sort(byNumber), lagMs: s.lagMs.sort(byNumber) }));
 }
 
+/** The --find-max searches of a wallet load, from its summary. */
+function findMaxOfSummary(run: WalletRunRow): FindMaxResult[] | null {
+  const summary = parseStoredJson(run.summary_json);
+  return isObject(summary) ? findMaxOf(summary.findMax ?? null) : null;
+}
+
 function readHeld(run: WalletRunRow): HeldSummary[] {
   const summary = parseStoredJson(run.summary_json);
   const rows = isObject(summary) && Array.isArray(summary.servers) ? summary.servers.filter(isObject) : [];
@@ -176,6 +184,7 @@ export function readWalletRun(reader: ResultsReader, run: WalletRunRow): WalletR
     notifications: readNotifications(reader, run.id, nameOf),
     arrivals: run.kind === 'load' ? readArrivals(reader, run.id, nameOf) : [],
     held: run.kind === 'load' ? readHeld(run) : [],
+    findMax: run.kind === 'load' ? findMaxOfSummary(run) : null,
   };
 }
 

@@ -201,6 +201,37 @@ function lostText(x: HeldReconnects | null): string {
   return [heldReconnectsText(x), ...x.outages.map(outageText)].join('; ');
 }
 
+/**
+ * A wallet load's --find-max: each server's steps, the arrival rate tried and what it achieved,
+ * time to synced at the SLO's percentile, and the verdict; null without a search.
+ */
+export function findMaxTable(r: WalletRunReport): Table | null {
+  if (!r.findMax) return null;
+  const head = ['server', 'step', 'phase', 'arrivals/s', 'answered/s', 'p50 ms', 'at the SLO ms', 'errors', 'verdict'];
+  const rows = r.findMax.flatMap((f) =>
+    f.steps.map((s) => [
+      f.server,
+      String(s.step),
+      s.phase ?? '',
+      String(s.targetRate),
+      String(s.achievedRate),
+      fmtMs(s.p50Ms),
+      fmtMs(s.sloValueMs ?? s.p99Ms),
+      `${(s.errorRate * 100).toFixed(2)}%`,
+      s.passed ? 'within' : 'over',
+    ]),
+  );
+  return {
+    title: `Find-max: wallets arriving, time to synced within the SLO — ${runName(r.run)}`,
+    note:
+      r.findMax.map((f) => f.statement ?? `${f.server}: max sustainable ${f.maxSustainableRate ?? 'none'}/s`).join(' ') +
+      ' Each step is wallets arriving at a constant rate (held wallets kept), judged on time to synced from each arrival\'s due time at the SLO\'s percentile, errors and the answered rate; the arrivals table below adds up every step.',
+    head,
+    align: head.map((_, i) => (i === 0 || i === 2 || i === 8 ? 'left' : 'right')),
+    rows,
+  };
+}
+
 /** Null when the run measured no notifications (a load run without --notify, or no held wallet). */
 export function notificationsTable(r: WalletRunReport): Table | null {
   if (r.notifications.length === 0) return null;

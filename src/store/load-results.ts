@@ -5,7 +5,7 @@
  */
 import type { ResultsStore } from './results';
 import { createRun, finishRun, resolveRun, RUN_NUMBER, serversOf, setServerInfo, type NumberedRun, type RunRow, type ServerRow } from './run-record';
-import type { IntervalRecord, LoadModel, LoadOutcome } from '../core/load-types';
+import type { AnyIntervalRecord, IntervalRecord, LoadModel, LoadOutcome } from '../core/load-types';
 import type { MethodName } from '../core/methods';
 
 export type LoadRunStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'aborted';
@@ -80,7 +80,7 @@ export class LoadStore {
   }
 
   /** One finished second of one server, with its cells, in one transaction. */
-  addInterval(runId: number, serverId: number, rec: IntervalRecord, step: number | null = null): void {
+  addInterval(runId: number, serverId: number, rec: AnyIntervalRecord, step: number | null = null): void {
     this.db.transaction(() => {
       this.db
         .prepare(

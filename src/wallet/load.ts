@@ -1,10 +1,13 @@
 /**
- * `load --workload`: wallets against one server after another. Per server, in this order:
+ * `load --workload`: wallets against one server after another, each server's run a few segments
+ * of the engine's runner (src/engine/runner.ts), whose units are wallet syncs (sync-units.ts), so
+ * its seconds, summary, generator check and --find-max are a request load's. Per server, in order:
  *   hold     N wallets synced (a few at a time) and kept connected and subscribed for the rest of
- *            the server's run, as idle wallets are; the server's RSS before and after gives its
- *            memory per held connection when its process is known;
- *   arrive   with --rate, new wallets arriving on schedule (open model: an arrival never waits
- *            for an earlier sync), each timed from its intended arrival;
+ *            the server's run, as idle wallets are (the hold executor); the server's RSS before
+ *            and after gives its memory per held connection when its process is known;
+ *   arrive   new wallets arriving as any load executor paces them (open model: an arrival never
+ *            waits for an earlier sync), each timed from its intended arrival; or --find-max's
+ *            steps, the highest arrival rate within an SLO on time to synced;
  *   notify   with held wallets and a miner, blocks mined after paying some held wallets' next
  *            addresses: each held connection's headers notification, and each paid script's
  *            status notification, timed from the moment the block was asked for.
@@ -18,11 +21,7 @@ import type { WalletLine } from '../core/wallet-line';
 import { WalletStore } from '../store/wallets';
 import { allHeard, judgeBlock, paymentHeard, type HeldConnection } from './notifications';
 import { syncRecord, type SyncResult } from './sync';
-import { walletSyncIteration, type WalletSyncUnit } from './sync-iteration';
-import { RunClock } from '../engine/run-clock';
-import { executorFor } from '../engine/executors/registry';
-import { hold as holdExecutor, type HoldFill } from '../engine/executors/hold';
-import type { Pacer } from '../engine/executors/executor';
+import { walletSyncUnits } from './sync-units';
 import type { LoadModel } from '../core/load-types';
 import { Rehold, type HeldWallet } from './rehold';
 import type { HeldReconnects } from '../core/held-reconnects';
@@ -30,12 +29,16 @@ import type { Workload } from './workloads';
 import { percentile } from '../core/quantiles';
 import { sortedLine } from '../core/percentile-line';
 import { isAnswered } from '../core/outcomes';
-import { GeneratorTally, generatorVerdict, type GeneratorVerdict } from '../core/generator-check';
-import { AnswerWatch, stoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
-import type { LiveSeconds, ServerNow } from '../engine/sinks/live-seconds';
-import { allOf, mapped, type UnitSink } from '../engine/sinks/unit-sink';
+import type { GeneratorVerdict } from '../core/generator-check';
+import type { StoppedAnswering } from '../core/stopped-answering';
+import { mapped, type UnitSink } from '../engine/sinks/unit-sink';
 import { SyncRows } from '../engine/sinks/sync-rows';
-import type { NotificationTally, WalletsLive } from '../engine/outputs/output';
+import type { LiveState, NotificationTally, WalletsLive } from '../engine/outputs/output';
+import { LoadRunner, type Segment, type ServerResult } from '../engine/runner';
+import type { UnitSource } from '../engine/unit-source';
+import { inTurn } from '../engine/servers-in-turn';
+import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type StepResult } from '../engine/find-max';
+import { summarise, type ServerSummary } from '../engine/summary';
 
 /**
  * Where blocks come from: mined on request (the lab, or a regtest node), timed from the mining
@@ -66,12 +69,12 @@ export interface WalletLoadOptions {
   arrivals?: LoadModel;
   /** The arrivals' length (or limit, for iteration executors). */
   durationMs: number;
+  /** --find-max: instead of `arrivals`, the highest arrival rate whose time to synced meets the SLO, held wallets kept. */
+  search?: FindMaxOptions;
   notify?: { maker: BlockMaker; blocks: number; payWallets: number; amountSat: number; waitMs: number; paymentWaitMs: number };
   /** The server process's RSS, where it is known (lab servers): memory per held connection. */
   rssOf?: (server: string) => Promise<number | null>;
   log: (line: string) => void;
-  /** The run's watchers (--dashboard, --out): every sync as it ends, second by second; the wallets held and notified through now(). */
-  live?: LiveSeconds<WalletUnit>;
 }
 
 /** What a wallet load's units are, as its watchers name them: a sync filling the hold, or an arriving wallet's. */
@@ -103,6 +106,8 @@ export interface ServerLoadSummary {
     failed: number;
     failures: Record<string, number>;
     notStarted: number;
+    /** Arrivals answered (synced, or ended by the server's error reply) per second of the schedule. */
+    answeredRate: number;
     p50Ms: number | null;
     p90Ms: number | null;
     p99Ms: number | null;
@@ -117,34 +122,33 @@ export interface ServerLoadSummary {
   loopDelayP99Ms: number;
 }
 
-/** How long syncs still running at a stop may take to end before they are cut short: a stop takes at most 2 s. */
-const STOP_GRACE_MS = 1500;
-
-/** A sync of a wallet load as its sinks get it: filling the hold, or an arrival (stored with when it was due and how late it started). */
+/** A sync of a wallet load as its rows get it: filling the hold, or an arrival (stored with when it was due and how late it started). */
 interface LoadSynced {
-  server: string;
   serverId: number;
-  unit: WalletUnit;
   result: SyncResult;
-  /** How late it started after it was due (a hold's sync: after its turn came). */
-  lagMs: number;
   arrival?: { intendedMs: number; lagMs: number };
+}
+
+/** What a wallet load's servers gave: each one's summary, the searches of --find-max, and what ended the run early. */
+export interface WalletLoadDone {
+  summaries: ServerLoadSummary[];
+  searches: FindMaxResult[];
+  failure?: unknown;
 }
 
 export class WalletLoad {
   private stopping = false;
-  /** The executor running now (the hold's fill, the arrivals): a stop reaches it at once. */
-  private pacer: Pacer | undefined;
   /** The held wallets' way back on the server run now: a stop cuts it short. */
   private rehold: Rehold | undefined;
-  private markStopped!: () => void;
-  /** Resolves at the stop: syncs still running then get a short grace, no more (a stop takes at most 2 s). */
-  private readonly stopSignal = new Promise<void>((resolve) => (this.markStopped = resolve));
   /** Per server: its held wallets now, and the notifications judged so far (for its watchers). */
-  private readonly watched = new Map<string, { held: HeldWallet[]; wallets: WalletsLive; arriving?: { clock: RunClock; pacer: Pacer } }>();
-
-  /** Where each sync's one result goes: the run's rows, and the watchers' seconds when there are any. */
+  private readonly watched = new Map<string, { held: HeldWallet[]; wallets: WalletsLive }>();
+  /** Where each sync's one result goes: the run's rows (the seconds count it as the runner's unit). */
   private readonly synced: UnitSink<LoadSynced>;
+  /**
+   * Each server's hold, arrivals and blocks as segments of one runner: the same seconds, summary,
+   * generator check and find-max as a request load's, over wallet syncs (sync-units.ts).
+   */
+  readonly runner: LoadRunner;
 
   constructor(
     private readonly o: WalletLoadOptions,
@@ -152,29 +156,15 @@ export class WalletLoad {
     private readonly runId: number,
     private readonly serverIds: Map<string, number>,
   ) {
-    const live = o.live;
-    this.synced = allOf<LoadSynced>([
-      mapped(new SyncRows(store, runId), ({ serverId, result, arrival }) => ({ row: syncRecord(serverId, result, 0, false, arrival ?? {}), identity: result })),
-      live && { record: ({ server, unit, result, lagMs }) => live.ended(server, unit, { outcome: result.status, durationNs: Number(result.durationNs), lagNs: lagMs * 1e6 }) },
-    ]);
+    this.synced = mapped(new SyncRows(store, runId), ({ serverId, result, arrival }) => ({ row: syncRecord(serverId, result, 0, false, arrival ?? {}), identity: result }));
+    // Arriving wallets are the run's units unless a segment says otherwise.
+    this.runner = new LoadRunner({ servers: o.servers, model: this.arrivalModel ?? { kind: 'rate', rate: 1 }, durationMs: o.durationMs }, (t) => this.arriving(t));
   }
 
   stop(): void {
     this.stopping = true;
-    this.markStopped();
-    this.pacer?.stop();
+    this.runner.stop();
     this.rehold?.close();
-  }
-
-  /** Runs `pacer` to its end, where a stop reaches it (one that came before it began included). */
-  private async paced(pacer: Pacer): Promise<void> {
-    this.pacer = pacer;
-    if (this.stopping) pacer.stop();
-    try {
-      await pacer.run();
-    } finally {
-      this.pacer = undefined;
-    }
   }
 
   /** How wallets arrive, if they do. */
@@ -190,50 +180,71 @@ export class WalletLoad {
    * The run's servers one after another (as load's, they never share the generator), each
    * announced through `onStart` first; a stop ends the run after the current server.
    */
-  async runServers(onStart: (t: ServerTarget) => void): Promise<ServerLoadSummary[]> {
-    const summaries: ServerLoadSummary[] = [];
-    for (const t of this.o.servers) {
-      if (this.stopping) break;
+  async runServers(onStart: (t: ServerTarget) => void, onStep: (t: ServerTarget, s: StepResult) => void = () => undefined): Promise<WalletLoadDone> {
+    const searches: FindMaxResult[] = [];
+    const done = await inTurn(this, this.o.servers, async (t, i) => {
       onStart(t);
-      summaries.push(await this.runServer(t));
-    }
-    return summaries;
+      const { summary, search } = await this.runServerSearching(t, i, (s) => onStep(t, s));
+      if (search) searches.push(search);
+      return summary;
+    });
+    return { summaries: done.results, searches, failure: done.failure };
   }
 
-  /** What the watchers see of `server` at a second's close: the arrivals' pace, the wallets held, the notifications so far. */
-  now(server: string): ServerNow {
+  /** What the watchers see of `server` at a second's close besides its units: the wallets held, the notifications so far. */
+  now(server: string): LiveState | undefined {
     const w = this.watched.get(server);
-    if (!w) return {};
-    const model = this.arrivalModel;
-    const sinceMs = w.arriving ? w.arriving.clock.now() / 1e6 : 0;
+    if (!w) return undefined;
     // A held wallet being held again after its connection was lost is not held now.
     const held = w.held.reduce((n, h) => n + (h.session.connection.usable ? 1 : 0), 0);
-    return {
-      targetRate: w.arriving && model ? executorFor(model).targetRateAt(model, sinceMs) : null,
-      vus: w.arriving ? w.arriving.pacer.vusAt(sinceMs) : null,
-      state: { wallets: { ...w.wallets, held } },
-    };
+    return { wallets: { ...w.wallets, held } };
   }
 
-  async runServer(t: ServerTarget): Promise<ServerLoadSummary> {
+  async runServer(t: ServerTarget, index = 0): Promise<ServerLoadSummary> {
+    return (await this.runServerSearching(t, index, () => undefined)).summary;
+  }
+
+  /** One server: the hold filled, wallets arriving (or the search for the highest rate they may), then the blocks. */
+  private async runServerSearching(t: ServerTarget, index: number, onStep: (s: StepResult) => void): Promise<{ summary: ServerLoadSummary; search?: FindMaxResult }> {
     const serverId = this.serverIds.get(t.name)!;
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
     const held: HeldWallet[] = [];
     const empty = (): NotificationTally => ({ expected: 0, ok: 0, missing: 0, duplicate: 0, p50Ms: null, p99Ms: null, maxMs: null });
     this.watched.set(t.name, { held, wallets: { held: 0, wanted: this.o.hold, blocks: 0, headers: empty(), scripthash: empty() } });
-    this.o.live?.begin(t.name);
     const rehold = (this.rehold = new Rehold(this.connection(t), this.o.workload, Date.now(), this.o.holdConcurrency));
     if (this.stopping) rehold.close();
+    // The server's segments number their seconds on from each other's, as one run's.
+    let indexBase = 0;
+    const segment = async (s: Segment) => {
+      const r = await this.runner.runServer(t, index, { ...s, indexBase });
+      indexBase += r.intervals;
+      return r;
+    };
     try {
       const rssBefore = (await this.o.rssOf?.(t.name)) ?? null;
-      const fill = await this.fillHold(t, serverId, held, rehold);
+      const fill = await this.fillHold(t, serverId, held, rehold, segment);
       const rssAfter = held.length > 0 ? ((await this.o.rssOf?.(t.name)) ?? null) : null;
-      const model = this.arrivalModel;
-      const arrivals = model ? await this.arrivals(t, serverId, model) : null;
-      const notify = this.o.notify && held.length > 0 && !this.stopping ? await this.notify(t.name, serverId, held) : null;
+      let arrivals: ServerLoadSummary['arrivals'] = null;
+      let search: FindMaxResult | undefined;
+      if (this.o.search && !this.stopping) {
+        const { found, last } = await findMaxOnServer(this.runner, t, index, this.o.search, onStep, { indexBase });
+        indexBase += found.steps.length ? last.intervals : 0;
+        search = found;
+        arrivals = arrivalsOf(summarise(last));
+      } else if (this.arrivalModel && !this.stopping) {
+        arrivals = arrivalsOf(summarise(await segment({})));
+      }
+      let notify: NotifyStats | null = null;
+      if (this.o.notify && held.length > 0 && !this.stopping) {
+        await segment({
+          work: async () => {
+            notify = await this.notify(t.name, serverId, held);
+          },
+        });
+      }
       rehold.close();
-      return {
+      const summary: ServerLoadSummary = {
         server: t.name,
         held: held.length,
         holdFailed: fill.failed,
@@ -245,12 +256,11 @@ export class WalletLoad {
         reconnects: held.length > 0 ? rehold.summary() : null,
         loopDelayP99Ms: loop.percentile(99) / 1e6,
       };
+      return { summary, search };
     } finally {
       rehold.close();
       this.rehold = undefined;
       loop.disable();
-      // The last second shows what was held to the end, before the wallets are let go.
-      await this.o.live?.finish(t.name);
       for (const h of held) h.session.close();
     }
   }
@@ -259,22 +269,38 @@ export class WalletLoad {
     return { ...this.o.connection, host: t.host, port: t.port, tls: t.tls };
   }
 
+  /** Arriving wallets on `t`, each timed from its intended arrival, its row stored with when it was due and how late it started. */
+  private arriving(t: ServerTarget): UnitSource {
+    const serverId = this.serverIds.get(t.name)!;
+    return walletSyncUnits({
+      name: 'sync' satisfies WalletUnit,
+      units: 'arrivals',
+      workload: this.o.workload,
+      wallets: this.o.wallets,
+      connection: this.connection(t),
+      ended: ({ result, intendedMs, lagMs }) => {
+        this.synced.record({ serverId, result, arrival: { intendedMs, lagMs } });
+        return isAnswered(result.status);
+      },
+    });
+  }
+
   /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed): the hold executor. */
-  private async fillHold(t: ServerTarget, serverId: number, held: HeldWallet[], rehold: Rehold) {
-    const started = Date.now();
+  private async fillHold(t: ServerTarget, serverId: number, held: HeldWallet[], rehold: Rehold, segment: (s: Segment) => Promise<ServerResult>) {
     const want = this.o.hold;
-    if (want === 0) return { failed: 0, seconds: 0 };
+    if (want === 0 || this.stopping) return { failed: 0, seconds: 0 };
+    const started = Date.now();
     let lastLog = Date.now();
-    const iteration = walletSyncIteration({
-      failed: () => this.pacer?.stop(),
-      clock: new RunClock(process.hrtime.bigint()),
+    let failed = 0;
+    const units = walletSyncUnits({
+      name: 'hold-sync' satisfies WalletUnit,
+      units: 'hold syncs',
       workload: this.o.workload,
       wallets: this.o.wallets,
       connection: this.connection(t),
       hold: true,
-      starting: () => this.o.live?.started(t.name),
-      ended: ({ result: r, connection: conn, lagMs }) => {
-        this.synced.record({ server: t.name, serverId, unit: 'hold-sync', result: r, lagMs });
+      ended: ({ result: r, connection: conn }) => {
+        this.synced.record({ serverId, result: r });
         // Stopped meanwhile, or a sync that kept no session (it failed): nothing to hold.
         const keep = r.session !== undefined && !this.stopping && held.length < want;
         if (keep) {
@@ -283,95 +309,18 @@ export class WalletLoad {
           held.push({ ...conn!, session: r.session!, wallet: r.wallet });
           rehold.watch(held[held.length - 1]);
         } else r.session?.close();
+        // A sync the stop kept from being held did not fail.
+        if (!keep && !this.stopping) failed++;
         if (Date.now() - lastLog > 2000) {
           lastLog = Date.now();
-          this.o.log(`${t.name}: ${held.length}/${want} wallets held (${fill.failed} syncs failed)`);
+          this.o.log(`${t.name}: ${held.length}/${want} wallets held (${failed} syncs failed)`);
         }
         return keep;
       },
     });
-    const fill = holdExecutor.create(iteration, { kind: 'hold', sessions: want, concurrency: this.o.holdConcurrency }, 0) as HoldFill;
-    await this.paced(fill);
-    // Syncs still running when a stop came are cut short after a grace; their sessions are closed when they end.
-    // The summary counts none of them (nothing was held): nor do the watchers.
-    this.o.live?.cutShort(t.name, 'hold-sync', await iteration.settled(this.stopSignal, STOP_GRACE_MS), false);
-    this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${fill.failed} syncs failed)`);
-    return { failed: fill.failed, seconds: (Date.now() - started) / 1000 };
-  }
-
-  /**
-   * Wallets arriving as `model` says (any executor of the engine), each timed from its intended
-   * arrival; every unit the schedule held ends as one outcome: synced, failed by category, or not
-   * started because the run stopped first.
-   */
-  private async arrivals(t: ServerTarget, serverId: number, model: LoadModel): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
-    const executor = executorFor(model);
-    const clock = new RunClock(process.hrtime.bigint());
-    const sinceStartMs = () => clock.now() / 1e6;
-    const fromIntended: number[] = [];
-    const lags: number[] = [];
-    const failures: Record<string, number> = {};
-    let failed = 0;
-    // Whether the server still answers (ms since the arrivals began): its last answer, and the syncs due after it that got none.
-    const answers = new AnswerWatch();
-    const tally = new GeneratorTally();
-    const ended = ({ result: r, intendedMs, lagMs }: WalletSyncUnit): boolean => {
-      this.synced.record({ server: t.name, serverId, unit: 'sync', result: r, lagMs, arrival: { intendedMs, lagMs } });
-      lags.push(lagMs);
-      tally.note(lagMs, lagMs + Number(r.durationNs) / 1e6);
-      if (r.status === 'ok') fromIntended.push(lagMs + Number(r.durationNs) / 1e6);
-      else {
-        failed++;
-        failures[r.status] = (failures[r.status] ?? 0) + 1;
-      }
-      const answered = isAnswered(r.status);
-      answers.note(answered, intendedMs, sinceStartMs());
-      return answered;
-    };
-    const iteration = walletSyncIteration({
-      clock,
-      workload: this.o.workload,
-      wallets: this.o.wallets,
-      connection: this.connection(t),
-      ended,
-      failed: () => this.pacer?.stop(),
-      starting: () => this.o.live?.started(t.name),
-    });
-    const pacer = executor.create(iteration, model, executor.lengthMs(model, this.o.durationMs));
-    const watched = this.watched.get(t.name)!;
-    watched.arriving = { clock, pacer };
-    await this.paced(pacer);
-    const notStarted = pacer.unsent?.() ?? 0;
-    // Arrivals still syncing when a stop's grace ran out end as cut short, as unanswered requests do.
-    const cutShort = await iteration.settled(this.stopSignal, STOP_GRACE_MS);
-    watched.arriving = undefined;
-    this.o.live?.cutShort(t.name, 'sync', cutShort, true);
-    if (cutShort > 0) {
-      failed += cutShort;
-      failures['cut-short'] = (failures['cut-short'] ?? 0) + cutShort;
-      answers.cutShort(cutShort);
-    }
-    const intended = iteration.started + notStarted;
-    const line = sortedLine(fromIntended.sort((a, b) => a - b));
-    return {
-      intended,
-      synced: line.count,
-      failed,
-      failures,
-      notStarted,
-      p50Ms: line.p50,
-      p90Ms: line.p90,
-      p99Ms: line.p99,
-      lagP99Ms: percentile(lags.sort((a, b) => a - b), 0.99),
-      stoppedAnswering: stoppedAnswering({
-        answered: answers.answered,
-        of: intended,
-        lastAnswerS: answers.lastAnswer === null ? null : answers.lastAnswer / 1000,
-        unansweredAfterLastAnswer: answers.unansweredAfter,
-        endS: sinceStartMs() / 1000,
-      }),
-      generator: generatorVerdict(tally.atRisk, tally.units, 'arrivals', 'started late'),
-    };
+    await segment({ model: { kind: 'hold', sessions: want, concurrency: this.o.holdConcurrency }, units: () => units });
+    this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${failed} syncs failed)`);
+    return { failed, seconds: (Date.now() - started) / 1000 };
   }
 
   private async notify(server: string, serverId: number, held: HeldWallet[]): Promise<NotifyStats> {
@@ -383,6 +332,7 @@ export class WalletLoad {
     const mineCalls: number[] = [];
     const totals = { headers: { expected: 0, ok: 0, missing: 0, duplicate: 0 }, scripthash: { expected: 0, ok: 0, missing: 0, duplicate: 0 } };
     const nextUnused = new Map<string, number>();
+    const stopped = () => this.stopping;
     let blocks = 0;
     for (let b = 0; b < n.blocks && !this.stopping; b++) {
       const paid = new Set<string>();
@@ -401,18 +351,18 @@ export class WalletLoad {
           const since = process.hrtime.bigint();
           await n.maker.pay(addresses, n.amountSat);
           n.maker.recordChange?.(0, 1);
-          await until(() => paymentHeard(held, paid, since), n.paymentWaitMs);
+          await until(() => paymentHeard(held, paid, since), n.paymentWaitMs, stopped);
         }
       }
       for (const h of held) h.heard.length = 0; // the payment's mempool notifications are not the block's
-      const block = n.maker.mineOne ? await n.maker.mineOne() : await naturalBlock(held, n.maker.naturalWaitMs ?? 0);
+      const block = n.maker.mineOne ? await n.maker.mineOne() : await naturalBlock(held, n.maker.naturalWaitMs ?? 0, stopped);
       if (!block) {
-        this.o.log(`no block within ${(n.maker.naturalWaitMs ?? 0) / 1000} s; stopping the wait for blocks`);
+        if (!this.stopping) this.o.log(`no block within ${(n.maker.naturalWaitMs ?? 0) / 1000} s; stopping the wait for blocks`);
         break;
       }
       n.maker.recordChange?.(1, 0);
       if (n.maker.mineOne) mineCalls.push(Number(block.returnedNs - block.askedNs) / 1e6);
-      await until(() => allHeard(held, block.height, paid, block.askedNs), n.waitMs);
+      await until(() => allHeard(held, block.height, paid, block.askedNs), n.waitMs, stopped);
       const j = judgeBlock(held, block.height, paid, block.askedNs);
       this.store.addNotifications(this.runId, j.rows.map((r) => ({ ...r, serverId })));
       for (const r of j.rows) if (r.status === 'ok') (r.kind === 'headers' ? headers : scripts).push(Number(r.latencyNs) / 1e6);
@@ -420,12 +370,9 @@ export class WalletLoad {
       blocks++;
       const watched = this.watched.get(server)!.wallets;
       watched.blocks = blocks;
-      // Percentiles so far only for watchers: each sorts every delay of the run.
-      if (this.o.live) {
-        const [h, sc] = [latencyLine(headers), latencyLine(scripts)];
-        watched.headers = { ...totals.headers, p50Ms: h.p50Ms, p99Ms: h.p99Ms, maxMs: h.maxMs };
-        watched.scripthash = { ...totals.scripthash, p50Ms: sc.p50Ms, p99Ms: sc.p99Ms, maxMs: sc.maxMs };
-      }
+      const [h, sc] = [latencyLine(headers), latencyLine(scripts)];
+      watched.headers = { ...totals.headers, p50Ms: h.p50Ms, p99Ms: h.p99Ms, maxMs: h.maxMs };
+      watched.scripthash = { ...totals.scripthash, p50Ms: sc.p50Ms, p99Ms: sc.p99Ms, maxMs: sc.maxMs };
       this.o.log(`block ${block.height}: ${j.headers.ok}/${j.headers.expected} headers notifications, ${j.scripthash.ok}/${j.scripthash.expected} script notifications, ${j.headers.missing + j.scripthash.missing} missing`);
     }
     return {
@@ -438,6 +385,31 @@ export class WalletLoad {
   }
 }
 
+/**
+ * An arrivals segment's figures from the engine's summary (src/engine/summary.ts), in the words
+ * the wallet load's summary, store and report use: every intended arrival synced, failed by
+ * category (cut short included), or not started because the run stopped first.
+ */
+export function arrivalsOf(s: ServerSummary): NonNullable<ServerLoadSummary['arrivals']> {
+  const notStarted = s.outcomes['not-sent'] ?? 0;
+  const failures: Record<string, number> = {};
+  for (const [k, v] of Object.entries(s.outcomes)) if (k !== 'ok' && k !== 'not-sent') failures[k] = v;
+  return {
+    intended: s.scheduled,
+    synced: s.ok,
+    failed: s.scheduled - s.ok - notStarted,
+    failures,
+    notStarted,
+    answeredRate: s.achievedRps,
+    p50Ms: s.latencyMs.p50,
+    p90Ms: s.latencyMs.p90,
+    p99Ms: s.latencyMs.p99,
+    lagP99Ms: s.generator.lagP99Us === null ? null : s.generator.lagP99Us / 1000,
+    stoppedAnswering: s.stoppedAnswering,
+    generator: { bound: s.generator.bound, reasons: s.generator.reasons },
+  };
+}
+
 /** Percentiles of notification latencies (ms), sorting `ms` in place (their order means nothing). */
 function latencyLine(ms: number[]): { p50Ms: number | null; p90Ms: number | null; p99Ms: number | null; maxMs: number | null } {
   const line = sortedLine(ms.sort((a, b) => a - b));
@@ -445,7 +417,7 @@ function latencyLine(ms: number[]): { p50Ms: number | null; p90Ms: number | null
 }
 
 /** The next block any held connection hears of, timed from the first that heard it. */
-async function naturalBlock(held: HeldConnection[], maxMs: number): Promise<{ height: number; askedNs: bigint; returnedNs: bigint } | null> {
+async function naturalBlock(held: HeldConnection[], maxMs: number, stopped: () => boolean): Promise<{ height: number; askedNs: bigint; returnedNs: bigint } | null> {
   let first: { height: number; atNs: bigint } | null = null;
   const seen = () => {
     for (const c of held) {
@@ -456,12 +428,13 @@ async function naturalBlock(held: HeldConnection[], maxMs: number): Promise<{ he
     }
     return first !== null;
   };
-  await until(seen, maxMs);
+  await until(seen, maxMs, stopped);
   const f = first as { height: number; atNs: bigint } | null;
   return f ? { height: f.height, askedNs: f.atNs, returnedNs: f.atNs } : null;
 }
 
-async function until(done: () => boolean, maxMs: number): Promise<void> {
+/** Waits until `done`, at most `maxMs`; a stop ends the wait (a stop takes at most 2 s). */
+async function until(done: () => boolean, maxMs: number, stopped: () => boolean): Promise<void> {
   const end = Date.now() + maxMs;
-  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  while (!done() && !stopped() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
 }

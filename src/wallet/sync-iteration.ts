@@ -37,13 +37,22 @@ export interface WalletSyncOptions {
   ended(unit: WalletSyncUnit): boolean;
   /** A sync, or recording it, threw (a user's error, a write refused): the run is to stop and fail with it. */
   failed?(err: unknown): void;
-  /** A unit is about to start its sync. */
-  starting?(): void;
+  /** A unit is about to start its sync, `lagMs` after it was due. */
+  starting?(lagMs: number): void;
 }
 
 export interface WalletSyncIteration extends IterationContext {
   /** Units started so far. */
   readonly started: number;
+  /** Units started and not yet ended. */
+  readonly inFlight: number;
+  /** What a unit threw rather than ended with, if one did. */
+  readonly failure: unknown;
+  /**
+   * Cuts short the units still running: each one's session is closed when it ends, and its end is
+   * not recorded (a stop never waits for a server's timeouts). Returns how many there were.
+   */
+  cutShort(): number;
   /**
    * Resolves when every unit started has ended; or, once `stopped` has resolved, after at most
    * `graceMs` more, giving how many were still running then: those are cut short (their sessions
@@ -62,8 +71,8 @@ export function walletSyncIteration(o: WalletSyncOptions): WalletSyncIteration {
   let cutShort = false;
   const start = (intendedNs: number, whenDone?: (ok: boolean) => void): void => {
     const index = started++;
-    o.starting?.();
     const lagMs = (o.clock.now() - intendedNs) / 1e6;
+    o.starting?.(lagMs);
     const wallet = o.wallets[index % o.wallets.length];
     const connection: HeldConnection | undefined = o.hold ? { id: index + 1, subscribed: new Set(), heard: [] } : undefined;
     const sync = syncWallet(o.workload, wallet, {
@@ -110,13 +119,22 @@ export function walletSyncIteration(o: WalletSyncOptions): WalletSyncIteration {
     get started() {
       return started;
     },
+    get inFlight() {
+      return running.size;
+    },
+    get failure() {
+      return thrown;
+    },
+    cutShort() {
+      cutShort = running.size > 0;
+      return running.size;
+    },
     async settled(stopped, graceMs = 0) {
       let graceOver = false;
       const grace = stopped?.then(() => new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())).then(() => void (graceOver = true));
       while (running.size > 0 && !graceOver) await Promise.race([Promise.allSettled([...running]), ...(grace ? [grace] : [])]);
       if (thrown) throw thrown;
-      cutShort = running.size > 0;
-      return running.size;
+      return this.cutShort();
     },
   };
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ResultsStore } from '../../src/store/results';
-import { WalletStore } from '../../src/store/wallets';
+import { walletLoadRun } from '../support/wallet-load-run';
 import { WalletLoad, type ServerLoadSummary } from '../../src/wallet/load';
 import { electrumWorkload } from '../../src/wallet/workloads/electrum';
 import { reportOptions } from '../../src/report/options';
@@ -38,12 +38,7 @@ async function arrivals(o: MisbehavingOptions, rate: number | LoadModel, duratio
   lastDb = path.join(dir, `${Math.random()}.sqlite`);
   const results = ResultsStore.open(lastDb);
   try {
-    const store = new WalletStore(results);
-    const target = { name: 's', profile: 'generic' as const, host: '127.0.0.1', port: srv.port, tls: false };
-    const { runId, serverIds } = store.createRun(
-      { kind: 'load', tool_version: 't', git_commit: null, config: {}, workload: 'electrum', wallets_path: 'w', wallets_hash: 'h', passes: null, warmup: null },
-      [{ name: 's', profile: 'generic', url: 'tcp://127.0.0.1', software: null, protocol: null }],
-    );
+    const { store, target, runId, serverIds } = walletLoadRun(results, srv.port);
     const load = new WalletLoad(
       { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: o.delayMs ? 5000 : 300 }, hold: 0, holdConcurrency: 1, ...(typeof rate === 'number' ? { rate } : { arrivals: rate }), durationMs, log: () => undefined },
       store,

@@ -25,7 +25,8 @@ export const hold: Executor<Hold> = {
   duration: null,
   endsWhenDone: true,
   validate: (c) => [...countProblem('--hold', c.sessions), ...countProblem('--hold-concurrency', c.concurrency)],
-  lengthMs: () => 0,
+  // No length of its own: it lasts until its sessions are held.
+  lengthMs: () => Infinity,
   targetRateAt: () => null,
   maxVus: (c) => Math.min(c.concurrency, c.sessions),
   shareOf: (c, shard) => ({ ...c, sessions: shareOf(shard, c.sessions) }),

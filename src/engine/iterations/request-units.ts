@@ -58,5 +58,6 @@ export function requestUnits(target: ServerTarget, o: RequestUnitsOptions): Unit
     lateReplies: () => conns.lateReplies(),
     // A request ends as an outcome, whatever happens to it.
     failure: undefined,
+    words: { units: 'requests', late: 'went out late (scheduling lag)' },
   };
 }

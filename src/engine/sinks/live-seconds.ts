@@ -1,6 +1,6 @@
 /**
- * Seconds for the run kinds that store no intervals of their own (bench keeps every sample, wallet
- * load every sync): each unit's outcome goes, as it ends, to one interval recorder per server
+ * Seconds for the run kinds that store no intervals of their own (a bench keeps every sample, a
+ * wallet bench every sync; load and wallet load have the runner's): each unit's outcome goes, as it ends, to one interval recorder per server
  * (hdr-intervals.ts), and every second of wall time closes them into interval records for the
  * outputs (src/engine/outputs/). The run's figures stay the database's; these seconds feed what
  * watches the run, and hold the same units, each once.
@@ -81,22 +81,6 @@ export class LiveSeconds<M extends string> {
     if (end.lagNs === undefined) w.recorder.sentUnscheduled();
     else w.recorder.sentOne(end.lagNs / 1000);
     w.recorder.completed(method, end.outcome as LoadOutcome, actualNs - (end.lagNs ?? 0), actualNs, endNs, end.bytes ?? 0, false);
-  }
-
-  /**
-   * Units of `server` that were under way when the run stopped and were cut short: counted with
-   * that outcome when the run counts them so (`count`), or only no longer in flight.
-   */
-  cutShort(server: string, method: M, n: number, count: boolean): void {
-    const w = this.servers.get(server);
-    if (!w || n <= 0) return;
-    w.inFlight = Math.max(0, w.inFlight - n);
-    if (!count) return;
-    const nowNs = this.nowNs();
-    for (let i = 0; i < n; i++) {
-      w.recorder.sentUnscheduled();
-      w.recorder.completed(method, 'cut-short' as LoadOutcome, nowNs, nowNs, nowNs, 0, false);
-    }
   }
 
   /** `server` is done: its last second, shorter than the others, closes now. */
