@@ -88,6 +88,11 @@ export interface LoadPlan extends WatchPlan {
 const SHAPES = ['rate', 'stages', 'vus', 'vus-stages', 'iterations', 'iterations-per-vu'] as const;
 type ShapeOption = (typeof SHAPES)[number];
 
+/** The options given that choose a load model (an executor), as named on the command line. */
+export function modelOptionsGiven(a: ModelArgs): string[] {
+  return SHAPES.filter((k) => a[k] !== undefined);
+}
+
 /** Every problem with `a` at once (a UserError listing them), or the plan. */
 export function loadPlan(a: LoadPlanArgs): LoadPlan {
   const problems: string[] = [];
@@ -218,7 +223,7 @@ export function findMaxOptions(a: FindMaxArgs, problems: string[], take: Take = 
     if (a.slo !== undefined) problems.push('--slo applies to --find-max only');
     return undefined;
   }
-  const given = SHAPES.filter((k) => a[k] !== undefined);
+  const given = modelOptionsGiven(a);
   if (given.length) problems.push(`--find-max chooses the rates itself; drop --${given.join(', --')}`);
   if (!a.slo) problems.push('--find-max needs --slo, e.g. --slo "p99<100ms"');
   if (!(a['max-error-rate'] >= 0 && a['max-error-rate'] <= 1)) problems.push(`--max-error-rate must be 0..1, got ${a['max-error-rate']}`);

@@ -106,6 +106,8 @@ export function loadArgs(argv: string[]) {
     .option('rpc-cookie', { type: 'string', describe: '--mine-via: cookie file (user:password) of that node' })
     .option('notify-wait', { type: 'string', default: '20s', describe: '--notify: how long a notification may take before it counts as missing' })
     .option('natural-wait', { type: 'string', default: '30m', describe: '--notify with no way to mine (not the lab, no --mine-via): how long to wait for each natural block' })
+    .option('slo-notify', { type: 'string', describe: '--workload --find-max: the most held wallets told of a block within this, e.g. "p99<5s" (from --hold, × --step-factor a step)' })
+    .option('max-hold', { type: 'number', default: 10_000, describe: '--slo-notify: hold at most this many wallets' })
     .config('config', 'JSON file with any of these options', configFileParser(y))
     .check(givenOnce(y))
     .check(numbersAsTyped(y, argv))

@@ -15,15 +15,15 @@ import { NodeRpc } from '../node/rpc';
 import { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { UserError } from '../core/user-error';
-import { WalletLoad, type BlockMaker, type ServerLoadSummary, type WalletLoadDone, type WalletUnit } from '../wallet/load';
+import { WalletLoad, type BlockMaker, type ServerLoadSummary, type WalletLoadDone, type WalletLoadOptions, type WalletUnit } from '../wallet/load';
 import { heldReconnectsText } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
-import { arrivalModel, findMaxOptions, pinGenerator, type FindMaxArgs } from './load-plan';
+import { arrivalModel, findMaxOptions, modelOptionsGiven, pinGenerator, type FindMaxArgs } from './load-plan';
 import { LoadStore } from '../store/load-results';
 import type { AnyIntervalRecord, LoadModel } from '../core/load-types';
-import { stepLine, type FindMaxOptions } from '../engine/find-max';
+import { parseSlo, stepLine, type FindMaxOptions } from '../engine/find-max';
 import { hold as holdExecutor } from '../engine/executors/hold';
 import { countOrZeroProblem, countProblem } from '../engine/executors/executor';
 import { executorFor } from '../engine/executors/registry';
@@ -48,6 +48,8 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
   'notify-wait': string;
   'natural-wait': string;
   'wallet-max-txs'?: number;
+  'slo-notify'?: string;
+  'max-hold': number;
   timeout: number;
   'max-line-bytes': number;
   'tls-insecure': boolean;
@@ -58,7 +60,7 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
 
 /** Options of `load` that belong to request-level load only. */
 const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'shard', 'source-addresses'];
-const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs'];
+const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs', 'slo-notify', 'max-hold'];
 
 export function refuseWalletOptions(argv: string[]): void {
   const given = WALLET_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
@@ -84,6 +86,10 @@ interface WalletLoadPlan {
   arrivals?: { model: LoadModel; durationMs: number };
   /** --find-max: the highest arrival rate whose time to synced meets --slo. */
   search?: FindMaxOptions;
+  /** --find-max --slo-notify: the most held wallets told of a block within the SLO. */
+  notifySearch?: WalletLoadOptions['notifySearch'];
+  /** Blocks are mined (--notify, or the held search's). */
+  notify: boolean;
   notifyWaitMs: number;
   naturalWaitMs: number;
   cpus?: number[];
@@ -100,17 +106,31 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   const holdProblems = countOrZeroProblem('--hold', hold);
   problems.push(...holdProblems);
   const noted = problems.length;
-  const search = findMaxOptions(a, problems, take, [SYNC_UNIT]);
+  const notifySlo = a['slo-notify'] === undefined ? undefined : take(() => parseSlo(a['slo-notify']!, [], '--slo-notify'));
+  // --find-max searches the arrival rate under --slo, the held count under --slo-notify, or both.
+  const arrivalSearch = !a['find-max'] || a.slo !== undefined || notifySlo === undefined;
+  const search = arrivalSearch ? findMaxOptions(a, problems, take, [SYNC_UNIT]) : undefined;
+  if (a['find-max'] && !arrivalSearch) {
+    const given = modelOptionsGiven(a);
+    if (given.length) problems.push(`--find-max chooses the rates itself; drop --${given.join(', --')}`);
+  }
+  const notifySearch = notifySlo ? { slo: notifySlo, factor: a['step-factor'], maxHold: a['max-hold'] } : undefined;
+  if (a['slo-notify'] !== undefined && !a['find-max']) problems.push('--slo-notify applies to --find-max only');
+  if (notifySearch) {
+    if (hold === 0) problems.push('--slo-notify steps up from the wallets held: give --hold N (the first step)');
+    if (!(Number.isInteger(a['max-hold']) && a['max-hold'] >= hold)) problems.push(`--max-hold must be a whole number >= --hold (${hold}), got ${a['max-hold']}`);
+  }
   // With --find-max the search sets the arrival rate and its steps' length itself.
   const arrivals = a['find-max'] ? undefined : arrivalModel(a, problems);
   // Only when no arrival option was given at all: a wrong one has its own problem noted.
   if (!arrivals && !a['find-max'] && hold === 0 && problems.length === noted) problems.push('--workload needs a way for wallets to arrive (--rate R wallets/s, --stages, --vus N, --vus-stages, --iterations K) and/or --hold N (wallets kept connected)');
   if (a.duration !== undefined && !arrivals && !a['find-max']) problems.push('--duration applies to arriving wallets (--rate, --vus, ...): how long they keep arriving');
   if (hold > 0 && !holdProblems.length) problems.push(...holdExecutor.validate({ kind: 'hold', sessions: hold, concurrency: a['hold-concurrency'] }));
+  const notify = a.notify || notifySearch !== undefined;
   if (workload && !workload.subscribes) {
     // A wallet that polls keeps no subscription open: there is nothing to hold or to notify.
     if (hold > 0) problems.push(`--hold: the ${workload.name} workload subscribes to nothing (a ${workload.name} wallet polls); use electrum or sparrow`);
-    if (a.notify) problems.push(`--notify: the ${workload.name} workload subscribes to nothing (a ${workload.name} wallet polls); use electrum or sparrow`);
+    if (notify) problems.push(`--${a.notify ? 'notify' : 'slo-notify'}: the ${workload.name} workload subscribes to nothing (a ${workload.name} wallet polls); use electrum or sparrow`);
   }
   if (a.notify && hold === 0) problems.push('--notify needs held wallets to notify: give --hold N');
   problems.push(...countProblem('--blocks', a.blocks), ...countOrZeroProblem('--pay-wallets', a['pay-wallets']));
@@ -119,11 +139,11 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   const cpus = cpuOption('--cpu', a.cpu, problems);
   const watch = watchPlan(a, problems);
   if (problems.length) throw new UserError(problems.join('; '));
-  return { workload: workload!, hold, arrivals, search, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus, watch };
+  return { workload: workload!, hold, arrivals, search, notifySearch, notify, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus, watch };
 }
 
 export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<number> {
-  const { workload, hold, arrivals, search, notifyWaitMs, naturalWaitMs, cpus: cpuList, watch } = walletLoadPlan(a, argv);
+  const { workload, hold, arrivals, search, notifySearch, notify, notifyWaitMs, naturalWaitMs, cpus: cpuList, watch } = walletLoadPlan(a, argv);
   // How long wallets arrive: the stages' sum for a ramp, --duration (or its default) otherwise, a
   // limit for iterations, which end when done.
   const executor = arrivals ? executorFor(arrivals.model) : undefined;
@@ -143,16 +163,18 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   if (chosen.length === 0) throw new UserError(`--wallet-max-txs ${maxTxs}: no wallet of ${wallets.path} has so few transactions`);
   const limit = fileLimit();
   // Each held wallet is one socket; arrivals and the process itself need a margin beside them.
-  const needed = hold + 256;
+  const mostHeld = notifySearch ? notifySearch.maxHold : hold;
+  const needed = mostHeld + 256;
   if (limit && needed > limit.soft) {
-    throw new UserError(`--hold ${hold} needs about ${needed} open files, but the limit that applies is ${limit.soft} (hard ${limit.hard}); raise it (ulimit -n) or hold fewer`);
+    const option = notifySearch ? `--max-hold ${mostHeld}` : `--hold ${hold}`;
+    throw new UserError(`${option} needs about ${needed} open files, but the limit that applies is ${limit.soft} (hard ${limit.hard}); raise it (ulimit -n) or hold fewer`);
   }
   const targets = electrumTargets(resolved.targets, a.lab);
   const caFile = a.ca ?? resolved.labCaFile;
   const ca = caFile ? readCa(caFile) : undefined;
   const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   await ensureReachable(targets, { timeoutMs, maxLineBytes: a['max-line-bytes'], tlsInsecure: a['tls-insecure'], ca }, walletsNetwork(wallets));
-  const maker = a.notify ? await blockMaker(a, allOnLab, naturalWaitMs) : undefined;
+  const maker = notify ? await blockMaker(a, allOnLab, naturalWaitMs) : undefined;
   const setups = await labSetups(onLab);
   const log = (line: string) => process.stderr.write(`[load] ${line}\n`);
   if (limit) log(`open files: limit ${limit.soft} (hard ${limit.hard}); ${hold} held wallets need about ${needed}`);
@@ -166,7 +188,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
     const results = ResultsStore.open(a.db);
     const store = new WalletStore(results);
     const tool = toolInfo();
-    const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, arrivals: arrivals?.model, durationMs, notify: a.notify, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs, cpus };
+    const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, arrivals: arrivals?.model, durationMs, notify, search, notifySearch, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs, cpus };
     let run: { runId: number; serverIds: Map<string, number> };
     try {
       run = store.createRun(
@@ -194,6 +216,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
         rssOf: onLab.size ? await labRss(onLab) : undefined,
         log,
         search,
+        notifySearch,
       },
       store,
       runId,
@@ -206,26 +229,28 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
       outputs.interval(record, runner.now(server));
     });
     onStopSignal(() => runner.stop());
-    let done: WalletLoadDone = { summaries: [], searches: [] };
+    let done: WalletLoadDone = { summaries: [], searches: [], heldSearches: [] };
     let status: 'completed' | 'interrupted' | 'failed' = 'completed';
     try {
       done = await runner.runServers(
-        (t) => log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivalsText}${a.notify ? `, ${a.blocks} blocks` : ''}`),
+        (t) => log(`${t.name}: ${workload.name} workload${hold ? `, holding ${hold} wallets` : ''}${arrivalsText}${notify ? `, ${a.blocks} blocks${notifySearch ? ' a step' : ''}` : ''}${notifySearch ? `, then the most held wallets told of a block within ${notifySearch.slo.text}` : ''}`),
         (t, s) => log(stepLine(t, s, search!)),
       );
       if (done.failure) status = 'failed';
       else if (runner.stopped) status = 'interrupted';
     } finally {
-      store.finishRun(runId, status, { servers: done.summaries, setups: Object.fromEntries(setups), findMax: search ? done.searches : undefined });
+      store.finishRun(runId, status, { servers: done.summaries, setups: Object.fromEntries(setups), findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined });
       results.close();
     }
     // What the database or an output refused on the way fails the command, the run kept.
     if (done.failure) throw done.failure;
-    const { summaries, searches } = done;
-    const json = { runId, status, db: a.db, servers: summaries, findMax: search ? searches : undefined, setups: Object.fromEntries(setups) };
+    const { summaries, searches, heldSearches } = done;
+    const json = { runId, status, db: a.db, servers: summaries, findMax: search ? searches : undefined, findMaxHeld: notifySearch ? heldSearches : undefined, setups: Object.fromEntries(setups) };
     await outputs.end(json);
+    const statements = [...(search ? searches : []), ...(notifySearch ? heldSearches : [])].map((f) => f.statement);
+    const lastSteps = [search && "arriving wallets below: each server's last step", notifySearch && "notifications below: each server's last held step"].filter(Boolean).join('; ');
     if (a.json) process.stdout.write(JSON.stringify(json, null, 2) + '\n');
-    else process.stdout.write((search ? searches.map((f) => f.statement).join('\n') + "\n\n(arriving wallets below: each server's last step)\n" : '') + summaryText(runId, workload.name, summaries, setups, a.db) + '\n');
+    else process.stdout.write((statements.length ? `${statements.join('\n')}\n\n(${lastSteps})\n` : '') + summaryText(runId, workload.name, summaries, setups, a.db) + '\n');
     return status === 'interrupted' ? 130 : 0;
   } finally {
     await outputs.close();

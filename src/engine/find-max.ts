@@ -166,7 +166,7 @@ export async function findMax(
  * on from the last step's (from `from.indexBase`, after what the server's run did before), so the
  * steps follow each other in the stored run; their units are `from.units` (the run's requests
  * unless told). Also returns the last step's result (the server's summary after a search is of
- * its last step).
+ * its last step), and the index the server's next second takes.
  */
 export async function findMaxOnServer(
   runner: LoadRunner,
@@ -175,7 +175,7 @@ export async function findMaxOnServer(
   o: FindMaxOptions,
   onStep: (s: StepResult) => void,
   from: Pick<Segment, 'indexBase' | 'units'> = {},
-): Promise<{ found: FindMaxResult; last: ServerResult }> {
+): Promise<{ found: FindMaxResult; last: ServerResult; nextIndex: number }> {
   let indexBase = from.indexBase ?? 0;
   let last: ServerResult | undefined;
   const found = await findMax(
@@ -189,7 +189,7 @@ export async function findMaxOnServer(
     },
     onStep,
   );
-  return { found, last: last! };
+  return { found, last: last!, nextIndex: indexBase };
 }
 
 /** One step as the progress shows it. */

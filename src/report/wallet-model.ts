@@ -130,6 +130,16 @@ export interface WalletRunReport {
   held: HeldSummary[];
   /** --find-max: each server's search for the highest arrival rate within the SLO, step by step; null without one. */
   findMax: FindMaxResult[] | null;
+  /** --slo-notify: each server's search for the most held wallets told of a block within the SLO; null without one. */
+  findMaxHeld: HeldSearchReport[] | null;
+}
+
+export interface HeldSearchReport {
+  server: string;
+  slo: { percentile: number; thresholdMs: number; text?: string };
+  steps: Array<{ step: number; held: number; wanted: number; blocks: number; p50Ms: number | null; sloValueMs: number | null; missing: number; passed: boolean; why: string }>;
+  maxHeld: number | null;
+  statement?: string;
 }
 
 export interface WalletReport {

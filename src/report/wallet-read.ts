@@ -16,6 +16,7 @@ import type {
   ArrivalStats,
   FailedSyncGroup,
   FailedSyncPoint,
+  HeldSearchReport,
   HeldSummary,
   NotificationSeries,
   PollingSetup,
@@ -152,6 +153,14 @@ function findMaxOfSummary(run: WalletRunRow): FindMaxResult[] | null {
   return isObject(summary) ? findMaxOf(summary.findMax ?? null) : null;
 }
 
+/** The --slo-notify searches of a wallet load, from its summary. */
+function heldSearchesOf(run: WalletRunRow): HeldSearchReport[] | null {
+  const summary = parseStoredJson(run.summary_json);
+  const raw = isObject(summary) && Array.isArray(summary.findMaxHeld) ? summary.findMaxHeld : [];
+  const found = raw.filter((e): e is HeldSearchReport => isObject(e) && typeof e.server === 'string' && Array.isArray(e.steps) && isObject(e.slo) && typeof e.slo.thresholdMs === 'number');
+  return found.length ? found : null;
+}
+
 function readHeld(run: WalletRunRow): HeldSummary[] {
   const summary = parseStoredJson(run.summary_json);
   const rows = isObject(summary) && Array.isArray(summary.servers) ? summary.servers.filter(isObject) : [];
@@ -185,6 +194,7 @@ export function readWalletRun(reader: ResultsReader, run: WalletRunRow): WalletR
     arrivals: run.kind === 'load' ? readArrivals(reader, run.id, nameOf) : [],
     held: run.kind === 'load' ? readHeld(run) : [],
     findMax: run.kind === 'load' ? findMaxOfSummary(run) : null,
+    findMaxHeld: run.kind === 'load' ? heldSearchesOf(run) : null,
   };
 }
 

@@ -232,6 +232,24 @@ export function findMaxTable(r: WalletRunReport): Table | null {
   };
 }
 
+/** A wallet load's --slo-notify: each server's held steps and their headers notifications; null without a search. */
+export function heldSearchTable(r: WalletRunReport): Table | null {
+  if (!r.findMaxHeld) return null;
+  const head = ['server', 'step', 'held', 'blocks', 'p50 ms', 'at the SLO ms', 'missing', 'verdict'];
+  const rows = r.findMaxHeld.flatMap((f) =>
+    f.steps.map((s) => [f.server, String(s.step), s.held === s.wanted ? String(s.held) : `${s.held} of ${s.wanted}`, String(s.blocks), fmtMs(s.p50Ms), fmtMs(s.sloValueMs), String(s.missing), s.passed ? 'within' : `over: ${s.why}`]),
+  );
+  return {
+    title: `Find-max: held wallets told of a block within the SLO — ${runName(r.run)}`,
+    note:
+      r.findMaxHeld.map((f) => f.statement ?? `${f.server}: ${f.maxHeld ?? 'none'} held`).join(' ') +
+      " Each step holds more wallets (connected and subscribed) and mines blocks; a step is judged on every held connection's headers notification, timed from the mining call, at the SLO's percentile, and on none missing.",
+    head,
+    align: head.map((_, i) => (i === 0 || i === 7 ? 'left' : 'right')),
+    rows,
+  };
+}
+
 /** Null when the run measured no notifications (a load run without --notify, or no held wallet). */
 export function notificationsTable(r: WalletRunReport): Table | null {
   if (r.notifications.length === 0) return null;

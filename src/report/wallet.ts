@@ -7,7 +7,7 @@ import type { Table } from './table';
 import type { WalletReport } from './wallet-model';
 import { requestMixChartFile, walletRunChartFiles } from './charts/wallet-definitions';
 import type { WalletChartFile } from './charts/wallet-chart';
-import { failedSyncsTable, findMaxTable, notificationsTable, requestMixTable, syncTimeTable, walletLoadTable, walletRunsTable } from './wallet-tables';
+import { failedSyncsTable, findMaxTable, heldSearchTable, notificationsTable, requestMixTable, syncTimeTable, walletLoadTable, walletRunsTable } from './wallet-tables';
 
 export interface WalletSectionPlan {
   tables: Table[];
@@ -28,7 +28,7 @@ export function walletSections(report: WalletReport): WalletSectionPlan[] {
     ...bench.map((r) => ({ tables: [syncTimeTable(r)], charts: walletRunChartFiles(report, r.run.id) })),
     ...(failed ? [{ tables: [failed], charts: [] }] : []),
     ...load.map((r) => {
-      const tables = [findMaxTable(r), walletLoadTable(r), notificationsTable(r)].filter((t): t is NonNullable<typeof t> => t !== null);
+      const tables = [findMaxTable(r), heldSearchTable(r), walletLoadTable(r), notificationsTable(r)].filter((t): t is NonNullable<typeof t> => t !== null);
       return { tables, charts: walletRunChartFiles(report, r.run.id) };
     }),
     { tables: [requestMixTable(report)], charts: mixChart ? [mixChart] : [] },

@@ -37,7 +37,7 @@ import type { LiveState, NotificationTally, WalletsLive } from '../engine/output
 import { LoadRunner, type Segment, type ServerResult } from '../engine/runner';
 import type { UnitSource } from '../engine/unit-source';
 import { inTurn } from '../engine/servers-in-turn';
-import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type StepResult } from '../engine/find-max';
+import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type Slo, type StepResult } from '../engine/find-max';
 import { summarise, type ServerSummary } from '../engine/summary';
 
 /**
@@ -71,6 +71,8 @@ export interface WalletLoadOptions {
   durationMs: number;
   /** --find-max: instead of `arrivals`, the highest arrival rate whose time to synced meets the SLO, held wallets kept. */
   search?: FindMaxOptions;
+  /** --find-max --slo-notify: the most held wallets whose headers notifications meet the SLO, stepping up from `hold`. */
+  notifySearch?: { slo: Slo; factor: number; maxHold: number };
   notify?: { maker: BlockMaker; blocks: number; payWallets: number; amountSat: number; waitMs: number; paymentWaitMs: number };
   /** The server process's RSS, where it is known (lab servers): memory per held connection. */
   rssOf?: (server: string) => Promise<number | null>;
@@ -79,6 +81,35 @@ export interface WalletLoadOptions {
 
 /** What a wallet load's units are, as its watchers name them: a sync filling the hold, or an arriving wallet's. */
 export type WalletUnit = 'hold-sync' | 'sync';
+
+/** One step of --slo-notify's search: wallets held, blocks mined, the headers notifications' delay at the SLO's percentile. */
+export interface HeldStep {
+  step: number;
+  held: number;
+  wanted: number;
+  blocks: number;
+  p50Ms: number | null;
+  sloValueMs: number | null;
+  missing: number;
+  passed: boolean;
+  why: string;
+}
+
+export interface HeldSearchResult {
+  server: string;
+  slo: Slo;
+  steps: HeldStep[];
+  /** The most wallets held at a step that passed; null when none did. */
+  maxHeld: number | null;
+  limitedBy: 'server' | 'hold' | 'max-hold' | 'interrupted';
+  statement: string;
+}
+
+/** The search's result, and the last step's notifications (the server's summary shows them). */
+interface HeldSearch {
+  found: HeldSearchResult;
+  last: NotifyStats | null;
+}
 
 export interface NotifyStats {
   blocks: number;
@@ -133,6 +164,7 @@ interface LoadSynced {
 export interface WalletLoadDone {
   summaries: ServerLoadSummary[];
   searches: FindMaxResult[];
+  heldSearches: HeldSearchResult[];
   failure?: unknown;
 }
 
@@ -182,13 +214,15 @@ export class WalletLoad {
    */
   async runServers(onStart: (t: ServerTarget) => void, onStep: (t: ServerTarget, s: StepResult) => void = () => undefined): Promise<WalletLoadDone> {
     const searches: FindMaxResult[] = [];
+    const heldSearches: HeldSearchResult[] = [];
     const done = await inTurn(this, this.o.servers, async (t, i) => {
       onStart(t);
-      const { summary, search } = await this.runServerSearching(t, i, (s) => onStep(t, s));
+      const { summary, search, heldSearch } = await this.runServerSearching(t, i, (s) => onStep(t, s));
       if (search) searches.push(search);
+      if (heldSearch) heldSearches.push(heldSearch);
       return summary;
     });
-    return { summaries: done.results, searches, failure: done.failure };
+    return { summaries: done.results, searches, heldSearches, failure: done.failure };
   }
 
   /** What the watchers see of `server` at a second's close besides its units: the wallets held, the notifications so far. */
@@ -205,7 +239,7 @@ export class WalletLoad {
   }
 
   /** One server: the hold filled, wallets arriving (or the search for the highest rate they may), then the blocks. */
-  private async runServerSearching(t: ServerTarget, index: number, onStep: (s: StepResult) => void): Promise<{ summary: ServerLoadSummary; search?: FindMaxResult }> {
+  private async runServerSearching(t: ServerTarget, index: number, onStep: (s: StepResult) => void): Promise<{ summary: ServerLoadSummary; search?: FindMaxResult; heldSearch?: HeldSearchResult }> {
     const serverId = this.serverIds.get(t.name)!;
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
@@ -223,25 +257,31 @@ export class WalletLoad {
     };
     try {
       const rssBefore = (await this.o.rssOf?.(t.name)) ?? null;
-      const fill = await this.fillHold(t, serverId, held, rehold, segment);
+      const fill = await this.fillHold(t, serverId, held, rehold, segment, this.o.hold);
       const rssAfter = held.length > 0 ? ((await this.o.rssOf?.(t.name)) ?? null) : null;
       let arrivals: ServerLoadSummary['arrivals'] = null;
       let search: FindMaxResult | undefined;
       if (this.o.search && !this.stopping) {
-        const { found, last } = await findMaxOnServer(this.runner, t, index, this.o.search, onStep, { indexBase });
-        indexBase += found.steps.length ? last.intervals : 0;
+        const { found, last, nextIndex } = await findMaxOnServer(this.runner, t, index, this.o.search, onStep, { indexBase });
+        indexBase = nextIndex;
         search = found;
-        arrivals = arrivalsOf(summarise(last));
+        // A stop before the first step leaves no step to summarise.
+        arrivals = found.steps.length ? arrivalsOf(summarise(last)) : null;
       } else if (this.arrivalModel && !this.stopping) {
         arrivals = arrivalsOf(summarise(await segment({})));
       }
       let notify: NotifyStats | null = null;
-      if (this.o.notify && held.length > 0 && !this.stopping) {
-        await segment({
-          work: async () => {
-            notify = await this.notify(t.name, serverId, held);
-          },
-        });
+      let heldSearch: HeldSearch | undefined;
+      const blocks = async () => {
+        let judged: Awaited<ReturnType<WalletLoad['notify']>> | undefined;
+        await segment({ work: async () => void (judged = await this.notify(t.name, serverId, held)) });
+        return judged!;
+      };
+      if (this.o.notifySearch && !this.stopping) {
+        heldSearch = await this.searchHeld(t, serverId, held, rehold, segment, blocks);
+        notify = heldSearch.last;
+      } else if (this.o.notify && held.length > 0 && !this.stopping) {
+        notify = (await blocks()).stats;
       }
       rehold.close();
       const summary: ServerLoadSummary = {
@@ -256,7 +296,7 @@ export class WalletLoad {
         reconnects: held.length > 0 ? rehold.summary() : null,
         loopDelayP99Ms: loop.percentile(99) / 1e6,
       };
-      return { summary, search };
+      return { summary, search, heldSearch: heldSearch?.found };
     } finally {
       rehold.close();
       this.rehold = undefined;
@@ -286,9 +326,9 @@ export class WalletLoad {
   }
 
   /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed): the hold executor. */
-  private async fillHold(t: ServerTarget, serverId: number, held: HeldWallet[], rehold: Rehold, segment: (s: Segment) => Promise<ServerResult>) {
-    const want = this.o.hold;
-    if (want === 0 || this.stopping) return { failed: 0, seconds: 0 };
+  private async fillHold(t: ServerTarget, serverId: number, held: HeldWallet[], rehold: Rehold, segment: (s: Segment) => Promise<ServerResult>, want: number) {
+    if (want <= held.length || this.stopping) return { failed: 0, seconds: 0 };
+    this.watched.get(t.name)!.wallets.wanted = want;
     const started = Date.now();
     let lastLog = Date.now();
     let failed = 0;
@@ -318,12 +358,71 @@ export class WalletLoad {
         return keep;
       },
     });
-    await segment({ model: { kind: 'hold', sessions: want, concurrency: this.o.holdConcurrency }, units: () => units });
+    await segment({ model: { kind: 'hold', sessions: want - held.length, concurrency: this.o.holdConcurrency }, units: () => units });
     this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${failed} syncs failed)`);
     return { failed, seconds: (Date.now() - started) / 1000 };
   }
 
-  private async notify(server: string, serverId: number, held: HeldWallet[]): Promise<NotifyStats> {
+  /**
+   * --slo-notify: more and more wallets held (from --hold, each step --step-factor times the last,
+   * up to --max-hold), a block mined at each, until the held connections' headers notifications
+   * miss the SLO, one goes missing, or the wallets can no longer be held: the most held wallets a
+   * server tells of a block in time.
+   */
+  private async searchHeld(
+    t: ServerTarget,
+    serverId: number,
+    held: HeldWallet[],
+    rehold: Rehold,
+    segment: (s: Segment) => Promise<ServerResult>,
+    blocks: () => Promise<{ stats: NotifyStats; headersMs: number[] }>,
+  ): Promise<HeldSearch> {
+    const o = this.o.notifySearch!;
+    const steps: HeldStep[] = [];
+    let last: NotifyStats | null = null;
+    let limitedBy: HeldSearchResult['limitedBy'] = 'max-hold';
+    for (let want = Math.max(1, held.length, this.o.hold); !this.stopping; want = Math.min(o.maxHold, Math.ceil(want * o.factor))) {
+      await this.fillHold(t, serverId, held, rehold, segment, want);
+      if (this.stopping) break;
+      if (held.length < want) {
+        steps.push({ step: steps.length, held: held.length, wanted: want, blocks: 0, p50Ms: null, sloValueMs: null, missing: 0, passed: false, why: `held only ${held.length} of ${want} wallets` });
+        limitedBy = 'hold';
+        break;
+      }
+      const judged = await blocks();
+      last = judged.stats;
+      if (this.stopping && last.blocks === 0) break;
+      const missing = last.headers.missing;
+      const sloValueMs = percentile(judged.headersMs, o.slo.percentile / 100);
+      const reasons: string[] = [];
+      if (last.blocks === 0) reasons.push('no block came');
+      if (missing > 0) reasons.push(`${missing} headers notifications missing`);
+      if (sloValueMs === null || sloValueMs > o.slo.thresholdMs) reasons.push(`p${o.slo.percentile} ${sloValueMs?.toFixed(0) ?? '-'} ms > ${o.slo.thresholdMs} ms`);
+      const step: HeldStep = { step: steps.length, held: held.length, wanted: want, blocks: last.blocks, p50Ms: last.headers.p50Ms, sloValueMs, missing, passed: reasons.length === 0, why: reasons.join('; ') || 'within the SLO' };
+      steps.push(step);
+      this.o.log(`${t.name} held step ${step.step}: ${step.held} held, headers p${o.slo.percentile} ${sloValueMs?.toFixed(0) ?? '-'} ms, ${missing} missing → ${step.passed ? 'pass' : `FAIL (${step.why})`}`);
+      if (!step.passed) {
+        limitedBy = 'server';
+        break;
+      }
+      if (want >= o.maxHold) break;
+    }
+    if (this.stopping) limitedBy = 'interrupted';
+    const passed = steps.filter((s) => s.passed);
+    const maxHeld = passed.length ? passed[passed.length - 1].held : null;
+    const failed = steps.find((s) => !s.passed);
+    const statement =
+      limitedBy === 'interrupted'
+        ? `${t.name}: interrupted; most held wallets told in time so far ${maxHeld ?? 'none'}`
+        : limitedBy === 'max-hold'
+          ? `${t.name}: every step up to --max-hold ${o.maxHold} held wallets was told of its blocks within ${o.slo.text}`
+          : maxHeld === null
+            ? `${t.name}: not even ${failed!.wanted} held wallets were told of a block within ${o.slo.text} (${failed!.why})`
+            : `${t.name}: ${maxHeld} held wallets are told of a block within ${o.slo.text}; at ${failed!.wanted} ${failed!.why}`;
+    return { found: { server: t.name, slo: o.slo, steps, maxHeld, limitedBy, statement }, last };
+  }
+
+  private async notify(server: string, serverId: number, held: HeldWallet[]): Promise<{ stats: NotifyStats; headersMs: number[] }> {
     const n = this.o.notify!;
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
@@ -375,13 +474,15 @@ export class WalletLoad {
       watched.scripthash = { ...totals.scripthash, p50Ms: sc.p50Ms, p99Ms: sc.p99Ms, maxMs: sc.maxMs };
       this.o.log(`block ${block.height}: ${j.headers.ok}/${j.headers.expected} headers notifications, ${j.scripthash.ok}/${j.scripthash.expected} script notifications, ${j.headers.missing + j.scripthash.missing} missing`);
     }
-    return {
+    const stats: NotifyStats = {
       blocks,
       headers: { ...totals.headers, ...latencyLine(headers) },
       scripthash: { ...totals.scripthash, ...latencyLine(scripts) },
       mineCallMs: percentile(mineCalls.sort((a, b) => a - b), 0.5),
       loopDelayP99Ms: (loop.disable(), loop.percentile(99) / 1e6),
     };
+    // Sorted by latencyLine: the search's percentile reads them as they are.
+    return { stats, headersMs: headers };
   }
 }
 
