@@ -19,7 +19,7 @@ beforeAll(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-capacity-'))));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function load(args: string[]) {
-  return spawnSync('bash', [path.join(ROOT, 'scripts', 'raise-fd-limit.sh'), TSX, path.join(ROOT, 'src', 'cli', 'load.ts'), '--lab', '--workload', 'electrum', '--json', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  return spawnSync('bash', [path.join(ROOT, 'scripts', 'raise-fd-limit.sh'), TSX, path.join(ROOT, 'src', 'cli', 'load.ts'), '--workload', 'electrum', '--json', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
 }
 
 interface Step {

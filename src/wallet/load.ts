@@ -258,7 +258,9 @@ export class WalletLoad {
     try {
       const rssBefore = (await this.o.rssOf?.(t.name)) ?? null;
       const fill = await this.fillHold(t, serverId, held, rehold, segment, this.o.hold);
-      const rssAfter = held.length > 0 ? ((await this.o.rssOf?.(t.name)) ?? null) : null;
+      // Memory per held wallet is of the first fill's: a held search adds wallets later.
+      const heldFirst = held.length;
+      const rssAfter = heldFirst > 0 ? ((await this.o.rssOf?.(t.name)) ?? null) : null;
       let arrivals: ServerLoadSummary['arrivals'] = null;
       let search: FindMaxResult | undefined;
       if (this.o.search && !this.stopping) {
@@ -290,7 +292,7 @@ export class WalletLoad {
         holdFailed: fill.failed,
         holdSeconds: fill.seconds,
         // Only when every sync held: a server that refused or dropped connections may be going down.
-        rssPerHeldKiB: rssBefore !== null && rssAfter !== null && held.length > 0 && fill.failed === 0 ? (rssAfter - rssBefore) / held.length / 1024 : null,
+        rssPerHeldKiB: rssBefore !== null && rssAfter !== null && heldFirst > 0 && fill.failed === 0 ? (rssAfter - rssBefore) / heldFirst / 1024 : null,
         arrivals,
         notify,
         reconnects: held.length > 0 ? rehold.summary() : null,
