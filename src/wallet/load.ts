@@ -258,6 +258,13 @@ export class WalletLoad {
     try {
       const rssBefore = (await this.o.rssOf?.(t.name)) ?? null;
       const fill = await this.fillHold(t, serverId, held, rehold, segment, this.o.hold);
+      // What every fill took: the first, and those a held search adds.
+      const fills = { failed: fill.failed, seconds: fill.seconds };
+      const filled = async (want: number) => {
+        const more = await this.fillHold(t, serverId, held, rehold, segment, want);
+        fills.failed += more.failed;
+        fills.seconds += more.seconds;
+      };
       // Memory per held wallet is of the first fill's: a held search adds wallets later.
       const heldFirst = held.length;
       const rssAfter = heldFirst > 0 ? ((await this.o.rssOf?.(t.name)) ?? null) : null;
@@ -280,7 +287,7 @@ export class WalletLoad {
         return judged!;
       };
       if (this.o.notifySearch && !this.stopping) {
-        heldSearch = await this.searchHeld(t, serverId, held, rehold, segment, blocks);
+        heldSearch = await this.searchHeld(t, held, filled, blocks);
         notify = heldSearch.last;
       } else if (this.o.notify && held.length > 0 && !this.stopping) {
         notify = (await blocks()).stats;
@@ -289,8 +296,8 @@ export class WalletLoad {
       const summary: ServerLoadSummary = {
         server: t.name,
         held: held.length,
-        holdFailed: fill.failed,
-        holdSeconds: fill.seconds,
+        holdFailed: fills.failed,
+        holdSeconds: fills.seconds,
         // Only when every sync held: a server that refused or dropped connections may be going down.
         rssPerHeldKiB: rssBefore !== null && rssAfter !== null && heldFirst > 0 && fill.failed === 0 ? (rssAfter - rssBefore) / heldFirst / 1024 : null,
         arrivals,
@@ -371,20 +378,13 @@ export class WalletLoad {
    * miss the SLO, one goes missing, or the wallets can no longer be held: the most held wallets a
    * server tells of a block in time.
    */
-  private async searchHeld(
-    t: ServerTarget,
-    serverId: number,
-    held: HeldWallet[],
-    rehold: Rehold,
-    segment: (s: Segment) => Promise<ServerResult>,
-    blocks: () => Promise<{ stats: NotifyStats; headersMs: number[] }>,
-  ): Promise<HeldSearch> {
+  private async searchHeld(t: ServerTarget, held: HeldWallet[], filled: (want: number) => Promise<void>, blocks: () => Promise<{ stats: NotifyStats; headersMs: number[] }>): Promise<HeldSearch> {
     const o = this.o.notifySearch!;
     const steps: HeldStep[] = [];
     let last: NotifyStats | null = null;
     let limitedBy: HeldSearchResult['limitedBy'] = 'max-hold';
     for (let want = Math.max(1, held.length, this.o.hold); !this.stopping; want = Math.min(o.maxHold, Math.ceil(want * o.factor))) {
-      await this.fillHold(t, serverId, held, rehold, segment, want);
+      await filled(want);
       if (this.stopping) break;
       if (held.length < want) {
         steps.push({ step: steps.length, held: held.length, wanted: want, blocks: 0, p50Ms: null, sloValueMs: null, missing: 0, passed: false, why: `held only ${held.length} of ${want} wallets` });
