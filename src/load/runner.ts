@@ -20,10 +20,10 @@ import { RunClock } from '../engine/run-clock';
 import { histogramAt } from '../core/percentile-line';
 import { fanOut, RawSamples } from '../engine/sinks/request-sink';
 import { requestIteration } from '../engine/iterations/request';
-import { executorFor } from '../engine/executors/registry';
+import { executorFor, type LoadModel } from '../engine/executors/registry';
 import { IntervalRecorder, Totals } from '../engine/sinks/hdr-intervals';
 import { RequestPicker } from '../engine/iterations/requests';
-import type { LoadModel, Mix } from '../core/load-types';
+import type { Mix } from '../core/load-types';
 
 export interface LoadOptions extends ConnectionOptions {
   servers: ServerTarget[];

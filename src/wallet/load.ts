@@ -20,10 +20,9 @@ import { allHeard, judgeBlock, paymentHeard, type HeldConnection } from './notif
 import { syncRecord, type SyncResult } from './sync';
 import { walletSyncIteration, type WalletSyncUnit } from './sync-iteration';
 import { RunClock } from '../engine/run-clock';
-import { executorFor } from '../engine/executors/registry';
+import { executorFor, type LoadModel } from '../engine/executors/registry';
 import { hold as holdExecutor, type HoldFill } from '../engine/executors/hold';
 import type { Pacer } from '../engine/executors/executor';
-import type { LoadModel } from '../core/load-types';
 import { Rehold, type HeldWallet } from './rehold';
 import type { HeldReconnects } from '../core/held-reconnects';
 import type { Workload } from './workloads';
