@@ -13,6 +13,7 @@ import { rampingVus } from './ramping-vus';
 import { sharedIterations } from './shared-iterations';
 import { perVuIterations } from './per-vu-iterations';
 import { hold } from './hold';
+import { poissonArrivalRate } from './poisson-arrival-rate';
 import { sequential } from './sequential';
 
 const EXECUTORS = [
@@ -23,6 +24,7 @@ const EXECUTORS = [
   sharedIterations,
   perVuIterations,
   hold,
+  poissonArrivalRate,
 ] as const;
 
 type Registered = (typeof EXECUTORS)[number];
