@@ -5,33 +5,30 @@
  * every executor shares. Servers, the dataset and CA files are resolved afterwards (load.ts).
  */
 import { UserError } from '../core/user-error';
-import type { LoadModel, Mix } from '../core/load-types';
-import { executorFor, problemsOf } from '../engine/executors/registry';
+import type { Argv } from 'yargs';
+import type { Mix } from '../core/load-types';
+import { CHOOSABLE, executorFor, executorOptions, executorsChosen, flagsGiven, modelFrom, problemsOf, type ExecutorArgs, type LoadModel } from '../engine/executors/registry';
 import { countProblem } from '../engine/executors/executor';
 import { parseMix } from '../engine/iterations/requests';
-import { stagesLengthMs } from '../engine/ramp';
-import { parseStages } from '../load/schedule';
 import { parseShard, shareOf, type Shard } from '../core/shard';
 import { parseSourceAddresses } from '../load/source-addresses';
 import { parseThreshold } from '../load/thresholds';
 import { parseSlo, type FindMaxOptions } from '../engine/find-max';
-import { collecting, cpuOption, durationOption, timeoutSeconds, withinTimer } from './validate';
+import { collecting, cpuOption, durationOption, timeoutSeconds } from './validate';
 import { pinProcess } from '../core/cpu-set';
 import { parseCoordinator, type CoordinatorAddress } from '../load/coordinator';
 import { watchPlan, type WatchArgs, type WatchPlan } from './watch-options';
 
+/**
+ * The options that choose an executor and build its config: every registered executor's own
+ * (src/engine/executors/), and --duration, the length of those whose schedule has one.
+ */
+export type ModelArgs = ExecutorArgs & { duration?: string };
+
 /** The options of `load` the plan reads (yargs' parse of them). */
-export interface LoadPlanArgs extends WatchArgs {
-  rate?: number;
-  stages?: string;
-  'start-rate': number;
-  vus?: number;
-  'vus-stages'?: string;
-  'start-vus': number;
-  iterations?: number;
-  'iterations-per-vu'?: number;
-  'think-time': string;
-  duration?: string;
+export type LoadPlanArgs = ModelArgs & WatchArgs & OtherLoadArgs;
+
+interface OtherLoadArgs {
   connections?: number;
   pipeline: number;
   timeout: number;
@@ -54,9 +51,6 @@ export interface LoadPlanArgs extends WatchArgs {
   'bisect-steps': number;
   cpu?: string;
 }
-
-/** The options that choose an executor and its config. */
-export type ModelArgs = Pick<LoadPlanArgs, 'rate' | 'stages' | 'start-rate' | 'vus' | 'vus-stages' | 'start-vus' | 'iterations' | 'iterations-per-vu' | 'think-time' | 'duration'>;
 
 /** The options of a --find-max search. */
 export type FindMaxArgs = ModelArgs & Pick<LoadPlanArgs, 'find-max' | 'slo' | 'max-error-rate' | 'dwell' | 'warmup' | 'step-factor' | 'max-rate' | 'bisect-steps'>;
@@ -84,13 +78,23 @@ export interface LoadPlan extends WatchPlan {
   cpus?: number[];
 }
 
-/** The options that choose the executor; `--vus` also gives the users of the iteration executors. */
-const SHAPES = ['rate', 'stages', 'vus', 'vus-stages', 'iterations', 'iterations-per-vu'] as const;
-type ShapeOption = (typeof SHAPES)[number];
+/** Declares every registered executor's options and --duration, as the registry has them. */
+export function withModelOptions<T>(y: Argv<T>): Argv<T & ModelArgs> {
+  let declared: Argv<T> = y;
+  for (const [name, option] of executorOptions()) declared = declared.option(name, option);
+  // Typed as the registry derives them from the same declarations.
+  return declared.option('duration', { type: 'string', describe: durationHelp() }) as unknown as Argv<T & ModelArgs>;
+}
 
-/** The options given that choose a load model (an executor), as named on the command line. */
-export function modelOptionsGiven(a: ModelArgs): string[] {
-  return SHAPES.filter((k) => a[k] !== undefined);
+/** --duration's help, from what each executor makes of it. */
+function durationHelp(): string {
+  const seconds = (ms: number) => (ms >= 120_000 && ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`);
+  const part = (ends: boolean, text: string) => {
+    const these = CHOOSABLE.filter((e) => e.duration !== null && !!e.endsWhenDone === ends);
+    const defaults = [...new Set(these.map((e) => seconds(e.duration!.defaultMs)))];
+    return `${text} with ${these.map((e) => `--${e.choice.flag}`).join(', ')} (default ${defaults.join(' or ')})`;
+  };
+  return `${part(false, 'run length per server')}; ${part(true, 'the most it may take')}`;
 }
 
 /** Every problem with `a` at once (a UserError listing them), or the plan. */
@@ -165,7 +169,7 @@ export function pinGenerator(cpus: number[]): string {
  * in `problems`); undefined when none is given (held wallets only).
  */
 export function arrivalModel(a: ModelArgs, problems: string[]): { model: LoadModel; durationMs: number } | undefined {
-  if (!SHAPES.some((k) => a[k] !== undefined)) return undefined;
+  if (flagsGiven(a).length === 0) return undefined;
   const take = collecting(problems);
   return chooseModel(a, problems, take);
 }
@@ -174,42 +178,18 @@ type Take = <T>(parse: () => T) => T | undefined;
 
 /** The executor the options name and its config, checked by the executor itself; undefined when they name none. */
 function chooseModel(a: ModelArgs, problems: string[], take: Take): { model: LoadModel; durationMs: number } | undefined {
-  const given = SHAPES.filter((k) => a[k] !== undefined);
-  const iterated = a.iterations !== undefined || a['iterations-per-vu'] !== undefined;
-  const shapes = given.filter((k) => !(k === 'vus' && iterated));
-  if (shapes.length !== 1) {
-    problems.push(
-      'give exactly one load model: --rate R, --stages "30s:100,...", --vus N, --vus-stages "...", or --iterations K / --iterations-per-vu K (with --vus N)' +
-        (given.length ? ` (got --${given.join(', --')})` : ''),
-    );
+  const chosen = executorsChosen(a);
+  if (chosen.length !== 1) {
+    const given = flagsGiven(a);
+    const usages = CHOOSABLE.map((e) => e.choice.usage);
+    problems.push(`give exactly one load model: ${usages.slice(0, -1).join(', ')}, or ${usages.at(-1)}` + (given.length ? ` (got --${given.join(', --')})` : ''));
     return undefined;
   }
-  const shape: ShapeOption = shapes[0];
-  const thinkTimeMs = take(() => durationOption('think-time', a['think-time'])) ?? 0;
-  const stagesOf = (option: 'stages' | 'vus-stages') =>
-    take(() => {
-      const stages = parseStages(a[option]!, `--${option}`);
-      withinTimer(`--${option}`, a[option]!, stagesLengthMs(stages));
-      return stages;
-    }) ?? [];
-  // k6 runs iterations with one user unless told otherwise.
-  const vus = a.vus ?? 1;
-  const model: LoadModel =
-    shape === 'rate'
-      ? { kind: 'rate', rate: a.rate! }
-      : shape === 'stages'
-        ? { kind: 'stages', stages: stagesOf('stages'), startRate: a['start-rate'] }
-        : shape === 'vus'
-          ? { kind: 'vus', vus: a.vus!, thinkTimeMs }
-          : shape === 'vus-stages'
-            ? { kind: 'vus-stages', stages: stagesOf('vus-stages'), startVus: Math.round(a['start-vus']), thinkTimeMs }
-            : shape === 'iterations'
-              ? { kind: 'shared-iterations', vus, iterations: a.iterations!, thinkTimeMs }
-              : { kind: 'per-vu-iterations', vus, iterations: a['iterations-per-vu']!, thinkTimeMs };
+  const [executor] = chosen;
+  const model = modelFrom(executor, a, problems);
   problems.push(...problemsOf(model));
-  const executor = executorFor(model);
   if (executor.duration === null) {
-    if (a.duration !== undefined) problems.push(`--duration does not apply to --${shape}: the stages set the length`);
+    if (a.duration !== undefined) problems.push(`--duration does not apply to --${executor.choice.flag}: the stages set the length`);
     return { model, durationMs: 0 };
   }
   const durationMs = a.duration === undefined ? executor.duration.defaultMs : take(() => durationOption('duration', a.duration!));
@@ -223,7 +203,7 @@ export function findMaxOptions(a: FindMaxArgs, problems: string[], take: Take = 
     if (a.slo !== undefined) problems.push('--slo applies to --find-max only');
     return undefined;
   }
-  const given = modelOptionsGiven(a);
+  const given = flagsGiven(a);
   if (given.length) problems.push(`--find-max chooses the rates itself; drop --${given.join(', --')}`);
   if (!a.slo) problems.push('--find-max needs --slo, e.g. --slo "p99<100ms"');
   if (!(a['max-error-rate'] >= 0 && a['max-error-rate'] <= 1)) problems.push(`--max-error-rate must be 0..1, got ${a['max-error-rate']}`);

@@ -30,7 +30,7 @@ import { LoadStore } from '../store/load-results';
 import { intervalLine, summaryText } from '../load/summary';
 import { storedOutcome, summarise } from '../engine/summary';
 import type { LiveCounts } from '../engine/sinks/hdr-intervals';
-import { executorFor } from '../engine/executors/registry';
+import { CHOOSABLE, executorFor } from '../engine/executors/registry';
 import type { OutputSet } from '../engine/outputs/output-set';
 import { openWatchers, withWatchOptions } from './watch-options';
 import type { IntervalRecord } from '../core/load-types';
@@ -43,13 +43,13 @@ import { toolInfo } from '../core/tool-info';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { refuseWalletOptions, walletLoad } from './wallet-load';
 import { collecting, numbersAsTyped, stringsGiven } from './validate';
-import { loadPlan, pinGenerator, type LoadPlan } from './load-plan';
+import { loadPlan, pinGenerator, withModelOptions, type LoadPlan } from './load-plan';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
-  return withWatchOptions(withResourceOptions(y))
+  const targets = withWatchOptions(withResourceOptions(y))
     .scriptName('npm run load --')
-    .usage('$0 --server PROFILE[@HOST:PORT] ... [--dataset FILE] (--rate R | --stages S | --vus N | --vus-stages S | [--vus N] --iterations[-per-vu] K) [options]\n$0 merge SHARD.sqlite ... --db ALL.sqlite\n$0 hlog --db FILE [--run ID] --out FILE.hlog')
+    .usage(`$0 --server PROFILE[@HOST:PORT] ... [--dataset FILE] (${CHOOSABLE.map((e) => e.choice.usage).join(' | ')}) [options]\n$0 merge SHARD.sqlite ... --db ALL.sqlite\n$0 hlog --db FILE [--run ID] --out FILE.hlog`)
     .option('server', { type: 'string', array: true, describe: 'server to load: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable; one after another)' })
     .option('host', { type: 'string', describe: 'host for a --server given without one' })
     .option('port', { type: 'number', describe: 'port for a --server given without one' })
@@ -58,17 +58,9 @@ export function loadArgs(argv: string[]) {
     .option('ca', { type: 'string', describe: 'PEM file of extra CA certificates to trust' })
     .option('lab', { type: 'boolean', default: false, describe: 'load every Electrum server of the running lab' })
     .option('dataset', { type: 'string', describe: "JSONL dataset of addresses (default with a lab server: the lab's dataset)" })
-    .option('mix', { type: 'string', default: 'balance=40,history=40,utxos=20', describe: 'request mix: METHOD=WEIGHT,...' })
-    .option('rate', { type: 'number', describe: 'open model: constant arrival rate, requests/s' })
-    .option('stages', { type: 'string', describe: 'open model: ramping arrival rate, e.g. "30s:100,2m:2000,30s:0"' })
-    .option('start-rate', { type: 'number', default: 0, describe: 'the rate --stages ramps from' })
-    .option('vus', { type: 'number', describe: 'closed model: virtual clients, one request in flight each (with --iterations: the users sharing them)' })
-    .option('vus-stages', { type: 'string', describe: 'closed model: ramping virtual clients, e.g. "30s:10,1m:100"' })
-    .option('start-vus', { type: 'number', default: 0, describe: 'the number --vus-stages ramps from' })
-    .option('iterations', { type: 'number', describe: 'closed model: exactly this many requests, shared by the --vus users (k6 shared-iterations)' })
-    .option('iterations-per-vu', { type: 'number', describe: 'closed model: each of the --vus users sends exactly this many requests (k6 per-vu-iterations)' })
-    .option('think-time', { type: 'string', default: '0', describe: 'closed model: pause after each reply (e.g. 100ms)' })
-    .option('duration', { type: 'string', describe: 'run length per server for --rate/--vus (default 60s); with --iterations*, the most it may take (default 10m)' })
+    .option('mix', { type: 'string', default: 'balance=40,history=40,utxos=20', describe: 'request mix: METHOD=WEIGHT,...' });
+  // Each executor's options (--rate, --vus, ...) as it declares them (src/engine/executors/).
+  return withModelOptions(targets)
     .option('connections', { type: 'number', describe: 'sockets per server (default 8; --vus: one per client)' })
     .option('pipeline', { type: 'number', default: 16, describe: 'open model: requests in flight per socket; beyond, requests are dropped' })
     .option('timeout', { type: 'number', default: 10, describe: 'seconds before a request counts as a timeout' })
@@ -282,7 +274,7 @@ async function main(): Promise<number> {
   refuseWalletOptions(argv);
   const plan = loadPlan(withPodAddress(a));
   // Claimed before any work, as --db is; the dashboard's port too.
-  const outputs = await openWatchers(plan, dashboardTitle(a));
+  const outputs = await openWatchers(plan, dashboardTitle(a, plan));
   try {
     return await coordinatedOrNot(a, plan, outputs);
   } finally {
@@ -318,10 +310,10 @@ async function coordinatedOrNot(a: Argv, plan: LoadPlan, outputs: OutputSet): Pr
   }
 }
 
-/** What the dashboard's header names: the model and the servers, as given. */
-function dashboardTitle(a: Argv): string {
-  const model = a.rate !== undefined ? `${a.rate}/s` : a.vus !== undefined ? `${a.vus} VUs` : a.stages !== undefined ? 'stages' : 'load';
-  return `load ${model} on ${(a.server ?? []).map(String).join(', ') || 'the servers'}`;
+/** What the dashboard's header names: the model, in its executor's words, and the servers, as given. */
+function dashboardTitle(a: Argv, plan: LoadPlan): string {
+  const model = plan.findMax ? 'find-max' : executorFor(plan.model).describe(plan.model);
+  return `load (${model}) on ${(a.server ?? []).map(String).join(', ') || 'the servers'}`;
 }
 
 /** The I of --shard I/N; undefined when it does not parse (the plan reports that). */

@@ -6,11 +6,9 @@
  * beyond, Node fires them after 1 ms, so a huge --timeout would silently become no timeout at all.
  */
 import { UserError } from '../core/user-error';
-import { MAX_TIMER_MS } from '../core/timer-limit';
-import { parseDurationMs } from '../load/schedule';
+import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../core/timer-limit';
 import { planProblemsOf, type PlanModel } from '../engine/executors/registry';
 import { cpuSet } from '../core/cpu-set';
-const MAX_TIMER_TEXT = `${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24 days)`;
 
 /** A yargs `.check()` refusing a number option that is not a finite number, quoting what was typed. */
 export function numbersAsTyped(y: object, argv: readonly string[]): (parsed: Record<string, unknown>) => true {
@@ -64,31 +62,10 @@ export function timeoutSeconds(flag: string, seconds: number): number {
   return Math.max(1, ms);
 }
 
-/** A duration `typed` as text and parsed to milliseconds, within what a timer can hold. */
-export function withinTimer(flag: string, typed: string, ms: number): number {
-  if (ms > MAX_TIMER_MS) throw new UserError(`${flag} ${typed} is longer than a timer can wait: at most ${MAX_TIMER_TEXT}`);
-  return ms;
-}
-
-/** `--OPTION`'s duration as typed (k6's syntax: 30s, 5m, 1h30m), in ms, within what a timer can hold. */
-export function durationOption(option: string, typed: string): number {
-  return withinTimer(`--${option}`, typed, parseDurationMs(typed, `--${option}`));
-}
-
-/**
- * A parse that notes its error in `problems` instead of throwing, so one pass over a command line
- * finds every problem with it (reported together, as one line).
- */
-export function collecting(problems: string[]): <T>(parse: () => T) => T | undefined {
-  return (parse) => {
-    try {
-      return parse();
-    } catch (err) {
-      problems.push((err as Error).message);
-      return undefined;
-    }
-  };
-}
+// A command's durations and problems are checked as an executor checks its own options (src/engine/
+// cannot import the CLI).
+export { durationOption } from '../core/timer-limit';
+export { collecting } from '../core/user-error';
 
 /** `plan` if its executor can run it; else every problem with it, on one line. */
 export function checkedPlan<M extends PlanModel>(plan: M): M {

@@ -20,13 +20,13 @@ import { heldReconnectsText } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
-import { arrivalModel, findMaxOptions, modelOptionsGiven, pinGenerator, type FindMaxArgs } from './load-plan';
+import { arrivalModel, findMaxOptions, pinGenerator, type FindMaxArgs } from './load-plan';
 import { LoadStore } from '../store/load-results';
-import type { AnyIntervalRecord, LoadModel } from '../core/load-types';
+import type { AnyIntervalRecord } from '../core/load-types';
 import { parseSlo, stepLine, type FindMaxOptions } from '../engine/find-max';
 import { hold as holdExecutor } from '../engine/executors/hold';
 import { countOrZeroProblem, countProblem } from '../engine/executors/executor';
-import { executorFor } from '../engine/executors/registry';
+import { CHOOSABLE, executorFor, flagsGiven, type LoadModel } from '../engine/executors/registry';
 import { electrumTargets, ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
 import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
@@ -111,7 +111,7 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   const arrivalSearch = !a['find-max'] || a.slo !== undefined || notifySlo === undefined;
   const search = arrivalSearch ? findMaxOptions(a, problems, take, [SYNC_UNIT]) : undefined;
   if (a['find-max'] && !arrivalSearch) {
-    const given = modelOptionsGiven(a);
+    const given = flagsGiven(a);
     if (given.length) problems.push(`--find-max chooses the rates itself; drop --${given.join(', --')}`);
   }
   const notifySearch = notifySlo ? { slo: notifySlo, factor: a['step-factor'], maxHold: a['max-hold'] } : undefined;
@@ -123,7 +123,7 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   // With --find-max the search sets the arrival rate and its steps' length itself.
   const arrivals = a['find-max'] ? undefined : arrivalModel(a, problems);
   // Only when no arrival option was given at all: a wrong one has its own problem noted.
-  if (!arrivals && !a['find-max'] && hold === 0 && problems.length === noted) problems.push('--workload needs a way for wallets to arrive (--rate R wallets/s, --stages, --vus N, --vus-stages, --iterations K) and/or --hold N (wallets kept connected)');
+  if (!arrivals && !a['find-max'] && hold === 0 && problems.length === noted) problems.push(`--workload needs a way for wallets to arrive (${CHOOSABLE.map((e) => e.choice.usage).join(', ')}) and/or --hold N (wallets kept connected)`);
   if (a.duration !== undefined && !arrivals && !a['find-max']) problems.push('--duration applies to arriving wallets (--rate, --vus, ...): how long they keep arriving');
   if (hold > 0 && !holdProblems.length) problems.push(...holdExecutor.validate({ kind: 'hold', sessions: hold, concurrency: a['hold-concurrency'] }));
   const notify = a.notify || notifySearch !== undefined;

@@ -1,6 +1,6 @@
 /**
- * The load engine's shared vocabulary: load models, what one interval of a run holds, and how it
- * is stored. Everything under src/load/ and the load report reads and writes these shapes.
+ * The load engine's shared vocabulary: a stored load model, what one interval of a run holds, and
+ * how it is stored. Everything under src/load/ and the load report reads and writes these shapes.
  *
  * Units: latencies in histograms are integer microseconds (HdrHistogram, 3 significant digits);
  * wall-clock times are epoch milliseconds; an interval is one second of the run's schedule clock.
@@ -17,15 +17,13 @@ export interface Stage {
   target: number;
 }
 
-/** How load is paced: the executor's name (src/engine/executors/registry.ts) and its config. */
-export type LoadModel =
-  | { kind: 'rate'; rate: number } // constant arrival rate, requests/s (open model)
-  | { kind: 'stages'; stages: Stage[]; startRate: number } // ramping arrival rate (open model)
-  | { kind: 'vus'; vus: number; thinkTimeMs: number } // N virtual clients, one request in flight each (closed)
-  | { kind: 'vus-stages'; stages: Stage[]; startVus: number; thinkTimeMs: number } // ramping VUs (closed)
-  | { kind: 'per-vu-iterations'; vus: number; iterations: number; thinkTimeMs: number } // each VU runs `iterations` (closed)
-  | { kind: 'shared-iterations'; vus: number; iterations: number; thinkTimeMs: number } // VUs share `iterations` (closed)
-  | { kind: 'hold'; sessions: number; concurrency: number }; // fill `sessions` long-lived sessions, `concurrency` at a time, and keep them
+/**
+ * How a run's load was paced, as stored with it: the name of its executor (`kind`) and that
+ * executor's config. Only src/engine/executors/ knows each kind's fields (its registry's
+ * `LoadModel` is the precise union of the registered executors' configs); the store keeps the
+ * model as JSON and the report prints the words the executor stored beside it (`model_text`).
+ */
+export type StoredLoadModel = { kind: string; [field: string]: unknown };
 
 /** The weight of each method in the request mix (e.g. balance 40, history 40, utxos 20). */
 export type Mix = Partial<Record<MethodName, number>>;

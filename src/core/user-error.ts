@@ -14,3 +14,18 @@ export class UserError extends Error {
 export function isUserError(err: unknown): err is UserError {
   return err instanceof UserError;
 }
+
+/**
+ * A parse that notes its error in `problems` instead of throwing, so one pass over a command line
+ * finds every problem with it (reported together, as one line).
+ */
+export function collecting(problems: string[]): <T>(parse: () => T) => T | undefined {
+  return (parse) => {
+    try {
+      return parse();
+    } catch (err) {
+      problems.push((err as Error).message);
+      return undefined;
+    }
+  };
+}

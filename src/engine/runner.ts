@@ -17,11 +17,11 @@ import { RunClock } from './run-clock';
 import { histogramAt } from '../core/percentile-line';
 import { fanOut, RawSamples } from './sinks/request-sink';
 import { requestUnits } from './iterations/request-units';
-import { executorFor } from './executors/registry';
+import { executorFor, type LoadModel } from './executors/registry';
 import type { Executor } from './executors/executor';
 import { IntervalRecorder, Totals } from './sinks/hdr-intervals';
 import type { UnitSource } from './unit-source';
-import type { LoadModel, Mix } from '../core/load-types';
+import type { Mix } from '../core/load-types';
 
 /** How a run paces its servers, whatever its units are. */
 export interface RunnerOptions {

@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { toolInfo } from '../core/tool-info';
 import { fileAboutToBeCreated } from '../core/created-file';
-import type { LoadModel } from '../core/load-types';
 import { readStoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
 import { outageAt, readOutages, type Outage } from '../core/outages';
 import { LoadStore, type LoadRunRow, type LoadRunStatus, type LoadServerRow } from '../store/load-results';
@@ -17,7 +16,7 @@ import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
 import { alignedSeconds, sumSecond } from './merge-intervals';
 import { formatShard, parseShard, type Shard } from '../core/shard';
-import { executorFor, isLoadModelKind } from '../engine/executors/registry';
+import { executorFor, isLoadModelKind, type LoadModel } from '../engine/executors/registry';
 import { createThresholdTracker, type ThresholdResult } from './thresholds';
 
 export interface MergeOptions {

@@ -7,7 +7,7 @@
 import type { Histogram } from 'hdr-histogram-js';
 import type { LoadRunRow, LoadServerRow } from '../store/load-results';
 import type { StoppedAnswering } from '../core/stopped-answering';
-import type { LoadModel } from '../core/load-types';
+import type { StoredLoadModel } from '../core/load-types';
 import type { Outage } from '../core/outages';
 
 export interface LoadIntervalPoint {
@@ -105,7 +105,7 @@ export interface LoadRunReport {
   run: LoadRunRow;
   /** How the run came to be reported: named with --load-run, or picked as the latest finished one. */
   chosen: 'named' | 'latest';
-  model: LoadModel | null; // null when model_json is unreadable
+  model: StoredLoadModel | null; // null when model_json is unreadable
   servers: LoadServerReport[]; // in the run's order
   /** The whole report's colour order (src/report/colours.ts); absent: `servers`' own order. */
   colourOrder?: string[];

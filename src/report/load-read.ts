@@ -6,7 +6,7 @@
  */
 import { build, decodeFromCompressedBase64, Histogram } from 'hdr-histogram-js';
 import type { LoadRunRow, LoadServerRow, LoadStore } from '../store/load-results';
-import type { LoadModel } from '../core/load-types';
+import type { StoredLoadModel } from '../core/load-types';
 import type { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
 import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, ThresholdVerdict } from './load-model';
@@ -162,7 +162,7 @@ export function readLoadRun(reader: ResultsReader, run: LoadRunRow, chosen: Load
   return {
     run,
     chosen,
-    model: isObject(model) && typeof model.kind === 'string' ? (model as unknown as LoadModel) : null,
+    model: isObject(model) && typeof model.kind === 'string' ? (model as unknown as StoredLoadModel) : null,
     servers: loads.servers(run.id).map((s) => readServer(loads, run, s)),
     findMax: findMaxOf(parseStoredJson(run.find_max_json)),
     thresholds: thresholdsOf(run),

@@ -1,5 +1,5 @@
 /** The table of a load run, one row per server, rendered the same way into Markdown and HTML. */
-import type { LoadModel } from '../core/load-types';
+import type { Stage, StoredLoadModel } from '../core/load-types';
 import type { LoadRunReport, LoadServerReport } from './load-model';
 import { fmtErrors, fmtMs, Table } from './table';
 import { fmtRate } from '../core/rate-text';
@@ -13,13 +13,24 @@ export const LOAD_NOTE =
   'itself fell behind, so part of the latency is its own.';
 
 /**
- * How a run's load was paced: in its executor's own words, stored with the run (schema 10). Runs
- * stored before were paced by one of the seven executors below, whose words are kept here as
- * they were; a new executor describes itself and never needs a line here.
+ * The load models a run stored before schema 10 could have: the seven executors of that version,
+ * frozen here as they were. Later runs store their executor's own words, so a new executor never
+ * needs a line here.
  */
-export function describeModel(m: LoadModel | null, stored: string | null = null): string {
+type ModelBeforeSchema10 =
+  | { kind: 'rate'; rate: number }
+  | { kind: 'stages'; stages: Stage[]; startRate: number }
+  | { kind: 'vus'; vus: number; thinkTimeMs: number }
+  | { kind: 'vus-stages'; stages: Stage[]; startVus: number; thinkTimeMs: number }
+  | { kind: 'per-vu-iterations'; vus: number; iterations: number; thinkTimeMs: number }
+  | { kind: 'shared-iterations'; vus: number; iterations: number; thinkTimeMs: number }
+  | { kind: 'hold'; sessions: number; concurrency: number };
+
+/** How a run's load was paced: in its executor's own words, stored with the run (schema 10), or for a run stored before, as that version described it. */
+export function describeModel(model: StoredLoadModel | null, stored: string | null = null): string {
   if (stored !== null) return stored;
-  if (m === null) return '–';
+  if (model === null) return '–';
+  const m = model as ModelBeforeSchema10;
   switch (m.kind) {
     case 'rate':
       return `open, ${fmtRate(m.rate)}/s`;
@@ -36,7 +47,7 @@ export function describeModel(m: LoadModel | null, stored: string | null = null)
     case 'hold':
       return `held, ${m.sessions} sessions`;
     default:
-      return (m as { kind: string }).kind;
+      return model.kind;
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { ResultsStore } from './results';
 import { createRun, finishRun, resolveRun, RUN_NUMBER, serversOf, setServerInfo, type NumberedRun, type RunRow, type ServerRow } from './run-record';
-import type { AnyIntervalRecord, IntervalRecord, LoadModel, LoadOutcome } from '../core/load-types';
+import type { AnyIntervalRecord, IntervalRecord, LoadOutcome, StoredLoadModel } from '../core/load-types';
 import type { MethodName } from '../core/methods';
 
 export type LoadRunStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'aborted';
@@ -34,7 +34,7 @@ export interface NewLoadRun {
   tool_version: string;
   git_commit: string | null;
   config: unknown; // never a secret
-  model: LoadModel;
+  model: StoredLoadModel;
   /** How the model paces, as its executor describes it. */
   model_text: string;
   dataset_path: string | null;

@@ -22,7 +22,7 @@ import { WalletStore } from '../store/wallets';
 import { allHeard, judgeBlock, paymentHeard, type HeldConnection } from './notifications';
 import { syncRecord, type SyncResult } from './sync';
 import { walletSyncUnits } from './sync-units';
-import type { LoadModel } from '../core/load-types';
+import type { LoadModel } from '../engine/executors/registry';
 import { Rehold, type HeldWallet } from './rehold';
 import type { HeldReconnects } from '../core/held-reconnects';
 import type { Workload } from './workloads';

@@ -2,9 +2,8 @@
  * Every load executor describes itself and puts its shards' shares back together, so a new one is
  * its file and one registry line: nothing in the report or in load merge has to learn it.
  */
-import { executorFor, isLoadModelKind } from '../../src/engine/executors/registry';
+import { executorFor, isLoadModelKind, type LoadModel } from '../../src/engine/executors/registry';
 import { describeModel } from '../../src/report/load-tables';
-import type { LoadModel } from '../../src/core/load-types';
 
 const MODELS: LoadModel[] = [
   { kind: 'rate', rate: 400 },

@@ -20,7 +20,7 @@ import { readModels, writeReport } from '../../src/report/report';
 import { CHARTS } from '../../src/report/charts/definitions';
 import { UserError } from '../../src/core/user-error';
 import { executorFor } from '../../src/engine/executors/registry';
-import type { LoadModel } from '../../src/core/load-types';
+import type { LoadModel } from '../../src/engine/executors/registry';
 import { compareDatabases, compareMarkdown, deltaTitle, regressions } from '../../src/report/compare';
 
 const INTERVALS = 60;

@@ -13,7 +13,7 @@ import { electrumWorkload } from '../../src/wallet/workloads/electrum';
 import { reportOptions } from '../../src/report/options';
 import { readModels } from '../../src/report/report';
 import { walletLoadTable } from '../../src/report/wallet-tables';
-import type { LoadModel } from '../../src/core/load-types';
+import type { LoadModel } from '../../src/engine/executors/registry';
 import { walletSyncIteration } from '../../src/wallet/sync-iteration';
 import { hold } from '../../src/engine/executors/hold';
 import { RunClock } from '../../src/engine/run-clock';

@@ -1,11 +1,17 @@
 /** k6's constant-arrival-rate: `rate` requests per second for the whole duration, whatever the server does. */
 import { ArrivalCursor, ArrivalDriver } from '../arrival-driver';
 import { allSame, addedUp, type Executor } from './executor';
+import { modelOptions } from './options';
 import { fmtRate } from '../../core/rate-text';
-import type { LoadModel } from '../../core/load-types';
 import type { Shard } from '../../core/shard';
 
-export type ConstantArrivalRate = Extract<LoadModel, { kind: 'rate' }>;
+/** `rate` requests (or wallets) per second. */
+export type ConstantArrivalRate = {
+  kind: 'rate';
+  rate: number;
+};
+
+const OPTIONS = modelOptions({ rate: { type: 'number', describe: 'open model: constant arrival rate, requests/s' } });
 
 class ConstantArrivals extends ArrivalCursor {
   constructor(
@@ -22,8 +28,10 @@ class ConstantArrivals extends ArrivalCursor {
   }
 }
 
-export const constantArrivalRate: Executor<ConstantArrivalRate> = {
+export const constantArrivalRate: Executor<ConstantArrivalRate, typeof OPTIONS> = {
+  kind: 'rate',
   name: 'constant-arrival-rate',
+  choice: { flag: 'rate', usage: '--rate R', options: OPTIONS, build: (a) => ({ kind: 'rate', rate: a.rate! }) },
   closed: false,
   duration: { defaultMs: 60_000 },
   validate: (c) => (c.rate > 0 && Number.isFinite(c.rate) ? [] : [`--rate must be a number > 0, got ${c.rate}`]),

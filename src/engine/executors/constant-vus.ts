@@ -1,13 +1,22 @@
 /** k6's constant-vus: `vus` virtual users, each with one request in flight, for the whole duration. */
 import { VirtualUsers } from '../virtual-users';
 import { addedUp, countProblem, thinkText, thinkTimeMismatch, thinkTimeProblem, type Executor } from './executor';
-import type { LoadModel } from '../../core/load-types';
+import { modelOptions, THINK_TIME_OPTION, thinkTimeFrom, VUS_OPTION } from './options';
 import { shareOf } from '../../core/shard';
 
-export type ConstantVus = Extract<LoadModel, { kind: 'vus' }>;
+/** `vus` virtual users, one request in flight each, pausing `thinkTimeMs` after each answer. */
+export type ConstantVus = {
+  kind: 'vus';
+  vus: number;
+  thinkTimeMs: number;
+};
 
-export const constantVus: Executor<ConstantVus> = {
+const OPTIONS = modelOptions({ vus: VUS_OPTION, 'think-time': THINK_TIME_OPTION });
+
+export const constantVus: Executor<ConstantVus, typeof OPTIONS> = {
+  kind: 'vus',
   name: 'constant-vus',
+  choice: { flag: 'vus', usage: '--vus N', options: OPTIONS, build: (a, problems) => ({ kind: 'vus', vus: a.vus!, thinkTimeMs: thinkTimeFrom(a['think-time'], problems) }) },
   closed: true,
   duration: { defaultMs: 60_000 },
   validate: (c) => [...countProblem('--vus', c.vus), ...thinkTimeProblem(c.thinkTimeMs)],

@@ -2,11 +2,13 @@
  * How work is paced, after k6's executors: one file per executor, registered by name in
  * registry.ts. An executor decides only when the next unit of work starts; what a unit is (a
  * request, a wallet sync: the iteration, src/engine/iteration.ts), where it goes and what is kept
- * of it are the iteration's. A new load shape is a new file here and one line in the registry.
+ * of it are the iteration's. A new load shape is a new file here, declaring its config, its
+ * checks, its words and the options that choose it, and one line in the registry.
  */
 import type { IterationContext, PlanContext } from '../iteration';
-import type { LoadModel, Stage } from '../../core/load-types';
+import type { Stage, StoredLoadModel } from '../../core/load-types';
 import type { Shard } from '../../core/shard';
+import type { Choice, ModelOptions } from './options';
 
 /** One server's run of an executor: resolves when its schedule is done or stop() was called. */
 export interface Pacer {
@@ -18,9 +20,17 @@ export interface Pacer {
   unsent?(): number;
 }
 
-export interface Executor<M extends LoadModel> {
+/**
+ * A load executor with config `M` (its stored model: `kind` is the name runs store, so the older
+ * ones keep the names earlier databases hold) and the options `O` that choose it.
+ */
+export interface Executor<M extends StoredLoadModel, O extends ModelOptions = Record<never, ModelOptions[string]>> {
+  /** The name its config carries as `kind`, stored with each run. */
+  readonly kind: M['kind'];
   /** k6's name for it. */
   readonly name: string;
+  /** The options of `load` that choose it; none for one chosen otherwise (hold: --workload's --hold). */
+  readonly choice?: Choice<M, O>;
   /**
    * Closed executors wait for each answer before their next request: every connection's pipeline
    * is unbounded and each virtual user gets a connection of its own unless told otherwise.

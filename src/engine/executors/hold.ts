@@ -8,10 +8,14 @@
  */
 import { untilEnded, type IterationContext } from '../iteration';
 import { addedUp, countProblem, type Executor, type Pacer } from './executor';
-import type { LoadModel } from '../../core/load-types';
 import { shareOf } from '../../core/shard';
 
-export type Hold = Extract<LoadModel, { kind: 'hold' }>;
+/** Fill `sessions` long-lived sessions, `concurrency` at a time, and keep them. */
+export type Hold = {
+  kind: 'hold';
+  sessions: number;
+  concurrency: number;
+};
 
 /** The fill's outcome: sessions held, units that ended badly. */
 export interface HoldFill extends Pacer {
@@ -20,6 +24,7 @@ export interface HoldFill extends Pacer {
 }
 
 export const hold: Executor<Hold> = {
+  kind: 'hold',
   name: 'hold',
   closed: true,
   duration: null,

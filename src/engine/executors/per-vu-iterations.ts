@@ -4,13 +4,33 @@
  */
 import { VirtualUsers } from '../virtual-users';
 import { addedUp, countProblem, thinkText, thinkTimeMismatch, thinkTimeProblem, type Executor } from './executor';
-import type { LoadModel } from '../../core/load-types';
+import { modelOptions, THINK_TIME_OPTION, thinkTimeFrom, VUS_OPTION } from './options';
 import { shareOf } from '../../core/shard';
 
-export type PerVuIterations = Extract<LoadModel, { kind: 'per-vu-iterations' }>;
+/** Each of `vus` users runs `iterations` iterations. */
+export type PerVuIterations = {
+  kind: 'per-vu-iterations';
+  vus: number;
+  iterations: number;
+  thinkTimeMs: number;
+};
 
-export const perVuIterations: Executor<PerVuIterations> = {
+const OPTIONS = modelOptions({
+  'iterations-per-vu': { type: 'number', describe: 'closed model: each of the --vus users sends exactly this many requests (k6 per-vu-iterations)' },
+  vus: VUS_OPTION,
+  'think-time': THINK_TIME_OPTION,
+});
+
+export const perVuIterations: Executor<PerVuIterations, typeof OPTIONS> = {
+  kind: 'per-vu-iterations',
   name: 'per-vu-iterations',
+  choice: {
+    flag: 'iterations-per-vu',
+    usage: '--iterations-per-vu K [--vus N]',
+    options: OPTIONS,
+    // k6 runs iterations with one user unless told otherwise.
+    build: (a, problems) => ({ kind: 'per-vu-iterations', vus: a.vus ?? 1, iterations: a['iterations-per-vu']!, thinkTimeMs: thinkTimeFrom(a['think-time'], problems) }),
+  },
   closed: true,
   duration: { defaultMs: 600_000 },
   endsWhenDone: true,

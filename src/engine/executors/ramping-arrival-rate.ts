@@ -6,11 +6,22 @@
 import { ArrivalCursor, ArrivalDriver } from '../arrival-driver';
 import { rampProblems, rampValueAt, stagesLengthMs } from '../ramp';
 import { addedUp, allSame, stageDurationsMismatch, summedStages, type Executor } from './executor';
+import { modelOptions, stagesFrom } from './options';
 import { fmtRate } from '../../core/rate-text';
-import type { LoadModel } from '../../core/load-types';
+import type { Stage } from '../../core/load-types';
 import type { Shard } from '../../core/shard';
 
-export type RampingArrivalRate = Extract<LoadModel, { kind: 'stages' }>;
+/** The rate ramps from `startRate` through each stage's target. */
+export type RampingArrivalRate = {
+  kind: 'stages';
+  stages: Stage[];
+  startRate: number;
+};
+
+const OPTIONS = modelOptions({
+  stages: { type: 'string', describe: 'open model: ramping arrival rate, e.g. "30s:100,2m:2000,30s:0"' },
+  'start-rate': { type: 'number', default: 0, describe: 'the rate --stages ramps from' },
+});
 
 class RampingArrivals extends ArrivalCursor {
   // Stage by stage: N(t) = r0·t + (r1 − r0)·t² / (2T) requests within a stage, solved for t.
@@ -55,8 +66,15 @@ export function rampingArrivals(model: RampingArrivalRate, durationMs: number, s
   return new RampingArrivals(model, durationMs, shard);
 }
 
-export const rampingArrivalRate: Executor<RampingArrivalRate> = {
+export const rampingArrivalRate: Executor<RampingArrivalRate, typeof OPTIONS> = {
+  kind: 'stages',
   name: 'ramping-arrival-rate',
+  choice: {
+    flag: 'stages',
+    usage: '--stages "30s:100,..."',
+    options: OPTIONS,
+    build: (a, problems) => ({ kind: 'stages', stages: stagesFrom('stages', a.stages!, problems), startRate: a['start-rate'] }),
+  },
   closed: false,
   duration: null,
   validate: (c) => rampProblems('--stages', c.stages, '--start-rate', c.startRate),

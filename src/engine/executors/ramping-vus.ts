@@ -2,15 +2,40 @@
 import { VirtualUsers } from '../virtual-users';
 import { rampProblems, rampValueAt, stagesLengthMs } from '../ramp';
 import { addedUp, stageDurationsMismatch, summedStages, thinkText, thinkTimeMismatch, thinkTimeProblem, type Executor } from './executor';
-import type { LoadModel } from '../../core/load-types';
+import { modelOptions, stagesFrom, THINK_TIME_OPTION, thinkTimeFrom } from './options';
+import type { Stage } from '../../core/load-types';
 import { shareOf } from '../../core/shard';
 
-export type RampingVus = Extract<LoadModel, { kind: 'vus-stages' }>;
+/** The number of virtual users ramps from `startVus` through each stage's target. */
+export type RampingVus = {
+  kind: 'vus-stages';
+  stages: Stage[];
+  startVus: number;
+  thinkTimeMs: number;
+};
+
+const OPTIONS = modelOptions({
+  'vus-stages': { type: 'string', describe: 'closed model: ramping virtual clients, e.g. "30s:10,1m:100"' },
+  'start-vus': { type: 'number', default: 0, describe: 'the number --vus-stages ramps from' },
+  'think-time': THINK_TIME_OPTION,
+});
 
 const vusAt = (c: RampingVus, tMs: number) => Math.round(rampValueAt(c.stages, c.startVus, tMs));
 
-export const rampingVus: Executor<RampingVus> = {
+export const rampingVus: Executor<RampingVus, typeof OPTIONS> = {
+  kind: 'vus-stages',
   name: 'ramping-vus',
+  choice: {
+    flag: 'vus-stages',
+    usage: '--vus-stages "..."',
+    options: OPTIONS,
+    build: (a, problems) => ({
+      kind: 'vus-stages',
+      stages: stagesFrom('vus-stages', a['vus-stages']!, problems),
+      startVus: Math.round(a['start-vus']),
+      thinkTimeMs: thinkTimeFrom(a['think-time'], problems),
+    }),
+  },
   closed: true,
   duration: null,
   validate: (c) => [...rampProblems('--vus-stages', c.stages, '--start-vus', c.startVus), ...thinkTimeProblem(c.thinkTimeMs)],

@@ -5,13 +5,33 @@
  */
 import { VirtualUsers } from '../virtual-users';
 import { addedUp, countProblem, thinkText, thinkTimeMismatch, thinkTimeProblem, type Executor } from './executor';
-import type { LoadModel } from '../../core/load-types';
+import { modelOptions, THINK_TIME_OPTION, thinkTimeFrom, VUS_OPTION } from './options';
 import { shareOf } from '../../core/shard';
 
-export type SharedIterations = Extract<LoadModel, { kind: 'shared-iterations' }>;
+/** `vus` users share `iterations` iterations. */
+export type SharedIterations = {
+  kind: 'shared-iterations';
+  vus: number;
+  iterations: number;
+  thinkTimeMs: number;
+};
 
-export const sharedIterations: Executor<SharedIterations> = {
+const OPTIONS = modelOptions({
+  iterations: { type: 'number', describe: 'closed model: exactly this many requests, shared by the --vus users (k6 shared-iterations)' },
+  vus: VUS_OPTION,
+  'think-time': THINK_TIME_OPTION,
+});
+
+export const sharedIterations: Executor<SharedIterations, typeof OPTIONS> = {
+  kind: 'shared-iterations',
   name: 'shared-iterations',
+  choice: {
+    flag: 'iterations',
+    usage: '--iterations K [--vus N]',
+    options: OPTIONS,
+    // k6 runs iterations with one user unless told otherwise.
+    build: (a, problems) => ({ kind: 'shared-iterations', vus: a.vus ?? 1, iterations: a.iterations!, thinkTimeMs: thinkTimeFrom(a['think-time'], problems) }),
+  },
   closed: true,
   duration: { defaultMs: 600_000 },
   endsWhenDone: true,
