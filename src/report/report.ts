@@ -20,7 +20,7 @@ import { loadRunTable } from './load-tables';
 import { abComparison, abNote, compareTable } from './compare';
 import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
-import type { ChartFile, Exporter, RenderedBench, RenderedChart, RenderedLoadRun, RenderedReport, RenderedSection, RenderedWallet } from './export/exporter';
+import type { ChartFile, Exporter, RenderedBench, RenderedChart, RenderedLoadRun, RenderedReport, RenderedSection, RenderedWallet, OutputFile } from './export/exporter';
 import type { WalletReport } from './wallet-model';
 import { readWalletReport } from './wallet-read';
 import { walletChartIds, walletSections } from './wallet';
@@ -170,5 +170,7 @@ export async function writeReport(opts: ReportOptions): Promise<string[]> {
   const walletBench = models.wallet?.runs.some((r) => r.run.kind === 'bench') ?? false;
   claimOutputs(opts.outDir, EXPORTERS.flatMap((e) => e.fileNames({ bench: models.bench !== null, walletBench, charts: chartFiles(models) })));
   const report = await renderReport(models, opts);
-  return writeOutputs(opts.outDir, EXPORTERS.flatMap((e) => e.serialize(report)));
+  const files: OutputFile[] = [];
+  for (const e of EXPORTERS) files.push(...(await e.serialize(report)));
+  return writeOutputs(opts.outDir, files);
 }

@@ -18,6 +18,7 @@ import { isAnswered } from '../../core/outcomes';
 import { AnswerWatch } from '../../core/stopped-answering';
 import { GeneratorTally } from '../../core/generator-check';
 import { OutageLog } from '../../core/outages';
+import { nextTurn } from '../../core/next-turn';
 import type { RequestSink } from './request-sink';
 
 /** Integer µs, 3 significant digits, as the issue and HdrHistogram's tools expect. */
@@ -105,7 +106,6 @@ export interface LiveCounts {
   p99Us: number | null;
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The HDR-intervals sink: what `load` stores second by second and sums into its summary. */
 export class IntervalRecorder<M extends string = MethodName> implements RequestSink<M> {

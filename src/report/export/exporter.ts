@@ -69,7 +69,8 @@ export interface OutputFile {
 export interface Exporter {
   readonly name: string;
   fileNames(plan: ReportPlan): string[];
-  serialize(report: RenderedReport): OutputFile[];
+  /** The files; one that takes a while per chart (PNG) yields the event loop between them, so a stop is heard. */
+  serialize(report: RenderedReport): OutputFile[] | Promise<OutputFile[]>;
 }
 
 export function allCharts(r: RenderedReport): RenderedChart[] {

@@ -4,7 +4,8 @@
  */
 import { Resvg } from '@resvg/resvg-js';
 import { FONT_FAMILY, FONT_FILES } from '../font';
-import { allCharts, Exporter } from './exporter';
+import { allCharts, Exporter, type OutputFile } from './exporter';
+import { nextTurn } from '../../core/next-turn';
 
 /** Twice the SVG's size: sharp on high-density screens and in print. */
 export const PNG_ZOOM = 2;
@@ -21,5 +22,13 @@ export function svgToPng(svg: string, zoom = PNG_ZOOM): Buffer {
 export const pngExporter: Exporter = {
   name: 'png',
   fileNames: ({ charts }) => charts.map((c) => `${c.id}.png`),
-  serialize: (r) => allCharts(r).map((c) => ({ name: `${c.def.id}.png`, data: svgToPng(c.svg) })),
+  serialize: async (r) => {
+    const files: OutputFile[] = [];
+    for (const c of allCharts(r)) {
+      // A chart of many points takes a good part of a second to draw.
+      await nextTurn();
+      files.push({ name: `${c.def.id}.png`, data: svgToPng(c.svg) });
+    }
+    return files;
+  },
 };
