@@ -162,6 +162,28 @@ export class WalletStore {
     })();
   }
 
+  /**
+   * A wallet bench's figures per server from its stored syncs, as a bench's come from its samples
+   * (statistics.ts): syncs, failed and mismatched ones (every pass), and each wallet's sync times
+   * (ms) over the ok syncs of the passes counted (warm-up passes left out).
+   */
+  benchFigures(runId: number): Array<{ serverId: number; syncs: number; failed: number; mismatched: number; byWallet: Map<string, number[]> }> {
+    const counts = this.db
+      .prepare(
+        `SELECT server_id AS serverId, count(*) AS syncs, sum(status <> 'ok') AS failed, sum(mismatch IS NOT NULL) AS mismatched
+           FROM wallet_syncs WHERE run_id = ? GROUP BY server_id`,
+      )
+      .all(runId) as Array<{ serverId: number; syncs: number; failed: number; mismatched: number }>;
+    const times = this.db
+      .prepare(`SELECT server_id AS serverId, wallet, duration_ns AS ns FROM wallet_syncs WHERE run_id = ? AND warmup = 0 AND status = 'ok' ORDER BY id`)
+      .all(runId) as Array<{ serverId: number; wallet: string; ns: number }>;
+    return counts.map((c) => {
+      const byWallet = new Map<string, number[]>();
+      for (const t of times) if (t.serverId === c.serverId) byWallet.set(t.wallet, [...(byWallet.get(t.wallet) ?? []), t.ns / 1e6]);
+      return { ...c, byWallet };
+    });
+  }
+
   finishRun(runId: number, status: 'completed' | 'interrupted' | 'failed', summary: unknown): void {
     this.db.transaction(() => {
       finishRun(this.db, runId, status);

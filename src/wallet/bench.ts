@@ -99,28 +99,10 @@ export class WalletBench extends EventEmitter {
       o.servers.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: o.setups?.get(t.name) })),
     );
     this.emit('start', { runId, total: o.passes * wallets.length * o.servers.length });
-    const durations = new Map<string, Map<string, number[]>>(); // server → wallet → ms (measured passes)
-    const counts = new Map<string, { syncs: number; failed: number; mismatched: number }>();
-    for (const t of o.servers) {
-      durations.set(t.name, new Map());
-      counts.set(t.name, { syncs: 0, failed: 0, mismatched: 0 });
-    }
     let done = 0;
     let failure: { err: unknown } | undefined;
     const stored = new SyncRows(store, runId);
-    const tally: UnitSink<PassSynced> = {
-      record: ({ unit: { server: t, pass, wallet: w }, result: r }) => {
-        const c = counts.get(t.name)!;
-        c.syncs++;
-        if (r.status !== 'ok') c.failed++;
-        if (r.mismatch?.length) c.mismatched++;
-        if (pass >= o.warmup && r.status === 'ok') {
-          const byWallet = durations.get(t.name)!;
-          byWallet.set(w.wallet, [...(byWallet.get(w.wallet) ?? []), Number(r.durationNs) / 1e6]);
-        }
-      },
-    };
-    const sink = allOf<PassSynced>([mapped(stored, ({ unit, result }) => ({ row: syncRecord(serverIds.get(unit.server.name)!, result, unit.pass, unit.warmup), identity: result })), tally, ...this.sinks]);
+    const sink = allOf<PassSynced>([mapped(stored, ({ unit, result }) => ({ row: syncRecord(serverIds.get(unit.server.name)!, result, unit.pass, unit.warmup), identity: result })), ...this.sinks]);
     const syncs = passSyncIteration({
       workload: o.workload,
       wallets,
@@ -145,16 +127,20 @@ export class WalletBench extends EventEmitter {
     // As before the engine ran it: a sync that threw fails the run with that error.
     if (failure) throw failure.err;
     const status = this.stopping ? 'interrupted' : 'completed';
+    // The figures come from the stored syncs, as a bench's from its samples.
     const largestWallet = wallets.reduce((a, b) => (b.expected.txCount > a.expected.txCount ? b : a));
+    const figures = new Map(store.benchFigures(runId).map((f) => [f.serverId, f]));
     const rows: WalletBenchSummaryRow[] = o.servers.map((t) => {
-      const byWallet = durations.get(t.name)!;
+      const f = figures.get(serverIds.get(t.name)!);
+      const byWallet = f?.byWallet ?? new Map<string, number[]>();
       const medians = [...byWallet.values()].map((xs) => median(xs)!);
-      const c = counts.get(t.name)!;
       const largest = byWallet.get(largestWallet.wallet);
       return {
         server: t.name,
         wallets: wallets.length,
-        ...c,
+        syncs: f?.syncs ?? 0,
+        failed: f?.failed ?? 0,
+        mismatched: f?.mismatched ?? 0,
         medianMs: medians.length ? median(medians) : null,
         largest: { wallet: largestWallet.wallet, txs: largestWallet.expected.txCount, medianMs: largest ? median(largest) : null },
       };
