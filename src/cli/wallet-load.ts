@@ -5,19 +5,16 @@
  * notifications held wallets receive (--notify). Options are checked in one step before anything
  * connects.
  */
-import { stoppedAnsweringText } from '../core/stopped-answering';
 import fs from 'node:fs';
 import { fileAboutToBeCreated } from '../core/created-file';
-import { textTable } from '../core/text-table';
 import { toolInfo } from '../core/tool-info';
 import { formatServerUrl } from '../core/server-address';
 import { NodeRpc } from '../node/rpc';
 import { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { UserError } from '../core/user-error';
-import { WalletLoad, type BlockMaker, type ServerLoadSummary, type WalletLoadDone, type WalletLoadOptions, type WalletUnit } from '../wallet/load';
-import { heldReconnectsText } from '../core/held-reconnects';
-import { outageText } from '../core/outages';
+import { summaryText } from '../wallet/load-summary';
+import { WalletLoad, type BlockMaker, type WalletLoadDone, type WalletLoadOptions, type WalletUnit } from '../wallet/load';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
 import { arrivalModel, findMaxOptions, pinGenerator, type FindMaxArgs } from './load-plan';
@@ -310,46 +307,4 @@ async function blockMaker(a: WalletLoadArgs, onLab: boolean, waitMs: number): Pr
   const { labMiner } = await import('../lab/lab');
   const { miner, recordChange } = await labMiner();
   return { describe: 'lab', pay: (addresses, sats) => miner.pay(addresses, sats), mineOne: () => miner.mineOne(), recordChange };
-}
-
-function summaryText(runId: number, workload: string, rows: ServerLoadSummary[], setups: Map<string, unknown>, db: string): string {
-  const ms = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(0));
-  const out = [`wallet load run ${runId} (${workload} workload)`];
-  for (const r of rows) if (r.arrivals?.stoppedAnswering) out.push(`${r.server}: arriving wallets ${stoppedAnsweringText(r.arrivals.stoppedAnswering)}`);
-  for (const r of rows) if (r.arrivals?.generator.bound) out.push(`warning: ${r.server}: GENERATOR-BOUND: ${r.arrivals.generator.reasons.join('; ')}`);
-  const held = rows.filter((r) => r.held > 0);
-  if (held.length) {
-    out.push('\nheld wallets:');
-    out.push(textTable(['server', 'held', 'failed syncs', 'time to hold', 'server RSS per held wallet', 'our loop delay p99'], held.map((r) => [r.server, String(r.held), String(r.holdFailed), `${r.holdSeconds.toFixed(1)} s`, r.rssPerHeldKiB === null ? 'unknown' : `${r.rssPerHeldKiB.toFixed(1)} KiB`, `${ms(r.loopDelayP99Ms)} ms`])));
-    for (const r of held) {
-      if (!r.reconnects || r.reconnects.lost === 0) continue;
-      out.push(`${r.server}: ${heldReconnectsText(r.reconnects)}`);
-      for (const o of r.reconnects.outages) out.push(`${r.server}: ${outageText(o)}`);
-    }
-  }
-  const arriving = rows.filter((r) => r.arrivals);
-  if (arriving.length) {
-    out.push('\narriving wallets, time to synced from the intended arrival (ms):');
-    out.push(textTable(['server', 'intended', 'synced', 'failed', 'not started (stopped)', 'p50', 'p90', 'p99', 'arrival lag p99'], arriving.map((r) => { const x = r.arrivals!; return [r.server, String(x.intended), String(x.synced), String(x.failed), String(x.notStarted), ms(x.p50Ms), ms(x.p90Ms), ms(x.p99Ms), ms(x.lagP99Ms)]; })));
-  }
-  const notified = rows.filter((r) => r.notify);
-  if (notified.length) {
-    const natural = notified.some((r) => r.notify!.mineCallMs === null);
-    out.push(natural ? '\nblock notifications, natural blocks: from the first held connection that heard each (ms):' : '\nblock notifications, from the mining call (ms):');
-    const line = (r: ServerLoadSummary, k: 'headers' | 'scripthash') => {
-      const x = r.notify![k];
-      return [r.server, k, String(x.expected), String(x.missing), String(x.duplicate), ms(x.p50Ms), ms(x.p90Ms), ms(x.p99Ms), ms(x.maxMs)];
-    };
-    out.push(textTable(['server', 'notification', 'expected', 'missing', 'duplicate', 'p50', 'p90', 'p99', 'max', 'our loop delay p99'], notified.flatMap((r) => [[...line(r, 'headers'), ms(r.notify!.loopDelayP99Ms)], [...line(r, 'scripthash'), '']])));
-    if (!natural) out.push(`(the mining call itself took ${notified.map((r) => `${ms(r.notify!.mineCallMs)} ms on ${r.server}'s run`).join(', ')}: the uncertainty of "block found")`);
-    if (setups.size) {
-      out.push('\nhow each server learns of blocks (it dominates these latencies):');
-      for (const r of notified) {
-        const s = setups.get(r.server) as { polling?: string } | undefined;
-        out.push(`  ${r.server}: ${s?.polling ?? 'unknown'}`);
-      }
-    }
-  }
-  out.push(`\nresults: ${db}; report: npm run report -- --db ${db}`);
-  return out.join('\n');
 }
