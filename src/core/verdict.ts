@@ -184,7 +184,7 @@ export function unpairedVerdict(a: number[], b: number[], options: VerdictOption
  * low), at no more power than this. The interval between the k-th smallest and k-th largest log
  * ratio holds the median pair's change with probability ≥ 95 % whatever the changes' distribution
  * (k from the binomial distribution of n fair coins: the sign test), so an A/A run is called a change
- * at most 5 % of the time (docs/findings/2026-11-25-interleaved-load.md).
+ * at most 5 % of the time (docs/findings/2026-11-26-interleaved-load.md).
  */
 export function pairsVerdict(a: readonly number[], b: readonly number[], options: VerdictOptions = {}): Verdict {
   const o = { ...DEFAULTS, columns: 'pairs', ...options };
