@@ -10,15 +10,24 @@ import { verdictText } from '../core/verdict';
 import type { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { readLoadRun } from '../report/load-read';
-import { loadAbComparison, pairedLoadNote, pairedLoadTable, regressions, type LoadPairedRow } from '../report/compare';
+import { loadAbComparison, MIN_ROUNDS, pairedLoadNote, pairedLoadTable, regressions, type LoadPairedRow } from '../report/compare';
 import { baselineProblems } from './validate';
 import type { LoadPlan } from './load-plan';
 
-/** The plan's turns and baseline against the servers it will load; a UserError before anything is contacted. */
-export function checkTurns(plan: Pick<LoadPlan, 'turnMs' | 'baseline'>, names: readonly string[]): void {
+/**
+ * The plan's turns and baseline against the servers it will load: a UserError before anything is
+ * contacted; a warning when the run cannot have rounds enough for a verdict.
+ */
+export function checkTurns(plan: Pick<LoadPlan, 'turnMs' | 'baseline' | 'durationMs'>, names: readonly string[]): void {
   const problems = baselineProblems(plan.baseline, names);
   if (plan.turnMs !== undefined && names.length < 2) problems.push(`--interleave makes servers take turns: load at least two (got ${names.join(', ')})`);
   if (problems.length) throw new UserError(problems.join('; '));
+  const rounds = plan.turnMs === undefined ? 0 : Math.ceil(plan.durationMs / plan.turnMs);
+  if (plan.baseline !== undefined && rounds < MIN_ROUNDS) {
+    process.stderr.write(
+      `electrum-bench: warning: --baseline: ${rounds} rounds (--duration ${formatDuration(plan.durationMs / 1000)} in turns of ${formatDuration(plan.turnMs! / 1000)}) give no verdict, which needs ${MIN_ROUNDS}: lengthen --duration or shorten --interleave\n`,
+    );
+  }
 }
 
 /** What an interleaved run records of its turns in its config (the report reads it back: src/report/load-read.ts). */

@@ -99,3 +99,16 @@ test('B 3 ms late in every turn: slower turn by turn, exit 99 with --fail-on-reg
   expect(missing.status).toBe(2);
   expect(missing.stderr.trim()).toBe(`electrum-bench: --a/--b: no server named c in ${db}: its latest load run, interleaved, load run 1, has a, b`);
 }, 120_000);
+
+test('too few rounds for a verdict: warned before the run, and the table says why there is none; exit 0', () => {
+  const [fast, slow] = responders;
+  const r = cli('load', [
+    '--server', `a=generic@127.0.0.1:${fast.port}`, '--server', `b=generic@127.0.0.1:${slow.port}`, '--dataset', dataset,
+    '--rate', '20', '--duration', '2s', '--interleave', '1s', '--baseline', 'a', '--fail-on-regression', '10', '--db', path.join(tmp, 'few.sqlite'), '--no-progress',
+  ]);
+  expect(r.status).toBe(0);
+  expect(r.stderr.trim()).toBe('electrum-bench: warning: --baseline: 2 rounds (--duration 2s in turns of 1s) give no verdict, which needs 10: lengthen --duration or shorten --interleave');
+  const rows = r.stdout.split('\n').filter((l) => l.startsWith('b vs a'));
+  expect(rows).toHaveLength(2);
+  for (const row of rows) expect(row).toMatch(/ 2 .* no verdict: 2 rounds with a turn of both answered; a verdict needs at least 10$/);
+}, 60_000);
