@@ -12,8 +12,10 @@ import type { Outage } from '../core/outages';
 
 export interface LoadIntervalPoint {
   index: number;
-  /** Seconds from the server's first interval's start to this interval's end. */
+  /** Seconds from the server's first interval's start (an interleaved run's: the run's first) to this interval's end. */
   t: number;
+  /** An interleaved run's round this second belongs to (its turn); null otherwise. */
+  round: number | null;
   targetRate: number | null;
   vus: number | null;
   /** Replies per second: every non-dropped outcome, errors included (a timeout is an answer of sorts). */

@@ -92,6 +92,7 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow, or
     const point: LoadIntervalPoint = {
       index: rec.index,
       t: (rec.startMs + rec.lengthMs - t0) / 1000,
+      round: interleaved ? rec.step : null,
       targetRate: rec.targetRate,
       vus: rec.vus,
       achievedRate: 0,

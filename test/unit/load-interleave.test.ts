@@ -86,6 +86,14 @@ test('B 3 ms late in every turn: slower turn by turn, exit 99 with --fail-on-reg
   expect(section.length).toBeLessThan(md.length);
   expect(verdictCell(section, 'b vs a', 'p50')).toBe(printed);
   expect(fs.readFileSync(path.join(out, 'index.html'), 'utf8')).toContain('A/B verdicts against a, load run 1, turn by turn');
+  // The charts over time draw both servers on the run's clock, each turn a line of its own.
+  const latency = JSON.parse(fs.readFileSync(path.join(out, 'load-1-latency.vl.json'), 'utf8'));
+  expect(latency.encoding.x.title).toBe('seconds since the run began (servers in turns)');
+  expect(latency.encoding.detail).toEqual({ field: 'round', type: 'nominal' });
+  const values = latency.data.values as Array<{ server: string; t: number; round: number }>;
+  const firstOf = (server: string, round: number) => Math.min(...values.filter((v) => v.server === server && v.round === round).map((v) => v.t));
+  expect(firstOf('a', 0)).toBeLessThan(firstOf('b', 0));
+  expect(firstOf('b', 1)).toBeLessThan(firstOf('a', 1));
 
   // So does report compare on the one database: B against A as recorded, and A against B the other way round.
   const compared = cli('report', ['compare', '--db', db, '--a', 'a', '--b', 'b', '--fail-on-regression', '10']);
