@@ -1,6 +1,6 @@
 /**
  * `load --shard I/N --coordinator HOST:PORT`: the wiring of a coordinated test. Every shard runs
- * its share into a scratch database; shard 1 starts them together (src/load/coordinator.ts),
+ * its share into a scratch database; shard 1 starts them together (src/engine/coordinator.ts),
  * takes their databases, merges them into --db with the existing exact merge, judges the
  * thresholds on the whole test and prints its one summary. The other shards print their own
  * part and exit 0 once the coordinator has their results: the test's verdict is shard 1's exit.
@@ -9,11 +9,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Coordinator, ShardLink, type TestLink } from '../load/coordinator';
+import { Coordinator, ShardLink, type TestLink } from '../engine/coordinator';
 import { mergeShards } from '../load/merge';
 import { formatThresholdResults, type ThresholdResult } from '../load/thresholds';
 import { formatShard, type Shard } from '../core/shard';
-import type { CoordinatorAddress } from '../load/coordinator';
+import type { CoordinatorAddress } from '../engine/coordinator';
 import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { readLoadRun } from '../report/load-read';

@@ -16,7 +16,7 @@ import { parseThreshold } from '../load/thresholds';
 import { parseSlo, type FindMaxOptions } from '../engine/find-max';
 import { collecting, cpuOption, durationOption, timeoutSeconds } from './validate';
 import { pinProcess } from '../core/cpu-set';
-import { parseCoordinator, type CoordinatorAddress } from '../load/coordinator';
+import { parseCoordinator, type CoordinatorAddress } from '../engine/coordinator';
 import { watchPlan, type WatchArgs, type WatchPlan } from './watch-options';
 
 /**
