@@ -14,7 +14,8 @@ import { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { UserError } from '../core/user-error';
 import { summaryText } from '../wallet/load-summary';
-import { WalletLoad, type BlockMaker, type WalletLoadDone, type WalletLoadOptions, type WalletUnit } from '../wallet/load';
+import { LocalBlocks, type BlockMaker } from '../wallet/blocks';
+import { WalletLoad, type WalletLoadDone, type WalletLoadOptions, type WalletUnit } from '../wallet/load';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
 import { arrivalModel, findMaxOptions, pinGenerator, type FindMaxArgs } from './load-plan';
@@ -209,7 +210,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
         holdConcurrency: a['hold-concurrency'],
         arrivals: arrivals?.model,
         durationMs,
-        notify: maker ? { maker, blocks: a.blocks, payWallets: maker.pay ? a['pay-wallets'] : 0, amountSat: 10_000, waitMs: notifyWaitMs, paymentWaitMs: notifyWaitMs } : undefined,
+        notify: maker ? { source: new LocalBlocks(maker), blocks: a.blocks, payWallets: maker.pay ? a['pay-wallets'] : 0, amountSat: 10_000, waitMs: notifyWaitMs, paymentWaitMs: notifyWaitMs } : undefined,
         rssOf: onLab.size ? await labRss(onLab) : undefined,
         log,
         search,

@@ -500,6 +500,11 @@ export class ShardLink implements TestLink {
     this.offsetMs = best.offset;
   }
 
+  /** An epoch ms instant on the coordinator's clock, as this machine's clock reads it. */
+  localEpochMs(coordinatorMs: number): number {
+    return coordinatorMs - this.offsetMs;
+  }
+
   /** Calls `listener` once if the coordinator calls the test off or goes away. */
   onAbort(listener: (reason: string) => void): void {
     this.aborted = listener;
