@@ -290,12 +290,15 @@ export class Coordinator implements TestLink {
     return `shard${out.length > 1 ? 's' : ''} ${out.join(', ')}`;
   }
 
-  /** Every other shard registered within `timeoutMs`, or a UserError naming those that did not. */
-  awaitShards(timeoutMs: number): Promise<void> {
+  /**
+   * Every other shard registered within `timeoutMs`, or a UserError naming those that did not and
+   * the --ready-timeout they had (`readyTimeoutMs`, of which `timeoutMs` may be what is left).
+   */
+  awaitShards(timeoutMs: number, readyTimeoutMs = timeoutMs): Promise<void> {
     return this.until(
       () => this.members.size === this.shard.count - 1,
       timeoutMs,
-      () => `--coordinator: ${this.missing(() => true)} did not register within ${seconds(timeoutMs)} (--ready-timeout); nothing was run`,
+      () => `--coordinator: ${this.missing(() => true)} did not register within ${seconds(readyTimeoutMs)} (--ready-timeout); nothing was run`,
     );
   }
 

@@ -37,6 +37,7 @@ import { mapped, type UnitSink } from '../engine/sinks/unit-sink';
 import { SyncRows } from '../engine/sinks/sync-rows';
 import type { LiveState, NotificationTally, WalletsLive } from '../engine/outputs/output';
 import { LoadRunner, type Segment, type ServerResult } from '../engine/runner';
+import type { Shard } from '../core/shard';
 import type { UnitSource } from '../engine/unit-source';
 import { inTurn } from '../engine/servers-in-turn';
 import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type Slo, type StepResult } from '../engine/find-max';
@@ -60,6 +61,12 @@ export interface WalletLoadOptions {
   search?: FindMaxOptions;
   /** --find-max --slo-notify: the most held wallets whose headers notifications meet the SLO, stepping up from `hold`. */
   notifySearch?: { slo: Slo; factor: number; maxHold: number };
+  /**
+   * One shard of a coordinated test (`hold` and `arrivals` are then this shard's share): the
+   * arrivals thinned to it, and every segment of a server's run started with the other shards'.
+   */
+  shard?: Shard;
+  rendezvous?: (meeting: string) => Promise<number>;
   /** Blocks and their notifications: `source` makes (or, on a coordinated test's other shards, learns) each block. */
   notify?: { source: Blocks; blocks: number; payWallets: number; amountSat: number; waitMs: number; paymentWaitMs: number };
   /** The server process's RSS, where it is known (lab servers): memory per held connection. */
@@ -178,7 +185,7 @@ export class WalletLoad {
   ) {
     this.synced = mapped(new SyncRows(store, runId), ({ serverId, result, arrival }) => ({ row: syncRecord(serverId, result, 0, false, arrival ?? {}), identity: result }));
     // Arriving wallets are the run's units unless a segment says otherwise.
-    this.runner = new LoadRunner({ servers: o.servers, model: this.arrivalModel ?? { kind: 'rate', rate: 1 }, durationMs: o.durationMs }, (t) => this.arriving(t));
+    this.runner = new LoadRunner({ servers: o.servers, model: this.arrivalModel ?? { kind: 'rate', rate: 1 }, durationMs: o.durationMs, shard: o.shard, rendezvous: o.rendezvous }, (t) => this.arriving(t));
   }
 
   stop(): void {
@@ -278,7 +285,8 @@ export class WalletLoad {
       if (this.o.notifySearch && !this.stopping) {
         heldSearch = await this.searchHeld(t, held, filled, blocks);
         notify = heldSearch.last;
-      } else if (this.o.notify && held.length > 0 && !this.stopping) {
+      } else if (this.o.notify && (held.length > 0 || this.o.rendezvous) && !this.stopping) {
+        // A shard takes every block with the others even if it holds nothing: they wait for it.
         notify = (await blocks()).stats;
       }
       rehold.close();
