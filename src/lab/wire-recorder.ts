@@ -20,6 +20,8 @@ export interface WireRequest {
   method: string;
   params: unknown[];
   framing: 'line' | 'array';
+  /** It came in a write padded with spaces to a power of two of at least 1 KiB (as Electrum writes). */
+  padded: boolean;
   /** Requests written at once by the client (reads ending inside a line joined): a batch of lines, or one array. */
   together: number;
   /** Requests sent and not yet answered on this connection, this one included. */
@@ -121,7 +123,10 @@ export class WireRecorder {
     let groupBytes = 0;
     let padded = false;
     const closeGroup = () => {
-      for (const r of group) r.together = group.length;
+      for (const r of group) {
+        r.together = group.length;
+        r.padded = padded;
+      }
       group = [];
       groupBytes = 0;
     };
@@ -131,7 +136,7 @@ export class WireRecorder {
       for (const line of fromClient.push(chunk)) {
         const { framing, messages } = messagesOf(line);
         for (const m of messages) {
-          const request: WireRequest = { connection, method: String(m.method), params: Array.isArray(m.params) ? m.params : [], framing, together: 0, inFlight: 0, sentNs };
+          const request: WireRequest = { connection, method: String(m.method), params: Array.isArray(m.params) ? m.params : [], framing, padded: false, together: 0, inFlight: 0, sentNs };
           if (m.id !== undefined && m.id !== null) outstanding.set(JSON.stringify(m.id), request);
           request.inFlight = outstanding.size;
           group.push(request);
@@ -205,7 +210,8 @@ function messagesOf(line: Buffer): { framing: 'line' | 'array'; messages: Array<
 export interface WireProfile {
   /** "method params" → how many times it was asked. */
   requests: Map<string, number>;
-  framings: Set<'line' | 'array'>;
+  /** 'line' or 'array', and ', padded' for a padding client's writes. */
+  framings: Set<string>;
   /** "method ×N" → how many times a batch of N of that method was written at once. */
   batches: Map<string, number>;
   maxInFlight: number;
@@ -216,7 +222,7 @@ export function wireProfile(requests: readonly WireRequest[]): WireProfile {
   const profile: WireProfile = { requests: new Map(), framings: new Set(), batches: new Map(), maxInFlight: 0 };
   for (const r of requests) {
     count(profile.requests, `${r.method} ${JSON.stringify(r.params)}`);
-    profile.framings.add(r.framing);
+    profile.framings.add(r.padded ? `${r.framing}, padded` : r.framing);
     profile.maxInFlight = Math.max(profile.maxInFlight, r.inFlight);
   }
   // Each read's requests are consecutive in the log: a batch is counted once, at its first.

@@ -103,6 +103,7 @@ test('a padding client: writes told apart by their power-of-two sizes even when 
   });
   sock.destroy();
   expect(recorder.requests.map((r) => r.together)).toEqual([1, 3, 3, 3, 8, 8, 8, 8, 8, 8, 8, 8]);
+  expect([...wireProfile(recorder.requests).framings]).toEqual(['line, padded']);
   const served = recorder.servedFromNs.get(0)!;
   expect(served).toBeGreaterThanOrEqual(released);
   for (const r of recorder.requests) expect(r.answeredNs).toBeGreaterThanOrEqual(r.sentNs);
