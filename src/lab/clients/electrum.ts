@@ -78,36 +78,44 @@ export class RealElectrum {
     }
   }
 
-  /** One sync of `wallet` from scratch: a new data dir (with the headers), daemon, wallet and connection. */
-  async sync(wallet: WalletLine): Promise<ElectrumSync> {
+  /**
+   * One sync of `wallet` from scratch: a new data dir (with the headers), daemon, wallet and
+   * connection, through `via` (the client's own recorder unless given). Fails if Electrum has not
+   * said it is synchronized within `waitMs`.
+   */
+  async sync(wallet: WalletLine, opts: { via?: WireRecorder; waitMs?: number } = {}): Promise<ElectrumSync> {
+    const recorder = opts.via ?? this.recorder;
+    const waitMs = opts.waitMs ?? STEP_MS.sync;
     const why = electrumCannotRestore(wallet);
     if (why) throw new Error(why);
     const dir = fs.mkdtempSync(path.join(this.root, 'sync-'));
     fs.mkdirSync(path.join(dir, 'regtest'));
     fs.copyFileSync(this.headers, path.join(dir, 'regtest', 'blockchain_headers'));
     const walletPath = path.join(dir, 'wallet');
-    const connection = this.recorder.connectionCount;
-    this.recorder.hold();
+    const connection = recorder.connectionCount;
+    recorder.hold();
     try {
-      return await withDaemon(dir, this.recorder.port, async (rpc) => {
+      return await withDaemon(dir, recorder.port, async (rpc) => {
         const tpub = /\]([tuv]pub[1-9A-HJ-NP-Za-km-z]+)\/0\/\*/.exec(wallet.descriptors!.receive)?.[1];
         if (!tpub) throw new Error(`wallet ${wallet.wallet}: no account key in ${wallet.descriptors!.receive}`);
         const key = await rpc<string>('convert_xkey', { xkey: tpub, xtype: XPUB_TYPES[wallet.type] });
         await rpc('restore', { text: key, wallet_path: walletPath });
         await rpc('load_wallet', { wallet_path: walletPath });
         // It connects as its daemon starts; with --oneserver, once.
-        for (const deadline = Date.now() + STEP_MS.start; this.recorder.connectionCount === connection; await sleep(10)) {
+        for (const deadline = Date.now() + STEP_MS.start; recorder.connectionCount === connection; await sleep(10)) {
           if (Date.now() > deadline) throw new Error('Electrum has not connected to the recording proxy');
         }
-        this.recorder.release();
-        await rpc('wait_for_sync', { wallet_path: walletPath }, STEP_MS.sync);
+        recorder.release();
+        await rpc('wait_for_sync', { wallet_path: walletPath }, waitMs).catch((err: Error) => {
+          throw new Error(`Electrum did not synchronize ${wallet.wallet} within ${waitMs / 1000} s (${err.message.split('\n')[0]})`);
+        });
         const syncedNs = process.hrtime.bigint();
         const balance = await rpc<{ confirmed: string; unconfirmed?: string }>('getbalance', { wallet_path: walletPath });
         const history = await rpc<unknown[]>('onchain_history', { wallet_path: walletPath });
-        return { ms: this.recorder.spanMs(connection, syncedNs), confirmed: sats(balance.confirmed), unconfirmed: sats(balance.unconfirmed ?? '0'), txs: history.length, connection };
+        return { ms: recorder.spanMs(connection, syncedNs), confirmed: sats(balance.confirmed), unconfirmed: sats(balance.unconfirmed ?? '0'), txs: history.length, connection };
       });
     } finally {
-      this.recorder.release();
+      recorder.release();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }
@@ -135,17 +143,18 @@ async function withDaemon<T>(dir: string, port: number, fn: (rpc: Rpc) => Promis
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.once('error', () => undefined);
   const failed = (what: string) => new Error(`Electrum daemon (${dir}): ${what}\n${tail(log)}`);
+  let socket: string | undefined;
   try {
-    const socket = await Promise.race([rpcSocket(dir), exited.then((code) => Promise.reject(failed(`exited with ${code} before it listened`)))]);
+    socket = await Promise.race([rpcSocket(dir), exited.then((code) => Promise.reject(failed(`exited with ${code} before it listened`)))]);
     let id = 0;
     const rpc: Rpc = <R>(method: string, params: Record<string, unknown> = {}, timeoutMs = STEP_MS.rpc) =>
-      Promise.race([callDaemon<R>(socket, auth, { jsonrpc: '2.0', id: ++id, method, params }, timeoutMs), exited.then((code) => Promise.reject(failed(`exited with ${code} during ${method}`)))]).catch((err: Error) => {
+      Promise.race([callDaemon<R>(socket!, auth, { jsonrpc: '2.0', id: ++id, method, params }, timeoutMs), exited.then((code) => Promise.reject(failed(`exited with ${code} during ${method}`)))]).catch((err: Error) => {
         throw err.message.includes(dir) ? err : failed(`${method}: ${err.message}`);
       });
-    const result = await fn(rpc);
-    await rpc('stop', {}, STEP_MS.stop).catch(() => undefined);
-    return result;
+    return await fn(rpc);
   } finally {
+    // Asked to stop (it saves the wallet and closes its connection), and killed if it does not.
+    if (socket && child.exitCode === null) await callDaemon(socket, auth, { jsonrpc: '2.0', id: 0, method: 'stop', params: {} }, STEP_MS.stop).catch(() => undefined);
     const code = await Promise.race([exited, sleep(STEP_MS.stop).then(() => 'timeout' as const)]);
     if (code === 'timeout') {
       killGroup(child);

@@ -42,9 +42,21 @@ export class AdaptiveSlots {
   private recalibrate(): void {
     const mean = this.answerMs.reduce((a, b) => a + b, 0) / this.answerMs.length;
     this.answerMs.length = 0;
-    const cap = Math.min(this.size + Math.max(3, this.size * 0.1), CEILING);
-    const floor = Math.max(1, Math.min(this.size * 0.8, this.size - 1));
-    const target = mean > 0 ? Math.max(floor, Math.min(cap, (this.size * TARGET_ANSWER_MS) / mean)) : cap;
-    this.size = Math.floor(0.5 + target);
+    this.size = nextLimit(this.size, mean);
   }
+}
+
+/** aiorpcx's new limit after 30 answers that took `meanMs` on average. */
+function nextLimit(size: number, meanMs: number): number {
+  const cap = Math.min(size + Math.max(3, size * 0.1), CEILING);
+  const floor = Math.max(1, Math.min(size * 0.8, size - 1));
+  const target = meanMs > 0 ? Math.max(floor, Math.min(cap, (size * TARGET_ANSWER_MS) / meanMs)) : cap;
+  return Math.floor(0.5 + target);
+}
+
+/** The limit once `answers` requests were answered, each well within 3 s (as on loopback). */
+export function limitAfter(answers: number): number {
+  let size = START;
+  for (let n = RECALIBRATE_EVERY; n <= answers; n += RECALIBRATE_EVERY) size = nextLimit(size, 1);
+  return size;
 }
