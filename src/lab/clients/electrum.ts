@@ -29,6 +29,8 @@ export interface ElectrumSync {
   txs: number;
   /** The recorder's number for the sync's connection: its requests are those of this connection. */
   connection: number;
+  /** CPU time (user + system) the daemon spent from the release to synchronized: the wallet's own work. */
+  cpuMs: number;
 }
 
 /** The lab's script types Electrum restores from an xpub, by Electrum's name for each key type (t/u/vpub on regtest). */
@@ -105,14 +107,16 @@ export class RealElectrum {
         for (const deadline = Date.now() + STEP_MS.start; recorder.connectionCount === connection; await sleep(10)) {
           if (Date.now() > deadline) throw new Error('Electrum has not connected to the recording proxy');
         }
+        const cpuBefore = rpc.cpuMs();
         recorder.release();
         await rpc('wait_for_sync', { wallet_path: walletPath }, waitMs).catch((err: Error) => {
           throw new Error(`Electrum did not synchronize ${wallet.wallet} within ${waitMs / 1000} s (${err.message.split('\n')[0]})`);
         });
         const syncedNs = process.hrtime.bigint();
+        const cpuMs = rpc.cpuMs() - cpuBefore;
         const balance = await rpc<{ confirmed: string; unconfirmed?: string }>('getbalance', { wallet_path: walletPath });
         const history = await rpc<unknown[]>('onchain_history', { wallet_path: walletPath });
-        return { ms: recorder.spanMs(connection, syncedNs), confirmed: sats(balance.confirmed), unconfirmed: sats(balance.unconfirmed ?? '0'), txs: history.length, connection };
+        return { ms: recorder.spanMs(connection, syncedNs), confirmed: sats(balance.confirmed), unconfirmed: sats(balance.unconfirmed ?? '0'), txs: history.length, connection, cpuMs };
       });
     } finally {
       recorder.release();
@@ -125,7 +129,7 @@ export class RealElectrum {
   }
 }
 
-type Rpc = <T = unknown>(method: string, params?: Record<string, unknown>, timeoutMs?: number) => Promise<T>;
+type Rpc = (<T = unknown>(method: string, params?: Record<string, unknown>, timeoutMs?: number) => Promise<T>) & { cpuMs(): number };
 
 /** Runs a daemon on data dir `dir` connected to 127.0.0.1:`port`, gives `fn` its RPC, then stops it. */
 async function withDaemon<T>(dir: string, port: number, fn: (rpc: Rpc) => Promise<T>): Promise<T> {
@@ -147,10 +151,11 @@ async function withDaemon<T>(dir: string, port: number, fn: (rpc: Rpc) => Promis
   try {
     socket = await Promise.race([rpcSocket(dir), exited.then((code) => Promise.reject(failed(`exited with ${code} before it listened`)))]);
     let id = 0;
-    const rpc: Rpc = <R>(method: string, params: Record<string, unknown> = {}, timeoutMs = STEP_MS.rpc) =>
+    const call = <R>(method: string, params: Record<string, unknown> = {}, timeoutMs = STEP_MS.rpc) =>
       Promise.race([callDaemon<R>(socket!, auth, { jsonrpc: '2.0', id: ++id, method, params }, timeoutMs), exited.then((code) => Promise.reject(failed(`exited with ${code} during ${method}`)))]).catch((err: Error) => {
         throw err.message.includes(dir) ? err : failed(`${method}: ${err.message}`);
       });
+    const rpc: Rpc = Object.assign(call, { cpuMs: () => cpuMsOf(child.pid!) });
     return await fn(rpc);
   } finally {
     // Asked to stop (it saves the wallet and closes its connection), and killed if it does not.
@@ -197,6 +202,13 @@ function callDaemon<T>(socketPath: string, auth: string, body: object, timeoutMs
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
+}
+
+/** A process's CPU time so far (user + system, /proc/PID/stat, in clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  // The fields after the command name, which is in parentheses and may hold spaces.
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** "0.00335866" BTC → 335866 sat, exactly. */
