@@ -95,7 +95,7 @@ class ElectrumSync {
     await optional(this.s, () => this.request(null, 'server-info', 'server.features'));
     const headers = this.request<{ height?: unknown } | null>(null, 'headers', 'blockchain.headers.subscribe');
     for (const n of FEE_TARGETS) this.courtesy('fees', 'blockchain.estimatefee', [n]);
-    // A server that does not say its tip (a null responder) leaves every confirmed transaction deep enough.
+    // A server that does not say its tip (a null responder) leaves every confirmed transaction provable.
     const tip = (await headers)?.height;
     this.tip = typeof tip === 'number' ? tip : Infinity;
     for (const m of ['server.banner', 'server.donation_address', 'server.peers.subscribe'] as const) this.courtesy('server-info', m);
