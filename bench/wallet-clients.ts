@@ -1,18 +1,28 @@
 /**
- * Time to synced of the `bdk` workload against the real BDK (PyPI bdkpython, installed by
- * `scripts/install-lab.sh bdk`) in the same run: per lab server and wallet size, both sync the same
- * wallet from scratch, in rounds (real client, then workload, then the other way round), each
- * round's first sync of either a warm-up. Prints each side's median, their ratio (workload ÷ real)
- * and each round's ratio as the spread.
+ * Time to synced of a workload against the real wallet it follows, in the same run: per lab server
+ * and wallet size, both sync the same wallet from scratch, in rounds (real client, then workload,
+ * then the other way round), each side's first sync of a round a warm-up. Prints each side's
+ * median and mean, their ratios (workload ÷ real) and each round's ratio of means as the spread.
+ * Electrum's times are bimodal (a sync whose last requests wait a second in its send buffer, or
+ * not): its median jumps between the modes, its mean does not.
  *
- *   npx tsx bench/wallet-clients.ts [--sizes 10,100,400] [--syncs 5] [--rounds 2] [--servers electrumx,electrs,esplora,fulcrum]
+ *   npx tsx bench/wallet-clients.ts [--client bdk|electrum] [--sizes …] [--syncs 5] [--rounds 2] [--servers …]
  *
- * The lab must be up. The real client's time runs from opening its Electrum client to the end of its
- * full scan (bdk_sync.py); the workload's from before its TCP connect to its last reply.
+ * The lab must be up.
+ * - bdk (default; sizes 10,100,400, every lab server): the real BDK (bdkpython) is timed from
+ *   opening its Electrum client to the end of its full scan (bdk_sync.py), the workload from before
+ *   its TCP connect to its last reply; both straight to the server.
+ * - electrum (sizes 5,50,200, the wallets Electrum restores; ElectrumX, electrs and Fulcrum — it
+ *   does not use Esplora's electrs, which lacks server.features): both go through the recording
+ *   proxy and are timed on its clock the same way, from the connection's start to the last reply
+ *   before synced. Electrum's connection is held at the proxy while its daemon starts and loads
+ *   the wallet, and timed from its release, so Python's start-up does not count.
  */
 import { labStatus } from '../src/lab/lab';
 import { VERSIONS } from '../src/lab/config';
 import { bdkSyncs } from '../src/lab/clients/bdk';
+import { RealElectrum, electrumCannotRestore } from '../src/lab/clients/electrum';
+import { WireRecorder } from '../src/lab/wire-recorder';
 import { readWallets } from '../src/dataset/wallet-file';
 import { syncWallet } from '../src/wallet/sync';
 import { workloadNamed } from '../src/wallet/workloads';
@@ -21,25 +31,104 @@ import { textTable } from '../src/core/text-table';
 import type { WalletLine } from '../src/core/wallet-line';
 import { flag } from './args';
 
-const SIZES = flag('sizes', '10,100,400').split(',').map(Number);
-const SYNCS = Number(flag('syncs', '5'));
-const ROUNDS = Number(flag('rounds', '2'));
-const SERVERS = flag('servers', 'electrumx,electrs,esplora,fulcrum').split(',');
-
-async function realSyncs(url: string, w: WalletLine, n: number): Promise<number[]> {
-  const runs = await bdkSyncs(url, w, n);
-  for (const r of runs) if (r.confirmed !== w.expected.balance.confirmed || r.txs !== w.expected.txCount) throw new Error(`real BDK on ${url} found ${r.txs} txs / ${r.confirmed} sat in ${w.wallet}`);
-  return runs.map((r) => r.ms);
+interface Endpoint {
+  host: string;
+  port: number;
 }
 
-async function workloadSyncs(host: string, port: number, w: WalletLine, n: number): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const r = await syncWallet(workloadNamed('bdk'), w, { connection: { host, port, timeoutMs: 60_000 }, verify: true });
-    if (r.status !== 'ok' || r.mismatch?.length) throw new Error(`bdk workload on ${host}:${port} ${w.wallet}: ${r.status} ${r.error ?? r.mismatch?.join('; ')}`);
-    out.push(Number(r.durationNs) / 1e6);
-  }
-  return out;
+/** One server's pair of sides: n syncs of a wallet each, their times in ms. */
+interface Sides {
+  real(w: WalletLine, n: number): Promise<number[]>;
+  ours(w: WalletLine, n: number): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+interface Client {
+  title: string;
+  sizes: string;
+  servers: string;
+  fits(w: WalletLine): boolean;
+  open(server: Endpoint): Promise<Sides>;
+}
+
+const CLIENTS: Record<string, Client> = {
+  bdk: {
+    title: `bdk workload against bdkpython ${VERSIONS.bdkpython}`,
+    sizes: '10,100,400',
+    servers: 'electrumx,electrs,esplora,fulcrum',
+    fits: (w) => !!w.descriptors,
+    open: async (server) => ({
+      real: async (w, n) => {
+        const runs = await bdkSyncs(`tcp://${server.host}:${server.port}`, w, n);
+        for (const r of runs) if (r.confirmed !== w.expected.balance.confirmed || r.txs !== w.expected.txCount) throw new Error(`real BDK on ${server.port} found ${r.txs} txs / ${r.confirmed} sat in ${w.wallet}`);
+        return runs.map((r) => r.ms);
+      },
+      ours: async (w, n) => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i++) out.push(Number((await workloadSync('bdk', server, w)).durationNs) / 1e6);
+        return out;
+      },
+      close: async () => undefined,
+    }),
+  },
+  electrum: {
+    title: `electrum workload against Electrum ${VERSIONS.electrum}, both timed on the recording proxy's clock`,
+    sizes: '5,50,200',
+    servers: 'electrumx,electrs,fulcrum',
+    fits: (w) => electrumCannotRestore(w) === null,
+    open: async (server) => {
+      const recorder = await WireRecorder.start(server);
+      const electrum = await RealElectrum.start(recorder);
+      const proxied = { host: '127.0.0.1', port: recorder.port };
+      return {
+        real: async (w, n) => {
+          const out: number[] = [];
+          for (let i = 0; i < n; i++) {
+            recorder.clear();
+            const r = await electrum.sync(w);
+            if (r.confirmed !== w.expected.balance.confirmed || r.txs !== w.expected.txCount) throw new Error(`Electrum on ${server.port} found ${r.txs} txs / ${r.confirmed} sat in ${w.wallet}`);
+            out.push(r.ms);
+          }
+          return out;
+        },
+        ours: async (w, n) => {
+          const out: number[] = [];
+          for (let i = 0; i < n; i++) {
+            recorder.clear();
+            const connection = recorder.connectionCount;
+            await workloadSync('electrum', proxied, w);
+            out.push(recorder.spanMs(connection));
+          }
+          return out;
+        },
+        close: async () => {
+          electrum.close();
+          await recorder.close();
+        },
+      };
+    },
+  },
+};
+
+const CLIENT = flag('client', 'bdk');
+if (!(CLIENT in CLIENTS)) {
+  console.error(`--client: ${CLIENT} is not one of ${Object.keys(CLIENTS).join(', ')}`);
+  process.exit(2);
+}
+const client = CLIENTS[CLIENT];
+const SIZES = flag('sizes', client.sizes).split(',').map(Number);
+const SYNCS = Number(flag('syncs', '5'));
+const ROUNDS = Number(flag('rounds', '2'));
+const SERVERS = flag('servers', client.servers).split(',');
+
+async function workloadSync(name: string, server: Endpoint, w: WalletLine) {
+  const r = await syncWallet(workloadNamed(name), w, { connection: { host: server.host, port: server.port, timeoutMs: 60_000 }, verify: true });
+  if (r.status !== 'ok' || r.mismatch?.length) throw new Error(`${name} workload on ${server.host}:${server.port} ${w.wallet}: ${r.status} ${r.error ?? r.mismatch?.join('; ')}`);
+  return r;
+}
+
+function mean(xs: number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
 async function main(): Promise<void> {
@@ -49,37 +138,44 @@ async function main(): Promise<void> {
   for (const name of SERVERS) {
     const server = lab.electrum[name as keyof typeof lab.electrum];
     if (!server?.running) throw new Error(`no running lab server ${name} (npm run lab -- up)`);
-    for (const size of SIZES) {
-      const w = wallets.find((x) => x.expected.txCount === size && x.descriptors);
-      if (!w) throw new Error(`no lab wallet of ${size} transactions`);
-      const real: number[] = [];
-      const ours: number[] = [];
-      const ratios: number[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        // Each side's first sync of a round warms the server's caches and is left out; the side
-        // that goes first alternates by round.
-        const realSide = async () => (await realSyncs(`tcp://${server.host}:${server.port}`, w, SYNCS + 1)).slice(1);
-        const ourSide = async () => (await workloadSyncs(server.host, server.port, w, SYNCS + 1)).slice(1);
-        let r: number[];
-        let o: number[];
-        if (round % 2 === 0) {
-          r = await realSide();
-          o = await ourSide();
-        } else {
-          o = await ourSide();
-          r = await realSide();
+    const sides = await client.open(server);
+    try {
+      for (const size of SIZES) {
+        const w = wallets.find((x) => x.expected.txCount === size && client.fits(x));
+        if (!w) throw new Error(`no lab wallet of ${size} transactions for ${CLIENT}`);
+        const real: number[] = [];
+        const ours: number[] = [];
+        const ratios: number[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          // Each side's first sync of a round warms the server's caches and is left out; the side
+          // that goes first alternates by round.
+          const realSide = async () => (await sides.real(w, SYNCS + 1)).slice(1);
+          const ourSide = async () => (await sides.ours(w, SYNCS + 1)).slice(1);
+          let r: number[];
+          let o: number[];
+          if (round % 2 === 0) {
+            r = await realSide();
+            o = await ourSide();
+          } else {
+            o = await ourSide();
+            r = await realSide();
+          }
+          real.push(...r);
+          ours.push(...o);
+          ratios.push(mean(o) / mean(r));
         }
-        real.push(...r);
-        ours.push(...o);
-        ratios.push(medianOfUnsorted(o)! / medianOfUnsorted(r)!);
+        const [mr, mo] = [medianOfUnsorted(real)!, medianOfUnsorted(ours)!];
+        const [ar, ao] = [mean(real), mean(ours)];
+        rows.push([name, String(size), mr.toFixed(1), ar.toFixed(1), mo.toFixed(1), ao.toFixed(1), (mo / mr).toFixed(2), (ao / ar).toFixed(2), ratios.map((x) => x.toFixed(2)).join(' ')]);
+        process.stderr.write(`${name} ${size} tx: real ${mr.toFixed(1)} / ${ar.toFixed(1)} ms, workload ${mo.toFixed(1)} / ${ao.toFixed(1)} ms (median / mean)\n`);
       }
-      const [mr, mo] = [medianOfUnsorted(real)!, medianOfUnsorted(ours)!];
-      rows.push([name, String(size), mr.toFixed(1), mo.toFixed(1), (mo / mr).toFixed(2), ratios.map((x) => x.toFixed(2)).join(' ')]);
-      process.stderr.write(`${name} ${size} tx: real ${mr.toFixed(1)} ms, workload ${mo.toFixed(1)} ms\n`);
+    } finally {
+      await sides.close();
     }
   }
-  console.log(`bdk workload against bdkpython ${VERSIONS.bdkpython}, ${ROUNDS} rounds × ${SYNCS} counted syncs a side`);
-  console.log(textTable(['server', 'wallet txs', 'real ms (median)', 'workload ms (median)', 'workload ÷ real', 'per round'], rows, { align: ['left', 'right', 'right', 'right', 'right', 'left'] }));
+  console.log(`${client.title}, ${ROUNDS} rounds × ${SYNCS} counted syncs a side`);
+  const head = ['server', 'wallet txs', 'real ms median', 'real ms mean', 'workload ms median', 'workload ms mean', '÷ medians', '÷ means', 'per round (means)'];
+  console.log(textTable(head, rows, { align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'] }));
 }
 
 main().catch((err) => {

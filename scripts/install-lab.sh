@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the lab's real servers, idempotently, into $ELECTRUM_BENCH_HOME (default ~/.cache/electrum-bench).
-# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs] [esplora] [fulcrum] [prometheus] [electrumx@VERSION]... [bdk]
+# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs] [esplora] [fulcrum] [prometheus] [electrumx@VERSION]... [bdk] [electrum-wallet]
 #   (no argument: the servers, no other versions; electrumx@1.20.0: that e-x release too, in a venv
-#   of its own; bdk: the real BDK wallet (PyPI bdkpython) the bdk workload is held to)
+#   of its own; bdk: the real BDK wallet (PyPI bdkpython) the bdk workload is held to;
+#   electrum-wallet: the real Electrum wallet the electrum workload is held to, from a source
+#   archive (ELECTRUM_BENCH_ELECTRUM_SRC, default ../shared/mirror/electrum-4.8.1.tar.gz))
 # Esplora (Blockstream's electrs) and Fulcrum are in no registry: they build from source at pinned
 # commits, from git where reachable, else from local archives (ELECTRUM_BENCH_ESPLORA_SRC,
 # ELECTRUM_BENCH_ESPLORA_BITCOIN_SRC, ELECTRUM_BENCH_FULCRUM_SRC: a .tar.gz or an unpacked folder).
@@ -13,6 +15,7 @@ HOME_DIR="${ELECTRUM_BENCH_HOME:-$HOME/.cache/electrum-bench}"
 BTCD_VERSION=v0.24.2
 EX_VERSION=2.0.0
 BDK_PYTHON_VERSION=3.1.1
+ELECTRUM_WALLET_VERSION=4.8.1
 ELECTRS_VERSION=0.12.0
 ESPLORA_REPO=https://github.com/Blockstream/electrs
 ESPLORA_COMMIT=abfbce73eb0504630a09f1e6599114ef4fa25bda
@@ -82,6 +85,31 @@ install_bdk() {
     rm -rf "$venv"
     say "cannot install bdkpython==$BDK_PYTHON_VERSION from PyPI"; exit 2
   fi
+}
+
+install_electrum_wallet() {
+  local venv="$HOME_DIR/electrum-$ELECTRUM_WALLET_VERSION"
+  local repo; repo="$(cd "$(dirname "$0")/.." && pwd)"
+  local archive="${ELECTRUM_BENCH_ELECTRUM_SRC:-$repo/../shared/mirror/electrum-$ELECTRUM_WALLET_VERSION.tar.gz}"
+  if [ -x "$venv/bin/electrum" ] && "$venv/bin/python" -c 'import electrum, electrum_ecc' 2>/dev/null; then
+    say "Electrum $ELECTRUM_WALLET_VERSION cached"; return
+  fi
+  # Not on PyPI as a package we could pin to a tag: the release's own source archive.
+  [ -f "$archive" ] || { say "Electrum $ELECTRUM_WALLET_VERSION: source archive not found: $archive (set ELECTRUM_BENCH_ELECTRUM_SRC)"; exit 2; }
+  need python3 "Python 3.10 or newer"
+  # electrum_ecc binds Debian's libsecp256k1 instead of compiling its own (which wants autotools).
+  dpkg -s libsecp256k1-dev >/dev/null 2>&1 || apt_install libsecp256k1-dev
+  say "installing the real Electrum wallet $ELECTRUM_WALLET_VERSION from $archive in a venv"
+  local work="$HOME_DIR/build/electrum"
+  rm -rf "$work" "$venv"; mkdir -p "$work"
+  tar -xzf "$archive" -C "$work" --strip-components=1
+  python3 -m venv "$venv"
+  # cryptography: Electrum's dnspython[DNSSEC] extra, which its requirements cannot list.
+  if ! ELECTRUM_ECC_DONT_COMPILE=1 "$venv/bin/pip" install -q --disable-pip-version-check "$work" cryptography >&2; then
+    rm -rf "$venv" "$work"
+    say "cannot install Electrum $ELECTRUM_WALLET_VERSION and its dependencies from PyPI"; exit 2
+  fi
+  rm -rf "$work"
 }
 
 install_electrs() {
@@ -206,7 +234,8 @@ for t in "${targets[@]}"; do
     fulcrum) install_fulcrum ;;
     electrumx@[0-9]*.[0-9]*.[0-9]*) install_electrumx "${t#electrumx@}" ;;
     bdk) install_bdk ;;
+    electrum-wallet) install_electrum_wallet ;;
     prometheus) install_prometheus ;;
-    *) say "unknown component: $t (expected btcd, electrumx, electrs, esplora, fulcrum, prometheus, electrumx@VERSION or bdk)"; exit 2 ;;
+    *) say "unknown component: $t (expected btcd, electrumx, electrs, esplora, fulcrum, prometheus, electrumx@VERSION, bdk or electrum-wallet)"; exit 2 ;;
   esac
 done

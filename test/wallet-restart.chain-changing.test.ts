@@ -63,8 +63,9 @@ test(`${HELD} wallets held on electrumx across its SIGKILL and restart: all held
   expect(s.held).toBe(HELD);
   expect(s.reconnects).toMatchObject({ lost: HELD, reheld: HELD, stillLost: 0 });
   // Held again once the server was back: within the restart's down time, the last shared attempt's
-  // wait (at most 1 s) and the re-syncs themselves (20 small wallets, 16 at a time).
-  expect(s.reconnects.reholdMaxMs).toBeLessThan(restart.downMs + 5000);
+  // wait (at most 1 s) and the re-syncs themselves (20 small wallets, 16 at a time, in two waves of
+  // syncs of a second or more each: the electrum workload's send buffer, as Electrum's).
+  expect(s.reconnects.reholdMaxMs).toBeLessThan(restart.downMs + 7500);
   expect(s.reconnects.reholdP50Ms).toBeGreaterThan(restart.downMs - restart.indexMs);
   expect(s.reconnects.outages).toHaveLength(1);
   const [o] = s.reconnects.outages;

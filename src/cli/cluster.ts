@@ -12,6 +12,7 @@ import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { loadArgs } from './load';
 import { loadPlan } from './load-plan';
+import { walletLoadPlan } from './wallet-load';
 import { onStopSignal } from './signals';
 import { claimDatabase } from '../store/ownership';
 import { claimOutputFile } from '../core/output-path';
@@ -21,7 +22,7 @@ import { CONFIG_DIR, DEFAULT_COORDINATOR_PORT, RESULTS_DIR, manifestList, render
 import { Simulation } from '../cluster/simulate';
 
 /** `load` options naming files the run reads: carried in the ConfigMap. */
-const INPUT_FILES = ['dataset', 'ca', 'config'];
+const INPUT_FILES = ['dataset', 'wallets', 'ca', 'config'];
 /** `load` options naming files the run writes: under the results volume. */
 const OUTPUT_FILES = ['db', 'summary-export'];
 /** Set by the Job for each pod; not the user's to give. */
@@ -78,12 +79,16 @@ async function podRun(c: Awaited<ReturnType<ReturnType<typeof clusterArgs>['pars
   if (rest[0] !== 'load') throw new UserError('cluster: give the test after "--", starting with load: cluster render --shards N -- load --server … --rate …');
   const argv = rest.slice(1);
   for (const name of SET_PER_POD) if (occurrences(argv, name).length) throw new UserError(`cluster: --${name} is set for each pod by the Job; leave it out`);
-  if (occurrences(argv, 'workload').length) throw new UserError('cluster: wallet load (--workload) does not run as a coordinated test yet');
   const a = await loadArgs(argv).parseAsync();
-  if (a.workload !== undefined) throw new UserError('cluster: wallet load (--workload) does not run as a coordinated test yet');
   // Every problem with the test found here, as `load` would find it in each pod.
-  loadPlan({ ...a, shard: `1/${c.shards}`, coordinator: `${c.name}-0.${c.name}:${c.port}` });
-  if (a.dataset === undefined) throw new UserError('cluster: give --dataset FILE: its lines go into the ConfigMap the pods read');
+  const asShard = { shard: `1/${c.shards}`, coordinator: `${c.name}-0.${c.name}:${c.port}` };
+  if (a.workload !== undefined) {
+    walletLoadPlan({ ...a, workload: a.workload, ...asShard }, argv);
+    if (a.wallets === undefined) throw new UserError('cluster: give --wallets FILE: its wallets go into the ConfigMap the pods read');
+  } else {
+    loadPlan({ ...a, ...asShard });
+    if (a.dataset === undefined) throw new UserError('cluster: give --dataset FILE: its lines go into the ConfigMap the pods read');
+  }
 
   for (const o of a.out ?? []) {
     const url = /^prometheus-rw=(.*)$/.exec(o)?.[1];

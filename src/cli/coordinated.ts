@@ -1,6 +1,6 @@
 /**
  * `load --shard I/N --coordinator HOST:PORT`: the wiring of a coordinated test. Every shard runs
- * its share into a scratch database; shard 1 starts them together (src/load/coordinator.ts),
+ * its share into a scratch database; shard 1 starts them together (src/engine/coordinator.ts),
  * takes their databases, merges them into --db with the existing exact merge, judges the
  * thresholds on the whole test and prints its one summary. The other shards print their own
  * part and exit 0 once the coordinator has their results: the test's verdict is shard 1's exit.
@@ -9,11 +9,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Coordinator, ShardLink, type TestLink } from '../load/coordinator';
+import { Coordinator, ShardLink, type TestLink } from '../engine/coordinator';
 import { mergeShards } from '../load/merge';
+import { mergeWalletShards } from '../wallet/merge';
 import { formatThresholdResults, type ThresholdResult } from '../load/thresholds';
 import { formatShard, type Shard } from '../core/shard';
-import type { CoordinatorAddress } from '../load/coordinator';
+import type { CoordinatorAddress } from '../engine/coordinator';
 import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { readLoadRun } from '../report/load-read';
@@ -21,6 +22,8 @@ import { parseStoredJson } from '../report/stored-json';
 import { loadRunTable } from '../report/load-tables';
 import { textTable } from '../core/text-table';
 import { UserError } from '../core/user-error';
+import { releaseClaims } from '../core/output-path';
+import { onSignalBeforeStart } from './signals';
 
 /** Options that may differ between the shards of one test (only shard 1 writes --db): everything else must be the same. */
 const PER_SHARD = new Set([
@@ -74,6 +77,40 @@ export async function joinTest(address: CoordinatorAddress, shard: Shard, option
   }
 }
 
+/**
+ * Runs `run` as this process's part of a coordinated test (`shard` and `address` given), or alone.
+ * First of all the test's shards meet, so that one which cannot go on fails the whole test at
+ * once; a stop while they meet ends this shard at once (its claims released), and the others learn
+ * it. `handOver` ends that early stop once `run` has its own; what `run` throws calls the test off.
+ */
+export async function asShard<T>(
+  meet: { address: CoordinatorAddress; shard: Shard; readyTimeoutMs: number } | undefined,
+  options: Record<string, unknown>,
+  run: (test: CoordinatedShard | undefined, handOver: () => void) => Promise<T>,
+): Promise<T> {
+  let test: CoordinatedShard | undefined;
+  const handOver = meet
+    ? onSignalBeforeStart(() => {
+        test?.coordinator?.abort(`shard ${formatShard(meet.shard)} was stopped before the start`);
+        test?.link.close();
+        test?.cleanUp();
+        releaseClaims();
+      })
+    : () => {};
+  test = meet ? await joinTest(meet.address, meet.shard, options, meet.readyTimeoutMs) : undefined;
+  try {
+    return await run(test, handOver);
+  } catch (err) {
+    test?.shardLink?.failed((err as Error).message);
+    test?.coordinator?.abort((err as Error).message);
+    throw err;
+  } finally {
+    handOver();
+    test?.link.close();
+    test?.cleanUp();
+  }
+}
+
 export interface MergedTest {
   runId: number;
   status: string;
@@ -87,14 +124,7 @@ export interface MergedTest {
  * judged on the whole; the summary of the merged run.
  */
 export async function mergeTest(c: CoordinatedShard, shard: Shard, db: string, thresholds: string[], resultsTimeoutMs: number): Promise<MergedTest> {
-  const others = await c.coordinator!.results(resultsTimeoutMs);
-  const dir = path.dirname(c.database);
-  const inputs = [c.database];
-  for (const [index, bytes] of [...others].sort((a, b) => a[0] - b[0])) {
-    const file = path.join(dir, `shard-${index}.sqlite`);
-    fs.writeFileSync(file, bytes);
-    inputs.push(file);
-  }
+  const inputs = await shardDatabases(c, resultsTimeoutMs);
   const startSkew = c.coordinator!.startSkew();
   const merged = mergeShards(inputs, db, { thresholds, config: { coordinated: { shards: shard.count, startSkew } } });
   const results = ResultsStore.open(db, { readonly: true });
@@ -136,6 +166,27 @@ export async function mergeTest(c: CoordinatedShard, shard: Shard, db: string, t
   } finally {
     results.close();
   }
+}
+
+/** Every shard's database, shard 1's first, once all have sent theirs: files beside shard 1's own scratch database. */
+async function shardDatabases(c: CoordinatedShard, resultsTimeoutMs: number): Promise<string[]> {
+  const others = await c.coordinator!.results(resultsTimeoutMs);
+  const dir = path.dirname(c.database);
+  const inputs = [c.database];
+  for (const [index, bytes] of [...others].sort((a, b) => a[0] - b[0])) {
+    const file = path.join(dir, `shard-${index}.sqlite`);
+    fs.writeFileSync(file, bytes);
+    inputs.push(file);
+  }
+  return inputs;
+}
+
+/** Shard 1 of a coordinated wallet load, after its own run: every shard's run merged into `db` (src/wallet/merge.ts). */
+export async function mergeWalletTest(c: CoordinatedShard, shard: Shard, db: string, resultsTimeoutMs: number) {
+  const inputs = await shardDatabases(c, resultsTimeoutMs);
+  const startSkew = c.coordinator!.startSkew();
+  const merged = mergeWalletShards(inputs, db, { coordinated: { shards: shard.count, startSkew } });
+  return { ...merged, startSkew };
 }
 
 /** Shards 2..N, after their own run: the database to the coordinator. */

@@ -17,7 +17,7 @@ import { parseSlo, type FindMaxOptions } from '../engine/find-max';
 import { collecting, cpuOption, durationOption, regressionGateProblems, timeoutSeconds } from './validate';
 import { pinProcess } from '../core/cpu-set';
 import { formatDuration } from '../core/duration';
-import { parseCoordinator, type CoordinatorAddress } from '../load/coordinator';
+import { parseCoordinator, type CoordinatorAddress } from '../engine/coordinator';
 import { watchPlan, type WatchArgs, type WatchPlan } from './watch-options';
 
 /**

@@ -10,9 +10,9 @@ import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser, givenOnce } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
-import { claimOutputFile, releaseClaims } from '../core/output-path';
+import { claimOutputFile } from '../core/output-path';
 import { claimDatabase } from '../store/ownership';
-import { onSignalBeforeStart, onStopSignal } from './signals';
+import { onStopSignal } from './signals';
 import { ensureReachable, readCa, resolveTargets } from './server-targets';
 import { expectedNetwork } from '../dataset/expected-network';
 import { transportOf } from '../transports/registry';
@@ -40,7 +40,7 @@ import { createThresholdTracker, formatThresholdResults, parseThreshold } from '
 import { mergeShards } from '../load/merge';
 import { writeHlog } from '../load/hlog';
 import { formatShard, linesOfShard, parseShard } from '../core/shard';
-import { joinTest, mergeTest, sendResults, type CoordinatedShard } from './coordinated';
+import { asShard, mergeTest, sendResults, type CoordinatedShard } from './coordinated';
 import { toolInfo } from '../core/tool-info';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { refuseWalletOptions, walletLoad } from './wallet-load';
@@ -270,7 +270,6 @@ async function main(): Promise<number> {
   if (argv[0] === 'merge') return merge(argv.slice(1));
   if (argv[0] === 'hlog') return hlog(argv.slice(1));
   const a = await loadArgs(argv).parseAsync();
-  if (a.workload !== undefined && a.coordinator !== undefined) throw new UserError('--coordinator: wallet load (--workload) does not run as a coordinated test yet');
   // A coordinated test's shards other than 1 write no --db: their run goes to the coordinator.
   const writesDb = a.coordinator === undefined || a.shard === undefined || shardIndexOf(a.shard) === 1;
   if (writesDb) claimDatabase(a.db);
@@ -293,26 +292,8 @@ async function coordinatedOrNot(a: Argv, plan: LoadPlan, outputs: OutputSet): Pr
   let test: CoordinatedShard | undefined;
   // Registering and waiting for the other shards may take up to --ready-timeout: a stop then ends
   // this shard at once, and the others learn it from the coordinator or its closed connection.
-  const handOver = plan.coordinator
-    ? onSignalBeforeStart(() => {
-        test?.coordinator?.abort(`shard ${formatShard(plan.shard!)} was stopped before the start`);
-        test?.link.close();
-        test?.cleanUp();
-        releaseClaims();
-      })
-    : () => {};
-  test = plan.coordinator ? await joinTest(plan.coordinator, plan.shard!, a, plan.readyTimeoutMs) : undefined;
-  try {
-    return await runLoad(a, plan, outputs, test, handOver);
-  } catch (err) {
-    test?.shardLink?.failed((err as Error).message);
-    test?.coordinator?.abort((err as Error).message);
-    throw err;
-  } finally {
-    handOver();
-    test?.link.close();
-    test?.cleanUp();
-  }
+  const meet = plan.coordinator && { address: plan.coordinator, shard: plan.shard!, readyTimeoutMs: plan.readyTimeoutMs };
+  return asShard(meet, a, (test, handOver) => runLoad(a, plan, outputs, test, handOver));
 }
 
 /** What the dashboard's header names: the model, in its executor's words, and the servers, as given. */
@@ -349,7 +330,7 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: OutputSet, test: Coordi
   if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
   await ensureReachable(opts.servers, opts, expectedNetwork(datasetFile, opts.lines));
   const resources = await resourceTargets(a);
-  await test?.coordinator?.awaitShards(Math.max(0, test.readyBy - Date.now()));
+  await test?.coordinator?.awaitShards(Math.max(0, test.readyBy - Date.now()), plan.readyTimeoutMs);
   if (test) opts.rendezvous = (server) => test.link.rendezvous(server);
   // Pinned once every input is checked, before the first thread the run starts (they inherit it).
   const cpus = plan.cpus ? pinGenerator(plan.cpus) : undefined;

@@ -14,11 +14,15 @@ import { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { UserError } from '../core/user-error';
 import { summaryText } from '../wallet/load-summary';
-import { WalletLoad, type BlockMaker, type WalletLoadDone, type WalletLoadOptions, type WalletUnit } from '../wallet/load';
+import { CoordinatorBlocks, LocalBlocks, ShardBlocks, type BlockMaker } from '../wallet/blocks';
+import { asShard, mergeWalletTest, sendResults, type CoordinatedShard } from './coordinated';
+import { WalletLoad, type ServerLoadSummary, type WalletLoadDone, type WalletLoadOptions, type WalletUnit } from '../wallet/load';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
 import { arrivalModel, findMaxOptions, pinGenerator, type FindMaxArgs } from './load-plan';
 import { LoadStore } from '../store/load-results';
+import { formatShard, parseShard, shareOf, type Shard } from '../core/shard';
+import { parseCoordinator, type CoordinatorAddress } from '../engine/coordinator';
 import type { AnyIntervalRecord } from '../core/load-types';
 import { parseSlo, stepLine, type FindMaxOptions } from '../engine/find-max';
 import { hold as holdExecutor } from '../engine/executors/hold';
@@ -47,6 +51,9 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
   'wallet-max-txs'?: number;
   'slo-notify'?: string;
   'max-hold': number;
+  shard?: string;
+  coordinator?: string;
+  'ready-timeout': string;
   timeout: number;
   'max-line-bytes': number;
   'tls-insecure': boolean;
@@ -56,7 +63,7 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
 }
 
 /** Options of `load` that belong to request-level load only. */
-const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'shard', 'source-addresses', 'interleave', 'baseline', 'fail-on-regression'];
+const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'source-addresses', 'interleave', 'baseline', 'fail-on-regression'];
 const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs', 'slo-notify', 'max-hold'];
 
 export function refuseWalletOptions(argv: string[]): void {
@@ -91,9 +98,11 @@ interface WalletLoadPlan {
   naturalWaitMs: number;
   cpus?: number[];
   watch: WatchPlan;
+  /** --shard I/N --coordinator HOST:PORT: this process holds and notifies its share of one test's wallets. */
+  coordinated?: { shard: Shard; coordinator: CoordinatorAddress; readyTimeoutMs: number };
 }
 
-function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
+export function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   const problems: string[] = [];
   const take = collecting(problems);
   const workload = take(() => workloadNamed(a.workload));
@@ -135,12 +144,26 @@ function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   const naturalWaitMs = take(() => durationOption('natural-wait', a['natural-wait']));
   const cpus = cpuOption('--cpu', a.cpu, problems);
   const watch = watchPlan(a, problems);
+  const coordinated = coordinatedPlan(a, problems, take);
+  // Every shard runs every segment of a server's run, the hold's too: each holds at least one wallet.
+  if (coordinated && hold > 0 && hold < coordinated.shard.count) problems.push(`--hold ${hold}: a test of ${coordinated.shard.count} shards holds at least one wallet on each; hold ${coordinated.shard.count} or more`);
   if (problems.length) throw new UserError(problems.join('; '));
-  return { workload: workload!, hold, arrivals, search, notifySearch, notify, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus, watch };
+  return { workload: workload!, hold, arrivals, search, notifySearch, notify, coordinated, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus, watch };
 }
 
 export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<number> {
-  const { workload, hold, arrivals, search, notifySearch, notify, notifyWaitMs, naturalWaitMs, cpus: cpuList, watch } = walletLoadPlan(a, argv);
+  const plan = walletLoadPlan(a, argv);
+  const c = plan.coordinated;
+  const meet = c && { address: c.coordinator, shard: c.shard, readyTimeoutMs: c.readyTimeoutMs };
+  return asShard(meet, a as unknown as Record<string, unknown>, (test, handOver) => runWalletLoad(a, plan, test, handOver));
+}
+
+async function runWalletLoad(a: WalletLoadArgs, plan: WalletLoadPlan, test: CoordinatedShard | undefined, handOver: () => void): Promise<number> {
+  const { workload, hold: wholeHold, arrivals: wholeArrivals, search, notifySearch, notify, notifyWaitMs, naturalWaitMs, cpus: cpuList, watch, coordinated } = plan;
+  const shard = coordinated?.shard;
+  // A shard holds its share of the wallets, and its share of the arrivals.
+  const hold = shareOf(shard, wholeHold);
+  const arrivals = wholeArrivals && shard ? { ...wholeArrivals, model: executorFor(wholeArrivals.model).shareOf(wholeArrivals.model, shard) } : wholeArrivals;
   // How long wallets arrive: the stages' sum for a ramp, --duration (or its default) otherwise, a
   // limit for iterations, which end when done.
   const executor = arrivals ? executorFor(arrivals.model) : undefined;
@@ -171,7 +194,10 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   const ca = caFile ? readCa(caFile) : undefined;
   const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   await ensureReachable(targets, { timeoutMs, maxLineBytes: a['max-line-bytes'], tlsInsecure: a['tls-insecure'], ca }, walletsNetwork(wallets));
-  const maker = notify ? await blockMaker(a, allOnLab, naturalWaitMs) : undefined;
+  if (test) await test.coordinator?.awaitShards(Math.max(0, test.readyBy - Date.now()), plan.coordinated!.readyTimeoutMs);
+  // In a coordinated test shard 1 makes every block; the other shards learn of each from it.
+  const maker = notify && !test?.shardLink ? await blockMaker(a, allOnLab, naturalWaitMs) : undefined;
+  const blocks = !notify ? undefined : test?.shardLink ? new ShardBlocks(test.shardLink) : test?.coordinator ? new CoordinatorBlocks(new LocalBlocks(maker!), test.coordinator) : new LocalBlocks(maker!);
   const setups = await labSetups(onLab);
   const log = (line: string) => process.stderr.write(`[load] ${line}\n`);
   if (limit) log(`open files: limit ${limit.soft} (hard ${limit.hard}); ${hold} held wallets need about ${needed}`);
@@ -181,11 +207,13 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   // Claimed and listening before the database is touched.
   const outputs = await openWatchers(watch, `load, ${workload.name} workload${hold ? `, ${hold} held` : ''}, on ${targets.map((t) => t.name).join(', ')}`);
   try {
-    const created = fileAboutToBeCreated(a.db);
-    const results = ResultsStore.open(a.db);
+    // A shard's own part goes to a scratch database; shard 1 merges every shard's into --db.
+    const dbFile = test ? test.database : a.db;
+    const created = fileAboutToBeCreated(dbFile);
+    const results = ResultsStore.open(dbFile);
     const store = new WalletStore(results);
     const tool = toolInfo();
-    const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, arrivals: arrivals?.model, durationMs, notify, search, notifySearch, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs, cpus };
+    const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, arrivals: arrivals?.model, durationMs, notify, search, notifySearch, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs, cpus, shard: shard && formatShard(shard) };
     let run: { runId: number; serverIds: Map<string, number> };
     try {
       run = store.createRun(
@@ -198,7 +226,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
       throw err;
     }
     const { runId, serverIds } = run;
-    outputs.start({ run: runId, shard: null });
+    outputs.start({ run: runId, shard: shard ? formatShard(shard) : null });
     const runner = new WalletLoad(
       {
         servers: targets,
@@ -209,11 +237,13 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
         holdConcurrency: a['hold-concurrency'],
         arrivals: arrivals?.model,
         durationMs,
-        notify: maker ? { maker, blocks: a.blocks, payWallets: maker.pay ? a['pay-wallets'] : 0, amountSat: 10_000, waitMs: notifyWaitMs, paymentWaitMs: notifyWaitMs } : undefined,
+        notify: blocks ? { source: blocks, blocks: a.blocks, payWallets: maker?.pay ? a['pay-wallets'] : 0, amountSat: 10_000, waitMs: notifyWaitMs, paymentWaitMs: notifyWaitMs } : undefined,
         rssOf: onLab.size ? await labRss(onLab) : undefined,
         log,
         search,
         notifySearch,
+        shard,
+        rendezvous: test && ((meeting) => test.link.rendezvous(meeting)),
       },
       store,
       runId,
@@ -225,7 +255,26 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
       seconds.addInterval(runId, serverIds.get(server)!, record, step);
       outputs.interval(record, runner.now(server));
     });
-    onStopSignal(() => runner.stop());
+    // A coordinator's stop is the test's: the shards end too, and their parts are merged.
+    onStopSignal(() => {
+      runner.stop();
+      test?.coordinator?.stopAll();
+    });
+    let calledOff: string | undefined;
+    if (test) {
+      runner.runner.on('schedule-start', ({ server, epochMs }: { server: string; epochMs: number }) => test.link.started(server, epochMs));
+      test.shardLink?.onStop(() => runner.stop());
+      const callOff = (reason: string) => {
+        calledOff ??= reason;
+        runner.stop();
+      };
+      test.shardLink?.onAbort(callOff);
+      test.coordinator?.onFailure((reason) => {
+        callOff(reason);
+        test.coordinator!.abort(reason);
+      });
+    }
+    handOver();
     let done: WalletLoadDone = { summaries: [], searches: [], heldSearches: [] };
     let status: 'completed' | 'interrupted' | 'failed' = 'completed';
     try {
@@ -241,6 +290,12 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
     }
     // What the database or an output refused on the way fails the command, the run kept.
     if (done.failure) throw done.failure;
+    if (calledOff) throw new UserError(`shard ${formatShard(shard!)}: the coordinated test was called off: ${calledOff}; nothing was merged`);
+    if (test) {
+      const merged = await finishCoordinatedWallets(a, test, shard!, { runId, status, summaries: done.summaries, setups }, timeoutMs);
+      await outputs.end(merged.json);
+      return merged.code;
+    }
     const { summaries, searches, heldSearches } = done;
     const json = { runId, status, db: a.db, servers: summaries, findMax: search ? searches : undefined, findMaxHeld: notifySearch ? heldSearches : undefined, setups: Object.fromEntries(setups) };
     await outputs.end(json);
@@ -252,6 +307,60 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
   } finally {
     await outputs.close();
   }
+}
+
+/**
+ * A wallet load's shards run as one coordinated test only: shard 1 makes the blocks that every
+ * shard's held wallets are judged on, so the shards must meet. Its steps are judged on the whole
+ * test, which no search step can be yet (each would need every shard's figures first).
+ */
+function coordinatedPlan(a: WalletLoadArgs, problems: string[], take: ReturnType<typeof collecting>): WalletLoadPlan['coordinated'] {
+  if (a.coordinator === undefined) {
+    if (a.shard !== undefined) problems.push('--shard: a wallet load runs its shards as one coordinated test: give --coordinator HOST:PORT too (shard 1 coordinates)');
+    return undefined;
+  }
+  if (a.shard === undefined) problems.push('--coordinator: give --shard I/N too (shard 1 coordinates, the others register with it)');
+  if (a['find-max']) problems.push('--coordinator: --find-max is not coordinated across shards (each step would need the whole test judged); run it on one machine');
+  if (a.dashboard !== undefined || a['dashboard-export'] !== undefined) problems.push('--coordinator: --dashboard would show one shard, not the test; follow a coordinated test with --out prometheus-rw=URL (every shard labelled), or its merged summary');
+  const shard = a.shard === undefined ? undefined : take(() => parseShard(a.shard!));
+  const coordinator = take(() => parseCoordinator(a.coordinator!));
+  const readyTimeoutMs = take(() => durationOption('ready-timeout', a['ready-timeout']));
+  return shard && coordinator && readyTimeoutMs !== undefined ? { shard, coordinator, readyTimeoutMs } : undefined;
+}
+
+/**
+ * After a shard's own run: shards 2..N send their databases to shard 1 and print their own part;
+ * shard 1 merges every shard's into --db (src/wallet/merge.ts) and prints the whole test's summary.
+ */
+async function finishCoordinatedWallets(
+  a: WalletLoadArgs,
+  test: CoordinatedShard,
+  shard: Shard,
+  own: { runId: number; status: string; summaries: ServerLoadSummary[]; setups: Map<string, unknown> },
+  timeoutMs: number,
+): Promise<{ code: number; json: Record<string, unknown> }> {
+  // Held wallets' blocks are judged together: the others finish within a block's wait of shard 1.
+  const resultsTimeoutMs = test.readyBy - Date.now() + timeoutMs + 5 * 60_000;
+  if (test.shardLink) {
+    await sendResults(test, shard, resultsTimeoutMs);
+    const json = { shard: formatShard(shard), status: own.status, servers: own.summaries };
+    const text = `shard ${formatShard(shard)}'s own part of the test (the coordinator, shard 1, prints the whole):\n` + summaryText(own.runId, a.workload, own.summaries, own.setups, null);
+    process.stdout.write((a.json ? JSON.stringify(json, null, 2) : text) + '\n');
+    return { code: own.status === 'interrupted' ? 130 : 0, json };
+  }
+  const created = fileAboutToBeCreated(a.db);
+  let merged: Awaited<ReturnType<typeof mergeWalletTest>>;
+  try {
+    merged = await mergeWalletTest(test, shard, a.db, resultsTimeoutMs);
+  } catch (err) {
+    created?.remove();
+    throw err;
+  }
+  const json = { runId: merged.runId, status: merged.status, db: a.db, shards: shard.count, startSkew: merged.startSkew, servers: merged.summaries, setups: merged.setups };
+  const skew = Object.entries(merged.startSkew).map(([meeting, s]) => `start skew (${meeting}): ${s.skewMs.toFixed(3)} ms between the first and the last of ${s.shards} shards`);
+  const text = `coordinated wallet load of ${shard.count} shards, merged into ${a.db}\n` + summaryText(merged.runId, a.workload, merged.summaries, new Map(Object.entries(merged.setups)), a.db) + (skew.length ? `\n${skew.join('\n')}` : '');
+  process.stdout.write((a.json ? JSON.stringify(json, null, 2) : text) + '\n');
+  return { code: merged.status === 'interrupted' ? 130 : 0, json };
 }
 
 /** What --slo may name in a wallet load: the time to a synced wallet. */

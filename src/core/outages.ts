@@ -123,3 +123,21 @@ export function readOutages(v: unknown): Outage[] {
   }
   return out;
 }
+
+/**
+ * The shards' outages of one server as one list: those that overlap are one outage, from the
+ * first shard that found the server gone to the last that heard from it again. Joined on the epoch
+ * times, and their seconds counted again from the earliest shard's start: shards started without
+ * --start-at each count from their own.
+ */
+export function unionOfOutages(all: Outage[]): Outage[] {
+  const joined: Array<{ startMs: number; endMs: number | null }> = [];
+  for (const o of [...all].sort((a, b) => a.startMs - b.startMs)) {
+    const last = joined.at(-1);
+    if (last && (last.endMs === null || o.startMs <= last.endMs)) {
+      if (last.endMs !== null && (o.endMs === null || o.endMs > last.endMs)) last.endMs = o.endMs;
+    } else joined.push({ startMs: o.startMs, endMs: o.endMs });
+  }
+  const originMs = Math.min(...all.map((o) => Math.round(o.startMs - 1000 * o.startS)));
+  return joined.map((o) => outageAt(originMs, o.startMs - originMs, o.endMs === null ? null : o.endMs - originMs));
+}

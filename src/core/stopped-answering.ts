@@ -106,3 +106,13 @@ export function readStoppedAnswering(v: unknown): StoppedAnswering | null {
   const unanswered = n('unanswered');
   return answered === null || of === null || atS === null || unanswered === null ? null : { answered, of, atS, unanswered };
 }
+
+/**
+ * Shards' "stopped answering" of one server as the whole test's: it stopped answering the test
+ * only if it stopped answering every shard, then from the latest moment any shard last heard it.
+ */
+export function stoppedAnsweringAll(stops: Array<StoppedAnswering | null>): StoppedAnswering | null {
+  if (stops.length === 0 || !stops.every((s): s is StoppedAnswering => s !== null)) return null;
+  const total = (k: 'answered' | 'of' | 'unanswered') => stops.reduce((t, s) => t + s[k], 0);
+  return { answered: total('answered'), of: total('of'), atS: Math.max(...stops.map((s) => s.atS)), unanswered: total('unanswered') };
+}

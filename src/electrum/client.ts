@@ -14,6 +14,7 @@ import { LineDecoder, LineTooLongError } from './framing';
 import { ElectrumError, HandshakeSilence } from './errors';
 import { PendingTable } from './pending-table';
 import { Outbox } from './outbox';
+import { PaddedWrites } from './padded-writes';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -60,6 +61,12 @@ export interface ClientOptions {
   skipServerInfo?: boolean;
   /** What server.version asks for: a [min, max] range (default 1.4–1.6) or one version. */
   protocolVersion?: string | [string, string];
+  /**
+   * 'electrum-wallet': write as the Electrum wallet's session does (aiorpcx under its padded
+   * transport): ids from 0, no params member when there are none, and every write held and padded
+   * as padded-writes.ts says. Calls only; the load engine's queue() and batches keep our own form.
+   */
+  wire?: 'electrum-wallet';
 }
 
 export interface ServerInfo {
@@ -152,7 +159,9 @@ export class ElectrumClient extends EventEmitter {
   private readonly outbox = new Outbox();
   /** Ids whose caller gave up; their replies must never resolve anything. */
   private readonly abandoned = new Set<number>();
-  private nextId = 1;
+  private nextId: number;
+  /** With `wire: 'electrum-wallet'`: the wallet's send buffer, through which every call is written. */
+  private readonly padded: PaddedWrites | undefined;
   private closed = false;
   private closeReason: ElectrumError | undefined;
   private keepaliveTimer: NodeJS.Timeout | undefined;
@@ -166,6 +175,9 @@ export class ElectrumClient extends EventEmitter {
     this.port = opts.port;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.decoder = new LineDecoder(opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    const wallet = opts.wire === 'electrum-wallet';
+    this.nextId = wallet ? 0 : 1;
+    this.padded = wallet ? new PaddedWrites((bytes) => this.write(bytes)) : undefined;
   }
 
   /** Opens the connection and negotiates the protocol; rejects with a 'disconnect' error if unreachable. */
@@ -219,6 +231,7 @@ export class ElectrumClient extends EventEmitter {
   call<T = unknown>(method: string, params: unknown[] = [], timeoutMs = this.timeoutMs): Promise<CallOutcome<T>> {
     if (this.closed) return Promise.reject(this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`));
     const id = this.nextId++;
+    if (this.padded) return this.paddedCall<T>(id, method, params, timeoutMs);
     const line = JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
     const deadline = this.deadlineIn(timeoutMs);
     // One promise per call, settled straight from the reply, and no timer of its own.
@@ -231,6 +244,25 @@ export class ElectrumClient extends EventEmitter {
       this.write(line);
       // After the write: no reply can arrive before it, so only what the loop does from here on counts.
       if (this.opts.measureLoop) p.activeAtStart = performance.eventLoopUtilization().active;
+    });
+  }
+
+  /**
+   * A call in the Electrum wallet's form, through its send buffer. Its latency and its timeout run
+   * from when it goes out, not from when it was queued: a second in our own buffer is no server's
+   * delay, and must never count as the server's timeout.
+   */
+  private paddedCall<T>(id: number, method: string, params: unknown[], timeoutMs: number): Promise<CallOutcome<T>> {
+    return new Promise<CallOutcome<T>>((resolve, reject) => {
+      const p = new PromisedCall(method, resolve as (outcome: CallOutcome) => void, reject);
+      p.deadline = Infinity;
+      p.timeoutMs = timeoutMs;
+      this.pending.set(id, p);
+      this.padded!.push(walletRequestLine(id, method, params), () => {
+        p.deadline = this.deadlineIn(timeoutMs);
+        p.startedNs = process.hrtime.bigint();
+        if (this.opts.measureLoop) p.activeAtStart = performance.eventLoopUtilization().active;
+      });
     });
   }
 
@@ -546,6 +578,7 @@ export class ElectrumClient extends EventEmitter {
     this.closed = true;
     this.closeReason = reason;
     if (this.keepaliveTimer) clearInterval(this.keepaliveTimer);
+    this.padded?.stop();
     if (this.sweepTimer) clearTimeout(this.sweepTimer);
     this.sweepTimer = undefined;
     this.sweepAt = undefined;
@@ -556,6 +589,11 @@ export class ElectrumClient extends EventEmitter {
     this.socket?.destroy();
     this.emit('close', reason);
   }
+}
+
+/** A request line as aiorpcx writes it: method before id, and no params member when there are none. */
+function walletRequestLine(id: number, method: string, params: unknown[]): string {
+  return JSON.stringify(params.length ? { jsonrpc: '2.0', method, id, params } : { jsonrpc: '2.0', method, id }) + '\n';
 }
 
 /** How many reply lines of a chunk are handled between two calls of `betweenReplies`. */

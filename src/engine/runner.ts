@@ -33,9 +33,10 @@ export interface RunnerOptions {
   startAtMs?: number;
   /**
    * A coordinated test (--coordinator): resolves to the epoch ms at which every shard starts this
-   * server's schedule, once all of them are ready for it.
+   * segment of a server's run (`meeting`: the server's name for its first segment, then
+   * `NAME (segment K)`), once all of them are ready for it.
    */
-  rendezvous?: (server: string) => Promise<number>;
+  rendezvous?: (meeting: string) => Promise<number>;
   /** Keep every request's outcome as a row too (--samples). */
   samples?: boolean;
 }
@@ -93,6 +94,8 @@ export class LoadRunner extends EventEmitter {
   private stopRequested = false;
   private abortReason: string | null = null;
   private stopCurrent: (() => void) | undefined;
+  /** Segments started per server, for each one's meeting with the other shards. */
+  private readonly segmentsRun = new Map<string, number>();
   private scheduleMs = 0;
 
   private readonly unitsOf: UnitsOf;
@@ -164,10 +167,14 @@ export class LoadRunner extends EventEmitter {
     // their intervals line up second for second when merged.
     // `startAtMs` is the shards' rendezvous (--start-at); without it, the next whole second.
     // A coordinated test's start comes from its coordinator, once every shard is ready.
+    // Every shard runs a server's segments in the same order: the K-th of each meets the others' K-th.
+    const segmentNo = this.segmentsRun.get(target.name) ?? 0;
+    this.segmentsRun.set(target.name, segmentNo + 1);
+    const meeting = segmentNo === 0 ? target.name : `${target.name} (segment ${segmentNo + 1})`;
     if (opts.rendezvous) {
       let at: number;
       try {
-        at = await this.unlessStopped(opts.rendezvous(target.name), units);
+        at = await this.unlessStopped(opts.rendezvous(meeting), units);
       } catch (err) {
         units.close();
         throw err;
@@ -182,7 +189,7 @@ export class LoadRunner extends EventEmitter {
       await this.untilEpochMs(at);
     }
     // The shards' start skew is measured from this instant (sub-millisecond, on the epoch clock).
-    this.emit('schedule-start', { server: target.name, epochMs: performance.timeOrigin + performance.now() });
+    this.emit('schedule-start', { server: meeting, epochMs: performance.timeOrigin + performance.now() });
     const loop = monitorEventLoopDelay({ resolution: 1 });
     loop.enable();
     const loopAll = monitorEventLoopDelay({ resolution: 1 });
@@ -203,7 +210,7 @@ export class LoadRunner extends EventEmitter {
     let ticker: NodeJS.Timeout | undefined;
     let closing: Promise<void> = Promise.resolve();
     let failed: unknown;
-    const closeInterval = (lengthMs: number) => {
+    const closeInterval = (lengthMs: number, last = false) => {
       const i = index++;
       const tMs = i * 1000;
       const context = {
@@ -218,7 +225,9 @@ export class LoadRunner extends EventEmitter {
         if (failed) return;
         const { record, live } = await recorder.close(indexBase + i, startMs + tMs, lengthMs, context);
         for (const c of record.cells) if (c.outcome !== 'ok' && c.outcome !== 'dropped' && onsetMs[c.outcome] === undefined) onsetMs[c.outcome] = tMs;
-        if (record.sent + record.dropped + record.cells.length > 0 || lengthMs >= 1000) {
+        // A segment of work alone (a wallet load's blocks) sends its last second however short: what
+        // the work did by its end (the blocks judged) is that second's news for the outputs.
+        if (record.sent + record.dropped + record.cells.length > 0 || lengthMs >= 1000 || (last && segment.work)) {
           this.emit('interval', { server: target.name, record, live, samples: samples.rows.splice(0), step });
         }
       }).catch((err) => {
@@ -260,7 +269,7 @@ export class LoadRunner extends EventEmitter {
       // From here on nothing is recorded: what is still in flight is cut short by our own close,
       // not by the server, and intervals and totals must hold the same requests.
       recorder.freeze(iteration.clock.now());
-      closeInterval(Math.min(1000, partialMs));
+      closeInterval(Math.min(1000, partialMs), true);
       await closing;
       if (failed) throw failed;
       if (units.failure) throw units.failure;

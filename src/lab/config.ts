@@ -15,6 +15,8 @@ export const VERSIONS = {
   fulcrum: '01ed27b200d0edd41235910243800c5a0be15391',
   /** The real BDK wallet (PyPI bdkpython, bdk_electrum 0.24) the bdk workload is held to. */
   bdkpython: '3.1.1',
+  /** The real Electrum wallet the electrum workload is held to, from a source archive (mirror/electrum-4.8.1.tar.gz). */
+  electrum: '4.8.1',
 } as const;
 
 export interface LabPorts {
@@ -44,7 +46,7 @@ export interface LabConfig {
   stateDir: string; // a running lab's datadirs, logs, pid files, credentials
   host: '127.0.0.1';
   ports: LabPorts;
-  bin: { btcd: string; btcctl: string; electrumxVenv: string; electrs: string; esplora: string; fulcrum: string; bdkPython: string; prometheus: string };
+  bin: { btcd: string; btcctl: string; electrumxVenv: string; electrs: string; esplora: string; fulcrum: string; bdkPython: string; electrum: string; prometheus: string };
   /**
    * ElectrumX 2.0 pads TCP replies and holds a small reply up to 1 s waiting for more (a
    * traffic-analysis countermeasure, electrumx/server/transport.py). Off in the lab unless
@@ -92,6 +94,7 @@ export function labConfig(env: NodeJS.ProcessEnv = process.env): LabConfig {
       esplora: path.join(home, `esplora-${VERSIONS.esplora.slice(0, 7)}`, 'bin', 'electrs'),
       fulcrum: path.join(home, `fulcrum-${VERSIONS.fulcrum.slice(0, 7)}`, 'bin', 'Fulcrum'),
       bdkPython: path.join(home, `bdk-${VERSIONS.bdkpython}`, 'bin', 'python'),
+      electrum: path.join(home, `electrum-${VERSIONS.electrum}`, 'bin', 'electrum'),
       // A distribution package, not a cached build: the one Debian ships (2.42 on bookworm).
       prometheus: env.ELECTRUM_BENCH_PROMETHEUS || '/usr/bin/prometheus',
     },

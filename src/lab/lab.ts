@@ -567,6 +567,10 @@ async function waitServerSynced(
 ): Promise<void> {
   const what = `at the node's tip ${tip} with its mempool${tlsEp ? ', TLS verified with the lab CA' : ''}`;
   await waitReady(paths, s, pid, what, readyMs, async () => {
+    // electrs 0.12 serves its Electrum port before it has read a single header, and a
+    // blockchain.headers.subscribe in that window kills it (electrum.rs, headers_subscribe:
+    // tip_height().unwrap() on an empty chain); the tip's header is refused, not fatal, until then.
+    if (s === 'electrs') await electrumCalls(host, port, [{ method: 'blockchain.block.header', params: [tip] }]);
     const height = await electrumTip(host, port);
     if (height !== tip) throw new Error(`${s} at height ${height}, node at ${tip}`);
     // ElectrumX opens its client ports only once caught up, and only logs a listener that fails:

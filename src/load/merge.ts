@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { toolInfo } from '../core/tool-info';
 import { fileAboutToBeCreated } from '../core/created-file';
-import { readStoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
-import { outageAt, readOutages, type Outage } from '../core/outages';
+import { readStoppedAnswering, stoppedAnsweringAll } from '../core/stopped-answering';
+import { readOutages, unionOfOutages } from '../core/outages';
 import { LoadStore, type LoadRunRow, type LoadRunStatus, type LoadServerRow } from '../store/load-results';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
-import { alignedSeconds, sumSecond } from './merge-intervals';
+import { alignedSeconds, sumSecond } from '../engine/sinks/merge-intervals';
 import { formatShard, parseShard, type Shard } from '../core/shard';
 import { executorFor, isLoadModelKind, type LoadModel } from '../engine/executors/registry';
 import { createThresholdTracker, type ThresholdResult } from './thresholds';
@@ -179,32 +179,9 @@ function mergedOutcome(byShard: Input[], name: string): Record<string, unknown> 
   const sum = (k: string) => stored.reduce((t, o) => t + (typeof o[k] === 'number' ? (o[k] as number) : 0), 0);
   const outcomes: Record<string, number> = {};
   for (const o of stored) for (const [k, v] of Object.entries((o.outcomes ?? {}) as Record<string, number>)) outcomes[k] = (outcomes[k] ?? 0) + v;
-  const stops = stored.map((o) => readStoppedAnswering(o.stoppedAnswering));
-  let stopped: StoppedAnswering | null = null;
-  if (stops.every((s): s is StoppedAnswering => s !== null)) {
-    const total = (k: 'answered' | 'of' | 'unanswered') => stops.reduce((t, s) => t + s[k], 0);
-    stopped = { answered: total('answered'), of: total('of'), atS: Math.max(...stops.map((s) => s.atS)), unanswered: total('unanswered') };
-  }
-  const outages = unionOf(stored.flatMap((o) => readOutages(o.outages)));
+  const stopped = stoppedAnsweringAll(stored.map((o) => readStoppedAnswering(o.stoppedAnswering)));
+  const outages = unionOfOutages(stored.flatMap((o) => readOutages(o.outages)));
   return { outcomes, scheduled: sum('scheduled'), sent: sum('sent'), answered: sum('answered'), achievedRps: round(sum('achievedRps')), sentRps: round(sum('sentRps')), stoppedAnswering: stopped, outages };
-}
-
-/**
- * The shards' outages of one server as one list: those that overlap are one outage, from the
- * first shard that found the server gone to the last that heard from it again. Joined on the epoch
- * times, and their seconds counted again from the earliest shard's start: shards started without
- * --start-at each count from their own.
- */
-function unionOf(all: Outage[]): Outage[] {
-  const joined: Array<{ startMs: number; endMs: number | null }> = [];
-  for (const o of [...all].sort((a, b) => a.startMs - b.startMs)) {
-    const last = joined.at(-1);
-    if (last && (last.endMs === null || o.startMs <= last.endMs)) {
-      if (last.endMs !== null && (o.endMs === null || o.endMs > last.endMs)) last.endMs = o.endMs;
-    } else joined.push({ startMs: o.startMs, endMs: o.endMs });
-  }
-  const originMs = Math.min(...all.map((o) => Math.round(o.startMs - 1000 * o.startS)));
-  return joined.map((o) => outageAt(originMs, o.startMs - originMs, o.endMs === null ? null : o.endMs - originMs));
 }
 
 function write(inputs: Input[], output: string, opts: MergeOptions): MergeResult {

@@ -184,6 +184,55 @@ export class WalletStore {
     });
   }
 
+  /** A run's syncs with their requests, as they were recorded, each with its server's name (a shard's, read for the merge). */
+  *syncRecords(runId: number): Generator<{ server: string; record: Omit<SyncRecord, 'serverId'> }> {
+    const requests = this.db.prepare(
+      'SELECT step, method, items, offset_ns AS offsetNs, latency_ns AS latencyNs, bytes, status, error FROM wallet_requests WHERE sync_id = ? ORDER BY rowid',
+    );
+    const syncs = this.db.prepare(
+      `SELECT y.id, v.name AS server, y.wallet, y.pass, y.warmup, y.scripts, y.expected_txs AS expectedTxs, y.intended_ms AS intendedMs, y.lag_ms AS lagMs,
+              y.duration_ns AS durationNs, y.status, y.error, y.error_step AS errorStep, y.found_txs AS foundTxs, y.found_confirmed AS foundConfirmed,
+              y.found_unconfirmed AS foundUnconfirmed, y.mismatch
+         FROM wallet_syncs y JOIN run_servers v ON v.id = y.server_id WHERE y.run_id = ? ORDER BY y.id`,
+    );
+    type SyncRow = { id: number; server: string; wallet: string; pass: number; warmup: number; scripts: number; expectedTxs: number; intendedMs: number | null; lagMs: number | null; durationNs: number; status: string; error: string | null; errorStep: string | null; foundTxs: number | null; foundConfirmed: number | null; foundUnconfirmed: number | null; mismatch: string | null };
+    type RequestRow = { step: RequestSample['step']; method: string; items: number; offsetNs: number; latencyNs: number; bytes: number; status: RequestSample['outcome']; error: string | null };
+    for (const y of syncs.iterate(runId) as IterableIterator<SyncRow>) {
+      const samples = (requests.all(y.id) as RequestRow[]).map((q): RequestSample => ({ step: q.step, method: q.method, items: q.items, offsetNs: BigInt(q.offsetNs), latencyNs: BigInt(q.latencyNs), bytes: q.bytes, outcome: q.status, error: q.error ?? undefined }));
+      yield {
+        server: y.server,
+        record: {
+          wallet: y.wallet,
+          pass: y.pass,
+          warmup: y.warmup !== 0,
+          scripts: y.scripts,
+          expectedTxs: y.expectedTxs,
+          intendedMs: y.intendedMs ?? undefined,
+          lagMs: y.lagMs ?? undefined,
+          durationNs: BigInt(y.durationNs),
+          status: y.status,
+          error: y.error ?? undefined,
+          errorStep: y.errorStep ?? undefined,
+          found: y.foundTxs === null ? undefined : { txs: y.foundTxs, confirmed: y.foundConfirmed ?? 0, unconfirmed: y.foundUnconfirmed ?? 0 },
+          mismatch: y.mismatch === null ? undefined : y.mismatch.split('; '),
+          samples,
+        },
+      };
+    }
+  }
+
+  /** A run's notifications as they were recorded, each with its server's name. */
+  notificationRecords(runId: number): Array<{ server: string; record: Omit<NotificationRecord, 'serverId'> }> {
+    type Row = { server: string; blockHeight: number; kind: NotificationRecord['kind']; connection: number; scripthash: string | null; latencyNs: number | null; status: NotificationRecord['status'] };
+    const rows = this.db
+      .prepare(
+        `SELECT v.name AS server, n.block_height AS blockHeight, n.kind, n.connection, n.scripthash, n.latency_ns AS latencyNs, n.status
+           FROM wallet_notifications n JOIN run_servers v ON v.id = n.server_id WHERE n.run_id = ? ORDER BY n.rowid`,
+      )
+      .all(runId) as Row[];
+    return rows.map(({ server, latencyNs, ...r }) => ({ server, record: { ...r, latencyNs: latencyNs === null ? null : BigInt(latencyNs) } }));
+  }
+
   finishRun(runId: number, status: 'completed' | 'interrupted' | 'failed', summary: unknown): void {
     this.db.transaction(() => {
       finishRun(this.db, runId, status);

@@ -10,9 +10,9 @@ import { heldReconnectsText } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import type { ServerLoadSummary } from './load';
 
-export function summaryText(runId: number, workload: string, rows: ServerLoadSummary[], setups: Map<string, unknown>, db: string): string {
+export function summaryText(runId: number, workload: string, rows: ServerLoadSummary[], setups: Map<string, unknown>, db: string | null): string {
   const ms = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(0));
-  const out = [`wallet load run ${runId} (${workload} workload)`];
+  const out = [db === null ? `this shard's part (${workload} workload)` : `wallet load run ${runId} (${workload} workload)`];
   for (const r of rows) if (r.arrivals?.stoppedAnswering) out.push(`${r.server}: arriving wallets ${stoppedAnsweringText(r.arrivals.stoppedAnswering)}`);
   for (const r of rows) if (r.arrivals?.generator.bound) out.push(`warning: ${r.server}: GENERATOR-BOUND: ${r.arrivals.generator.reasons.join('; ')}`);
   const held = rows.filter((r) => r.held > 0);
@@ -48,6 +48,6 @@ export function summaryText(runId: number, workload: string, rows: ServerLoadSum
       }
     }
   }
-  out.push(`\nresults: ${db}; report: npm run report -- --db ${db}`);
+  out.push(db === null ? "\nresults: sent to the coordinator (shard 1), which merges every shard's into one run" : `\nresults: ${db}; report: npm run report -- --db ${db}`);
   return out.join('\n');
 }

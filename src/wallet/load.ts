@@ -22,6 +22,8 @@ import { WalletStore } from '../store/wallets';
 import { allHeard, judgeBlock, paymentHeard, type HeldConnection } from './notifications';
 import { syncRecord, type SyncResult } from './sync';
 import { walletSyncUnits } from './sync-units';
+import { until, type Blocks } from './blocks';
+import { StepStopped } from '../engine/coordinator';
 import type { LoadModel } from '../engine/executors/registry';
 import { Rehold, type HeldWallet } from './rehold';
 import type { HeldReconnects } from '../core/held-reconnects';
@@ -35,25 +37,11 @@ import { mapped, type UnitSink } from '../engine/sinks/unit-sink';
 import { SyncRows } from '../engine/sinks/sync-rows';
 import type { LiveState, NotificationTally, WalletsLive } from '../engine/outputs/output';
 import { LoadRunner, type Segment, type ServerResult } from '../engine/runner';
+import type { Shard } from '../core/shard';
 import type { UnitSource } from '../engine/unit-source';
 import { inTurn } from '../engine/servers-in-turn';
 import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type Slo, type StepResult } from '../engine/find-max';
 import { summarise, type ServerSummary } from '../engine/summary';
-
-/**
- * Where blocks come from: mined on request (the lab, or a regtest node), timed from the mining
- * call; or, with no `mineOne`, natural blocks, which nobody can time from their finding: each is
- * timed from the first held connection that heard it, so what is measured is how much later the
- * others heard it.
- */
-export interface BlockMaker {
-  /** Payments are possible only on a node whose keys we hold (the lab). */
-  pay?: (addresses: string[], sats: number) => Promise<string>;
-  mineOne?: () => Promise<{ height: number; askedNs: bigint; returnedNs: bigint }>;
-  recordChange?: (blocks: number, payments: number) => void;
-  /** Natural blocks: how long to wait for each. */
-  naturalWaitMs?: number;
-}
 
 export interface WalletLoadOptions {
   servers: ServerTarget[];
@@ -73,7 +61,14 @@ export interface WalletLoadOptions {
   search?: FindMaxOptions;
   /** --find-max --slo-notify: the most held wallets whose headers notifications meet the SLO, stepping up from `hold`. */
   notifySearch?: { slo: Slo; factor: number; maxHold: number };
-  notify?: { maker: BlockMaker; blocks: number; payWallets: number; amountSat: number; waitMs: number; paymentWaitMs: number };
+  /**
+   * One shard of a coordinated test (`hold` and `arrivals` are then this shard's share): the
+   * arrivals thinned to it, and every segment of a server's run started with the other shards'.
+   */
+  shard?: Shard;
+  rendezvous?: (meeting: string) => Promise<number>;
+  /** Blocks and their notifications: `source` makes (or, on a coordinated test's other shards, learns) each block. */
+  notify?: { source: Blocks; blocks: number; payWallets: number; amountSat: number; waitMs: number; paymentWaitMs: number };
   /** The server process's RSS, where it is known (lab servers): memory per held connection. */
   rssOf?: (server: string) => Promise<number | null>;
   log: (line: string) => void;
@@ -190,13 +185,14 @@ export class WalletLoad {
   ) {
     this.synced = mapped(new SyncRows(store, runId), ({ serverId, result, arrival }) => ({ row: syncRecord(serverId, result, 0, false, arrival ?? {}), identity: result }));
     // Arriving wallets are the run's units unless a segment says otherwise.
-    this.runner = new LoadRunner({ servers: o.servers, model: this.arrivalModel ?? { kind: 'rate', rate: 1 }, durationMs: o.durationMs }, (t) => this.arriving(t));
+    this.runner = new LoadRunner({ servers: o.servers, model: this.arrivalModel ?? { kind: 'rate', rate: 1 }, durationMs: o.durationMs, shard: o.shard, rendezvous: o.rendezvous }, (t) => this.arriving(t));
   }
 
   stop(): void {
     this.stopping = true;
     this.runner.stop();
     this.rehold?.close();
+    this.o.notify?.source.release();
   }
 
   /** How wallets arrive, if they do. */
@@ -289,7 +285,8 @@ export class WalletLoad {
       if (this.o.notifySearch && !this.stopping) {
         heldSearch = await this.searchHeld(t, held, filled, blocks);
         notify = heldSearch.last;
-      } else if (this.o.notify && held.length > 0 && !this.stopping) {
+      } else if (this.o.notify && (held.length > 0 || this.o.rendezvous) && !this.stopping) {
+        // A shard takes every block with the others even if it holds nothing: they wait for it.
         notify = (await blocks()).stats;
       }
       rehold.close();
@@ -434,47 +431,43 @@ export class WalletLoad {
     const totals = { headers: { expected: 0, ok: 0, missing: 0, duplicate: 0 }, scripthash: { expected: 0, ok: 0, missing: 0, duplicate: 0 } };
     const nextUnused = new Map<string, number>();
     const stopped = () => this.stopping;
+    const source = n.source;
     let blocks = 0;
     for (let b = 0; b < n.blocks && !this.stopping; b++) {
-      const paid = new Set<string>();
-      if (n.maker.pay && n.payWallets > 0) {
-        const wallets = [...new Map(held.map((h) => [h.wallet.wallet, h.wallet])).values()].slice(0, n.payWallets);
-        const addresses: string[] = [];
-        for (const w of wallets) {
-          const index = nextUnused.get(w.wallet) ?? w.expected.usedScripts.receive;
-          const s = w.chains.receive[index];
-          if (!s?.address) continue;
-          nextUnused.set(w.wallet, index + 1);
-          addresses.push(s.address);
-          paid.add(s.scripthash);
+      const step = `${server} block ${b + 1}`;
+      try {
+        await source.ready(step);
+        const payment = await source.pay(step, held, n.payWallets, n.amountSat, nextUnused);
+        const paid = payment?.paid ?? new Set<string>();
+        if (payment) await until(() => paymentHeard(held, paid, payment.sinceNs), n.paymentWaitMs, stopped);
+        await source.paymentHeard(step);
+        for (const h of held) h.heard.length = 0; // the payment's mempool notifications are not the block's
+        const block = await source.block(step, held, stopped);
+        if (!block) {
+          if (!this.stopping) this.o.log(`no block within ${(source.naturalWaitMs ?? 0) / 1000} s; stopping the wait for blocks`);
+          break;
         }
-        if (addresses.length) {
-          const since = process.hrtime.bigint();
-          await n.maker.pay(addresses, n.amountSat);
-          n.maker.recordChange?.(0, 1);
-          await until(() => paymentHeard(held, paid, since), n.paymentWaitMs, stopped);
-        }
+        if (block.mined) mineCalls.push(Number(block.returnedNs - block.askedNs) / 1e6);
+        await until(() => allHeard(held, block.height, paid, block.askedNs), n.waitMs, stopped);
+        const j = judgeBlock(held, block.height, paid, block.askedNs);
+        this.store.addNotifications(this.runId, j.rows.map((r) => ({ ...r, serverId })));
+        for (const r of j.rows) if (r.status === 'ok') (r.kind === 'headers' ? headers : scripts).push(Number(r.latencyNs) / 1e6);
+        for (const k of ['headers', 'scripthash'] as const) for (const f of ['expected', 'ok', 'missing', 'duplicate'] as const) totals[k][f] += j[k][f];
+        blocks++;
+        const watched = this.watched.get(server)!.wallets;
+        watched.blocks = blocks;
+        const [h, sc] = [latencyLine(headers), latencyLine(scripts)];
+        watched.headers = { ...totals.headers, p50Ms: h.p50Ms, p99Ms: h.p99Ms, maxMs: h.maxMs };
+        watched.scripthash = { ...totals.scripthash, p50Ms: sc.p50Ms, p99Ms: sc.p99Ms, maxMs: sc.maxMs };
+        const all = await source.judged(step, { headers: j.headers, scripthash: j.scripthash });
+        const sum = (k: 'headers' | 'scripthash', f: 'expected' | 'ok' | 'missing') => all.reduce((x, figures) => x + figures[k][f], 0);
+        const shards = all.length > 1 ? ` (${all.length} shards)` : '';
+        this.o.log(`block ${block.height}: ${sum('headers', 'ok')}/${sum('headers', 'expected')} headers notifications, ${sum('scripthash', 'ok')}/${sum('scripthash', 'expected')} script notifications, ${sum('headers', 'missing') + sum('scripthash', 'missing')} missing${shards}`);
+      } catch (err) {
+        // A stop while the shards met: what was judged stands.
+        if (err instanceof StepStopped) break;
+        throw err;
       }
-      for (const h of held) h.heard.length = 0; // the payment's mempool notifications are not the block's
-      const block = n.maker.mineOne ? await n.maker.mineOne() : await naturalBlock(held, n.maker.naturalWaitMs ?? 0, stopped);
-      if (!block) {
-        if (!this.stopping) this.o.log(`no block within ${(n.maker.naturalWaitMs ?? 0) / 1000} s; stopping the wait for blocks`);
-        break;
-      }
-      n.maker.recordChange?.(1, 0);
-      if (n.maker.mineOne) mineCalls.push(Number(block.returnedNs - block.askedNs) / 1e6);
-      await until(() => allHeard(held, block.height, paid, block.askedNs), n.waitMs, stopped);
-      const j = judgeBlock(held, block.height, paid, block.askedNs);
-      this.store.addNotifications(this.runId, j.rows.map((r) => ({ ...r, serverId })));
-      for (const r of j.rows) if (r.status === 'ok') (r.kind === 'headers' ? headers : scripts).push(Number(r.latencyNs) / 1e6);
-      for (const k of ['headers', 'scripthash'] as const) for (const f of ['expected', 'ok', 'missing', 'duplicate'] as const) totals[k][f] += j[k][f];
-      blocks++;
-      const watched = this.watched.get(server)!.wallets;
-      watched.blocks = blocks;
-      const [h, sc] = [latencyLine(headers), latencyLine(scripts)];
-      watched.headers = { ...totals.headers, p50Ms: h.p50Ms, p99Ms: h.p99Ms, maxMs: h.maxMs };
-      watched.scripthash = { ...totals.scripthash, p50Ms: sc.p50Ms, p99Ms: sc.p99Ms, maxMs: sc.maxMs };
-      this.o.log(`block ${block.height}: ${j.headers.ok}/${j.headers.expected} headers notifications, ${j.scripthash.ok}/${j.scripthash.expected} script notifications, ${j.headers.missing + j.scripthash.missing} missing`);
     }
     const stats: NotifyStats = {
       blocks,
@@ -519,25 +512,3 @@ function latencyLine(ms: number[]): { p50Ms: number | null; p90Ms: number | null
   return { p50Ms: line.p50, p90Ms: line.p90, p99Ms: line.p99, maxMs: line.max };
 }
 
-/** The next block any held connection hears of, timed from the first that heard it. */
-async function naturalBlock(held: HeldConnection[], maxMs: number, stopped: () => boolean): Promise<{ height: number; askedNs: bigint; returnedNs: bigint } | null> {
-  let first: { height: number; atNs: bigint } | null = null;
-  const seen = () => {
-    for (const c of held) {
-      for (const n of c.heard) {
-        const h = n.method === 'blockchain.headers.subscribe' && Array.isArray(n.params) ? (n.params[0] as { height?: unknown })?.height : undefined;
-        if (typeof h === 'number' && (!first || n.atNs < first.atNs)) first = { height: h, atNs: n.atNs };
-      }
-    }
-    return first !== null;
-  };
-  await until(seen, maxMs, stopped);
-  const f = first as { height: number; atNs: bigint } | null;
-  return f ? { height: f.height, askedNs: f.atNs, returnedNs: f.atNs } : null;
-}
-
-/** Waits until `done`, at most `maxMs`; a stop ends the wait (a stop takes at most 2 s). */
-async function until(done: () => boolean, maxMs: number, stopped: () => boolean): Promise<void> {
-  const end = Date.now() + maxMs;
-  while (!done() && !stopped() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-}

@@ -14,6 +14,8 @@ export interface LabEnv {
   electrum: Record<'electrumx' | 'electrs', Endpoint> & Partial<Record<BuiltFromSource, Endpoint>>;
   /** Lab servers this run goes without, and why (their source could not be had): their tests skip saying so. */
   without: Partial<Record<BuiltFromSource, string>>;
+  /** Real wallets installed from a source archive that this run goes without, and why: their tests skip saying so. */
+  clientsWithout: Partial<Record<ArchivedClient, string>>;
   esploraRest?: string; // Esplora's REST API, http://127.0.0.1:PORT
   fulcrumTls?: { host: string; port: number; caFile: string };
   electrumxTls: { host: string; port: number; caFile: string }; // ElectrumX's TLS port, signed by the lab CA
@@ -32,12 +34,14 @@ interface Endpoint {
 }
 /** The lab servers built from source archives: a run may go without them (and says why). */
 export type BuiltFromSource = 'esplora' | 'fulcrum';
+/** The real wallets installed from a source archive (install-lab.sh targets): a run may go without them too. */
+export type ArchivedClient = 'electrum-wallet';
 
 export function labEnvFile(): string {
   return labPaths(labConfig()).testEnvFile;
 }
 
-export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}): LabEnv {
+export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}, clientsWithout: LabEnv['clientsWithout'] = {}): LabEnv {
   const endpoint = (name: ElectrumServerName) => {
     const e = s.electrum[name];
     if (!e) throw new Error(`lab status has no ${name} endpoint`);
@@ -55,6 +59,7 @@ export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}): La
       ...Object.fromEntries(LAB_SERVERS.filter((n) => (n === 'esplora' || n === 'fulcrum') && !(n in without)).map((n) => [n, endpoint(n)])),
     },
     without,
+    clientsWithout,
     esploraRest: s.electrum.esplora?.running ? s.electrum.esplora.rest : undefined,
     fulcrumTls: s.electrum.fulcrum?.running && s.electrum.fulcrum.tls ? { host: s.electrum.fulcrum.tls.host, port: s.electrum.fulcrum.tls.port, caFile: s.electrum.fulcrum.tls.caFile } : undefined,
     electrumxTls: { host: tls.host, port: tls.port, caFile: tls.caFile },
@@ -88,4 +93,11 @@ export function describeBuilt(server: BuiltFromSource, title: string, fn: () => 
   const reason = labEnv().without[server];
   if (reason === undefined) describe(title, fn);
   else describe.skip(`${title} [skipped: ${server} is not in this lab: ${reason}]`, fn);
+}
+
+/** `describe` for tests of a real wallet installed from a source archive, or `describe.skip` saying why this run has none. */
+export function describeWithClient(client: ArchivedClient, title: string, fn: () => void): void {
+  const reason = labEnv().clientsWithout?.[client];
+  if (reason === undefined) describe(title, fn);
+  else describe.skip(`${title} [skipped: ${client} is not installed here: ${reason}]`, fn);
 }

@@ -1,18 +1,20 @@
 /**
  * jest globalSetup: a fresh lab for the run (labUp), or, with ELECTRUM_BENCH_LAB_KEEP=1, the lab
  * that is already up if every component runs at the same tip. Throws (failing the whole run, never
- * skipping) if the lab cannot come up. The one exception: Esplora and Fulcrum build from source
- * archives (or git), and where their source cannot be had the run goes without them, and every
- * test of theirs is reported skipped with that reason. A build that fails still fails the run.
+ * skipping) if the lab cannot come up. The one exception: Esplora, Fulcrum and the real Electrum
+ * wallet install from source archives (or git), and where their source cannot be had the run goes
+ * without them, and every test of theirs is reported skipped with that reason. A build that fails
+ * still fails the run.
  */
 import fs from 'node:fs';
 import { labDown, labStatus, labUp, runInstall } from '../../src/lab/lab';
 import { isUserError } from '../../src/core/user-error';
-import { envFromStatus, labEnvFile, type BuiltFromSource, type LabEnv } from './env';
+import { envFromStatus, labEnvFile, type ArchivedClient, type BuiltFromSource } from './env';
 
-async function unavailable(log: (line: string) => void): Promise<LabEnv['without']> {
-  const without: LabEnv['without'] = {};
-  for (const s of ['esplora', 'fulcrum'] as BuiltFromSource[]) {
+/** Installs each target, or names why it cannot be had here (install-lab.sh's exit 2); a failed build throws. */
+async function unavailable<T extends string>(targets: readonly T[], log: (line: string) => void): Promise<Partial<Record<T, string>>> {
+  const without: Partial<Record<T, string>> = {};
+  for (const s of targets) {
     try {
       await runInstall([s], log);
     } catch (err) {
@@ -30,7 +32,9 @@ export default async function globalSetup(): Promise<void> {
   // From PyPI in seconds, so a fresh machine's `npm test` has them: the A/B test's second ElectrumX
   // and the real BDK the bdk workload is held to.
   await runInstall(['electrumx@1.20.0', 'bdk'], log);
-  const without = await unavailable(log);
+  const without = await unavailable<BuiltFromSource>(['esplora', 'fulcrum'], log);
+  // The real Electrum wallet comes from its release archive (../shared/mirror), which a machine may lack.
+  const clientsWithout = await unavailable<ArchivedClient>(['electrum-wallet'], log);
   let status = await labStatus();
   // Reuse only a full lab (not one started with --without): the tests use every server.
   // A lab whose chain changed since generation (a notification test mines) has stale datasets.
@@ -45,5 +49,5 @@ export default async function globalSetup(): Promise<void> {
     status = await labUp({ log, without: Object.keys(without) as BuiltFromSource[] });
     if (!status.up) throw new Error(`lab did not come up: ${JSON.stringify(status, null, 2)}`);
   }
-  fs.writeFileSync(labEnvFile(), JSON.stringify(envFromStatus(status, without), null, 2) + '\n');
+  fs.writeFileSync(labEnvFile(), JSON.stringify(envFromStatus(status, without, clientsWithout), null, 2) + '\n');
 }

@@ -110,7 +110,27 @@ describe('the command line', () => {
     expect(args).toEqual(['--server', 'electrumx@10.0.0.5:50001', '--dataset', `/config/${path.basename(dataset)}`, '--rate', '90', '--db', '/results/x.sqlite']);
   });
 
+  test('a wallet load renders too: the wallets file goes into the ConfigMap, each pod holds its share', () => {
+    const wallets = path.join(os.tmpdir(), `eb-render-wallets-${process.pid}.jsonl`);
+    // The pods read it; render only carries it.
+    fs.writeFileSync(wallets, '{"wallet":"w1"}\n');
+    try {
+      const r = cli(['render', '--shards', '4', '--name', 'eb', '--', 'load', '--workload', 'electrum', '--server', 'electrumx@10.0.0.5:50001', '--wallets', wallets, '--hold', '1000', '--notify', '--db', 'w.sqlite']);
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      const objects = JSON.parse(r.stdout).items as Array<Record<string, any>>;
+      for (const o of objects) expect(() => new MODELS[o.kind](o).validate()).not.toThrow();
+      const [configMap, , job] = objects;
+      expect(Object.values(configMap.data)).toEqual([fs.readFileSync(wallets, 'utf8')]);
+      expect(job.spec.template.spec.containers[0].command.slice(4)).toEqual(['--workload', 'electrum', '--server', 'electrumx@10.0.0.5:50001', '--wallets', `/config/${path.basename(wallets)}`, '--hold', '1000', '--notify', '--db', '/results/w.sqlite']);
+    } finally {
+      fs.rmSync(wallets, { force: true });
+    }
+  });
+
   test.each([
+    [['--', 'load', '--workload', 'electrum', '--server', 'electrumx@10.0.0.5:50001', '--hold', '10'], /give --wallets FILE/],
+    [['--', 'load', '--workload', 'electrum', '--server', 'electrumx@10.0.0.5:50001', '--wallets', 'D', '--hold', '1'], /--hold 1: a test of 2 shards holds at least one wallet on each/],
     [['--', 'load', '--server', 'electrumx@10.0.0.5:50001', '--dataset', 'D', '--rate', '10', '--shard', '1/2'], /--shard is set for each pod by the Job/],
     [['--', 'load', '--server', 'electrumx@10.0.0.5:50001', '--rate', '10'], /give --dataset FILE/],
     [['--', 'load', '--server', 'electrumx@10.0.0.5:50001', '--dataset', 'D', '--rate', '-5', '--pipeline', '0'], /--rate.*; .*--pipeline/],

@@ -1,5 +1,5 @@
 /** The coordinated test's wire, on loopback: registration, one start for all, results, and every way it fails. */
-import { Coordinator, ShardLink } from '../../src/load/coordinator';
+import { Coordinator, ShardLink, StepStopped } from '../../src/engine/coordinator';
 import { isUserError } from '../../src/core/user-error';
 
 const HOST = '127.0.0.1';
@@ -137,4 +137,48 @@ test('a call-off that comes before the shard listens for it is kept, not lost', 
   const err = await s.rendezvous('x').catch((e: Error) => e);
   expect(isUserError(err)).toBe(true);
   expect((err as Error).message).toMatch(/no start for x: shard 1\/2 failed: no server/);
+});
+
+test('steps the shards take together: the coordinator hears what each tells once all are at a step, and its news reaches each, even one that asks late', async () => {
+  const c = await coordinator(3);
+  const [s2, s3] = await Promise.all([shard(c, 2, 3), shard(c, 3, 3)]);
+  await c.awaitShards(5000);
+  let gathered = false;
+  const gathering = c.gather('block 1 judged', 5000).then((told) => ((gathered = true), told));
+  s2.arrive('block 1 judged', { ok: 20 });
+  await new Promise((r) => setTimeout(r, 100));
+  // Not everyone is at it yet.
+  expect(gathered).toBe(false);
+  s3.arrive('block 1 judged', { ok: 19 });
+  expect(await gathering).toEqual(new Map([[2, { ok: 20 }], [3, { ok: 19 }]]));
+  c.tell('block 2 mined', { height: 485 });
+  expect(await s2.hear('block 2 mined', 5000)).toEqual({ height: 485 });
+  await new Promise((r) => setTimeout(r, 100));
+  expect(await s3.hear('block 2 mined', 5000)).toEqual({ height: 485 });
+});
+
+test('a wait for a step ends at a stop on either side, at a call-off, and at its deadline, each in its own way', async () => {
+  const c = await coordinator(2);
+  const s = await shard(c, 2, 2);
+  await c.awaitShards(5000);
+  // The coordinator stopped (Ctrl-C) while waiting for the shards.
+  const waiting = c.gather('ready', 60_000);
+  c.release();
+  await expect(waiting).rejects.toBeInstanceOf(StepStopped);
+  // The coordinator's stop reaches a shard waiting for news.
+  const hearing = s.hear('mined', 60_000);
+  c.stopAll();
+  await expect(hearing).rejects.toBeInstanceOf(StepStopped);
+
+  const c2 = await coordinator(2);
+  const s2 = await shard(c2, 2, 2);
+  const offWhileHearing = s2.hear('mined', 60_000);
+  c2.abort('shard 1/2 failed: the miner is gone');
+  await expect(offWhileHearing).rejects.toThrow('--coordinator: shard 1/2 failed: the miner is gone');
+
+  const c3 = await coordinator(2);
+  const s3 = await shard(c3, 2, 2);
+  await c3.awaitShards(5000);
+  await expect(s3.hear('mined', 300)).rejects.toThrow(/^--coordinator: no word of mined within 0.3 s$/);
+  await expect(c3.gather('ready', 300)).rejects.toThrow(/^--coordinator: shard 2\/2 did not reach ready within 0.3 s$/);
 });

@@ -325,6 +325,8 @@ const CASES: Case[] = [
   { name: 'wallets: --find-max --slo naming what a wallet load does not measure', cli: 'load', args: (c) => walletLoad(c, '--find-max', '--slo', 'balance p99<2s'), names: () => ['--slo', 'balance', 'sync'] },
   { name: 'load: --find-max --slo naming a unit of a request load', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--find-max', '--slo', 'sync p99<2s', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--slo', 'sync'] },
   { name: 'wallets: --find-max with an arrival rate', cli: 'load', args: (c) => walletLoad(c, '--find-max', '--slo', 'sync p99<2s', '--rate', '3'), names: () => ['--find-max', '--rate'] },
+  { name: 'wallets: --shard without --coordinator', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--shard', '1/2'), names: () => ['--shard', '--coordinator'] },
+  { name: 'wallets: --coordinator with fewer held wallets than shards', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--shard', '1/3', '--coordinator', '127.0.0.1:7450'), names: () => ['--hold 2', '3 shards'] },
   { name: 'wallets: --natural-wait that is not a duration', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--notify', '--natural-wait', 'soon'), names: () => ['--natural-wait', 'soon'] },
   ...interleaveCases(),
   { name: 'load: --cpu naming a CPU this machine does not give us', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--rate', '5', '--cpu', '0,999', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--cpu 0,999', 'CPU 999'] },

@@ -75,3 +75,41 @@ test('lines written at once, a JSON array and single calls: each recorded with i
   await recorder.close();
   server.close();
 });
+
+test('a padding client: writes told apart by their power-of-two sizes even when one read brings several; a held connection is timed from its release', async () => {
+  const server = await echoServer();
+  const recorder = await WireRecorder.start({ host: '127.0.0.1', port: server.port });
+  recorder.hold();
+  const sock = net.connect(recorder.port, '127.0.0.1');
+  await new Promise((r) => sock.once('connect', r));
+  // Padded as Electrum pads: spaces before the last message's closing brace, to 1024 or 2048 bytes.
+  const pad = (lines: string[], size: number) => {
+    const text = lines.map((l) => l + '\n').join('');
+    return text.slice(0, -2) + ' '.repeat(size - text.length) + '}\n';
+  };
+  const msg = (id: number) => JSON.stringify({ jsonrpc: '2.0', method: 'blockchain.scripthash.subscribe', id, params: ['ab'.repeat(32)] });
+  const writes = pad([msg(0)], 1024) + pad([msg(1), msg(2), msg(3)], 1024) + pad([msg(4), msg(5), msg(6), msg(7), msg(8), msg(9), msg(10), msg(11)], 2048);
+  sock.write(writes); // one write: the proxy reads all three at once
+  await new Promise((r) => setTimeout(r, 100));
+  expect(recorder.requests).toHaveLength(0); // held: nothing read yet
+  const released = process.hrtime.bigint();
+  recorder.release();
+  await new Promise<void>((resolve) => {
+    let n = 0;
+    sock.on('data', (c) => {
+      n += c.toString().split('\n').length - 1;
+      if (n >= 12) resolve();
+    });
+  });
+  sock.destroy();
+  expect(recorder.requests.map((r) => r.together)).toEqual([1, 3, 3, 3, 8, 8, 8, 8, 8, 8, 8, 8]);
+  expect([...wireProfile(recorder.requests).framings]).toEqual(['line, padded']);
+  const served = recorder.servedFromNs.get(0)!;
+  expect(served).toBeGreaterThanOrEqual(released);
+  for (const r of recorder.requests) expect(r.answeredNs).toBeGreaterThanOrEqual(r.sentNs);
+  const span = recorder.spanMs(0);
+  expect(span).toBeGreaterThan(0);
+  expect(span).toBeLessThan(100); // from the release, not from the connect 100 ms before
+  await recorder.close();
+  server.close();
+});

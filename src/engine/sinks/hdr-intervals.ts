@@ -27,7 +27,7 @@ export function newHistogram(): hdr.Histogram {
 }
 
 /**
- * Histograms added up into a new one: how the shards' seconds of one test (src/load/merge-intervals.ts)
+ * Histograms added up into a new one: how the shards' seconds of one test (merge-intervals.ts)
  * and a server's turns of an interleaved run (src/engine/merge-turns.ts) are summed.
  */
 export function sumOf(parts: Iterable<hdr.Histogram>): hdr.Histogram {

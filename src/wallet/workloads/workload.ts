@@ -16,7 +16,7 @@ export interface Workload {
   /** Requests one wallet keeps in flight at most (batches count as one). */
   maxInFlight: number;
   /** How it opens its connection: which server.version it sends, if any. */
-  client: Pick<ClientOptions, 'clientName' | 'protocolVersion'>;
+  client: Pick<ClientOptions, 'clientName' | 'protocolVersion' | 'wire'>;
   /** Whether its connection stays subscribed after the sync (and so can be held for notifications). */
   subscribes: boolean;
   sync(session: WalletSession, wallet: WalletLine, found: Findings): Promise<void>;
@@ -46,23 +46,6 @@ export function historyOf(answer: unknown, scripthash: string): HistoryEntry[] {
 /** Confirmed transactions of the findings and their heights, for proofs and headers. */
 export function confirmedTxs(found: Findings): Array<[string, number]> {
   return [...found.heights()].filter(([, h]) => h > 0);
-}
-
-/**
- * Requests started by other requests' replies (a history brings transactions, a transaction its
- * proof): all awaited at the end, the first failure rethrown, none left to reject unhandled.
- */
-export class Pending {
-  private readonly all: Array<Promise<unknown>> = [];
-
-  add(p: Promise<unknown>): void {
-    p.catch(() => undefined);
-    this.all.push(p);
-  }
-
-  async settle(): Promise<void> {
-    for (let i = 0; i < this.all.length; i++) await this.all[i];
-  }
 }
 
 /**

@@ -33,7 +33,11 @@ export type Message =
   | { type: 'result'; database: string }
   | { type: 'received' }
   | { type: 'stop' }
-  | { type: 'abort'; reason: string };
+  | { type: 'abort'; reason: string }
+  // A step every shard takes together (a wallet load's blocks): each shard says it is `at` it,
+  // with what it has to tell; the coordinator, once all are, says what comes next (`told`).
+  | { type: 'at'; name: string; data?: unknown }
+  | { type: 'told'; name: string; data?: unknown };
 
 export interface CoordinatorAddress {
   host: string;
@@ -128,6 +132,13 @@ class Channel {
 /** The coordinator told this shard the test is off. */
 export class CoordinatorAbort extends Error {}
 
+/** A wait for a step the shards take together ended because this side was stopped. */
+export class StepStopped extends Error {
+  constructor() {
+    super('stopped while the shards met');
+  }
+}
+
 /** What the load command needs of either side: a start per server and a report of the actual start. */
 export interface TestLink {
   /** The epoch ms (this process's clock) at which every shard starts `server`'s schedule. */
@@ -141,6 +152,8 @@ interface Member {
   shard: Shard;
   channel: Channel;
   ready: Set<string>;
+  /** The steps it is at, with what it told of each. */
+  at: Map<string, unknown>;
   /** Actual starts, on the coordinator's clock. */
   starts: Map<string, number>;
   result?: Buffer;
@@ -155,6 +168,8 @@ export class Coordinator implements TestLink {
   private readonly ownStarts = new Map<string, number>();
   private readonly waiting: Array<() => void> = [];
   private failure: string | undefined;
+  /** This side was stopped: a wait for the other shards ends. */
+  private released = false;
   private failureListener: ((reason: string) => void) | undefined;
   private server!: net.Server;
 
@@ -209,10 +224,11 @@ export class Coordinator implements TestLink {
     if (m.test !== this.test) return refuse(`shard ${m.shard} runs a different test than the coordinator (its load options differ)`);
     if (count !== this.shard.count || !(index >= 2 && index <= count)) return refuse(`shard ${m.shard} is not one of shards 2..${this.shard.count} of ${this.shard.count}`);
     if (this.members.has(index)) return refuse(`shard ${m.shard} is already registered`);
-    const member: Member = { shard: { index, count }, channel, ready: new Set(), starts: new Map() };
+    const member: Member = { shard: { index, count }, channel, ready: new Set(), at: new Map(), starts: new Map() };
     this.members.set(index, member);
     channel.on((msg) => {
       if (msg.type === 'ready') member.ready.add(msg.server);
+      else if (msg.type === 'at' && typeof msg.name === 'string') member.at.set(msg.name, msg.data);
       else if (msg.type === 'started') member.starts.set(msg.server, msg.atMs);
       else if (msg.type === 'result') {
         member.result = Buffer.from(msg.database, 'base64');
@@ -253,6 +269,9 @@ export class Coordinator implements TestLink {
         if (this.failure) {
           clearTimeout(timer);
           reject(new UserError(this.failure));
+        } else if (this.released) {
+          clearTimeout(timer);
+          reject(new StepStopped());
         } else if (ready()) {
           clearTimeout(timer);
           resolve();
@@ -271,12 +290,15 @@ export class Coordinator implements TestLink {
     return `shard${out.length > 1 ? 's' : ''} ${out.join(', ')}`;
   }
 
-  /** Every other shard registered within `timeoutMs`, or a UserError naming those that did not. */
-  awaitShards(timeoutMs: number): Promise<void> {
+  /**
+   * Every other shard registered within `timeoutMs`, or a UserError naming those that did not and
+   * the --ready-timeout they had (`readyTimeoutMs`, of which `timeoutMs` may be what is left).
+   */
+  awaitShards(timeoutMs: number, readyTimeoutMs = timeoutMs): Promise<void> {
     return this.until(
       () => this.members.size === this.shard.count - 1,
       timeoutMs,
-      () => `--coordinator: ${this.missing(() => true)} did not register within ${seconds(timeoutMs)} (--ready-timeout); nothing was run`,
+      () => `--coordinator: ${this.missing(() => true)} did not register within ${seconds(readyTimeoutMs)} (--ready-timeout); nothing was run`,
     );
   }
 
@@ -296,6 +318,27 @@ export class Coordinator implements TestLink {
 
   started(server: string, epochMs: number): void {
     this.ownStarts.set(server, epochMs);
+  }
+
+  /** What every other shard told of step `name`, by shard index, once all of them are at it. */
+  async gather(name: string, timeoutMs: number): Promise<Map<number, unknown>> {
+    await this.until(
+      () => [...this.members.values()].every((m) => m.at.has(name)),
+      timeoutMs,
+      () => `--coordinator: ${this.missing((m) => m.at.has(name))} did not reach ${name} within ${seconds(timeoutMs)}`,
+    );
+    return new Map([...this.members].map(([i, m]) => [i, m.at.get(name)]));
+  }
+
+  /** Tells every other shard what comes of step `name`. */
+  tell(name: string, data?: unknown): void {
+    for (const m of this.members.values()) m.channel.send({ type: 'told', name, data });
+  }
+
+  /** This side stopped: waits for the other shards end (StepStopped) rather than keep the stop waiting. */
+  release(): void {
+    this.released = true;
+    this.wake();
   }
 
   /** The other shards' run databases, by shard index, once all have sent theirs. */
@@ -343,6 +386,10 @@ export class ShardLink implements TestLink {
   private abortReason: string | undefined;
   private stopAsked = false;
   private finishing = false;
+  /** What the coordinator told of each step, kept until asked for: it may come before the shard asks. */
+  private readonly told = new Map<string, unknown>();
+  /** Waits for a step's news: each ends when it comes, or when the test is stopped or called off. */
+  private readonly hearing = new Set<() => void>();
 
   private constructor(private readonly channel: Channel) {
     channel.on((m) => {
@@ -351,6 +398,8 @@ export class ShardLink implements TestLink {
         this.stopAsked = true;
         this.stopped?.();
       }
+      if (m.type === 'told' && typeof m.name === 'string') this.told.set(m.name, m.data);
+      if (m.type === 'stop' || m.type === 'abort' || m.type === 'told') for (const h of [...this.hearing]) h();
     });
     channel.onClose(() => this.callOff('the coordinator went away (its connection closed)'));
   }
@@ -359,6 +408,40 @@ export class ShardLink implements TestLink {
     if (this.finishing || this.abortReason !== undefined) return;
     this.abortReason = reason;
     this.aborted?.(reason);
+    for (const h of [...this.hearing]) h();
+  }
+
+  /** This shard is at step `name`, with what it has to tell the coordinator of it. */
+  arrive(name: string, data?: unknown): void {
+    this.channel.send({ type: 'at', name, data });
+  }
+
+  /**
+   * What the coordinator tells of step `name`, once all shards are at it. Rejects with StepStopped
+   * when the test is stopped first, with a UserError when it is called off or `timeoutMs` passes.
+   */
+  hear(name: string, timeoutMs: number): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (this.told.has(name)) done(() => resolve(this.told.get(name)));
+        else if (this.stopAsked) done(() => reject(new StepStopped()));
+        else if (this.abortReason !== undefined) done(() => reject(new UserError(`--coordinator: ${this.abortReason}`)));
+      };
+      const timer = setTimeout(() => done(() => reject(new UserError(`--coordinator: no word of ${name} within ${seconds(timeoutMs)}`))), timeoutMs);
+      const done = (settle: () => void) => {
+        clearTimeout(timer);
+        this.hearing.delete(check);
+        settle();
+      };
+      this.hearing.add(check);
+      check();
+    });
+  }
+
+  /** This side stopped on its own (Ctrl-C at this shard): a wait for the coordinator's news ends. */
+  release(): void {
+    this.stopAsked = true;
+    for (const h of [...this.hearing]) h();
   }
 
   /**
@@ -418,6 +501,11 @@ export class ShardLink implements TestLink {
       if (back - sent < best.rtt) best = { rtt: back - sent, offset: pong.nowMs - (sent + back) / 2 };
     }
     this.offsetMs = best.offset;
+  }
+
+  /** An epoch ms instant on the coordinator's clock, as this machine's clock reads it. */
+  localEpochMs(coordinatorMs: number): number {
+    return coordinatorMs - this.offsetMs;
   }
 
   /** Calls `listener` once if the coordinator calls the test off or goes away. */

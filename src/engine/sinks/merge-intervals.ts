@@ -3,9 +3,9 @@
  * their intervals that start in the same whole epoch second are the same second of the test.
  */
 import * as hdr from 'hdr-histogram-js';
-import type { IntervalCell, IntervalRecord } from '../core/load-types';
-import { UserError } from '../core/user-error';
-import { sumOf } from '../engine/sinks/hdr-intervals';
+import type { IntervalCell, IntervalRecord } from '../../core/load-types';
+import { UserError } from '../../core/user-error';
+import { sumOf } from './hdr-intervals';
 
 export type StoredInterval = IntervalRecord & { step: number | null };
 

@@ -1,0 +1,263 @@
+/**
+ * The shards of one coordinated wallet load put back into one run, as if one generator had held
+ * every wallet: each shard's syncs (with their requests) and notifications under the merged run's
+ * servers, the seconds of every segment added second by second (the exact HDR merge a request
+ * load's shards use), and each server's summary added up: the wallets held, the arrivals, and the
+ * notifications over every shard's held connections. It is written in one transaction: the merged
+ * run appears whole or not at all.
+ */
+import { toolInfo } from '../core/tool-info';
+import { fileAboutToBeCreated } from '../core/created-file';
+import { UserError } from '../core/user-error';
+import { sortedLine } from '../core/percentile-line';
+import { percentile } from '../core/quantiles';
+import { readStoppedAnswering, stoppedAnsweringAll } from '../core/stopped-answering';
+import { readHeldReconnects, type HeldReconnects } from '../core/held-reconnects';
+import { unionOfOutages } from '../core/outages';
+import { ResultsStore } from '../store/results';
+import { ResultsReader } from '../store/read';
+import { WalletStore, type WalletRunRow } from '../store/wallets';
+import { LoadStore } from '../store/load-results';
+import { alignedSeconds, sumSecond } from '../engine/sinks/merge-intervals';
+import type { NotifyStats, ServerLoadSummary } from './load';
+
+interface Shard {
+  file: string;
+  results: ResultsStore;
+  run: WalletRunRow;
+  summaries: ServerLoadSummary[];
+  setups: Record<string, unknown>;
+}
+
+export interface MergedWalletLoad {
+  runId: number;
+  status: 'completed' | 'interrupted' | 'failed';
+  summaries: ServerLoadSummary[];
+  setups: Record<string, unknown>;
+}
+
+/**
+ * Merges the wallet load runs of `inputs` (one coordinated test's shard databases, shard 1 first)
+ * into a new run of `output`. `config` is recorded with the merged run (the shards, their start skew).
+ */
+export function mergeWalletShards(inputs: string[], output: string, config: Record<string, unknown>): MergedWalletLoad {
+  const shards: Shard[] = [];
+  try {
+    for (const file of inputs) shards.push(openShard(file));
+    const names = (s: Shard) => s.summaries.map((x) => x.server).join(', ');
+    for (const s of shards.slice(1)) {
+      if (s.run.workload !== shards[0].run.workload) throw new UserError(`merge: ${s.file} ran the ${s.run.workload} workload, ${shards[0].file} the ${shards[0].run.workload}`);
+      if (names(s) !== names(shards[0])) throw new UserError(`merge: ${s.file} measured ${names(s) || 'no server'} but ${shards[0].file} measured ${names(shards[0]) || 'none'}`);
+    }
+    return write(shards, output, config);
+  } finally {
+    for (const s of shards) s.results.close();
+  }
+}
+
+function openShard(file: string): Shard {
+  const results = ResultsStore.open(file, { readonly: true });
+  try {
+    const run = new ResultsReader(results).walletRuns().filter((r) => r.kind === 'load').at(-1);
+    if (!run) throw new UserError(`merge: ${file} has no wallet load run`);
+    const summary = parseObject(run.summary_json);
+    const summaries = Array.isArray(summary.servers) ? (summary.servers as ServerLoadSummary[]) : [];
+    return { file, results, run, summaries, setups: parseObject(JSON.stringify(summary.setups ?? {})) };
+  } catch (err) {
+    results.close();
+    throw err;
+  }
+}
+
+function parseObject(text: string | null): Record<string, unknown> {
+  try {
+    const v = JSON.parse(text ?? 'null') as unknown;
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Completed only if every shard completed; otherwise the worst shard's ending. */
+function mergedStatus(shards: Shard[]): MergedWalletLoad['status'] {
+  const statuses = new Set(shards.map((s) => s.run.status));
+  if (statuses.has('failed')) return 'failed';
+  if ([...statuses].some((s) => s !== 'completed')) return 'interrupted';
+  return 'completed';
+}
+
+/** What the merged rows say of one server: its arrivals' times, and its notifications. */
+interface ServerRows {
+  fromIntendedMs: number[];
+  lagMs: number[];
+  notifications: { headers: { expected: number; ok: number; missing: number; duplicate: number; ms: number[] }; scripthash: { expected: number; ok: number; missing: number; duplicate: number; ms: number[] } };
+}
+
+function write(shards: Shard[], output: string, config: Record<string, unknown>): MergedWalletLoad {
+  const created = fileAboutToBeCreated(output);
+  let results: ResultsStore;
+  try {
+    results = ResultsStore.open(output);
+  } catch (err) {
+    created?.remove();
+    throw err;
+  }
+  const [first] = shards;
+  const servers = first.summaries.map((s) => s.server);
+  const store = new WalletStore(results);
+  const seconds = new LoadStore(results);
+  const tool = toolInfo();
+  const status = mergedStatus(shards);
+  try {
+    return results.transaction(() => {
+      const firstServers = new ResultsReader(first.results).walletServers(first.run.id);
+      const { runId, serverIds } = store.createRun(
+        {
+          kind: 'load',
+          tool_version: tool.version,
+          git_commit: tool.gitCommit,
+          config: { ...parseObject(first.run.config_json), shard: undefined, ...config },
+          workload: first.run.workload,
+          wallets_path: first.run.wallets_path,
+          wallets_hash: first.run.wallets_hash,
+          passes: null,
+          warmup: null,
+        },
+        firstServers.map((s) => ({ name: s.name, profile: s.profile, url: s.url, software: s.software, protocol: s.protocol, setup: s.setup_json === null ? undefined : JSON.parse(s.setup_json) })),
+      );
+      const rows = new Map<string, ServerRows>(
+        servers.map((name) => [name, { fromIntendedMs: [], lagMs: [], notifications: { headers: tally(), scripthash: tally() } }]),
+      );
+      for (const shard of shards) {
+        const from = new WalletStore(shard.results);
+        for (const { server, record } of from.syncRecords(shard.run.id)) {
+          store.addSync(runId, { ...record, serverId: serverIds.get(server)! });
+          const r = rows.get(server)!;
+          if (record.intendedMs !== undefined) {
+            r.lagMs.push(record.lagMs ?? 0);
+            if (record.status === 'ok') r.fromIntendedMs.push((record.lagMs ?? 0) + Number(record.durationNs) / 1e6);
+          }
+        }
+        const notifications = from.notificationRecords(shard.run.id);
+        store.addNotifications(runId, notifications.map(({ server, record }) => ({ ...record, serverId: serverIds.get(server)! })));
+        for (const { server, record } of notifications) {
+          const t = rows.get(server)!.notifications[record.kind];
+          t.expected++;
+          t[record.status]++;
+          if (record.status === 'ok' && record.latencyNs !== null) t.ms.push(Number(record.latencyNs) / 1e6);
+        }
+      }
+      // Every segment's seconds, added up by the epoch second they started in (one schedule clock).
+      for (const name of servers) {
+        const streams = shards.map((s) => {
+          const serverRow = new ResultsReader(s.results).walletServers(s.run.id).find((x) => x.name === name)!;
+          return { source: `${s.file} wallet run ${s.run.number}`, it: new LoadStore(s.results).intervals(s.run.id, serverRow.id) };
+        });
+        let start: number | undefined;
+        for (const { second, records } of alignedSeconds(streams)) {
+          start ??= second;
+          const rec = sumSecond(name, second - start, second, records);
+          seconds.addInterval(runId, serverIds.get(name)!, rec, rec.step);
+        }
+      }
+      const summaries = servers.map((name) => mergedSummary(name, shards, rows.get(name)!));
+      const setups = first.setups;
+      store.finishRun(runId, status, { servers: summaries, setups, ...config });
+      // The test ran when its shards ran, not when they were merged.
+      const finished = shards.map((s) => s.run.finished_at);
+      seconds.setSpan(runId, shards.map((s) => s.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1)! : null);
+      return { runId, status, summaries, setups };
+    });
+  } catch (err) {
+    results.close();
+    created?.remove();
+    throw err;
+  } finally {
+    results.close();
+  }
+}
+
+const tally = () => ({ expected: 0, ok: 0, missing: 0, duplicate: 0, ms: [] as number[] });
+
+/**
+ * One server's summary over every shard: wallets held and syncs added, the arrivals' percentiles
+ * and the notifications' from the merged rows (held connections of every shard). Memory per held
+ * wallet is left out: each shard saw the server's RSS grow with the other shards' wallets too.
+ */
+function mergedSummary(server: string, shards: Shard[], rows: ServerRows): ServerLoadSummary {
+  const parts = shards.map((s) => s.summaries.find((x) => x.server === server)).filter((x): x is ServerLoadSummary => x !== undefined);
+  const sum = (pick: (p: ServerLoadSummary) => number) => parts.reduce((t, p) => t + pick(p), 0);
+  const arriving = parts.map((p) => p.arrivals).filter((a): a is NonNullable<ServerLoadSummary['arrivals']> => a !== null);
+  let arrivals: ServerLoadSummary['arrivals'] = null;
+  if (arriving.length) {
+    const failures: Record<string, number> = {};
+    for (const a of arriving) for (const [k, v] of Object.entries(a.failures)) failures[k] = (failures[k] ?? 0) + v;
+    const line = sortedLine(rows.fromIntendedMs.sort((a, b) => a - b));
+    arrivals = {
+      intended: arriving.reduce((t, a) => t + a.intended, 0),
+      synced: arriving.reduce((t, a) => t + a.synced, 0),
+      failed: arriving.reduce((t, a) => t + a.failed, 0),
+      failures,
+      notStarted: arriving.reduce((t, a) => t + a.notStarted, 0),
+      answeredRate: Math.round(arriving.reduce((t, a) => t + (a.answeredRate ?? 0), 0) * 10) / 10,
+      p50Ms: line.p50,
+      p90Ms: line.p90,
+      p99Ms: line.p99,
+      lagP99Ms: percentile(rows.lagMs.sort((a, b) => a - b), 0.99),
+      stoppedAnswering: stoppedAnsweringAll(arriving.map((a) => readStoppedAnswering(a.stoppedAnswering))),
+      generator: {
+        bound: arriving.some((a) => a.generator.bound),
+        reasons: arriving.flatMap((a, i) => a.generator.reasons.map((r) => `shard ${i + 1}: ${r}`)),
+      },
+    };
+  }
+  const notifying = parts.map((p) => p.notify).filter((n): n is NotifyStats => n !== null);
+  const kind = (k: 'headers' | 'scripthash') => {
+    const t = rows.notifications[k];
+    const line = sortedLine(t.ms.sort((a, b) => a - b));
+    return { expected: t.expected, ok: t.ok, missing: t.missing, duplicate: t.duplicate, p50Ms: line.p50, p90Ms: line.p90, p99Ms: line.p99, maxMs: line.max };
+  };
+  const notify: NotifyStats | null = notifying.length
+    ? {
+        blocks: Math.max(...notifying.map((n) => n.blocks)),
+        headers: kind('headers'),
+        scripthash: kind('scripthash'),
+        // Shard 1 mined: its calls are the test's.
+        mineCallMs: notifying[0].mineCallMs,
+        loopDelayP99Ms: Math.max(...notifying.map((n) => n.loopDelayP99Ms)),
+      }
+    : null;
+  return {
+    server,
+    held: sum((p) => p.held),
+    holdFailed: sum((p) => p.holdFailed),
+    holdSeconds: Math.max(0, ...parts.map((p) => p.holdSeconds)),
+    rssPerHeldKiB: null,
+    arrivals,
+    notify,
+    reconnects: mergedReconnects(parts.map((p) => readHeldReconnects(p.reconnects))),
+    loopDelayP99Ms: Math.max(0, ...parts.map((p) => p.loopDelayP99Ms)),
+  };
+}
+
+/**
+ * The shards' held connections lost and held again, added; the outages they saw joined into one
+ * list. A median of medians is no median: with losses on more than one shard only the longest way
+ * back is kept.
+ */
+function mergedReconnects(all: Array<HeldReconnects | null>): HeldReconnects | null {
+  const parts = all.filter((r): r is HeldReconnects => r !== null);
+  if (!parts.length) return null;
+  const sum = (k: 'lost' | 'reheld' | 'stillLost' | 'failedAttempts') => parts.reduce((t, r) => t + r[k], 0);
+  const losing = parts.filter((r) => r.lost > 0);
+  const maxes = losing.map((r) => r.reholdMaxMs).filter((m): m is number => m !== null);
+  return {
+    lost: sum('lost'),
+    reheld: sum('reheld'),
+    stillLost: sum('stillLost'),
+    reholdP50Ms: losing.length === 1 ? losing[0].reholdP50Ms : null,
+    reholdMaxMs: maxes.length ? Math.max(...maxes) : null,
+    failedAttempts: sum('failedAttempts'),
+    outages: unionOfOutages(parts.flatMap((r) => r.outages)),
+  };
+}
