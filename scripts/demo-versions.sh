@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # "Did ElectrumX 2.0 regress against 1.20?" on the embedded lab: ElectrumX 1.20.0 started beside the
-# lab's 2.0.0 on the same chain, both measured interleaved in one A/B run (1.20.0 the baseline), and
-# the report with a verdict per method (change, 95 % interval, test, n, p).
+# lab's 2.0.0 on the same chain, both measured interleaved in one A/B run (1.20.0 the baseline), then
+# loaded in turns of 3 s at 50 requests/s (30 s each, about a minute), and the report with a verdict
+# per method and per latency percentile under load (change, 95 % interval, test, n, p).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,12 +14,15 @@ npm run --silent lab -- up --with electrumx@1.20.0
 rm -f "$DB" "$DB-wal" "$DB-shm"
 npm run --silent bench -- --server electrumx-1.20.0 --server electrumx --baseline electrumx-1.20.0 \
   --dataset datasets/regtest-lab.jsonl --passes 11 --warmup 1 --verify --no-progress --db "$DB"
+npm run --silent load -- --server electrumx-1.20.0 --server electrumx --baseline electrumx-1.20.0 \
+  --interleave 3s --rate 50 --duration 30s --dataset datasets/regtest-lab.jsonl --no-progress --db "$DB"
 npm run --silent report -- --db "$DB" --out "$REPORT" --force
 
 cat <<TXT
 
 Versions demo finished.
   results database: $DB
-  report:           $REPORT/index.html  (the "A/B verdicts against electrumx-1.20.0" table; summary.md too)
+  report:           $REPORT/index.html  (the "A/B verdicts against electrumx-1.20.0" tables, per method and
+                    under load, turn by turn; summary.md too)
 ElectrumX 1.20.0 still runs beside the lab (npm run lab -- status); a plain "npm run lab -- up" stops it.
 TXT

@@ -31,7 +31,7 @@ import { walletBench } from './wallet-bench';
 import { openWatchers, watched, watchPlan, withWatchOptions, WATCH_FLAGS } from './watch-options';
 import { PlannedRunLive, type PlannedUnitEnd } from '../engine/planned-live';
 import { mapped } from '../engine/sinks/unit-sink';
-import { checkedPlan, numbersAsTyped, stringsGiven, timeoutSeconds } from './validate';
+import { baselineProblems, checkedPlan, numbersAsTyped, regressionGateProblems, stringsGiven, timeoutSeconds } from './validate';
 import { loadModel } from '../report/load';
 import { abComparison, compareTable, regressions } from '../report/compare';
 import { verdictText } from '../core/verdict';
@@ -127,11 +127,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
 }
 
 function checkBaseline(baseline: string | undefined, failOn: number | undefined, names: string[]): void {
-  const problems: string[] = [];
-  if (baseline !== undefined && !names.includes(baseline)) problems.push(`--baseline: no server named ${baseline} is measured (${names.join(', ')})`);
-  if (baseline !== undefined && names.length < 2) problems.push('--baseline judges the other servers against one: measure at least two');
-  if (failOn !== undefined && baseline === undefined) problems.push('--fail-on-regression judges verdicts against --baseline: give one');
-  if (failOn !== undefined && !(failOn >= 0 && Number.isFinite(failOn))) problems.push(`--fail-on-regression must be a percent >= 0, got ${failOn}`);
+  const problems = [...baselineProblems(baseline, names), ...regressionGateProblems(baseline, failOn)];
   if (problems.length) throw new UserError(problems.join('; '));
 }
 

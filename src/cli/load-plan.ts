@@ -14,8 +14,9 @@ import { parseShard, shareOf, type Shard } from '../core/shard';
 import { parseSourceAddresses } from '../load/source-addresses';
 import { parseThreshold } from '../load/thresholds';
 import { parseSlo, type FindMaxOptions } from '../engine/find-max';
-import { collecting, cpuOption, durationOption, timeoutSeconds } from './validate';
+import { collecting, cpuOption, durationOption, regressionGateProblems, timeoutSeconds } from './validate';
 import { pinProcess } from '../core/cpu-set';
+import { formatDuration } from '../core/duration';
 import { parseCoordinator, type CoordinatorAddress } from '../engine/coordinator';
 import { watchPlan, type WatchArgs, type WatchPlan } from './watch-options';
 
@@ -50,6 +51,9 @@ interface OtherLoadArgs {
   'max-rate': number;
   'bisect-steps': number;
   cpu?: string;
+  interleave?: string;
+  baseline?: string;
+  'fail-on-regression'?: number;
 }
 
 /** The options of a --find-max search. */
@@ -76,6 +80,12 @@ export interface LoadPlan extends WatchPlan {
   thresholds: string[];
   /** --cpu: the CPUs the generator is pinned to before it starts. */
   cpus?: number[];
+  /** --interleave: the servers take turns of this long (src/engine/interleave.ts). */
+  turnMs?: number;
+  /** --baseline: the server every other is judged against, turn by turn (an A/B run). */
+  baseline?: string;
+  /** --fail-on-regression: exit 99 when a verdict is slower by more than this percent. */
+  failOnRegressionPct?: number;
 }
 
 /** Declares every registered executor's options and --duration, as the registry has them. */
@@ -127,6 +137,11 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
   const thresholds = a.threshold ?? [];
   for (const t of thresholds) take(() => parseThreshold(t));
   const cpus = cpuOption('--cpu', a.cpu, problems);
+  const turnMs = interleaveOption(a, chosen, problems, take);
+  if (a.baseline !== undefined && a.interleave === undefined) {
+    problems.push('--baseline judges the servers against one turn by turn: give --interleave DURATION too (servers loaded one after another are not paired)');
+  }
+  problems.push(...regressionGateProblems(a.baseline, a['fail-on-regression']));
   const { outputs, dashboard } = watchPlan(a, problems);
   if (problems.length) throw new UserError(problems.join('; '));
 
@@ -149,9 +164,31 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
     readyTimeoutMs: readyTimeoutMs!,
     thresholds,
     cpus,
+    turnMs,
+    baseline: a.baseline,
+    failOnRegressionPct: a['fail-on-regression'],
     outputs,
     dashboard,
   };
+}
+
+/** Executors whose pace holds through their whole length, so that every turn of one gets the same load. */
+const STEADY = CHOOSABLE.filter((e) => e.duration !== null && !e.endsWhenDone);
+
+/** --interleave's turn length, every problem with it noted; undefined when not given or wrong. */
+function interleaveOption(a: LoadPlanArgs, chosen: { model: LoadModel; durationMs: number } | undefined, problems: string[], take: Take): number | undefined {
+  if (a.interleave === undefined) return undefined;
+  const turnMs = take(() => durationOption('interleave', a.interleave!));
+  if (turnMs !== undefined && turnMs < 1000) problems.push('--interleave must be at least 1s: each turn is stored and judged in whole seconds');
+  if (a['find-max']) problems.push('--interleave: --find-max searches each server on its own; drop one of the two');
+  if (a.shard !== undefined) problems.push('--interleave: not with --shard (the shards would have to agree on every turn); run it on one machine');
+  const steady = chosen && STEADY.some((e) => e.kind === chosen.model.kind);
+  if (chosen && !steady) {
+    const flags = STEADY.map((e) => `--${e.choice.flag}`);
+    problems.push(`--interleave takes turns of a steady load, alike in every turn (${flags.slice(0, -1).join(', ')} or ${flags.at(-1)}), not --${executorFor(chosen.model).choice?.flag}`);
+  }
+  if (chosen && steady && turnMs !== undefined && turnMs > chosen.durationMs) problems.push(`--interleave ${a.interleave} is longer than the run (--duration ${formatDuration(chosen.durationMs / 1000)}): each server would get one turn, and a verdict needs pairs of turns`);
+  return turnMs;
 }
 
 /**

@@ -25,6 +25,8 @@ import { UserError } from '../core/user-error';
 import { writeFileAtomic } from '../core/atomic-write';
 import { LoadOptions, LoadRunner } from '../engine/runner';
 import { serversInTurn } from '../engine/servers-in-turn';
+import { serversInTurns } from '../engine/interleave';
+import { checkTurns, loadAbVerdicts, turnsConfig, turnsLine } from './load-ab';
 import { stepLine } from '../engine/find-max';
 import { LoadStore } from '../store/load-results';
 import { intervalLine, summaryText } from '../load/summary';
@@ -77,6 +79,9 @@ export function loadArgs(argv: string[]) {
     .option('cpu', { type: 'string', describe: 'run the generator on these CPUs only (a taskset list: 1, 2-3), recorded with the run; keep the servers off them (lab up --cpus)' })
     .option('source-addresses', { type: 'string', describe: 'spread connections over loopback source addresses, e.g. 127.0.0.2-127.0.0.9' })
     .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed of the request sequence' })
+    .option('interleave', { type: 'string', describe: 'servers take turns of this long (e.g. 5s) under the same load, A B then B A, each the whole --duration in total' })
+    .option('baseline', { type: 'string', describe: 'with --interleave: an A/B run: the server every other is judged against, turn by turn, per percentile (recorded with the run)' })
+    .option('fail-on-regression', { type: 'number', describe: 'with --baseline: exit 99 when a verdict is slower by more than this percent (results still written)' })
     .option('find-max', { type: 'boolean', default: false, describe: "search each server's max sustainable rate under --slo" })
     .option('slo', { type: 'string', describe: 'with --find-max: the latency objective, e.g. "p99<100ms"' })
     .option('max-error-rate', { type: 'number', default: 0.01, describe: 'with --find-max: errors + timeouts + dropped allowed per step' })
@@ -319,6 +324,7 @@ function withPodAddress<T extends { 'source-addresses'?: string }>(a: T): T {
 async function runLoad(a: Argv, plan: LoadPlan, outputs: OutputSet, test: CoordinatedShard | undefined, handOver: () => void): Promise<number> {
   const { thresholds, findMax: search } = plan;
   const { opts, datasetFile, datasetHash } = await optionsFromPlan(a, plan);
+  checkTurns(plan, opts.servers.map((t) => t.name));
   // A coordinated test is judged once, on the merged run, by its coordinator.
   const tracker = thresholds.length && !test ? createThresholdTracker(thresholds, { servers: opts.servers.map((t) => t.name) }) : undefined;
   if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
@@ -356,7 +362,7 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: OutputSet, test: Coordi
   let serverIds: Map<string, number>;
   try {
     ({ runId, serverIds } = store.createRun(
-      { tool_version: tool.version, git_commit: tool.gitCommit, config: { ...config, thresholds, dataset: datasetFile, cpus }, model: opts.model, model_text: executorFor(opts.model).describe(opts.model), dataset_path: datasetFile, dataset_hash: datasetHash, shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : null },
+      { tool_version: tool.version, git_commit: tool.gitCommit, config: { ...config, thresholds, dataset: datasetFile, cpus, ...turnsConfig(plan) }, model: opts.model, model_text: executorFor(opts.model).describe(opts.model), dataset_path: datasetFile, dataset_hash: datasetHash, shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : null },
       opts.servers.map((t) => ({ name: t.name, profile: t.profile, url: targetUrl(t), software: null, protocol: null })),
     ));
   } catch (err) {
@@ -379,14 +385,18 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: OutputSet, test: Coordi
   });
 
   const sampling = resources.length ? startSampling(results.db, 'load', runId, resources, a['sample-every']) : undefined;
-  const { results: outcomes, searches, failure } = await serversInTurn(runner, opts.servers, search, {
-    step: (target, s) => process.stderr.write(stepLine(target, s, search!) + '\n'),
-    server: (target, r) => store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol),
-  });
+  const serverDone = (target: { name: string }, r: { software: string | null; protocol: string | null }) => store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol);
+  const done = plan.turnMs
+    ? await serversInTurns(runner, opts.servers, { totalMs: plan.durationMs, turnMs: plan.turnMs }, { server: serverDone })
+    : await serversInTurn(runner, opts.servers, search, { step: (target, s) => process.stderr.write(stepLine(target, s, search!) + '\n'), server: serverDone });
+  const { results: outcomes, failure } = done;
+  const searches = 'searches' in done ? done.searches : [];
   // Per request only for a single profile per server: a search's steps are not all kept here.
   const costs = await sampling?.stop(search ? new Map() : new Map(outcomes.map((o) => [o.server, o.totals.sent])));
   const summaries = outcomes.map(summarise);
-  for (const s of summaries) store.setServerOutcome(serverIds.get(s.server)!, storedOutcome(s));
+  // An A/B run's verdicts, from its seconds as stored, go with each judged server's outcomes.
+  const ab = plan.baseline !== undefined && !failure ? loadAbVerdicts(results, runId, plan.failOnRegressionPct) : undefined;
+  for (const s of summaries) store.setServerOutcome(serverIds.get(s.server)!, { ...storedOutcome(s), ...(ab?.byServer.has(s.server) ? { abVerdicts: ab.byServer.get(s.server) } : {}) });
   const thresholdResults = tracker?.results() ?? [];
   const status = failure ? 'failed' : runner.aborted ? 'aborted' : runner.stopped ? 'interrupted' : 'completed';
   store.finishRun(runId, {
@@ -410,14 +420,19 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: OutputSet, test: Coordi
   await outputs.end({ runId, status, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted });
   if (test) return finishCoordinated(a, plan, test, { runner, summaries, runId, status });
 
-  const json = { runId, db: a.db, status, model: search ? 'find-max' : opts.model, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted };
+  const turns = plan.turnMs !== undefined ? { turnMs: plan.turnMs, baseline: plan.baseline, verdicts: ab ? [...ab.byServer.values()].flat() : undefined } : undefined;
+  const json = { runId, db: a.db, status, model: search ? 'find-max' : opts.model, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted, interleaved: turns };
   if (a['summary-export']) writeFileAtomic(a['summary-export'], JSON.stringify(json, null, 2) + '\n', { mkdir: true });
   const text = search
     ? searches.map((f) => f.statement).join('\n') + '\n\n(the summary below is of each server\'s last step)\n' + summaryText(summaries, runId, a.db)
-    : summaryText(summaries, runId, a.db);
-  process.stdout.write((a.json ? JSON.stringify(json, null, 2) : text + (tracker ? '\n\n' + tracker.format() : '') + (costs ? `\n\n${costs}` : '')) + '\n');
+    : (plan.turnMs !== undefined ? turnsLine(plan.turnMs, plan.durationMs, opts.servers.map((t) => t.name)) + '\n' : '') + summaryText(summaries, runId, a.db);
+  process.stdout.write((a.json ? JSON.stringify(json, null, 2) : text + (tracker ? '\n\n' + tracker.format() : '') + (costs ? `\n\n${costs}` : '') + (ab ? `\n\n${ab.text}` : '')) + '\n');
   if (runner.aborted) process.stderr.write(`run ${runId} aborted: ${runner.aborted}\n`);
   if (thresholdResults.some((t) => !t.pass)) return 99;
+  if (status === 'completed' && ab?.regressed.length) {
+    process.stderr.write(`regression beyond ${plan.failOnRegressionPct} %: ${ab.regressed.join('; ')}\n`);
+    return 99;
+  }
   if (status === 'interrupted') return 130;
   return 0;
 }

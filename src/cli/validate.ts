@@ -81,3 +81,19 @@ export function cpuOption(option: string, text: string | undefined, problems: st
   problems.push(...found);
   return cpus;
 }
+
+/** `--fail-on-regression PCT`: a percent, and only with a --baseline to judge against. */
+export function regressionGateProblems(baseline: string | undefined, failOn: number | undefined): string[] {
+  const problems: string[] = [];
+  if (failOn !== undefined && baseline === undefined) problems.push('--fail-on-regression judges verdicts against --baseline: give one');
+  if (failOn !== undefined && !(failOn >= 0 && Number.isFinite(failOn))) problems.push(`--fail-on-regression must be a percent >= 0, got ${failOn}`);
+  return problems;
+}
+
+/** `--baseline NAME` (an A/B run, bench or load): one of the servers measured, and at least one other. */
+export function baselineProblems(baseline: string | undefined, names: readonly string[]): string[] {
+  const problems: string[] = [];
+  if (baseline !== undefined && !names.includes(baseline)) problems.push(`--baseline: no server named ${baseline} is measured (${names.join(', ')})`);
+  if (baseline !== undefined && names.length < 2) problems.push('--baseline judges the other servers against one: measure at least two');
+  return problems;
+}

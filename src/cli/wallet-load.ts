@@ -63,7 +63,7 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
 }
 
 /** Options of `load` that belong to request-level load only. */
-const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'source-addresses'];
+const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'source-addresses', 'interleave', 'baseline', 'fail-on-regression'];
 const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs', 'slo-notify', 'max-hold'];
 
 export function refuseWalletOptions(argv: string[]): void {

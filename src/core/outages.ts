@@ -44,6 +44,45 @@ export class OutageLog {
     return this.suspectNs !== null && this.confirmed;
   }
 
+  /**
+   * Logs of one server's stretches of a run (an interleaved run's turns: in between, the server
+   * was not asked anything), in time order, each on its own clock `offsetNs` after the first's, as
+   * one log on the first's clock. An outage still open when a stretch ended goes on until the
+   * server's first answer in a later stretch (joined with an outage that stretch found before that
+   * answer, which is the same one), or to the end, still open.
+   */
+  static joined(parts: ReadonlyArray<{ log: OutageLog; offsetNs: number; firstAnswerNs: number | null }>): OutageLog {
+    const joined = new OutageLog();
+    let openSinceNs: number | null = null;
+    for (const { log, offsetNs, firstAnswerNs } of parts) {
+      const spans = log.down ? [...log.spans, { startNs: log.suspectNs!, endNs: null }] : log.spans;
+      let i = 0;
+      if (openSinceNs !== null) {
+        // Not answered in this stretch at all: still down.
+        if (firstAnswerNs === null) continue;
+        const first = spans[0];
+        if (first && first.startNs <= firstAnswerNs) {
+          if (first.endNs === null) continue;
+          joined.spans.push({ startNs: openSinceNs, endNs: first.endNs + offsetNs });
+          i = 1;
+        } else {
+          joined.spans.push({ startNs: openSinceNs, endNs: firstAnswerNs + offsetNs });
+        }
+        openSinceNs = null;
+      }
+      for (; i < spans.length; i++) {
+        const s = spans[i];
+        if (s.endNs === null) openSinceNs = s.startNs + offsetNs;
+        else joined.spans.push({ startNs: s.startNs + offsetNs, endNs: s.endNs + offsetNs });
+      }
+    }
+    if (openSinceNs !== null) {
+      joined.suspectNs = openSinceNs;
+      joined.confirmed = true;
+    }
+    return joined;
+  }
+
   /** Every outage, the one still open (if confirmed) last with no end; `originMs` is the clock's 0 in epoch ms. */
   outages(originMs: number): Outage[] {
     const spans = this.down ? [...this.spans, { startNs: this.suspectNs!, endNs: null }] : this.spans;

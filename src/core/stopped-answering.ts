@@ -39,6 +39,8 @@ export interface AnsweringSeen {
  */
 export class AnswerWatch {
   answered = 0;
+  /** The first answer: where an outage that began before the watch ends (an interleaved run's turns). */
+  firstAnswer: number | null = null;
   lastAnswer: number | null = null;
   unansweredAfter = 0;
 
@@ -46,6 +48,7 @@ export class AnswerWatch {
   note(answered: boolean, due: number, end: number): void {
     if (answered) {
       this.answered++;
+      if (this.firstAnswer === null || end < this.firstAnswer) this.firstAnswer = end;
       if (this.lastAnswer === null || end > this.lastAnswer) this.lastAnswer = end;
       this.unansweredAfter = 0;
     } else if (this.lastAnswer === null || due >= this.lastAnswer) {
@@ -56,6 +59,27 @@ export class AnswerWatch {
   /** `n` units the run's end left unanswered (cut short): each due after the last answer, or it would have had one. */
   cutShort(n: number): void {
     this.unansweredAfter += n;
+  }
+
+  /**
+   * Watches of one server's stretches of a run (an interleaved run's turns), in time order, each on
+   * its own clock `offset` after the first's, as one watch on the first's clock: the last answer is
+   * the latest stretch's that had one, and what went unanswered after it adds up over the stretches
+   * that followed.
+   */
+  static joined(parts: ReadonlyArray<{ watch: AnswerWatch; offset: number }>): AnswerWatch {
+    const joined = new AnswerWatch();
+    for (const { watch, offset } of parts) {
+      joined.answered += watch.answered;
+      if (watch.lastAnswer === null) {
+        joined.unansweredAfter += watch.unansweredAfter;
+        continue;
+      }
+      if (joined.firstAnswer === null && watch.firstAnswer !== null) joined.firstAnswer = watch.firstAnswer + offset;
+      joined.lastAnswer = watch.lastAnswer + offset;
+      joined.unansweredAfter = watch.unansweredAfter;
+    }
+    return joined;
   }
 }
 

@@ -8,8 +8,8 @@
  * The pairing the data offers is used: per-address medians are paired by address, so the statistic
  * is the median of the per-address log ratios log(b/a) (each address its own control; a few slow
  * addresses move it no more than their count) and its interval comes from a paired bootstrap,
- * resampling addresses and each run's passes. Samples with no pairing (load intervals, wallet syncs) are bootstrapped on
- * the ratio of the two medians. The bootstrap is seeded, so a comparison prints the same interval
+ * resampling addresses and each run's passes; the turns of an interleaved load run are paired by round (a sign test).
+ * Samples with no pairing (two load runs' seconds, wallet syncs) are bootstrapped on the ratio of the two medians. The bootstrap is seeded, so a comparison prints the same interval
  * every time; its two-sided p-value is the share of resamples on the far side of zero, doubled.
  */
 import { seededRandom } from './random';
@@ -18,7 +18,7 @@ import { medianOfUnsorted, percentile } from './quantiles';
 export type VerdictWord = 'faster' | 'slower' | 'no change';
 
 export interface Verdict {
-  /** How the interval was found, for the table: "paired bootstrap" or "bootstrap". */
+  /** How the interval was found, for the table: "paired bootstrap", "bootstrap" or "sign test". */
   test: string;
   /** Pairs (paired) or the smaller sample (unpaired) the verdict stands on. */
   n: number;
@@ -80,10 +80,15 @@ function judge(test: string, n: number, point: number, draws: Float64Array, o: R
     if (d >= 0) above++;
   }
   const p = Math.min(1, Math.max(1 / draws.length, (2 * Math.min(below, above)) / draws.length));
+  return { test, n, ...called(point, lo, hi, o), p };
+}
+
+/** The change, its interval and the word for them: a change is called only beyond the noise floor, its whole interval on one side of zero. */
+function called(point: number, lo: number, hi: number, o: Required<VerdictOptions>): Pick<Verdict, 'changePct' | 'ciPct' | 'verdict'> {
   const changePct = pct(point);
   const beyondFloor = Math.abs(changePct) > o.noiseFloorPct;
   const verdict: VerdictWord = lo > 0 && beyondFloor ? 'slower' : hi < 0 && beyondFloor ? 'faster' : 'no change';
-  return { test, n, changePct, ciPct: [pct(lo), pct(hi)], p, verdict };
+  return { changePct, ciPct: [pct(lo), pct(hi)], verdict };
 }
 
 function noVerdict(test: string, n: number, why: string): Verdict {
@@ -166,6 +171,50 @@ export function unpairedVerdict(a: number[], b: number[], options: VerdictOption
     draws[r] = Math.log(medianSorted(sb.sort()) / medianSorted(sa.sort()));
   }
   return judge(test, n, Math.log(medianOf(xb) / medianOf(xa)), draws, o);
+}
+
+/**
+ * B against A where `a[i]` and `b[i]` were measured side by side (one round of an interleaved load
+ * run: A's turn and B's next to it, the machine alike for both): the median over pairs of the log
+ * ratio b[i]/a[i], with the sign test's interval and p-value. A pair missing either side (a turn
+ * with no answer: NaN or ≤ 0) is left out.
+ *
+ * Not a bootstrap: over the 10–20 pairs a run has, a percentile bootstrap of the median called 5–8 %
+ * of synthetic A/A runs a change (mostly `faster`: the nearest-rank median of an even count leans
+ * low), at no more power than this. The interval between the k-th smallest and k-th largest log
+ * ratio holds the median pair's change with probability ≥ 95 % whatever the changes' distribution
+ * (k from the binomial distribution of n fair coins: the sign test), so an A/A run is called a change
+ * at most 5 % of the time (docs/findings/2026-11-26-interleaved-load.md).
+ */
+export function pairsVerdict(a: readonly number[], b: readonly number[], options: VerdictOptions = {}): Verdict {
+  const o = { ...DEFAULTS, columns: 'pairs', ...options };
+  const test = 'sign test';
+  const logs: number[] = [];
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] > 0 && b[i] > 0) logs.push(Math.log(b[i] / a[i]));
+  const n = logs.length;
+  if (n < o.minSamples) return tooFew(test, n, o, o.columns);
+  logs.sort((x, y) => x - y);
+  // The largest k whose tails P(Bin(n, ½) ≤ k − 1) on each side stay within 2.5 %.
+  let k = 0;
+  while (binomialAtMost(k, n) <= 0.025) k++;
+  const lo = logs[k - 1];
+  const hi = logs[n - k];
+  // Two-sided sign test of "no change": pairs with no change at all (equal percentiles) say nothing.
+  const above = logs.filter((x) => x > 0).length;
+  const below = logs.filter((x) => x < 0).length;
+  const p = Math.min(1, 2 * binomialAtMost(Math.min(above, below), above + below));
+  return { test, n, ...called(medianSorted(logs), lo, hi, o), p };
+}
+
+/** P(X ≤ k) for X ~ Binomial(n, ½). */
+function binomialAtMost(k: number, n: number): number {
+  let sum = 0;
+  let term = Math.pow(0.5, n); // P(X = 0)
+  for (let i = 0; i <= k && i <= n; i++) {
+    sum += term;
+    term = (term * (n - i)) / (i + 1);
+  }
+  return sum;
 }
 
 /** "+12.3 %" / "−4.0 %", as the compare table prints a change. */

@@ -112,6 +112,19 @@ export class LoadRunner extends EventEmitter {
     this.unitsOf = unitsOf ?? ((target, serverIndex, closed) => requestUnits(target, { ...requests, seed: `${requests.seed}:${serverIndex}`, closed }));
   }
 
+  /**
+   * A server's units as this run makes them, for a caller that keeps them open across segments (an
+   * interleaved run's turns, interleave.ts): the same `serverIndex` draws the same request sequence.
+   */
+  unitsFor(target: ServerTarget, serverIndex: number): UnitSource {
+    return this.unitsOf(target, serverIndex, this.closed);
+  }
+
+  /** Whether the run's model is closed: each unit waits for its user's last to end. */
+  get closed(): boolean {
+    return executorFor(this.opts.model).closed;
+  }
+
   /** Stops sending now; what was measured is kept. */
   stop(): void {
     this.stopRequested = true;
@@ -275,19 +288,10 @@ export class LoadRunner extends EventEmitter {
     const loopP99Ms = loopAll.count > 0 ? loopAll.percentile(99) / 1e6 : 0;
     // Judged per request against its own latency (src/core/generator-check.ts); lag and loop delay are context.
     const verdict = generatorVerdict(t.generator.atRisk, t.generator.units, units.words.units, units.words.late);
-    // A closed model sends each request the moment its user is free, so it never goes out late: a
-    // busy generator shows instead as replies waiting on our loop, which no request measures. The
-    // loop's delay p99 is judged against the median latency it would sit inside, by the same rule.
-    // The monitor times the loop with 1 ms timers: its readings include that period, and below it
-    // it can tell nothing (an idle loop reads p99 ≈ 1.1 ms).
-    const loopExcessMs = loopP99Ms - LOOP_MONITOR_PERIOD_MS;
-    const latencyP50Ms = histogramAt(t.latency, 50, 1000);
-    if (executor.closed && latencyP50Ms !== null && loopExcessMs > LOOP_MONITOR_PERIOD_MS && unitAtRisk(loopExcessMs, latencyP50Ms)) {
+    const loopReason = executor.closed ? loopDelayReason(loopP99Ms, histogramAt(t.latency, 50, 1000)) : null;
+    if (loopReason) {
       verdict.bound = true;
-      verdict.reasons.push(
-        `event-loop delay p99 ${loopP99Ms.toFixed(2)} ms (${loopExcessMs.toFixed(2)} ms beyond the monitor's 1 ms period) is over ${MATERIAL_SHARE * 100}% of the median latency ${latencyP50Ms.toFixed(2)} ms: ` +
-          `in a closed model replies may have waited that long on the generator, so p99 and above may be partly its own time`,
-      );
+      verdict.reasons.push(loopReason);
     }
     return {
       server: target.name,
@@ -355,6 +359,22 @@ export class LoadStopped extends Error {
   constructor() {
     super('stopped while connecting; nothing was sent');
   }
+}
+
+/**
+ * A closed model sends each request the moment its user is free, so it never goes out late: a busy
+ * generator shows instead as replies waiting on our loop, which no request measures. The loop's
+ * delay p99 is judged against the median latency it would sit inside, by the same rule as a unit's
+ * own delay. The monitor times the loop with 1 ms timers: its readings include that period, and
+ * below it it can tell nothing (an idle loop reads p99 ≈ 1.1 ms). Null when the loop is not at risk.
+ */
+export function loopDelayReason(loopP99Ms: number, latencyP50Ms: number | null): string | null {
+  const loopExcessMs = loopP99Ms - LOOP_MONITOR_PERIOD_MS;
+  if (latencyP50Ms === null || loopExcessMs <= LOOP_MONITOR_PERIOD_MS || !unitAtRisk(loopExcessMs, latencyP50Ms)) return null;
+  return (
+    `event-loop delay p99 ${loopP99Ms.toFixed(2)} ms (${loopExcessMs.toFixed(2)} ms beyond the monitor's 1 ms period) is over ${MATERIAL_SHARE * 100}% of the median latency ${latencyP50Ms.toFixed(2)} ms: ` +
+    `in a closed model replies may have waited that long on the generator, so p99 and above may be partly its own time`
+  );
 }
 
 export interface Segment {

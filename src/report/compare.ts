@@ -9,12 +9,13 @@ import { medianOfUnsorted } from '../core/quantiles';
 import { loadModel } from './load';
 import type { ReportModel } from './model';
 import { fmtMs, markdownTable, Table } from './table';
-import { DEFAULT_NOISE_FLOOR_PCT, pairedVerdict, unpairedVerdict, verdictText, type Verdict, type VerdictOptions } from '../core/verdict';
+import { DEFAULT_NOISE_FLOOR_PCT, pairedVerdict, pairsVerdict, unpairedVerdict, verdictText, type Verdict, type VerdictOptions } from '../core/verdict';
+import { formatDuration } from '../core/duration';
 import { UserError } from '../core/user-error';
 import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { FINISHED_LOAD_STATUSES, readLoadRun } from './load-read';
-import type { LoadRunReport } from './load-model';
+import type { LoadRunReport, LoadServerReport } from './load-model';
 import { readWalletRun } from './wallet-read';
 import type { WalletRunReport, WalletSyncPoint } from './wallet-model';
 
@@ -43,6 +44,24 @@ export interface LoadCompareRow {
   verdict: Verdict;
 }
 
+/**
+ * One server against the baseline in one interleaved load run (`load --interleave`), per latency
+ * percentile: each round's turn of B against A's, paired (a sign test over the rounds).
+ */
+export interface LoadPairedRow {
+  /** "B vs A". */
+  server: string;
+  /** B, the server judged. */
+  judged: string;
+  percentile: 'p50' | 'p99';
+  /** Rounds in which both had an answered turn. */
+  pairs: number;
+  /** The whole run's percentile, ms (each server's turns added up). */
+  a: number | null;
+  b: number | null;
+  verdict: Verdict;
+}
+
 /** One wallet on one server across two wallet bench runs: each run's counted syncs, bootstrapped. */
 export interface WalletCompareRow {
   server: string;
@@ -61,6 +80,8 @@ export interface Comparison {
   rows: CompareRow[];
   /** Load runs' rows, when both databases hold a finished load run. */
   load?: LoadCompareRow[];
+  /** Servers of one interleaved load run against one, turn by turn, and how long a turn was. */
+  loadPaired?: { turnMs: number; rows: LoadPairedRow[] };
   /** Wallet syncs' rows, when both databases hold a completed wallet bench run of one workload. */
   wallet?: { workload: string; rows: WalletCompareRow[] };
   /** Why wallet runs both databases hold were not compared (their workloads differ). */
@@ -156,15 +177,15 @@ interface Contents {
   wallet: WalletRunReport | null;
 }
 
-/** A database's latest completed bench run (with its passes) and latest finished load run, read in one open. */
-function contentsOf(db: string): Contents {
+/** A database's latest completed bench run (with its passes), latest finished load run and latest completed wallet bench run, read in one open (`read` leaves some out). */
+function contentsOf(db: string, read: { [K in keyof Contents]?: false } = {}): Contents {
   const store = ResultsStore.open(db, { readonly: true });
   try {
     const reader = new ResultsReader(store);
-    const latestLoad = reader.loadRuns().filter((r) => FINISHED_LOAD_STATUSES.includes(r.status)).at(-1);
-    const latestWallet = reader.walletRuns().filter((r) => r.kind === 'bench' && r.status === 'completed').at(-1);
+    const latestLoad = read.load === false ? undefined : reader.loadRuns().filter((r) => FINISHED_LOAD_STATUSES.includes(r.status)).at(-1);
+    const latestWallet = read.wallet === false ? undefined : reader.walletRuns().filter((r) => r.kind === 'bench' && r.status === 'completed').at(-1);
     return {
-      bench: reader.benchRuns().some((r) => r.status === 'completed') ? loadModel(db, { withPasses: true }, store) : null,
+      bench: read.bench !== false && reader.benchRuns().some((r) => r.status === 'completed') ? loadModel(db, { withPasses: true }, store) : null,
       load: latestLoad ? readLoadRun(reader, latestLoad, 'latest') : null,
       wallet: latestWallet ? readWalletRun(reader, latestWallet) : null,
     };
@@ -284,16 +305,62 @@ function noPasses(): Verdict {
 }
 
 /**
- * Two servers of one bench run, B against A: an interleaved A/B comparison (the bench calls them
- * in turn for every address, so the machine's drift over time hits both alike). Rows are named
- * "B vs A". Either name missing from the run is the user's to fix.
+ * Two servers of one run, B against A: an interleaved A/B comparison. In a bench run the bench
+ * calls them in turn for every address; in an interleaved load run (`load --interleave`) they took
+ * turns: either way the machine's drift over time hits both alike. The latest completed bench run
+ * is compared if it measured both, and the latest finished load run if it was interleaved and
+ * loaded both. Rows are named "B vs A". Names neither run has are the user's to fix.
  */
 export function compareServers(db: string, a: string, b: string, options: VerdictOptions = {}): Comparison {
-  const model = loadModel(db, { withPasses: true });
-  const names = new Set(model.servers.map((s) => s.label));
-  const missing = [a, b].filter((n) => !names.has(n));
-  if (missing.length) throw new UserError(`--a/--b: no server named ${missing.join(' or ')} in the latest completed run of ${db} (it has ${[...names].join(', ')})`);
-  return compareServersOf(model, a, b, options);
+  const { bench, load: latestLoad } = contentsOf(db, { wallet: false });
+  const load = latestLoad && latestLoad.turnMs !== null ? latestLoad : null;
+  const has = (names: Array<{ label: string }>) => [a, b].every((n) => names.some((s) => s.label === n));
+  const benched = bench !== null && has(bench.servers);
+  const loaded = load !== null && has(load.servers);
+  if (!benched && !loaded) {
+    const labels = (servers: Array<{ label: string }>) => servers.map((s) => s.label).join(', ');
+    const missingIn = (servers: Array<{ label: string }>) => [a, b].filter((n) => !servers.some((s) => s.label === n)).join(' or ');
+    if (load === null) {
+      // No interleaved load run: the bench run's names, or why there is none, as before.
+      const model = bench ?? loadModel(db, { withPasses: true });
+      throw new UserError(`--a/--b: no server named ${missingIn(model.servers)} in the latest completed run of ${db} (it has ${labels(model.servers)})`);
+    }
+    const benchPart = bench ? `its latest completed bench run has ${labels(bench.servers)}; ` : '';
+    throw new UserError(`--a/--b: no server named ${missingIn(load.servers)} in ${db}: ${benchPart}its latest load run, interleaved, load run ${load.run.number}, has ${labels(load.servers)}`);
+  }
+  const comparison = benched ? compareServersOf(bench, a, b, options) : emptyComparison(options);
+  if (loaded) comparison.loadPaired = { turnMs: load.turnMs!, rows: pairedLoadRows(load, a, b, options) };
+  return comparison;
+}
+
+/**
+ * An interleaved load run recorded as an A/B run (`load --baseline A --interleave D`): every other
+ * server against A, turn by turn. Undefined for a run without a baseline.
+ */
+export function loadAbComparison(run: LoadRunReport, options: VerdictOptions = {}): Comparison | undefined {
+  const a = run.baseline;
+  if (a === null || run.turnMs === null || !run.servers.some((s) => s.label === a)) return undefined;
+  const rows = run.servers.filter((s) => s.label !== a).flatMap((s) => pairedLoadRows(run, a, s.label, options));
+  return { ...emptyComparison(options), loadPaired: { turnMs: run.turnMs, rows } };
+}
+
+/** Fewest rounds a turn-by-turn verdict stands on: the sign test's interval holds 95 % from 6, and it is used from 10 as the bench's from 10 addresses. */
+export const MIN_ROUNDS = 10;
+
+/** B's turns against A's of the same round, per percentile (both names in `run`). */
+function pairedLoadRows(run: LoadRunReport, a: string, b: string, options: VerdictOptions): LoadPairedRow[] {
+  const [sa, sb] = [a, b].map((n) => run.servers.find((s) => s.label === n)!);
+  const rounds = sa.turns.map((t) => t.round).filter((r) => sb.turns.some((t) => t.round === r));
+  const at = (s: LoadServerReport, round: number, key: 'p50Ms' | 'p99Ms') => s.turns.find((t) => t.round === round)?.[key] ?? NaN;
+  return (['p50', 'p99'] as const).map((percentile) => {
+    const key = `${percentile}Ms` as const;
+    const verdict = pairsVerdict(
+      rounds.map((r) => at(sa, r, key)),
+      rounds.map((r) => at(sb, r, key)),
+      { minSamples: MIN_ROUNDS, columns: 'rounds with a turn of both answered', ...options },
+    );
+    return { server: `${b} vs ${a}`, judged: b, percentile, pairs: verdict.n, a: sa.totals[key], b: sb.totals[key], verdict };
+  });
 }
 
 /**
@@ -328,6 +395,7 @@ export function regressions(c: Comparison, pct: number): Array<{ what: string; v
   const slower = [
     ...c.rows.map((r) => ({ what: `${r.server} ${r.method}`, verdict: r.verdict })),
     ...(c.load ?? []).map((r) => ({ what: `${r.server} load ${r.percentile}`, verdict: r.verdict })),
+    ...(c.loadPaired?.rows ?? []).map((r) => ({ what: `${r.server} load ${r.percentile}`, verdict: r.verdict })),
     // A server's row over all its wallets, not each wallet's: those carry the drift between runs
     // that only the server's row accounts for (docs/findings/2026-11-24-verdicts.md).
     ...(c.wallet?.rows ?? []).filter((r) => r.wallet === null).map((r) => ({ what: `${r.server} ${c.wallet!.workload} sync of every wallet`, verdict: r.verdict })),
@@ -345,6 +413,27 @@ export function compareTable(c: Comparison, title = 'delta'): Table {
     align: ['left', 'left', 'right', 'right', 'right', 'left'],
     rows: c.rows.map((r) => [r.server, r.method, String(r.matched), fmtMs(r.a), fmtMs(r.b), verdictText(r.verdict)]),
   };
+}
+
+/** The turn-by-turn rows of a comparison as a table, in the bench table's shape: per server and percentile, both and the verdict. */
+export function pairedLoadTable(c: Comparison, title = 'load delta, turn by turn'): Table {
+  return {
+    title,
+    head: ['server', 'latency', 'rounds', 'A ms', 'B ms', 'verdict: change [95 % interval], test'],
+    align: ['left', 'left', 'right', 'right', 'right', 'left'],
+    rows: (c.loadPaired?.rows ?? []).map((r) => [r.server, r.percentile, String(r.pairs), fmtMs(r.a), fmtMs(r.b), verdictText(r.verdict)]),
+  };
+}
+
+/** What a turn-by-turn table's verdicts mean, in one paragraph (the report's, the load summary's and compare's). */
+export function pairedLoadNote(c: Comparison): string {
+  const turn = c.loadPaired ? formatDuration(c.loadPaired.turnMs / 1000) : '?';
+  return (
+    `The servers took turns of ${turn} under the same load, one at a time, in rounds of one turn each (A B, then B A, …), so drift hits both alike. ` +
+    "A and B ms: each server's whole-run percentile, latency from the intended send. The verdict: the median over rounds of the change of B's turn against A's in that round " +
+    `(negative = B is faster), its 95 % interval from the sign test over the rounds (at least ${MIN_ROUNDS}); \`slower\` or \`faster\` only when the whole interval is on one side of zero ` +
+    `and the change exceeds the noise floor (${c.noiseFloorPct} %), else \`~\` (no change).`
+  );
 }
 
 /** What an A/B table's verdicts mean, in one paragraph (the report's and the bench summary's). */
@@ -365,7 +454,7 @@ export function deltaTitle(dbA: string, dbB: string): string {
 export function compareMarkdown(c: Comparison, title: string): string {
   const floor = `\`slower\` or \`faster\` only when the whole interval is on one side of zero and the change exceeds the noise floor (${c.noiseFloorPct} %), else \`~\` (no change).`;
   const lines = [title];
-  const benchCompared = (c.load === undefined && c.wallet === undefined && c.walletNote === undefined) || c.rows.length > 0 || c.onlyA.length > 0 || c.onlyB.length > 0;
+  const benchCompared = (c.load === undefined && c.loadPaired === undefined && c.wallet === undefined && c.walletNote === undefined) || c.rows.length > 0 || c.onlyA.length > 0 || c.onlyB.length > 0;
   if (benchCompared) {
     const table = compareTable(c);
     lines.push(
@@ -397,6 +486,9 @@ export function compareMarkdown(c: Comparison, title: string): string {
       '',
       c.load.length > 0 ? markdownTable(table) : 'No server was loaded in both runs.',
     );
+  }
+  if (c.loadPaired !== undefined) {
+    lines.push('', '## Load, turn by turn', '', `The latest finished load run, interleaved. ${pairedLoadNote(c)}`, '', markdownTable(pairedLoadTable(c)));
   }
   if (c.wallet !== undefined) {
     const table: Table = {

@@ -12,8 +12,10 @@ import type { Outage } from '../core/outages';
 
 export interface LoadIntervalPoint {
   index: number;
-  /** Seconds from the server's first interval's start to this interval's end. */
+  /** Seconds from the server's first interval's start (an interleaved run's: the run's first) to this interval's end. */
   t: number;
+  /** An interleaved run's round this second belongs to (its turn); null otherwise. */
+  round: number | null;
   targetRate: number | null;
   vus: number | null;
   /** Replies per second: every non-dropped outcome, errors included (a timeout is an answer of sorts). */
@@ -65,6 +67,17 @@ export interface ThresholdVerdict {
   pass: boolean;
 }
 
+/** One turn of a server in an interleaved run (`load --interleave`): its seconds of one round. */
+export interface LoadTurn {
+  /** The round (the seconds' stored step): the turns of one round are paired. */
+  round: number;
+  seconds: number;
+  ok: number;
+  /** Latency of the turn's ok replies, all methods merged, from the turn's histograms added up; null when none. */
+  p50Ms: number | null;
+  p99Ms: number | null;
+}
+
 export interface LoadServerReport {
   label: string;
   record: LoadServerRow;
@@ -79,6 +92,8 @@ export interface LoadServerReport {
   stoppedAnswering: StoppedAnswering | null;
   /** Stored with the run: when the server was gone; empty when it never was (or before they were stored). */
   outages: Outage[];
+  /** An interleaved run's turns, in order; empty for a run whose servers went one after another. */
+  turns: LoadTurn[];
 }
 
 export interface FindMaxStep {
@@ -111,4 +126,8 @@ export interface LoadRunReport {
   colourOrder?: string[];
   findMax: FindMaxResult[] | null;
   thresholds: ThresholdVerdict[] | null;
+  /** `load --interleave`: the servers took turns of this long (ms); null when they went one after another. */
+  turnMs: number | null;
+  /** `load --baseline`: the server the others were judged against, turn by turn; null when none. */
+  baseline: string | null;
 }

@@ -9,7 +9,7 @@ import type { LoadRunRow, LoadServerRow, LoadStore } from '../store/load-results
 import type { StoredLoadModel } from '../core/load-types';
 import type { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
-import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, ThresholdVerdict } from './load-model';
+import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, LoadTurn, ThresholdVerdict } from './load-model';
 import { percentileSpectrum } from './spectrum';
 import { histogramLine } from '../core/percentile-line';
 import { isAnswered } from '../core/outcomes';
@@ -58,12 +58,26 @@ function decode(b64: string, run: LoadRunRow, server: LoadServerRow, index: numb
   }
 }
 
-function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): LoadServerReport {
+/**
+ * `origin`: the epoch ms its seconds are timed from (an interleaved run's servers share the run's
+ * first, so their turns line up); undefined: its own first second. `interleaved`: its seconds' steps
+ * are turns, whose percentiles are read too.
+ */
+function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow, origin: number | undefined, interleaved: boolean): LoadServerReport {
   const whole = newHistogram();
   const scratch = newHistogram();
+  const turnLatency = newHistogram();
+  const turns: LoadTurn[] = [];
+  let turn = null as LoadTurn | null;
+  const endTurn = () => {
+    if (!turn) return;
+    const line = histogramLine(turnLatency, 1000);
+    turns.push({ ...turn, p50Ms: line.p50, p99Ms: line.p99 });
+    turnLatency.reset();
+  };
   const intervals: LoadIntervalPoint[] = [];
   const errors: Record<string, number> = {};
-  let t0: number | null = null;
+  let t0: number | null = origin ?? null;
   let lengthMs = 0;
   let sent = 0;
   let dropped = 0;
@@ -78,6 +92,7 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
     const point: LoadIntervalPoint = {
       index: rec.index,
       t: (rec.startMs + rec.lengthMs - t0) / 1000,
+      round: interleaved ? rec.step : null,
       targetRate: rec.targetRate,
       vus: rec.vus,
       achievedRate: 0,
@@ -113,6 +128,15 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
     point.maxMs = line.max;
     if (scratch.totalCount > 0) whole.add(scratch);
     intervals.push(point);
+    if (interleaved && rec.step !== null) {
+      if (turn?.round !== rec.step) {
+        endTurn();
+        turn = { round: rec.step, seconds: 0, ok: 0, p50Ms: null, p99Ms: null };
+      }
+      turn.seconds += rec.lengthMs / 1000;
+      turn.ok += point.ok;
+      if (scratch.totalCount > 0) turnLatency.add(scratch);
+    }
 
     lengthMs += rec.lengthMs;
     sent += rec.sent;
@@ -125,6 +149,7 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
     }
     if (rec.vus !== null) vusMax = Math.max(vusMax ?? 0, rec.vus);
   }
+  endTurn();
   const line = histogramLine(whole, 1000);
   const totals: LoadTotals = {
     durationS: lengthMs / 1000,
@@ -153,18 +178,33 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow): L
     generator: generatorOf(run, server.name),
     stoppedAnswering: isObject(outcome) ? readStoppedAnswering(outcome.stoppedAnswering) : null,
     outages: isObject(outcome) ? readOutages(outcome.outages) : [],
+    turns,
   };
+}
+
+/** What an interleaved run recorded of its turns and its baseline (`load --interleave`, `--baseline`) in its config. */
+function interleaving(run: LoadRunRow): { turnMs: number | null; baseline: string | null } {
+  const config = parseStoredJson(run.config_json);
+  if (!isObject(config) || typeof config.turnMs !== 'number') return { turnMs: null, baseline: null };
+  return { turnMs: config.turnMs, baseline: typeof config.baseline === 'string' ? config.baseline : null };
 }
 
 export function readLoadRun(reader: ResultsReader, run: LoadRunRow, chosen: LoadRunReport['chosen']): LoadRunReport {
   const loads = reader.load;
   const model = parseStoredJson(run.model_json);
+  const { turnMs, baseline } = interleaving(run);
+  const servers = loads.servers(run.id);
+  // The servers of an interleaved run took turns on one clock: the run's first second is every server's 0.
+  const firsts = turnMs === null ? [] : servers.flatMap((s) => loads.intervals(run.id, s.id).next().value?.startMs ?? []);
+  const origin = firsts.length ? Math.min(...firsts) : undefined;
   return {
     run,
     chosen,
     model: isObject(model) && typeof model.kind === 'string' ? (model as unknown as StoredLoadModel) : null,
-    servers: loads.servers(run.id).map((s) => readServer(loads, run, s)),
+    servers: servers.map((s) => readServer(loads, run, s, origin, turnMs !== null)),
     findMax: findMaxOf(parseStoredJson(run.find_max_json)),
     thresholds: thresholdsOf(run),
+    turnMs,
+    baseline,
   };
 }

@@ -17,7 +17,7 @@ import { renderSvg } from './render';
 import { selectRuns } from './selection';
 import { limitsTable, runsTable, serversTable, summaryTable, transportsTable } from './tables';
 import { loadRunTable } from './load-tables';
-import { abComparison, abNote, compareTable } from './compare';
+import { abComparison, abNote, compareTable, loadAbComparison, pairedLoadNote, pairedLoadTable } from './compare';
 import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import type { ChartFile, Exporter, RenderedBench, RenderedChart, RenderedLoadRun, RenderedReport, RenderedSection, RenderedWallet, OutputFile } from './export/exporter';
@@ -124,7 +124,14 @@ async function renderLoadRun(run: LoadRunReport, opts: ReportOptions): Promise<R
     const spec = file.chart.spec(run, file.title, { logY: opts.logY });
     charts.push({ def: { id: file.id, title: file.title }, spec, svg: await renderSvg(spec) });
   }
-  return { report: run, table: loadRunTable(run), charts };
+  return { report: run, table: loadRunTable(run), ab: loadAbTable(run), charts };
+}
+
+/** An interleaved load run recorded as an A/B run (`load --baseline`): each other server's verdicts against the baseline, turn by turn. */
+export function loadAbTable(run: LoadRunReport): Table | null {
+  const c = loadAbComparison(run);
+  if (!c) return null;
+  return { ...pairedLoadTable(c, `A/B verdicts against ${run.baseline}, load run ${run.run.number}, turn by turn`), note: pairedLoadNote(c) };
 }
 
 async function renderResources(models: ReportModels): Promise<RenderedSection | null> {

@@ -174,6 +174,26 @@ const wallets = (c: Ctx, file = 'wallets.jsonl', ...extra: string[]) => [
   path.join(c.dir, 'r.sqlite'),
   ...extra,
 ];
+/** `load --interleave` (turns) and `--baseline` (an A/B run): each problem before any server is asked. */
+function interleaveCases(): Case[] {
+  const two = (c: Ctx, ...extra: string[]) => ['--server', `a=electrumx@127.0.0.1:${c.dead}`, '--server', `b=electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), ...extra];
+  return [
+    { name: 'load: --interleave with one server', cli: 'load', args: (c) => two(c, '--rate', '5', '--interleave', '1s').slice(2), names: () => ['--interleave', 'at least two'] },
+    { name: 'load: --interleave shorter than a second', cli: 'load', args: (c) => two(c, '--rate', '5', '--interleave', '500ms'), names: () => ['--interleave', '1s'] },
+    { name: 'load: --interleave that is not a duration', cli: 'load', args: (c) => two(c, '--rate', '5', '--interleave', 'often'), names: () => ['interleave', 'often'] },
+    { name: 'load: --interleave longer than the run', cli: 'load', args: (c) => two(c, '--rate', '5', '--duration', '10s', '--interleave', '20s'), names: () => ['--interleave 20s', '--duration 10s'] },
+    { name: 'load: --interleave with a ramp', cli: 'load', args: (c) => two(c, '--stages', '10s:50', '--interleave', '2s'), names: () => ['--interleave', '--stages'] },
+    { name: 'load: --interleave with iterations', cli: 'load', args: (c) => two(c, '--iterations', '100', '--interleave', '2s'), names: () => ['--interleave', '--iterations'] },
+    { name: 'load: --interleave with --find-max', cli: 'load', args: (c) => two(c, '--find-max', '--slo', 'p99<50ms', '--interleave', '2s'), names: () => ['--interleave', '--find-max'] },
+    { name: 'load: --interleave with --shard', cli: 'load', args: (c) => two(c, '--rate', '5', '--shard', '1/2', '--interleave', '2s'), names: () => ['--interleave', '--shard'] },
+    { name: 'load: --baseline without --interleave', cli: 'load', args: (c) => two(c, '--rate', '5', '--baseline', 'a'), names: () => ['--baseline', '--interleave'] },
+    { name: 'load: --baseline naming no server loaded', cli: 'load', args: (c) => two(c, '--rate', '5', '--interleave', '1s', '--baseline', 'c'), names: () => ['--baseline', 'c', 'a, b'] },
+    { name: 'load: --fail-on-regression without --baseline', cli: 'load', args: (c) => two(c, '--rate', '5', '--interleave', '1s', '--fail-on-regression', '5'), names: () => ['--fail-on-regression', '--baseline'] },
+    { name: 'load: --fail-on-regression below 0', cli: 'load', args: (c) => two(c, '--rate', '5', '--interleave', '1s', '--baseline', 'a', '--fail-on-regression', '-3'), names: () => ['--fail-on-regression', '-3'] },
+    { name: 'wallets: --interleave with --workload', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--interleave', '1s'), names: () => ['--interleave', '--workload'] },
+  ];
+}
+
 const walletLoad = (c: Ctx, ...extra: string[]) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--workload', 'electrum', '--wallets', c.fx('wallets.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), ...extra];
 
 const CASES: Case[] = [
@@ -308,6 +328,7 @@ const CASES: Case[] = [
   { name: 'wallets: --shard without --coordinator', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--shard', '1/2'), names: () => ['--shard', '--coordinator'] },
   { name: 'wallets: --coordinator with fewer held wallets than shards', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--shard', '1/3', '--coordinator', '127.0.0.1:7450'), names: () => ['--hold 2', '3 shards'] },
   { name: 'wallets: --natural-wait that is not a duration', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--notify', '--natural-wait', 'soon'), names: () => ['--natural-wait', 'soon'] },
+  ...interleaveCases(),
   { name: 'load: --cpu naming a CPU this machine does not give us', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--rate', '5', '--cpu', '0,999', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['--cpu 0,999', 'CPU 999'] },
   { name: 'wallets: --cpu that is not a CPU list', cli: 'load', args: (c) => walletLoad(c, '--hold', '2', '--cpu', 'fast'), names: () => ['--cpu fast'] },
   { name: 'wallets: --hold beyond the open-file limit', cli: 'load', args: (c) => walletLoad(c, '--hold', '100000000'), names: () => ['--hold 100000000', 'limit'] },

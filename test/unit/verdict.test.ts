@@ -3,7 +3,7 @@
  * called otherwise), slower or faster with an interval that excludes zero where one side really
  * moved, and no verdict at all on too few samples.
  */
-import { pairedVerdict, unpairedVerdict, verdictText } from '../../src/core/verdict';
+import { pairedVerdict, pairsVerdict, unpairedVerdict, verdictText } from '../../src/core/verdict';
 import { seededRandom } from '../../src/core/random';
 import { abComparison, compareWallets, regressions } from '../../src/report/compare';
 import type { WalletRunReport } from '../../src/report/wallet-model';
@@ -120,6 +120,86 @@ test('unpaired samples: same distribution is no change, half again as slow is sl
   expect(slower.verdict).toBe('slower');
   expect(slower.ciPct![0]).toBeGreaterThan(0);
   expect(slower.test).toBe('bootstrap');
+});
+
+describe('the turns of an interleaved load run, paired by round', () => {
+  /**
+   * `rounds` rounds of one turn per server: both turns of a round share the machine's state then (a
+   * random walk over the run, `drift` per round, and a shared jolt, `jolt`), each turn its own
+   * noise (`sigma`); B's turns are `factor` times A's.
+   */
+  function rounds(seed: string, factor = 1, { n = 12, drift = 0.05, jolt = 0.1, sigma = 0.06 } = {}): { a: number[]; b: number[] } {
+    const rand = seededRandom(seed);
+    let level = 0;
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let k = 0; k < n; k++) {
+      level += drift * gaussian(rand);
+      const now = 2 * Math.exp(level + jolt * gaussian(rand));
+      a.push(now * Math.exp(sigma * gaussian(rand)));
+      b.push(now * factor * Math.exp(sigma * gaussian(rand)));
+    }
+    return { a, b };
+  }
+
+  test('a run against itself is ~, with no change at all', () => {
+    const { a } = rounds('self');
+    const v = pairsVerdict(a, a, {});
+    expect(v.verdict).toBe('no change');
+    expect(v.changePct).toBe(0);
+    expect(v.ciPct).toEqual([0, 0]);
+    expect(verdictText(v)).toBe('~ +0.0 % [+0.0, +0.0], sign test n=12 p=1.000');
+  });
+
+  test('A/A: drift shared by the turns of a round and noise of their own are called a change in at most 5 % of 200 runs', () => {
+    let called = 0;
+    for (let k = 0; k < 200; k++) {
+      const { a, b } = rounds(`aa ${k}`);
+      const v = pairsVerdict(a, b);
+      expect(v.verdict).not.toBeNull();
+      if (v.verdict !== 'no change') called++;
+    }
+    expect(called / 200).toBeLessThanOrEqual(0.05);
+  });
+
+  test('B 20 % slower in every round: slower, its interval above zero and around +20 %', () => {
+    const { a, b } = rounds('slow', 1.2);
+    const v = pairsVerdict(a, b, {});
+    expect(v.verdict).toBe('slower');
+    expect(v.ciPct![0]).toBeGreaterThan(0);
+    expect(v.changePct!).toBeGreaterThan(10);
+    expect(v.changePct!).toBeLessThan(30);
+    expect(v.n).toBe(12);
+    expect(verdictText(v)).toMatch(/^slower \+\d+\.\d % \[\+\d+\.\d, \+\d+\.\d\], sign test n=12 p=0\.\d{3}$/);
+    // Every pair slower: the sign test's p is that of 12 heads in 12 fair tosses, either way; its
+    // interval runs from the 3rd smallest change to the 3rd largest (P(Bin(12, ½) ≤ 2) = 1.9 %).
+    const every = pairsVerdict(a, a.map((x, k) => x * (1.1 + 0.01 * k)));
+    expect(every.p).toBeCloseTo(2 / 4096, 9);
+    expect(every.ciPct![0]).toBeCloseTo(12, 9);
+    expect(every.ciPct![1]).toBeCloseTo(19, 9);
+    expect(pairsVerdict(b, a, {}).verdict).toBe('faster');
+  });
+
+  test('drift that moves both turns of a round alike does not hide a change: paired, 5 % slower is called; unpaired, the drift swamps it', () => {
+    // A steep trend over the run (+40 % from the first round to the last), B 5 % slower in each round.
+    const a = Array.from({ length: 12 }, (_, k) => 1 + 0.035 * k);
+    const b = a.map((x, k) => x * 1.05 * (k % 2 ? 1.005 : 0.995));
+    const paired = pairsVerdict(a, b);
+    expect(paired.verdict).toBe('slower');
+    expect(paired.ciPct![0]).toBeGreaterThan(0);
+    expect(unpairedVerdict(a, b, {}).verdict).toBe('no change');
+  });
+
+  test('too few pairs: no verdict, and why; a turn without an answer is no pair', () => {
+    const { a, b } = rounds('few', 1, { n: 9 });
+    const v = pairsVerdict(a, b, { columns: 'pairs of turns' });
+    expect(v.verdict).toBeNull();
+    expect(v.why).toBe('9 pairs of turns; a verdict needs at least 10');
+    const gaps = rounds('gaps', 1, { n: 12 });
+    gaps.b[3] = NaN;
+    gaps.a[5] = 0;
+    expect(pairsVerdict(gaps.a, gaps.b, {}).n).toBe(10);
+  });
 });
 
 describe('an A/B run (bench --baseline): every other server judged against the recorded baseline', () => {

@@ -22,7 +22,7 @@ const DRAIN_GRACE_MS = 1500;
 export interface RequestUnitsOptions extends ConnectionOptions {
   lines: DatasetLine[];
   mix: Mix;
-  /** The picker's seed: one sequence of requests per server of the run. */
+  /** The picker's seed: one sequence of requests per source, continued by every segment it serves (an interleaved run's turns). */
   seed: string;
   /** A closed model: every user waits for its own answer, so no pipeline limit applies. */
   closed: boolean;
@@ -30,6 +30,7 @@ export interface RequestUnitsOptions extends ConnectionOptions {
 
 export function requestUnits(target: ServerTarget, o: RequestUnitsOptions): UnitSource<MethodName> {
   const conns = transportOf(target).openConnections(target, { ...o, pipeline: o.closed ? Number.MAX_SAFE_INTEGER : o.pipeline });
+  const picker = new RequestPicker(o.lines, o.mix, o.seed);
   return {
     async open() {
       try {
@@ -43,7 +44,7 @@ export function requestUnits(target: ServerTarget, o: RequestUnitsOptions): Unit
       return conns.server ?? null;
     },
     iteration: (sink, clock) =>
-      requestIteration({ conns, sink, picker: new RequestPicker(o.lines, o.mix, o.seed), profile: PROFILES[target.profile], timeoutMs: o.timeoutMs, clock }),
+      requestIteration({ conns, sink, picker, profile: PROFILES[target.profile], timeoutMs: o.timeoutMs, clock }),
     get inFlight() {
       return conns.inFlight;
     },

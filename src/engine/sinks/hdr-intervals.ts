@@ -26,6 +26,16 @@ export function newHistogram(): hdr.Histogram {
   return hdr.build({ numberOfSignificantValueDigits: 3, bitBucketSize: 32, autoResize: true });
 }
 
+/**
+ * Histograms added up into a new one: how the shards' seconds of one test (merge-intervals.ts)
+ * and a server's turns of an interleaved run (src/engine/merge-turns.ts) are summed.
+ */
+export function sumOf(parts: Iterable<hdr.Histogram>): hdr.Histogram {
+  const sum = newHistogram();
+  for (const p of parts) sum.add(p);
+  return sum;
+}
+
 interface Cell<M extends string> {
   method: M;
   outcome: LoadOutcome;

@@ -5,7 +5,7 @@
 import * as hdr from 'hdr-histogram-js';
 import type { IntervalCell, IntervalRecord } from '../../core/load-types';
 import { UserError } from '../../core/user-error';
-import { newHistogram } from './hdr-intervals';
+import { sumOf } from './hdr-intervals';
 
 export type StoredInterval = IntervalRecord & { step: number | null };
 
@@ -79,13 +79,12 @@ export function sumSecond(server: string, index: number, second: number, records
 function addHistograms(parts: Array<{ b64: string; source: string }>): string | null {
   if (parts.length === 0) return null;
   if (parts.length === 1) return parts[0].b64;
-  const sum = newHistogram();
-  for (const p of parts) {
+  const decoded = parts.map((p) => {
     try {
-      sum.add(hdr.decodeFromCompressedBase64(p.b64));
+      return hdr.decodeFromCompressedBase64(p.b64);
     } catch (err) {
       throw new UserError(`merge: ${p.source}: unreadable histogram (${(err as Error).message})`);
     }
-  }
-  return hdr.encodeIntoCompressedBase64(sum);
+  });
+  return hdr.encodeIntoCompressedBase64(sumOf(decoded));
 }

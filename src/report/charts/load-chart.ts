@@ -27,6 +27,26 @@ export const WIDE = { width: 640, height: 300 };
 /** Each server is measured on its own schedule clock (servers of a run are loaded one after another). */
 export const TIME_TITLE = "seconds since the server's load began";
 
+/**
+ * The time axis and line marks of a chart over a run's seconds. Servers loaded in turns
+ * (`load --interleave`) share the run's clock, and each turn is a line of its own with its seconds
+ * as points: a line across the other servers' turns would draw seconds in which the server was
+ * not loaded.
+ */
+/** A second's turn, for `overTime`'s lines: only an interleaved run's seconds have one. */
+export function turnOf(p: { round: number | null }): { round?: number } {
+  return p.round === null ? {} : { round: p.round };
+}
+
+export function overTime(run: LoadRunReport, mark: Spec): { mark: Spec; x: Spec; detail?: Spec } {
+  if (run.turnMs === null) return { mark, x: { field: 't', type: 'quantitative', title: TIME_TITLE } };
+  return {
+    mark: { ...mark, point: { size: 10, filled: true } },
+    x: { field: 't', type: 'quantitative', title: 'seconds since the run began (servers in turns)' },
+    detail: { field: 'round', type: 'nominal' },
+  };
+}
+
 export function loadSpec(title: string, subtitle: string[], values: Spec[], body: Spec): Spec {
   return {
     $schema: VEGA_LITE_SCHEMA,
@@ -54,7 +74,8 @@ export function dashBy(field: string, domain: readonly string[], title: string):
     type: 'nominal',
     sort: [...domain],
     scale: { domain: [...domain], range: domain.map((_, i) => DASHES[i % DASHES.length]) },
-    legend: { title, symbolType: 'stroke', symbolStrokeColor: '#555', symbolStrokeWidth: 1.5, symbolSize: 400 },
+    // The stroke again as the symbols' encoding: lines with points on them (servers in turns) draw their legend without it.
+    legend: { title, symbolType: 'stroke', symbolStrokeColor: '#555', symbolStrokeWidth: 1.5, symbolSize: 400, encode: { symbols: { update: { stroke: { value: '#555' } } } } },
   };
 }
 

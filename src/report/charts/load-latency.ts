@@ -3,7 +3,7 @@
  * falls behind shows here as a climb, since queued requests are charged their waiting time.
  */
 import { latencyScale } from './scales';
-import { dashBy, LoadChartDef, loadSpec, serverColour, Spec, TIME_TITLE } from './load-chart';
+import { dashBy, LoadChartDef, loadSpec, overTime, serverColour, Spec, turnOf } from './load-chart';
 
 const STATS = ['p50', 'p90', 'p99', 'max'] as const;
 const FIELD = { p50: 'p50Ms', p90: 'p90Ms', p99: 'p99Ms', max: 'maxMs' } as const;
@@ -20,7 +20,7 @@ export const loadLatency: LoadChartDef = {
           const ms = p[FIELD[stat]];
           if (ms === null) continue;
           all.push(ms);
-          values.push({ server: s.label, t: p.t, stat, ms });
+          values.push({ server: s.label, t: p.t, ...turnOf(p), stat, ms });
         }
       }
     }
@@ -29,10 +29,12 @@ export const loadLatency: LoadChartDef = {
       'ok replies of every method, from each request\'s intended send (no coordinated omission)',
       ...(values.length === 0 ? ['no ok replies in this run'] : []),
     ];
+    const time = overTime(run, { type: 'line', strokeWidth: 1.3 });
     return loadSpec(title, subtitle, values, {
-      mark: { type: 'line', strokeWidth: 1.3 },
+      mark: time.mark,
       encoding: {
-        x: { field: 't', type: 'quantitative', title: TIME_TITLE },
+        x: time.x,
+        ...(time.detail ? { detail: time.detail } : {}),
         y: { field: 'ms', type: 'quantitative', title: `latency (ms${opts.logY ? ', log' : ''})`, scale: ys.scale },
         color: serverColour(run),
         strokeDash: dashBy('stat', STATS, 'percentile'),

@@ -1,5 +1,5 @@
 /** Did the server keep up? Achieved replies per second against the schedule's target (open model). */
-import { dashBy, LoadChartDef, loadSpec, serverColour, Spec, TIME_TITLE } from './load-chart';
+import { dashBy, LoadChartDef, loadSpec, overTime, serverColour, Spec, turnOf } from './load-chart';
 
 export const loadThroughput: LoadChartDef = {
   suffix: 'throughput',
@@ -8,8 +8,8 @@ export const loadThroughput: LoadChartDef = {
     const values: Spec[] = [];
     for (const s of run.servers) {
       for (const p of s.intervals) {
-        if (p.targetRate !== null) values.push({ server: s.label, t: p.t, series: 'target', rate: p.targetRate });
-        values.push({ server: s.label, t: p.t, series: 'achieved', rate: p.achievedRate });
+        if (p.targetRate !== null) values.push({ server: s.label, t: p.t, ...turnOf(p), series: 'target', rate: p.targetRate });
+        values.push({ server: s.label, t: p.t, ...turnOf(p), series: 'achieved', rate: p.achievedRate });
       }
     }
     const open = values.some((v) => v.series === 'target');
@@ -17,10 +17,12 @@ export const loadThroughput: LoadChartDef = {
       open ? 'solid: replies per second (errors included) · dashed: the target arrival rate' : 'replies per second (errors included); closed model: no target rate',
       ...(values.length === 0 ? ['no intervals recorded for this run'] : []),
     ];
+    const time = overTime(run, { type: 'line', strokeWidth: 1.5 });
     return loadSpec(title, subtitle, values, {
-      mark: { type: 'line', strokeWidth: 1.5 },
+      mark: time.mark,
       encoding: {
-        x: { field: 't', type: 'quantitative', title: TIME_TITLE },
+        x: time.x,
+        ...(time.detail ? { detail: time.detail } : {}),
         y: { field: 'rate', type: 'quantitative', title: 'requests per second' },
         color: serverColour(run),
         strokeDash: dashBy('series', ['achieved', 'target'], 'series'),

@@ -32,6 +32,8 @@ export interface RenderedBench {
 export interface RenderedLoadRun {
   report: LoadRunReport;
   table: Table;
+  /** An interleaved run with a baseline (`load --baseline`): each other server's verdicts against it, turn by turn. */
+  ab: Table | null;
   charts: RenderedChart[];
 }
 

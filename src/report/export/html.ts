@@ -69,7 +69,7 @@ function loadSection(r: RenderedReport): string {
   const intro = r.bench ? '' : `<p class="note">From <code>${esc(r.dbPath)}</code>.</p>\n`;
   return `${intro}<h2>Load runs</h2>
 <p class="note">${esc(LOAD_NOTE)}</p>
-${r.load.map((l) => `${htmlTable(l.table, 'load', 'h3')}\n${l.charts.map(figure).join('\n')}`).join('\n')}
+${r.load.map((l) => `${htmlTable(l.table, 'load', 'h3')}\n${l.ab ? `${htmlTable(l.ab, 'ab', 'h3')}\n` : ''}${l.charts.map(figure).join('\n')}`).join('\n')}
 `;
 }
 

@@ -41,7 +41,7 @@ function loadMarkdown(r: RenderedReport): string[] {
     '',
     LOAD_NOTE,
     '',
-    ...r.load.flatMap((l) => [...section(l.table, '###'), ...l.charts.flatMap((c) => chartLinks(c, '####'))]),
+    ...r.load.flatMap((l) => [...section(l.table, '###'), ...(l.ab ? section(l.ab, '###') : []), ...l.charts.flatMap((c) => chartLinks(c, '####'))]),
   ];
 }
 
