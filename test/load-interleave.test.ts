@@ -1,7 +1,7 @@
 /**
  * Interleaved A/B load runs (`load --interleave --baseline`) on the lab's real servers, through the
- * CLI as a user runs it: ElectrumX under two names (A/A) is `~` for p50 and p99 and exits 0 with
- * --fail-on-regression; ElectrumX against electrs, the slower one as B, is `slower` with an interval
+ * CLI as a user runs it: ElectrumX under two names (A/A) claims no change near --fail-on-regression's
+ * 10 % for p50 and p99 and exits 0 with it; ElectrumX against electrs, the slower one as B, is `slower` with an interval
  * above zero and exits 99, and the same run compared the other way round is `faster`.
  */
 import fs from 'node:fs';
@@ -33,7 +33,7 @@ function verdicts(text: string, server: string): Record<string, string> {
   return Object.fromEntries(rows.map((l) => [/ (p50|p99) /.exec(l)![1], /((?:~|slower|faster) [+−]\S+ % \[[^\]]+\], sign test n=\d+ p=\d\.\d{3})/.exec(l)?.[1] ?? l]));
 }
 
-test('ElectrumX under two names, in turns (A/A): ~ for p50 and p99 over 10 rounds, exit 0 with --fail-on-regression', () => {
+test('ElectrumX under two names, in turns (A/A): p50 and p99 within 10 % over 10 rounds, exit 0 with --fail-on-regression 10', () => {
   const db = path.join(tmp, 'aa.sqlite');
   const r = cli('load', [
     '--server', server('electrumx', 'a'), '--server', server('electrumx', 'b'), '--dataset', labEnv().datasetPath,
@@ -44,7 +44,14 @@ test('ElectrumX under two names, in turns (A/A): ~ for p50 and p99 over 10 round
   expect(r.stdout).toMatch(/outcomes \(b\): ok 1000 = 1000 scheduled/);
   const v = verdicts(r.stdout, 'b vs a');
   expect(Object.keys(v).sort()).toEqual(['p50', 'p99']);
-  for (const cell of Object.values(v)) expect(cell).toMatch(/^~ [+−]\d+\.\d % \[[+−][\d.]+, [+−][\d.]+\], sign test n=10 p=\d\.\d{3}$/);
+  // A verdict is a test at 95 %: an A/A run is called a change about once in 40 (calibrated in
+  // bench/load-verdict-calibration.ts), so what is held here is that no change near the floor of
+  // --fail-on-regression is claimed, rather than that every run says `~`.
+  for (const cell of Object.values(v)) {
+    const m = /^(~|slower|faster) ([+−])(\d+\.\d) % \[[+−][\d.]+, [+−][\d.]+\], sign test n=10 p=\d\.\d{3}$/.exec(cell);
+    expect({ cell, parsed: m !== null }).toEqual({ cell, parsed: true });
+    expect(Number(m![3])).toBeLessThan(10);
+  }
 }, 240_000);
 
 test('ElectrumX against electrs under one --baseline: electrs, as B, slower turn by turn and exit 99; compared the other way round, faster', () => {
