@@ -7,7 +7,6 @@
  * It emits events and knows nothing about terminals.
  */
 import { EventEmitter } from 'node:events';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { DatasetLine } from '../core/dataset-line';
 import { PROFILES } from '../servers/profiles';
 import type { ServerTarget } from '../core/targets';
@@ -22,6 +21,7 @@ import { fanOut, RawSamples } from '../engine/sinks/request-sink';
 import { requestIteration } from '../engine/iterations/request';
 import { executorFor } from '../engine/executors/registry';
 import { IntervalRecorder, Totals } from '../engine/sinks/hdr-intervals';
+import { LoopDelay, LOOP_PROBE_PERIOD_MS } from '../engine/loop-delay';
 import { RequestPicker } from '../engine/iterations/requests';
 import type { LoadModel, Mix } from '../core/load-types';
 
@@ -73,8 +73,6 @@ export interface ServerResult {
   status: 'completed' | 'interrupted' | 'aborted';
 }
 
-/** The event-loop monitor's timer period (monitorEventLoopDelay's resolution): part of every reading. */
-const LOOP_MONITOR_PERIOD_MS = 1;
 /** How long in-flight requests may finish after the schedule ended (beyond that, they time out). */
 const DRAIN_GRACE_MS = 1500;
 /** The last stretch before a rendezvous waited in loop turns, not on a timer: longer spins starve each other when shards share cores (bench/cluster-skew.ts). */
@@ -154,10 +152,8 @@ export class LoadRunner extends EventEmitter {
     }
     // The shards' start skew is measured from this instant (sub-millisecond, on the epoch clock).
     this.emit('schedule-start', { server: target.name, epochMs: performance.timeOrigin + performance.now() });
-    const loop = monitorEventLoopDelay({ resolution: 1 });
-    loop.enable();
-    const loopAll = monitorEventLoopDelay({ resolution: 1 });
-    loopAll.enable();
+    // Probed while requests are in flight, not all the time (src/engine/loop-delay.ts).
+    const loop = new LoopDelay();
     const cpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const startMs = Date.now();
@@ -165,7 +161,7 @@ export class LoadRunner extends EventEmitter {
     const samples = new RawSamples();
     const ctx = {
       conns,
-      sink: opts.samples ? fanOut([recorder, samples]) : recorder,
+      sink: fanOut(opts.samples ? [recorder, loop, samples] : [recorder, loop]),
       picker: new RequestPicker(opts.lines, opts.mix, `${opts.seed}:${serverIndex}`),
       profile,
       timeoutMs: opts.timeoutMs,
@@ -189,9 +185,8 @@ export class LoadRunner extends EventEmitter {
         targetRate: scaled(executor.targetRateAt(opts.model, tMs + lengthMs / 2), opts.shard),
         vus: pacer.vusAt(ctx.clock.now() / 1e6),
         inFlight: conns.inFlight,
-        loopDelayP99Us: loop.count > 0 ? Math.round(loop.percentile(99) / 1000) : 0,
+        loopDelayP99Us: loop.closeSecond(),
       };
-      loop.reset();
       closing = closing.then(async () => {
         if (failed) return;
         const { record, live } = await recorder.close(indexBase + i, startMs + tMs, lengthMs, context);
@@ -246,24 +241,23 @@ export class LoadRunner extends EventEmitter {
       if (ticker) clearTimeout(ticker);
       recorder.freeze();
       conns.close();
-      loop.disable();
-      loopAll.disable();
+      loop.stop();
     }
     const cpu = process.cpuUsage(cpu0);
     const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
     const t = recorder.totals;
     const lagP99 = t.lag.totalCount > 0 ? t.lag.getValueAtPercentile(99) : null;
-    const loopP99Ms = loopAll.count > 0 ? loopAll.percentile(99) / 1e6 : 0;
+    const loopP99Ms = loop.p99Ms;
     // Judged per request against its own latency (src/core/generator-check.ts); lag and loop delay are context.
     const verdict = generatorVerdict(t.generator.atRisk, t.generator.units, 'requests', 'went out late (scheduling lag)');
     // A closed model sends each request the moment its user is free, so it never goes out late: a
     // busy generator shows instead as replies waiting on our loop, which no request measures. The
     // loop's delay p99 is judged against the median latency it would sit inside, by the same rule.
-    // The monitor times the loop with 1 ms timers: its readings include that period, and below it
-    // it can tell nothing (an idle loop reads p99 ≈ 1.1 ms).
-    const loopExcessMs = loopP99Ms - LOOP_MONITOR_PERIOD_MS;
+    // The probe times the loop with 1 ms timers: its readings include that period, and below it
+    // it can tell nothing (a loop never late reads p99 ≈ 1.1 ms).
+    const loopExcessMs = loopP99Ms - LOOP_PROBE_PERIOD_MS;
     const latencyP50Ms = histogramAt(t.latency, 50, 1000);
-    if (executor.closed && latencyP50Ms !== null && loopExcessMs > LOOP_MONITOR_PERIOD_MS && unitAtRisk(loopExcessMs, latencyP50Ms)) {
+    if (executor.closed && latencyP50Ms !== null && loopExcessMs > LOOP_PROBE_PERIOD_MS && unitAtRisk(loopExcessMs, latencyP50Ms)) {
       verdict.bound = true;
       verdict.reasons.push(
         `event-loop delay p99 ${loopP99Ms.toFixed(2)} ms (${loopExcessMs.toFixed(2)} ms beyond the monitor's 1 ms period) is over ${MATERIAL_SHARE * 100}% of the median latency ${latencyP50Ms.toFixed(2)} ms: ` +
