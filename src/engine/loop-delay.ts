@@ -23,6 +23,8 @@ const nowNs = (): number => Number(process.hrtime.bigint());
 /** Watches a run's requests (as a sink: opened and completed) and probes the loop while any is in flight. */
 export class LoopDelay<M extends string = string> implements RequestSink<M> {
   private inFlight = 0;
+  /** Counts the stretches of time with requests in flight: a tick of an ended one does nothing. */
+  private episode = 0;
   private timer: NodeJS.Timeout | undefined;
   private lastNs = 0;
   private stopped = false;
@@ -39,10 +41,9 @@ export class LoopDelay<M extends string = string> implements RequestSink<M> {
   droppedOne(): void {}
 
   completed(_method: M, _outcome: LoadOutcome, _intendedNs: number, _actualNs: number, _endNs: number, _bytes: number, wasOpened = true): void {
-    if (wasOpened && --this.inFlight === 0 && this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    // The last answer in: the probe's tick is left to lapse (its call does nothing), not cleared:
+    // clearing costs more than the call, and a cleared timer still wakes the loop at its time.
+    if (wasOpened && --this.inFlight === 0) this.episode++;
   }
 
   /** The p99 of the second's readings in µs (0 with none), and a new second begun. */
@@ -71,16 +72,17 @@ export class LoopDelay<M extends string = string> implements RequestSink<M> {
   private arm(): void {
     if (this.stopped) return;
     this.lastNs = nowNs();
-    this.timer = setTimeout(this.tick, LOOP_PROBE_PERIOD_MS);
+    const episode = this.episode;
+    this.timer = setTimeout(() => this.tick(episode), LOOP_PROBE_PERIOD_MS);
   }
 
-  private readonly tick = (): void => {
+  /** A tick of the probe armed in `episode` (requests in flight without a break): of an ended one, it does nothing. */
+  private tick(episode: number): void {
+    if (episode !== this.episode || this.stopped) return;
     this.timer = undefined;
     const now = nowNs();
     this.second.record(Math.max(1, now - this.lastNs));
-    if (this.inFlight > 0 && !this.stopped) {
-      this.lastNs = now;
-      this.timer = setTimeout(this.tick, LOOP_PROBE_PERIOD_MS);
-    }
-  };
+    this.lastNs = now;
+    this.timer = setTimeout(() => this.tick(episode), LOOP_PROBE_PERIOD_MS);
+  }
 }
