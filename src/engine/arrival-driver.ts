@@ -187,14 +187,16 @@ export class ArrivalDriver implements Pacer {
         const now = ctx.clock.now();
         if (next <= now || batch.oldestNs + HOLD_NS <= now) return sendDue();
         if (!ctx.quiet?.()) return;
-        const roomNs = dueNs() - now;
-        if (roomNs > MAX_BLOCK_NS) {
-          giveSpareMoment(); // the turn due later stays as it is
-          return;
-        }
+        if (dueNs() - now > MAX_BLOCK_NS) return spareWhileRoom(); // the turn due later stays as it is
         this.pending();
         turn();
       });
+      // Nothing in flight and the next send far off: the waiting bookkeeping has its moments, one
+      // per loop turn, while that lasts.
+      const spareWhileRoom = (): void => {
+        if (this.stopped || !ctx.quiet?.() || dueNs() - ctx.clock.now() < SPARE_ROOM_NS || !giveSpareMoment()) return;
+        setImmediate(spareWhileRoom);
+      };
       // An iteration that cannot say when nothing is in flight has no moment to spare.
       if (ctx.quiet) givingSpareMoments(true);
       turn();

@@ -13,26 +13,27 @@
 /** How long a step waits for a spare moment at most. */
 const MAX_DEFER_MS = 20;
 
-const waiting: Array<() => void> = [];
+const waiting: Array<{ go: () => void; sinceMs: number }> = [];
 /** Pacers running that give spare moments. */
 let givers = 0;
+/** One timer lets go of the steps that waited MAX_DEFER_MS (not one per step: each would wake the loop). */
+let fallback: NodeJS.Timeout | undefined;
 
 /** Resolves in a spare moment (or soon, when none comes): await it between steps of deferrable work. */
 export function spareMoment(): Promise<void> {
   if (givers === 0) return new Promise((resolve) => setImmediate(resolve));
-  return new Promise((resolve) => {
-    let done = false;
-    const go = () => {
-      if (done) return;
-      done = true;
-      const i = waiting.indexOf(go);
-      if (i >= 0) waiting.splice(i, 1);
-      resolve();
-    };
-    waiting.push(go);
-    // Left to lapse when a moment came first: its call then does nothing.
-    setTimeout(go, MAX_DEFER_MS).unref();
+  return new Promise((go) => {
+    waiting.push({ go, sinceMs: performance.now() });
+    fallback ??= setTimeout(letGoOverdue, MAX_DEFER_MS).unref();
   });
+}
+
+function letGoOverdue(): void {
+  fallback = undefined;
+  const now = performance.now();
+  // A timer may fire up to 1 ms early: that is soon enough.
+  while (waiting.length > 0 && now - waiting[0].sinceMs >= MAX_DEFER_MS - 1) waiting.shift()!.go();
+  if (waiting.length > 0) fallback = setTimeout(letGoOverdue, MAX_DEFER_MS).unref();
 }
 
 /**
@@ -42,7 +43,7 @@ export function spareMoment(): Promise<void> {
 export function giveSpareMoment(): boolean {
   const next = waiting.shift();
   if (!next) return false;
-  next();
+  next.go();
   return true;
 }
 

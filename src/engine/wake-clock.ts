@@ -192,8 +192,11 @@ export function shortestWakeNs(): number {
   return 2 * clock.leadNs;
 }
 
-/** The longest block: it delays the loop's timers and signals by as much. */
-export const MAX_BLOCK_NS = 4_000_000;
+/**
+ * The longest block: it delays the loop's timers, signals and unmeasured I/O (outputs, a
+ * coordinator) by as much. 25 ms covers the gap between sends down to 40 a second.
+ */
+export const MAX_BLOCK_NS = 25_000_000;
 
 /** A cell no one notifies: Atomics.wait on it is a sleep with a fractional timeout (a futex). */
 const BLOCK_CELL = new Int32Array(new SharedArrayBuffer(4));
