@@ -17,6 +17,7 @@
  * --from starts capacity's search at RATE instead of 1000/s: on a shared machine every step is
  * another chance for another process's burst to end the search far below the limit.
  */
+import fs from 'node:fs';
 import net from 'node:net';
 import { spawn, ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -84,11 +85,29 @@ function options(port: number, rate: number, durationMs: number, extra: Partial<
   };
 }
 
+/**
+ * Times any thread of this process went to sleep and was woken (voluntary context switches, from
+ * /proc): what a sleeping generator pays per wait, in kernel time and a cold cache. Null off Linux.
+ */
+function wakes(): number | null {
+  try {
+    return fs.readdirSync('/proc/self/task').reduce((n, t) => n + Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(fs.readFileSync(`/proc/self/task/${t}/status`, 'utf8'))![1]), 0);
+  } catch {
+    return null;
+  }
+}
+
+const perSecond = (w0: number | null, w1: number | null, ms: number) => (w0 === null || w1 === null ? 'n/a' : ((1000 * (w1 - w0)) / ms).toFixed(0));
+
 async function engineAt(port: number, rate: number, seconds: number) {
   const opts = options(port, rate, seconds * 1000);
+  const w0 = wakes();
+  const t0 = performance.now();
   const r = await new LoadRunner(opts).runServer(opts.servers[0], 0);
+  const wakesPerS = perSecond(w0, wakes(), performance.now() - t0);
   const ok = r.totals.byOutcome.get('ok') ?? 0;
-  return { rate, achieved: ok / (r.durationMs / 1000), lagP99Ms: (r.generator.lagP99Us ?? 0) / 1000, dropped: r.totals.dropped, cpu: r.generator.cpuUtilisation };
+  const lagP50Ms = r.totals.lag.totalCount > 0 ? r.totals.lag.getValueAtPercentile(50) / 1000 : 0;
+  return { rate, achieved: ok / (r.durationMs / 1000), lagP50Ms, lagP99Ms: (r.generator.lagP99Us ?? 0) / 1000, dropped: r.totals.dropped, cpu: r.generator.cpuUtilisation, wakesPerS };
 }
 
 /** A bare socket keeping `depth` requests in flight, as fast as replies come: the ceiling. */
@@ -117,14 +136,15 @@ async function rawPipelined(port: number, seconds: number, depth = 256): Promise
   return replies / seconds;
 }
 
-/** A bare socket sending one request per `1/rate` s from a plain timer: its CPU share of a core. */
-async function rawAtRate(port: number, rate: number, seconds: number): Promise<number> {
+/** A bare socket sending one request per `1/rate` s from a plain timer: its CPU share of a core, and its wakes per second. */
+async function rawAtRate(port: number, rate: number, seconds: number): Promise<{ cpu: number; wakesPerS: string }> {
   const s = net.connect(port, '127.0.0.1');
   await new Promise((r) => s.once('connect', r));
   s.on('data', () => undefined);
   let id = 0;
   const t0 = Date.now();
   const cpu0 = process.cpuUsage();
+  const w0 = wakes();
   await new Promise<void>((resolve) => {
     const send = () => {
       while (t0 + (id * 1000) / rate <= Date.now() && id < rate * seconds) {
@@ -136,8 +156,9 @@ async function rawAtRate(port: number, rate: number, seconds: number): Promise<n
     send();
   });
   const cpu = process.cpuUsage(cpu0);
+  const wakesPerS = perSecond(w0, wakes(), Date.now() - t0);
   s.destroy();
-  return (cpu.user + cpu.system) / 1000 / (Date.now() - t0);
+  return { cpu: (cpu.user + cpu.system) / 1000 / (Date.now() - t0), wakesPerS };
 }
 
 async function cost(seconds: number, rates: number[]) {
@@ -147,8 +168,8 @@ async function cost(seconds: number, rates: number[]) {
       const raw = await rawAtRate(port, rate, seconds);
       const r = await engineAt(port, rate, seconds);
       console.log(
-        `cost at ${rate}/s: engine CPU ${(r.cpu * 100).toFixed(1)}% of a core, lag p99 ${r.lagP99Ms.toFixed(3)} ms; ` +
-          `bare timer-driven socket ${(raw * 100).toFixed(1)}%; ratio ${(r.cpu / Math.max(raw, 1e-4)).toFixed(1)}x`,
+        `cost at ${rate}/s: engine CPU ${(r.cpu * 100).toFixed(1)}% of a core, lag p50 ${r.lagP50Ms.toFixed(3)} / p99 ${r.lagP99Ms.toFixed(3)} ms, ${r.wakesPerS} wakes/s; ` +
+          `bare timer-driven socket ${(raw.cpu * 100).toFixed(1)}%, ${raw.wakesPerS} wakes/s; ratio ${(r.cpu / Math.max(raw.cpu, 1e-4)).toFixed(2)}x`,
       );
     }
   } finally {
