@@ -10,7 +10,10 @@
  *             the same responder (uncorrected: during a stall it simply stops sending)
  *   cost      the generator's own CPU and scheduling lag at a few constant rates (issue #19), vs a
  *             bare socket sending at the same rate from a plain timer (the cheapest sender, whose
- *             sends are up to 1 ms late): what the engine's precision costs beyond it
+ *             sends are up to 1 ms late): what the engine's precision costs beyond it. The engine's
+ *             CPU over the whole run (as the run reports it) and over its steady part (a third of
+ *             the way in to 0.5 s before the end: start-up's compiling left out), and how often its
+ *             threads slept and were woken (wakes/s), the bare socket's too
  *
  *   npx tsx bench/load-generator.ts [capacity|memory|stall|cost|all] [--requests N] [--seconds S] [--from RATE] [--rates 50,400]
  *
@@ -101,13 +104,20 @@ const perSecond = (w0: number | null, w1: number | null, ms: number) => (w0 === 
 
 async function engineAt(port: number, rate: number, seconds: number) {
   const opts = options(port, rate, seconds * 1000);
-  const w0 = wakes();
-  const t0 = performance.now();
+  // Besides the whole run's CPU (what the run reports), the steady part's: from a third of the
+  // way in to 0.5 s before the end, after start-up's compiling and the first collections.
+  const snap = () => ({ at: performance.now(), cpu: process.cpuUsage(), wakes: wakes() });
+  let from: ReturnType<typeof snap> | undefined;
+  let to: ReturnType<typeof snap> | undefined;
+  const marks = [setTimeout(() => (from = snap()), (seconds * 1000) / 3), setTimeout(() => (to = snap()), seconds * 1000 - 500)];
   const r = await new LoadRunner(opts).runServer(opts.servers[0], 0);
-  const wakesPerS = perSecond(w0, wakes(), performance.now() - t0);
+  marks.forEach(clearTimeout);
+  const steadyMs = from && to ? to.at - from.at : NaN;
+  const steadyCpu = from && to ? (to.cpu.user + to.cpu.system - from.cpu.user - from.cpu.system) / 1000 / steadyMs : NaN;
+  const wakesPerS = from && to ? perSecond(from.wakes, to.wakes, steadyMs) : 'n/a';
   const ok = r.totals.byOutcome.get('ok') ?? 0;
   const lagP50Ms = r.totals.lag.totalCount > 0 ? r.totals.lag.getValueAtPercentile(50) / 1000 : 0;
-  return { rate, achieved: ok / (r.durationMs / 1000), lagP50Ms, lagP99Ms: (r.generator.lagP99Us ?? 0) / 1000, dropped: r.totals.dropped, cpu: r.generator.cpuUtilisation, wakesPerS };
+  return { rate, achieved: ok / (r.durationMs / 1000), lagP50Ms, lagP99Ms: (r.generator.lagP99Us ?? 0) / 1000, dropped: r.totals.dropped, cpu: r.generator.cpuUtilisation, steadyCpu, wakesPerS };
 }
 
 /** A bare socket keeping `depth` requests in flight, as fast as replies come: the ceiling. */
@@ -168,8 +178,8 @@ async function cost(seconds: number, rates: number[]) {
       const raw = await rawAtRate(port, rate, seconds);
       const r = await engineAt(port, rate, seconds);
       console.log(
-        `cost at ${rate}/s: engine CPU ${(r.cpu * 100).toFixed(1)}% of a core, lag p50 ${r.lagP50Ms.toFixed(3)} / p99 ${r.lagP99Ms.toFixed(3)} ms, ${r.wakesPerS} wakes/s; ` +
-          `bare timer-driven socket ${(raw.cpu * 100).toFixed(1)}%, ${raw.wakesPerS} wakes/s; ratio ${(r.cpu / Math.max(raw.cpu, 1e-4)).toFixed(2)}x`,
+        `cost at ${rate}/s: engine CPU ${(r.cpu * 100).toFixed(1)}% of a core (steady ${(r.steadyCpu * 100).toFixed(1)}%, ${r.wakesPerS} wakes/s), lag p50 ${r.lagP50Ms.toFixed(3)} / p99 ${r.lagP99Ms.toFixed(3)} ms; ` +
+          `bare timer-driven socket ${(raw.cpu * 100).toFixed(1)}%, ${raw.wakesPerS} wakes/s; ratio ${(r.cpu / Math.max(raw.cpu, 1e-4)).toFixed(2)}x (steady ${(r.steadyCpu / Math.max(raw.cpu, 1e-4)).toFixed(2)}x)`,
       );
     }
   } finally {
