@@ -10,13 +10,17 @@
  *             the same responder (uncorrected: during a stall it simply stops sending)
  *   cost      the generator's own CPU and scheduling lag at a few constant rates (issue #19), vs a
  *             bare socket sending at the same rate from a plain timer (the cheapest sender, whose
- *             sends are up to 1 ms late): what the engine's precision costs beyond it
+ *             sends are up to 1 ms late): what the engine's precision costs beyond it. The engine's
+ *             CPU over the whole run (as the run reports it) and over its steady part (a third of
+ *             the way in to 0.5 s before the end: start-up's compiling left out), and how often its
+ *             threads slept and were woken (wakes/s), the bare socket's too
  *
  *   npx tsx bench/load-generator.ts [capacity|memory|stall|cost|all] [--requests N] [--seconds S] [--from RATE] [--rates 50,400]
  *
  * --from starts capacity's search at RATE instead of 1000/s: on a shared machine every step is
  * another chance for another process's burst to end the search far below the limit.
  */
+import fs from 'node:fs';
 import net from 'node:net';
 import { spawn, ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -84,11 +88,36 @@ function options(port: number, rate: number, durationMs: number, extra: Partial<
   };
 }
 
+/**
+ * Times any thread of this process went to sleep and was woken (voluntary context switches, from
+ * /proc): what a sleeping generator pays per wait, in kernel time and a cold cache. Null off Linux.
+ */
+function wakes(): number | null {
+  try {
+    return fs.readdirSync('/proc/self/task').reduce((n, t) => n + Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(fs.readFileSync(`/proc/self/task/${t}/status`, 'utf8'))![1]), 0);
+  } catch {
+    return null;
+  }
+}
+
+const perSecond = (w0: number | null, w1: number | null, ms: number) => (w0 === null || w1 === null ? 'n/a' : ((1000 * (w1 - w0)) / ms).toFixed(0));
+
 async function engineAt(port: number, rate: number, seconds: number) {
   const opts = options(port, rate, seconds * 1000);
+  // Besides the whole run's CPU (what the run reports), the steady part's: from a third of the
+  // way in to 0.5 s before the end, after start-up's compiling and the first collections.
+  const snap = () => ({ at: performance.now(), cpu: process.cpuUsage(), wakes: wakes() });
+  let from: ReturnType<typeof snap> | undefined;
+  let to: ReturnType<typeof snap> | undefined;
+  const marks = [setTimeout(() => (from = snap()), (seconds * 1000) / 3), setTimeout(() => (to = snap()), seconds * 1000 - 500)];
   const r = await new LoadRunner(opts).runServer(opts.servers[0], 0);
+  marks.forEach(clearTimeout);
+  const steadyMs = from && to ? to.at - from.at : NaN;
+  const steadyCpu = from && to ? (to.cpu.user + to.cpu.system - from.cpu.user - from.cpu.system) / 1000 / steadyMs : NaN;
+  const wakesPerS = from && to ? perSecond(from.wakes, to.wakes, steadyMs) : 'n/a';
   const ok = r.totals.byOutcome.get('ok') ?? 0;
-  return { rate, achieved: ok / (r.durationMs / 1000), lagP99Ms: (r.generator.lagP99Us ?? 0) / 1000, dropped: r.totals.dropped, cpu: r.generator.cpuUtilisation };
+  const lagP50Ms = r.totals.lag.totalCount > 0 ? r.totals.lag.getValueAtPercentile(50) / 1000 : 0;
+  return { rate, achieved: ok / (r.durationMs / 1000), lagP50Ms, lagP99Ms: (r.generator.lagP99Us ?? 0) / 1000, dropped: r.totals.dropped, cpu: r.generator.cpuUtilisation, steadyCpu, wakesPerS };
 }
 
 /** A bare socket keeping `depth` requests in flight, as fast as replies come: the ceiling. */
@@ -117,14 +146,15 @@ async function rawPipelined(port: number, seconds: number, depth = 256): Promise
   return replies / seconds;
 }
 
-/** A bare socket sending one request per `1/rate` s from a plain timer: its CPU share of a core. */
-async function rawAtRate(port: number, rate: number, seconds: number): Promise<number> {
+/** A bare socket sending one request per `1/rate` s from a plain timer: its CPU share of a core, and its wakes per second. */
+async function rawAtRate(port: number, rate: number, seconds: number): Promise<{ cpu: number; wakesPerS: string }> {
   const s = net.connect(port, '127.0.0.1');
   await new Promise((r) => s.once('connect', r));
   s.on('data', () => undefined);
   let id = 0;
   const t0 = Date.now();
   const cpu0 = process.cpuUsage();
+  const w0 = wakes();
   await new Promise<void>((resolve) => {
     const send = () => {
       while (t0 + (id * 1000) / rate <= Date.now() && id < rate * seconds) {
@@ -136,8 +166,9 @@ async function rawAtRate(port: number, rate: number, seconds: number): Promise<n
     send();
   });
   const cpu = process.cpuUsage(cpu0);
+  const wakesPerS = perSecond(w0, wakes(), Date.now() - t0);
   s.destroy();
-  return (cpu.user + cpu.system) / 1000 / (Date.now() - t0);
+  return { cpu: (cpu.user + cpu.system) / 1000 / (Date.now() - t0), wakesPerS };
 }
 
 async function cost(seconds: number, rates: number[]) {
@@ -147,8 +178,8 @@ async function cost(seconds: number, rates: number[]) {
       const raw = await rawAtRate(port, rate, seconds);
       const r = await engineAt(port, rate, seconds);
       console.log(
-        `cost at ${rate}/s: engine CPU ${(r.cpu * 100).toFixed(1)}% of a core, lag p99 ${r.lagP99Ms.toFixed(3)} ms; ` +
-          `bare timer-driven socket ${(raw * 100).toFixed(1)}%; ratio ${(r.cpu / Math.max(raw, 1e-4)).toFixed(1)}x`,
+        `cost at ${rate}/s: engine CPU ${(r.cpu * 100).toFixed(1)}% of a core (steady ${(r.steadyCpu * 100).toFixed(1)}%, ${r.wakesPerS} wakes/s), lag p50 ${r.lagP50Ms.toFixed(3)} / p99 ${r.lagP99Ms.toFixed(3)} ms; ` +
+          `bare timer-driven socket ${(raw.cpu * 100).toFixed(1)}%, ${raw.wakesPerS} wakes/s; ratio ${(r.cpu / Math.max(raw.cpu, 1e-4)).toFixed(2)}x (steady ${(r.steadyCpu / Math.max(raw.cpu, 1e-4)).toFixed(2)}x)`,
       );
     }
   } finally {

@@ -14,10 +14,14 @@
  *   worker+turns  the worker asked to wake early by its own usual hop and a margin, the rest in turns
  *   worker-early  the worker asked to wake a usual hop early, again if that was still well early; the
  *               last 20 µs in turns
+ *   block       the calling thread blocked until the time (Atomics.wait, asked short by its usual
+ *               oversleep, the last 30 µs in place; src/engine/wake-clock.ts's blockUntil): the
+ *               engine's way when no answer is awaited, since nothing else runs meanwhile
  *
  *   npx tsx bench/wake-timing.ts [--seconds S] [--rates 50,400,2000] [--repeat N]
  */
 import { Worker } from 'node:worker_threads';
+import { blockUntil } from '../src/engine/wake-clock';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -70,6 +74,15 @@ const strategies: Record<string, () => { sleep: Sleep; close(): void }> = {
   worker: () => workerSleep(false),
   'worker+turns': () => workerSleep(true),
   'worker-early': () => workerSleep(false, true),
+  block: () => ({
+    sleep: async (dueNs) => {
+      // Waits longer than a block may last go on a timer first, as the engine's driver does.
+      const waitMs = (dueNs - nowNs()) / 1e6;
+      if (waitMs > 25) await new Promise((r) => setTimeout(r, Math.floor(waitMs) - 2));
+      blockUntil(dueNs);
+    },
+    close() {},
+  }),
 };
 
 /**

@@ -46,6 +46,7 @@ import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { refuseWalletOptions, walletLoad } from './wallet-load';
 import { collecting, numbersAsTyped, stringsGiven } from './validate';
 import { loadPlan, pinGenerator, withModelOptions, type LoadPlan } from './load-plan';
+import { pinningText } from '../core/cpu-set';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
@@ -391,6 +392,8 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: OutputSet, test: Coordi
     : await serversInTurn(runner, opts.servers, search, { step: (target, s) => process.stderr.write(stepLine(target, s, search!) + '\n'), server: serverDone });
   const { results: outcomes, failure } = done;
   const searches = 'searches' in done ? done.searches : [];
+  // A search's figure is about the server only if the two did not share CPUs: each says where they ran.
+  for (const f of searches) f.pinning = pinningText(cpus, resources.filter((t) => (t.servers ?? [t.name]).includes(f.server)));
   // Per request only for a single profile per server: a search's steps are not all kept here.
   const costs = await sampling?.stop(search ? new Map() : new Map(outcomes.map((o) => [o.server, o.totals.sent])));
   const summaries = outcomes.map(summarise);
@@ -424,7 +427,7 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: OutputSet, test: Coordi
   const json = { runId, db: a.db, status, model: search ? 'find-max' : opts.model, servers: summaries, findMax: search ? searches : undefined, thresholds: thresholdResults, aborted: runner.aborted, interleaved: turns };
   if (a['summary-export']) writeFileAtomic(a['summary-export'], JSON.stringify(json, null, 2) + '\n', { mkdir: true });
   const text = search
-    ? searches.map((f) => f.statement).join('\n') + '\n\n(the summary below is of each server\'s last step)\n' + summaryText(summaries, runId, a.db)
+    ? searches.map((f) => `${f.statement}\n  (${f.pinning})`).join('\n') + '\n\n(the summary below is of each server\'s last step)\n' + summaryText(summaries, runId, a.db)
     : (plan.turnMs !== undefined ? turnsLine(plan.turnMs, plan.durationMs, opts.servers.map((t) => t.name)) + '\n' : '') + summaryText(summaries, runId, a.db);
   process.stdout.write((a.json ? JSON.stringify(json, null, 2) : text + (tracker ? '\n\n' + tracker.format() : '') + (costs ? `\n\n${costs}` : '') + (ab ? `\n\n${ab.text}` : '')) + '\n');
   if (runner.aborted) process.stderr.write(`run ${runId} aborted: ${runner.aborted}\n`);

@@ -84,3 +84,27 @@ export function pinProcess(pid: number, cpus: number[], option: string): string 
 export function pinnedCommand(cpus: number[], command: string, args: string[]): { command: string; args: string[] } {
   return { command: 'taskset', args: ['--cpu-list', cpuListText(cpus), command, ...args] };
 }
+
+/**
+ * Where a run's processes could run, in words a result can carry: the generator's CPUs, and each
+ * server's whose process is known (a pid, or a pid file read now), from the kernel's list for it.
+ */
+export function pinningText(generatorCpus: string | undefined, servers: ReadonlyArray<{ name: string; pid?: number; pidFile?: string }>): string {
+  const generator = generatorCpus ? `generator on CPUs ${generatorCpus}` : `generator not pinned (CPUs ${cpuListText(allowedCpus() ?? [])})`;
+  const known = servers.flatMap((s) => {
+    const pid = s.pid ?? pidIn(s.pidFile);
+    const cpus = pid === undefined ? null : allowedCpus(pid);
+    return cpus ? [`${s.name} on CPUs ${cpuListText(cpus)}`] : [];
+  });
+  return known.length > 0 ? `${generator}; ${known.join(', ')}` : `${generator}; the servers' CPUs are not known here (--server-pid, or --lab --resources, reads them)`;
+}
+
+function pidIn(file: string | undefined): number | undefined {
+  if (!file) return undefined;
+  try {
+    const pid = Number(fs.readFileSync(file, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}

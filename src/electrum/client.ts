@@ -167,6 +167,8 @@ export class ElectrumClient extends EventEmitter {
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweepAt: number | undefined;
+  /** When the first call queued since the last flush was queued (epoch ms). */
+  private queuedAtMs: number | undefined;
   private lastTraffic = Date.now();
 
   private constructor(private readonly opts: ClientOptions) {
@@ -274,7 +276,9 @@ export class ElectrumClient extends EventEmitter {
   queue(method: string, param: string, call: PendingCall, timeoutMs = this.timeoutMs): void {
     if (this.closed) return call.failed(this.closeReason ?? new ElectrumError('disconnect', `${this.label} is closed`));
     const id = this.nextId++;
-    call.deadline = this.deadlineIn(timeoutMs);
+    // One clock reading for the calls of a flush: they go out together, within µs.
+    this.queuedAtMs ??= Date.now();
+    call.deadline = this.deadlineIn(timeoutMs, this.queuedAtMs);
     call.timeoutMs = timeoutMs;
     this.pending.set(id, call);
     this.outbox.append(id, method, param);
@@ -282,6 +286,7 @@ export class ElectrumClient extends EventEmitter {
 
   /** Writes the queued calls; returns when (hrtime ns, just before the write), or null if none was queued. */
   flush(): bigint | null {
+    this.queuedAtMs = undefined;
     const bytes = this.outbox.take();
     if (bytes === null) return null;
     const at = process.hrtime.bigint();
@@ -443,8 +448,8 @@ export class ElectrumClient extends EventEmitter {
    * Timeouts use one timer per client, armed for the earliest deadline, instead of one per call:
    * a timer per call costs more than the rest of the client's per-call work together.
    */
-  private deadlineIn(timeoutMs: number): number {
-    const deadline = Date.now() + timeoutMs;
+  private deadlineIn(timeoutMs: number, nowMs = Date.now()): number {
+    const deadline = nowMs + timeoutMs;
     if (this.sweepAt === undefined || deadline < this.sweepAt) this.armSweep(deadline);
     return deadline;
   }

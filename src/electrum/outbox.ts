@@ -13,6 +13,20 @@ const ID_PREFIX = Buffer.from('{"jsonrpc":"2.0","id":');
 const ID_DIGITS = 16;
 /** Hex (a scripthash) needs no JSON escaping. */
 const PLAIN = /^[0-9A-Za-z]*$/;
+/**
+ * Parameters already found plain: a load run asks about the same dataset addresses again and
+ * again, and a lookup (the string keeps its hash) costs a fraction of the test. Bounded.
+ */
+const plainSeen = new Set<string>();
+const PLAIN_SEEN_MAX = 1 << 20;
+
+function isPlain(param: string): boolean {
+  if (plainSeen.has(param)) return true;
+  if (!PLAIN.test(param)) return false;
+  if (plainSeen.size >= PLAIN_SEEN_MAX) plainSeen.clear();
+  plainSeen.add(param);
+  return true;
+}
 
 export class Outbox {
   private slab = Buffer.allocUnsafe(0);
@@ -26,7 +40,7 @@ export class Outbox {
     let head = this.heads.get(method);
     if (!head) this.heads.set(method, (head = Buffer.from(`,"method":${JSON.stringify(method)},"params":["`)));
     // The string's content between its quotes, escaped if it needs to be.
-    const plain = PLAIN.test(param);
+    const plain = isPlain(param);
     const text = plain ? param : JSON.stringify(param).slice(1, -1);
     const most = ID_PREFIX.length + ID_DIGITS + head.length + (plain ? text.length : Buffer.byteLength(text)) + 4;
     if (this.end + most > this.slab.length) this.newSlab(most);

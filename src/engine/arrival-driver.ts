@@ -9,7 +9,8 @@
 import type { IterationContext } from './iteration';
 import type { Pacer } from './executors/executor';
 import type { Shard } from '../core/shard';
-import { shortestWakeNs, wakeNear } from './wake-clock';
+import { blockUntil, MAX_BLOCK_NS, shortestWakeNs, wakeNear } from './wake-clock';
+import { giveSpareMoment, givingSpareMoments } from './spare-time';
 
 /** Requests sent in one turn before yielding to I/O, so a backlog cannot starve replies. */
 const MAX_PER_TURN = 2_000;
@@ -25,6 +26,15 @@ const FLUSH_EVERY = 64;
  * 1/HOLD_NS (20 000/s) nothing waits. The wait is part of the measured lag (actual − intended).
  */
 const HOLD_NS = 50_000;
+/**
+ * A wait of 1.5 ms or more starts on a timer, aimed 2 ms before the send (but 1 ms at least):
+ * libuv's timers count whole ms and fire up to 1 ms early, so it fires 0.5–4 ms before the send
+ * (later on a loaded machine), and what is left is a block or a wake of the clock.
+ */
+const TIMER_MIN_NS = 1_500_000;
+const TIMER_MARGIN_MS = 2;
+/** Room before the next send a step of deferred bookkeeping is given (one takes up to ~0.5 ms). */
+const SPARE_ROOM_NS = 1_000_000;
 
 /**
  * When each request is due, one at a time, Infinity after the last: what the driver reads once per
@@ -67,8 +77,11 @@ export function* arrivalOffsetsNs(cursor: ArrivalCursor): Generator<number> {
  */
 export class ArrivalDriver implements Pacer {
   private stopped = false;
-  private cancelWake: (() => void) | undefined;
-  private immediate: NodeJS.Immediate | undefined;
+  /** Cancels the wait for the next turn (a timer, a wake or a loop turn), if one is pending. */
+  private pending: (() => void) | undefined;
+  /** The latest timer set for a turn, and its generation: an older one's call does nothing. */
+  private timer: NodeJS.Timeout | undefined;
+  private timerGeneration = 0;
   private finish: (() => void) | undefined;
   private started = false;
   /** The first request of the schedule not sent, once the run is done (Infinity: none left). */
@@ -113,6 +126,7 @@ export class ArrivalDriver implements Pacer {
       }
       if (batch.size > 0 && (now - batch.oldestNs >= HOLD_NS || next - batch.oldestNs > HOLD_NS)) batch.flush();
     };
+    const dueNs = () => Math.min(next, batch.oldestNs + HOLD_NS);
     return new Promise<void>((resolve) => {
       const done = () => {
         batch.flush(); // nothing queued is left unwritten
@@ -120,28 +134,76 @@ export class ArrivalDriver implements Pacer {
         resolve();
       };
       this.finish = done;
-      const turn = () => {
-        this.cancelWake = undefined;
-        this.immediate = undefined;
+      // Nothing in flight and room before the next send: a step of the bookkeeping waiting for a
+      // spare moment (spare-time.ts) runs first, and the turn comes again after it. True if so.
+      const spared = (roomNs: number): boolean => {
+        if (roomNs < SPARE_ROOM_NS || !giveSpareMoment()) return false;
+        const immediate = setImmediate(turn);
+        this.pending = () => clearImmediate(immediate);
+        return true;
+      };
+      // Sends what is due, then waits for the next send in the cheapest way that is on time:
+      // - nothing in flight and the send within MAX_BLOCK_NS: the loop is blocked until it (no
+      //   answer can arrive to be timed late meanwhile), a single sleep of this thread, once any
+      //   bookkeeping waiting for a spare moment had it;
+      // - the send TIMER_MIN_NS away or more: a timer, then this again;
+      // - else the wake clock (wake-clock.ts), whose worker wakes us about on time without
+      //   spinning; a wake still early asks again, and the last µs, or a gap too short to sleep in,
+      //   are waited in loop turns (I/O is still handled between them).
+      // One block per turn: a turn that sent nothing (every connection down) goes back to the loop.
+      const turn = (mayBlock = true): void => {
+        this.pending = undefined;
+        this.timer = undefined;
         if (this.stopped) return done();
         sendDue();
         if (next === Infinity) return done();
-        const dueNs = Math.min(next, batch.oldestNs + HOLD_NS);
-        // The wake clock (wake-clock.ts) wakes us about on time without spinning; a wake still
-        // early asks again, and the last µs, or a gap too short to sleep in, are waited in loop
-        // turns (I/O is still handled between them).
-        if (dueNs - ctx.clock.now() >= shortestWakeNs()) this.cancelWake = wakeNear(Number(ctx.clock.t0) + dueNs, turn);
-        else this.immediate = setImmediate(turn);
+        const waitNs = dueNs() - ctx.clock.now();
+        if (mayBlock && waitNs <= MAX_BLOCK_NS && ctx.quiet?.()) {
+          if (spared(waitNs)) return;
+          // Not past a whole second of the run's clock: the runner closes its intervals on them,
+          // and a send blocked past one would be counted in the second before.
+          const now = ctx.clock.now();
+          blockUntil(Number(ctx.clock.t0) + Math.min(dueNs(), (Math.floor(now / 1e9) + 1) * 1e9));
+          return turn(false);
+        }
+        if (waitNs >= TIMER_MIN_NS) {
+          // Given up on (an answer in, a block instead), it is left to lapse, not cleared: clearing
+          // costs more than its call, and the block it gave way to outlasts it (no wake of its own).
+          const generation = ++this.timerGeneration;
+          this.timer = setTimeout(() => generation === this.timerGeneration && turn(), Math.max(1, Math.floor(waitNs / 1e6) - TIMER_MARGIN_MS));
+          this.pending = () => this.timerGeneration++;
+        } else if (waitNs >= shortestWakeNs()) {
+          this.pending = wakeNear(Number(ctx.clock.t0) + dueNs(), turn);
+        } else {
+          const immediate = setImmediate(turn);
+          this.pending = () => clearImmediate(immediate);
+        }
       };
       // Replies are read in chunks of up to thousands: requests falling due meanwhile go out
-      // between them rather than after the whole chunk.
+      // between them rather than after the whole chunk. The last answer in, with the next send
+      // near, the wait for it becomes a block (no timer or worker wake more).
       ctx.onProgress(() => {
-        if (this.stopped) return;
+        if (this.stopped || !this.pending) return;
         const now = ctx.clock.now();
-        if (next <= now || batch.oldestNs + HOLD_NS <= now) sendDue();
+        if (next <= now || batch.oldestNs + HOLD_NS <= now) return sendDue();
+        if (!ctx.quiet?.()) return;
+        if (dueNs() - now > MAX_BLOCK_NS) return spareWhileRoom(); // the turn due later stays as it is
+        this.pending();
+        turn();
       });
+      // Nothing in flight and the next send far off: the waiting bookkeeping has its moments, one
+      // per loop turn, while that lasts.
+      const spareWhileRoom = (): void => {
+        if (this.stopped || !ctx.quiet?.() || dueNs() - ctx.clock.now() < SPARE_ROOM_NS || !giveSpareMoment()) return;
+        setImmediate(spareWhileRoom);
+      };
+      // An iteration that cannot say when nothing is in flight has no moment to spare.
+      if (ctx.quiet) givingSpareMoments(true);
       turn();
-    }).finally(() => ctx.onProgress(undefined));
+    }).finally(() => {
+      ctx.onProgress(undefined);
+      if (ctx.quiet) givingSpareMoments(false);
+    });
   }
 
   vusAt(): null {
@@ -150,8 +212,10 @@ export class ArrivalDriver implements Pacer {
 
   stop(): void {
     this.stopped = true;
-    this.cancelWake?.();
-    if (this.immediate) clearImmediate(this.immediate);
+    this.pending?.();
+    this.pending = undefined;
+    // A stopped run's timer must not keep the process alive until it lapses.
+    if (this.timer) clearTimeout(this.timer);
     this.finish?.();
   }
 }

@@ -6,7 +6,11 @@
  * Then the search bisects between the last passing and the first failing rate.
  *
  * When a failing step also shows the generator falling behind (scheduling lag, loop delay), the
- * limit found is the generator's, and the result says so instead of calling it the server's.
+ * limit found is the generator's, and the result says so instead of calling it the server's —
+ * unless the step fails on the server's own time alone: its SLO percentile of service time (from
+ * the actual write, so without our send lag) is over the bound even after taking off the longest
+ * the loop may have kept an answer waiting (its delay p99), or its errors alone are over the limit.
+ * A late generator adds to a latency; it cannot make a server's own answers slow or wrong.
  */
 import type { ServerTarget } from '../core/targets';
 import type { LoadRunner, Segment, ServerResult } from './runner';
@@ -41,6 +45,8 @@ export interface StepResult {
   sloValueMs: number | null;
   errorRate: number;
   generatorBound: boolean;
+  /** The step fails on the server's own time alone (service time, errors): the generator's lateness did not decide it. */
+  failsOnServerAlone: boolean;
   passed: boolean;
   why: string;
 }
@@ -53,6 +59,8 @@ export interface FindMaxResult {
   maxSustainableRate: number | null;
   limitedBy: 'server' | 'generator' | 'max-rate' | 'interrupted';
   statement: string;
+  /** Where the generator and the server could run (their CPUs), as the command found it. */
+  pinning?: string;
 }
 
 /**
@@ -88,6 +96,12 @@ function judge(r: ServerResult, target: number, o: FindMaxOptions, step: number,
   if (sloValueMs === null || sloValueMs > o.slo.thresholdMs) reasons.push(`p${o.slo.percentile} ${sloValueMs?.toFixed(1) ?? '-'} ms > ${o.slo.thresholdMs} ms`);
   if (errorRate > o.maxErrorRate) reasons.push(`errors+dropped ${(errorRate * 100).toFixed(2)}% > ${(o.maxErrorRate * 100).toFixed(2)}%`);
   if (achievedRate < 0.95 * target) reasons.push(`achieved ${achievedRate.toFixed(0)}/s < 95% of ${target.toFixed(0)}/s`);
+  const serviceMs = histogramAt(t.service, o.slo.percentile, 1000);
+  const serviceAlone = serviceMs !== null && serviceMs - r.generator.loopDelayP99Ms > o.slo.thresholdMs;
+  const errorsAlone = t.sent + t.dropped > 0 && errors / (t.sent + t.dropped) > o.maxErrorRate;
+  if (reasons.length > 0 && r.generator.bound && serviceAlone) {
+    reasons.push(`service time alone p${o.slo.percentile} ${serviceMs.toFixed(1)} ms > ${o.slo.thresholdMs} ms + the loop's delay p99 ${r.generator.loopDelayP99Ms.toFixed(1)} ms`);
+  }
   return {
     step,
     phase,
@@ -98,6 +112,7 @@ function judge(r: ServerResult, target: number, o: FindMaxOptions, step: number,
     sloValueMs,
     errorRate,
     generatorBound: r.generator.bound,
+    failsOnServerAlone: reasons.length > 0 && (serviceAlone || errorsAlone),
     passed: reasons.length === 0,
     why: reasons.join('; ') || 'within the SLO',
   };
@@ -145,7 +160,7 @@ export async function findMax(
   let limitedBy: FindMaxResult['limitedBy'] = 'server';
   if (runner.stopped) limitedBy = 'interrupted';
   else if (!firstFail) limitedBy = 'max-rate';
-  else if (firstFail.generatorBound) limitedBy = 'generator';
+  else if (firstFail.generatorBound && !firstFail.failsOnServerAlone) limitedBy = 'generator';
   const statement =
     limitedBy === 'generator'
       ? maxSustainableRate === null
@@ -196,6 +211,7 @@ export async function findMaxOnServer(
 export function stepLine(target: ServerTarget, s: StepResult, o: FindMaxOptions): string {
   return (
     `${target.name} step ${s.step} (${s.phase}) ${s.targetRate}/s: achieved ${s.achievedRate}/s, p${o.slo.percentile} ${s.sloValueMs?.toFixed(1) ?? '-'} ms, ` +
-    `errors+dropped ${(s.errorRate * 100).toFixed(2)}% → ${s.passed ? 'pass' : `FAIL (${s.why})`}${s.generatorBound ? ' [generator-bound]' : ''}`
+    `errors+dropped ${(s.errorRate * 100).toFixed(2)}% → ${s.passed ? 'pass' : `FAIL (${s.why})`}` +
+    (s.generatorBound ? (s.failsOnServerAlone ? ' [generator-bound, but it fails on the server alone]' : ' [generator-bound]') : '')
   );
 }

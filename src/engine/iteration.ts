@@ -32,6 +32,11 @@ export interface IterationContext {
    * out between chunks of answers rather than after them. Set and cleared by the pacer.
    */
   onProgress(hook: (() => void) | undefined): void;
+  /**
+   * Whether no unit is awaiting an answer: then an open-model pacer may block the loop until its
+   * next start (nothing can arrive meanwhile to be timed late). Absent: never.
+   */
+  quiet?(): boolean;
 }
 
 /**

@@ -7,7 +7,6 @@
  * It emits events and knows nothing about terminals.
  */
 import { EventEmitter } from 'node:events';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { DatasetLine } from '../core/dataset-line';
 import type { ServerTarget } from '../core/targets';
 import { targetUrl } from '../core/targets';
@@ -20,6 +19,7 @@ import { requestUnits } from './iterations/request-units';
 import { executorFor, type LoadModel } from './executors/registry';
 import type { Executor } from './executors/executor';
 import { IntervalRecorder, Totals } from './sinks/hdr-intervals';
+import { LoopDelay, LOOP_PROBE_PERIOD_MS } from './loop-delay';
 import type { UnitSource } from './unit-source';
 import type { Mix } from '../core/load-types';
 
@@ -83,8 +83,6 @@ export interface ServerResult {
   status: 'completed' | 'interrupted' | 'aborted';
 }
 
-/** The event-loop monitor's timer period (monitorEventLoopDelay's resolution): part of every reading. */
-const LOOP_MONITOR_PERIOD_MS = 1;
 /** How long units still under way at a stop may take to end before they are cut short: a stop takes at most 2 s. */
 const STOP_GRACE_MS = 1500;
 /** The last stretch before a rendezvous waited in loop turns, not on a timer: longer spins starve each other when shards share cores (bench/cluster-skew.ts). */
@@ -190,16 +188,14 @@ export class LoadRunner extends EventEmitter {
     }
     // The shards' start skew is measured from this instant (sub-millisecond, on the epoch clock).
     this.emit('schedule-start', { server: meeting, epochMs: performance.timeOrigin + performance.now() });
-    const loop = monitorEventLoopDelay({ resolution: 1 });
-    loop.enable();
-    const loopAll = monitorEventLoopDelay({ resolution: 1 });
-    loopAll.enable();
+    // Probed while units are in flight, not all the time (src/engine/loop-delay.ts).
+    const loop = new LoopDelay();
     const cpu0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     const startMs = Date.now();
     const onsetMs: Record<string, number> = {};
     const samples = new RawSamples();
-    const iteration = units.iteration(opts.samples ? fanOut([recorder, samples]) : recorder, new RunClock(t0), () => this.stopCurrent?.());
+    const iteration = units.iteration(fanOut(opts.samples ? [recorder, loop, samples] : [recorder, loop]), new RunClock(t0), () => this.stopCurrent?.());
     const pacer = executor.create(iteration, opts.model, durationMs, opts.shard);
     this.emit('server-start', { server: target.name, url: targetUrl(target), software: info?.software ?? null, durationMs });
 
@@ -218,9 +214,8 @@ export class LoadRunner extends EventEmitter {
         targetRate: scaled(executor.targetRateAt(opts.model, tMs + lengthMs / 2), opts.shard),
         vus: pacer.vusAt(iteration.clock.now() / 1e6),
         inFlight: units.inFlight,
-        loopDelayP99Us: loop.count > 0 ? Math.round(loop.percentile(99) / 1000) : 0,
+        loopDelayP99Us: loop.closeSecond(),
       };
-      loop.reset();
       closing = closing.then(async () => {
         if (failed) return;
         const { record, live } = await recorder.close(indexBase + i, startMs + tMs, lengthMs, context);
@@ -278,14 +273,13 @@ export class LoadRunner extends EventEmitter {
       if (ticker) clearTimeout(ticker);
       recorder.freeze();
       units.close();
-      loop.disable();
-      loopAll.disable();
+      loop.stop();
     }
     const cpu = process.cpuUsage(cpu0);
     const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
     const t = recorder.totals;
     const lagP99 = t.lag.totalCount > 0 ? t.lag.getValueAtPercentile(99) : null;
-    const loopP99Ms = loopAll.count > 0 ? loopAll.percentile(99) / 1e6 : 0;
+    const loopP99Ms = loop.p99Ms;
     // Judged per request against its own latency (src/core/generator-check.ts); lag and loop delay are context.
     const verdict = generatorVerdict(t.generator.atRisk, t.generator.units, units.words.units, units.words.late);
     const loopReason = executor.closed ? loopDelayReason(loopP99Ms, histogramAt(t.latency, 50, 1000)) : null;
@@ -369,8 +363,10 @@ export class LoadStopped extends Error {
  * below it it can tell nothing (an idle loop reads p99 ≈ 1.1 ms). Null when the loop is not at risk.
  */
 export function loopDelayReason(loopP99Ms: number, latencyP50Ms: number | null): string | null {
-  const loopExcessMs = loopP99Ms - LOOP_MONITOR_PERIOD_MS;
-  if (latencyP50Ms === null || loopExcessMs <= LOOP_MONITOR_PERIOD_MS || !unitAtRisk(loopExcessMs, latencyP50Ms)) return null;
+  // The probe times the loop with 1 ms timers: its readings include that period, and below it it
+  // can tell nothing (a loop never late reads p99 ≈ 1.1 ms).
+  const loopExcessMs = loopP99Ms - LOOP_PROBE_PERIOD_MS;
+  if (latencyP50Ms === null || loopExcessMs <= LOOP_PROBE_PERIOD_MS || !unitAtRisk(loopExcessMs, latencyP50Ms)) return null;
   return (
     `event-loop delay p99 ${loopP99Ms.toFixed(2)} ms (${loopExcessMs.toFixed(2)} ms beyond the monitor's 1 ms period) is over ${MATERIAL_SHARE * 100}% of the median latency ${latencyP50Ms.toFixed(2)} ms: ` +
     `in a closed model replies may have waited that long on the generator, so p99 and above may be partly its own time`

@@ -118,7 +118,10 @@ export abstract class SlotRing<C extends LoadCaller> {
   }
 
   get inFlight(): number {
-    return this.slots.reduce((n, s) => n + s.inFlight, 0);
+    // A plain loop: an open-model pacer asks at every turn whether anything is in flight.
+    let n = 0;
+    for (const s of this.slots) n += s.inFlight;
+    return n;
   }
 
   abstract replaceIfUnusable(index: number): void;

@@ -27,6 +27,8 @@ interface SlotEvents {
   answered(): void;
   /** A client is back in service after its backoff. */
   usableAgain(): void;
+  /** A load request ended (answered or failed): the driver may send what fell due meanwhile. */
+  ended(): void;
 }
 
 class RestSlotClient implements LoadCaller {
@@ -66,8 +68,14 @@ class RestSlotClient implements LoadCaller {
     for (const { rpc, scripthash, call, timeoutMs } of this.queued.splice(0)) {
       call.timeoutMs = timeoutMs;
       this.call(rpc, [scripthash], timeoutMs).then(
-        (o) => call.replied(o.result, at + o.latencyNs, o.responseBytes, undefined),
-        (err) => call.failed(toElectrumError(err)),
+        (o) => {
+          call.replied(o.result, at + o.latencyNs, o.responseBytes, undefined);
+          this.events.ended();
+        },
+        (err) => {
+          call.failed(toElectrumError(err));
+          this.events.ended();
+        },
       );
     }
     return at;
@@ -121,6 +129,7 @@ export class RestConnectionSet extends SlotRing<RestSlotClient> implements LoadC
       this.outage = null;
     },
     usableAgain: () => this.changed(),
+    ended: () => this.onReplies?.(),
   };
 
   constructor(

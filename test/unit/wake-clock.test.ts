@@ -1,11 +1,11 @@
 /**
  * The wake clock (src/engine/wake-clock.ts): a wake comes about at its time, never long before or
  * after it; a cancelled one never comes; a pending wake keeps the process alive as the timer it
- * replaces did, and a cancelled one does not.
+ * replaces did, and a cancelled one does not. A block of the calling thread ends at its time.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { wakeNear } from '../../src/engine/wake-clock';
+import { blockUntil, MAX_BLOCK_NS, wakeNear } from '../../src/engine/wake-clock';
 
 const nowNs = () => Number(process.hrtime.bigint());
 const ROOT = path.join(__dirname, '..', '..');
@@ -48,3 +48,22 @@ test('a pending wake keeps the process alive until it comes; a cancelled one doe
   expect(cancelled.ms).toBeLessThan(pending.ms + 5000);
   expect(cancelled.ms).toBeLessThan(12_000);
 }, 60_000);
+
+test('a block ends at its time, not before it, and never outlasts MAX_BLOCK_NS', () => {
+  const late: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const due = nowNs() + 0.3e6 + (i % 5) * 0.5e6;
+    blockUntil(due);
+    late.push((nowNs() - due) / 1e6);
+  }
+  // Never early (the last µs are waited in place); late only by what a busy machine adds.
+  for (const ms of late) {
+    expect(ms).toBeGreaterThanOrEqual(0);
+    expect(ms).toBeLessThan(50);
+  }
+  const t0 = nowNs();
+  blockUntil(t0 + 10 * MAX_BLOCK_NS);
+  const blockedNs = nowNs() - t0;
+  expect(blockedNs).toBeGreaterThanOrEqual(MAX_BLOCK_NS);
+  expect(blockedNs).toBeLessThan(MAX_BLOCK_NS + 50e6);
+});

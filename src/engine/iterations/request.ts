@@ -12,5 +12,6 @@ export function requestIteration(ctx: RequestContext): IterationContext {
     clock: ctx.clock,
     batch: () => new TurnBatch(ctx),
     onProgress: (hook) => (ctx.conns.onReplies = hook),
+    quiet: () => ctx.conns.inFlight === 0,
   };
 }

@@ -7,8 +7,8 @@
  *
  * Closing an interval must not stall the schedule: encoding one histogram takes ~0.2 ms, and a
  * second holds a dozen. So two banks alternate: at each second the full bank is swapped out and
- * encoded one histogram per loop turn (requests due meanwhile go out between turns), then reset
- * for reuse two seconds later.
+ * encoded one histogram per step, each step in a moment the pacer can spare (no answer in flight,
+ * the next send not due yet: spare-time.ts), then reset for reuse two seconds later.
  */
 import * as hdr from 'hdr-histogram-js';
 import type { MethodName } from '../../core/methods';
@@ -20,6 +20,7 @@ import { GeneratorTally } from '../../core/generator-check';
 import { OutageLog } from '../../core/outages';
 import { nextTurn } from '../../core/next-turn';
 import type { RequestSink } from './request-sink';
+import { spareMoment } from '../spare-time';
 
 /** Integer µs, 3 significant digits, as the issue and HdrHistogram's tools expect. */
 export function newHistogram(): hdr.Histogram {
@@ -115,7 +116,6 @@ export interface LiveCounts {
   p50Us: number | null;
   p99Us: number | null;
 }
-
 
 /** The HDR-intervals sink: what `load` stores second by second and sums into its summary. */
 export class IntervalRecorder<M extends string = MethodName> implements RequestSink<M> {
@@ -220,7 +220,7 @@ export class IntervalRecorder<M extends string = MethodName> implements RequestS
   }
 
   /**
-   * Adds a closed bank to the run's totals (before the bank is reused), a cell per loop turn:
+   * Adds a closed bank to the run's totals (before the bank is reused), a cell per spare moment:
    * adding a histogram takes ~50 µs, and a bank holds a dozen.
    */
   private async addToTotals(bank: Bank<M>): Promise<void> {
@@ -236,7 +236,7 @@ export class IntervalRecorder<M extends string = MethodName> implements RequestS
       let pm = t.perMethod.get(c.method);
       if (!pm) t.perMethod.set(c.method, (pm = { ok: 0, errors: 0, latency: newHistogram() }));
       if (c.outcome === 'ok') {
-        await nextTurn();
+        await spareMoment();
         t.latency.add(c.latency);
         t.service.add(c.service);
         pm.ok += c.count;
@@ -249,7 +249,7 @@ export class IntervalRecorder<M extends string = MethodName> implements RequestS
 
   /**
    * Closes the interval: the bank in use is swapped for the spare at once (so requests keep being
-   * recorded), then encoded a histogram per loop turn. Resolves with the interval's record and
+   * recorded), then encoded a histogram per spare moment (spare-time.ts). Resolves with the interval's record and
    * its live counts.
    */
   async close(
@@ -261,6 +261,7 @@ export class IntervalRecorder<M extends string = MethodName> implements RequestS
     const bank = this.current;
     this.current = this.spare;
     this.spare = bank;
+    await spareMoment();
     for (const c of bank.cells) if (c.outcome === 'ok' && c.count > 0) bank.live.add(c.latency);
     const line = histogramLine(bank.live);
     const live: LiveCounts = {
@@ -279,14 +280,14 @@ export class IntervalRecorder<M extends string = MethodName> implements RequestS
       let latency: string | null = null;
       let service: string | null = null;
       if (timed) {
-        await nextTurn();
+        await spareMoment();
         latency = hdr.encodeIntoCompressedBase64(c.latency);
-        await nextTurn();
+        await spareMoment();
         service = hdr.encodeIntoCompressedBase64(c.service);
       }
       cells.push({ method: c.method, outcome: c.outcome, count: c.count, bytes: c.bytes, latency, service });
     }
-    await nextTurn();
+    await spareMoment();
     const lag = bank.lag.totalCount > 0 ? hdr.encodeIntoCompressedBase64(bank.lag) : null;
     const record: IntervalRecord<M> = {
       server: this.server,
@@ -302,7 +303,7 @@ export class IntervalRecorder<M extends string = MethodName> implements RequestS
       loopDelayP99Us: context.loopDelayP99Us,
       cells,
     };
-    await nextTurn();
+    await spareMoment();
     await this.addToTotals(bank);
     bank.reset();
     return { record, live };

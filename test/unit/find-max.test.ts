@@ -1,0 +1,75 @@
+/**
+ * The breaking point's attribution (src/load/find-max.ts): a failing step whose generator fell
+ * behind ends the search as the generator's limit, unless the step fails on the server's own time
+ * alone (its service time, from the actual write, is over the SLO even after the loop's delay, or
+ * its errors alone are over the limit): then the figure is the server's, and says so.
+ */
+import { findMax, type FindMaxOptions } from '../../src/engine/find-max';
+import type { LoadRunner, ServerResult } from '../../src/engine/runner';
+import { IntervalRecorder } from '../../src/engine/sinks/hdr-intervals';
+
+const o: FindMaxOptions = {
+  slo: { percentile: 99, thresholdMs: 100, text: 'p99<100ms' },
+  maxErrorRate: 0.01,
+  dwellMs: 1000,
+  warmupMs: 0,
+  startRate: 100,
+  factor: 2,
+  maxRate: 1000,
+  bisectSteps: 0,
+};
+
+/** A step's result: `rate` requests answered in a second, each `lagMs` late and `serviceMs` in the server. */
+async function step(rate: number, serviceMs: number, lagMs: number, opts: { bound: boolean; loopMs?: number; timeouts?: number }): Promise<ServerResult> {
+  const rec = new IntervalRecorder('s');
+  for (let i = 0; i < rate; i++) {
+    rec.opened();
+    const intended = i * 1e6;
+    rec.sentOne(lagMs * 1000);
+    rec.completed('balance', i < (opts.timeouts ?? 0) ? 'timeout' : 'ok', intended, intended + lagMs * 1e6, intended + (lagMs + serviceMs) * 1e6, 10);
+  }
+  await rec.close(0, 0, 1000, { targetRate: rate, vus: null, inFlight: 0, loopDelayP99Us: 0 });
+  return {
+    server: 's',
+    url: 'tcp://127.0.0.1:1',
+    software: 'x',
+    protocol: '1.4',
+    durationMs: 1000,
+    startedAtMs: 0,
+    totals: rec.totals,
+    generator: { lagP99Us: lagMs * 1000, lagMaxUs: lagMs * 1000, loopDelayP99Ms: opts.loopMs ?? 1.1, cpuUtilisation: 0.1, bound: opts.bound, reasons: [] },
+    refused: 0,
+    firstRefusedAtMs: null,
+    onsetMs: {},
+    intervals: 1,
+    lateReplies: 0,
+    status: 'completed',
+  };
+}
+
+const runner = { stopped: false } as unknown as LoadRunner;
+const search = (failing: Promise<ServerResult>) =>
+  findMax(runner, { name: 's', profile: 'generic', host: '127.0.0.1', port: 1, tls: false }, o, (rate) => (rate < 200 ? step(rate, 5, 0.05, { bound: false }) : failing), () => undefined);
+
+test('a step failing on service time alone is the server\'s limit, though its generator was late', async () => {
+  const r = await search(step(200, 300, 20, { bound: true }));
+  expect(r.limitedBy).toBe('server');
+  expect(r.maxSustainableRate).toBe(100);
+  expect(r.steps[1]).toMatchObject({ generatorBound: true, failsOnServerAlone: true, passed: false });
+  expect(r.statement).toMatch(/^s: max sustainable throughput 100\/s under p99<100ms \(next step 200\/s failed: p99 320\.\d ms > 100 ms; service time alone p99 300\.\d ms > 100 ms \+ the loop's delay p99 1\.1 ms\)$/);
+});
+
+test('a step failing only with the generator\'s lag in it is the generator\'s limit', async () => {
+  // 60 ms in the server, 60 ms late: over the SLO only with our own lateness added.
+  const r = await search(step(200, 60, 60, { bound: true }));
+  expect(r.limitedBy).toBe('generator');
+  expect(r.steps[1].failsOnServerAlone).toBe(false);
+  expect(r.statement).toMatch(/the generator, not the server, fell behind at 200\/s/);
+});
+
+test('service time over the SLO by less than the loop\'s delay is not the server\'s alone; errors alone are', async () => {
+  expect((await search(step(200, 120, 5, { bound: true, loopMs: 30 }))).limitedBy).toBe('generator');
+  const timeouts = await search(step(200, 5, 1, { bound: true, timeouts: 10 }));
+  expect(timeouts.limitedBy).toBe('server');
+  expect(timeouts.steps[1].failsOnServerAlone).toBe(true);
+});

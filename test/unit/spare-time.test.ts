@@ -1,0 +1,51 @@
+/**
+ * Spare moments (src/engine/spare-time.ts): deferred bookkeeping runs when a pacer gives it a
+ * moment, at the next loop turn when no pacer gives any, and after a bounded wait when a pacer
+ * gives none in time: it is put off, never lost.
+ */
+import { giveSpareMoment, givingSpareMoments, spareMoment } from '../../src/engine/spare-time';
+
+const nowMs = () => performance.now();
+
+test('with no pacer giving moments, a step runs at the next loop turn', async () => {
+  // A turn of the loop comes before any timer, however busy the machine.
+  const order: string[] = [];
+  const timer = new Promise<void>((resolve) => setTimeout(() => resolve(void order.push('timer')), 1));
+  await spareMoment().then(() => order.push('step'));
+  await timer;
+  expect(order).toEqual(['step', 'timer']);
+});
+
+test('with a pacer giving them, a step waits for its moment, oldest first', async () => {
+  givingSpareMoments(true);
+  try {
+    const order: number[] = [];
+    const a = spareMoment().then(() => order.push(1));
+    const b = spareMoment().then(() => order.push(2));
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    expect(giveSpareMoment()).toBe(true);
+    await a;
+    expect(order).toEqual([1]);
+    expect(giveSpareMoment()).toBe(true);
+    await b;
+    expect(order).toEqual([1, 2]);
+    expect(giveSpareMoment()).toBe(false); // none waiting
+  } finally {
+    givingSpareMoments(false);
+  }
+});
+
+test('a step given no moment runs after the longest wait anyway; one left waiting when the pacer stops runs then', async () => {
+  givingSpareMoments(true);
+  const t0 = nowMs();
+  await spareMoment();
+  const waited = nowMs() - t0;
+  expect(waited).toBeGreaterThanOrEqual(15); // MAX_DEFER_MS is 20 (timers may fire up to 1 ms early)
+  expect(waited).toBeLessThan(1000);
+  let ran = false;
+  const pending = spareMoment().then(() => (ran = true));
+  givingSpareMoments(false);
+  await pending;
+  expect(ran).toBe(true);
+});
