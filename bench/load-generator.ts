@@ -192,6 +192,10 @@ async function capacity(seconds: number, from: number) {
   try {
     const raw = await rawPipelined(port, seconds);
     console.log(`raw socket pipelining (256 in flight): ${raw.toFixed(0)} replies/s`);
+    // The first run in a process compiles the engine's code as it goes: its lag is start-up's, not
+    // the rate's, and ended searches at their first step. It is run once first and not counted.
+    const warm = await engineAt(port, from, 1);
+    console.log(`  warm-up at ${from}/s for 1 s (not counted): lag p99 ${warm.lagP99Ms.toFixed(2)} ms`);
     // Geometric steps up to the first rate not sustained, then bisection between the last rate
     // sustained and that one (to within 3 %): the same criterion at every step. On a shared
     // machine another process's burst can fail a step far below the limit, so a step not
@@ -217,7 +221,7 @@ async function capacity(seconds: number, from: number) {
       if (await sustains(mid)) sustained = mid;
       else failed = mid;
     }
-    console.log(`capacity: ${sustained}/s sustained with lag p99 <= 1 ms = ${(sustained / raw).toFixed(2)}x the raw loop (target >= 0.7x)`);
+    console.log(`capacity: ${sustained}/s sustained with lag p99 <= 1 ms = ${(sustained / raw).toFixed(2)}x the raw loop (target >= 0.85x)`);
   } finally {
     child.kill('SIGKILL');
   }

@@ -6,12 +6,14 @@
  * Electrum's times are bimodal (a sync whose last requests wait a second in its send buffer, or
  * not): its median jumps between the modes, its mean does not.
  *
- *   npx tsx bench/wallet-clients.ts [--client bdk|electrum] [--sizes …] [--syncs 5] [--rounds 2] [--servers …]
+ *   npx tsx bench/wallet-clients.ts [--client bdk|electrum] [--on-wire] [--sizes …] [--syncs 5] [--rounds 2] [--servers …]
  *
  * The lab must be up.
  * - bdk (default; sizes 10,100,400, every lab server): the real BDK (bdkpython) is timed from
  *   opening its Electrum client to the end of its full scan (bdk_sync.py), the workload from before
- *   its TCP connect to its last reply; both straight to the server.
+ *   its TCP connect to its last reply; both straight to the server. With --on-wire both go
+ *   through the recording proxy and are timed on its clock, as below: the client's own work before
+ *   its first request and after its last reply left out.
  * - electrum (sizes 5,50,200, the wallets Electrum restores; ElectrumX, electrs and Fulcrum — it
  *   does not use Esplora's electrs, which lacks server.features): both go through the recording
  *   proxy and are timed on its clock the same way, from the connection's start to the last reply
@@ -36,10 +38,16 @@ interface Endpoint {
   port: number;
 }
 
-/** One server's pair of sides: n syncs of a wallet each, their times in ms. */
+/** One sync's time in ms, and on the proxy's clock the part of it with nothing in flight (the client's own). */
+interface Timed {
+  ms: number;
+  idleMs?: number;
+}
+
+/** One server's pair of sides: n syncs of a wallet each, timed. */
 interface Sides {
-  real(w: WalletLine, n: number): Promise<number[]>;
-  ours(w: WalletLine, n: number): Promise<number[]>;
+  real(w: WalletLine, n: number): Promise<Timed[]>;
+  ours(w: WalletLine, n: number): Promise<Timed[]>;
   close(): Promise<void>;
 }
 
@@ -51,25 +59,42 @@ interface Client {
   open(server: Endpoint): Promise<Sides>;
 }
 
+const ON_WIRE = process.argv.includes('--on-wire');
+
 const CLIENTS: Record<string, Client> = {
   bdk: {
-    title: `bdk workload against bdkpython ${VERSIONS.bdkpython}`,
+    title: `bdk workload against bdkpython ${VERSIONS.bdkpython}${ON_WIRE ? ", both timed on the recording proxy's clock" : ''}`,
     sizes: '10,100,400',
     servers: 'electrumx,electrs,esplora,fulcrum',
     fits: (w) => !!w.descriptors,
-    open: async (server) => ({
-      real: async (w, n) => {
-        const runs = await bdkSyncs(`tcp://${server.host}:${server.port}`, w, n);
-        for (const r of runs) if (r.confirmed !== w.expected.balance.confirmed || r.txs !== w.expected.txCount) throw new Error(`real BDK on ${server.port} found ${r.txs} txs / ${r.confirmed} sat in ${w.wallet}`);
-        return runs.map((r) => r.ms);
-      },
-      ours: async (w, n) => {
-        const out: number[] = [];
-        for (let i = 0; i < n; i++) out.push(Number((await workloadSync('bdk', server, w)).durationNs) / 1e6);
-        return out;
-      },
-      close: async () => undefined,
-    }),
+    open: async (server) => {
+      // --on-wire: both through the recording proxy, each sync timed from its connection's start
+      // to its last reply, so what either side does before connecting or after the last reply
+      // (BDK's own derivations and parsing, say) is left out of both.
+      const recorder = ON_WIRE ? await WireRecorder.start(server) : undefined;
+      const via = recorder ? { host: '127.0.0.1', port: recorder.port } : server;
+      const spans = (from: number, n: number): Timed[] => {
+        if (recorder!.connectionCount !== from + n) throw new Error(`${n} syncs made ${recorder!.connectionCount - from} connections`);
+        return Array.from({ length: n }, (_, i) => ({ ms: recorder!.spanMs(from + i), idleMs: recorder!.splitMs(from + i).idleMs }));
+      };
+      return {
+        real: async (w, n) => {
+          const from = recorder?.connectionCount ?? 0;
+          recorder?.clear();
+          const runs = await bdkSyncs(`tcp://${via.host}:${via.port}`, w, n);
+          for (const r of runs) if (r.confirmed !== w.expected.balance.confirmed || r.txs !== w.expected.txCount) throw new Error(`real BDK on ${server.port} found ${r.txs} txs / ${r.confirmed} sat in ${w.wallet}`);
+          return recorder ? spans(from, n) : runs.map((r) => ({ ms: r.ms }));
+        },
+        ours: async (w, n) => {
+          const from = recorder?.connectionCount ?? 0;
+          recorder?.clear();
+          const out: Timed[] = [];
+          for (let i = 0; i < n; i++) out.push({ ms: Number((await workloadSync('bdk', via, w)).durationNs) / 1e6 });
+          return recorder ? spans(from, n) : out;
+        },
+        close: async () => recorder?.close(),
+      };
+    },
   },
   electrum: {
     title: `electrum workload against Electrum ${VERSIONS.electrum}, both timed on the recording proxy's clock`,
@@ -82,22 +107,22 @@ const CLIENTS: Record<string, Client> = {
       const proxied = { host: '127.0.0.1', port: recorder.port };
       return {
         real: async (w, n) => {
-          const out: number[] = [];
+          const out: Timed[] = [];
           for (let i = 0; i < n; i++) {
             recorder.clear();
             const r = await electrum.sync(w);
             if (r.confirmed !== w.expected.balance.confirmed || r.txs !== w.expected.txCount) throw new Error(`Electrum on ${server.port} found ${r.txs} txs / ${r.confirmed} sat in ${w.wallet}`);
-            out.push(r.ms);
+            out.push({ ms: r.ms });
           }
           return out;
         },
         ours: async (w, n) => {
-          const out: number[] = [];
+          const out: Timed[] = [];
           for (let i = 0; i < n; i++) {
             recorder.clear();
             const connection = recorder.connectionCount;
             await workloadSync('electrum', proxied, w);
-            out.push(recorder.spanMs(connection));
+            out.push({ ms: recorder.spanMs(connection) });
           }
           return out;
         },
@@ -143,16 +168,16 @@ async function main(): Promise<void> {
       for (const size of SIZES) {
         const w = wallets.find((x) => x.expected.txCount === size && client.fits(x));
         if (!w) throw new Error(`no lab wallet of ${size} transactions for ${CLIENT}`);
-        const real: number[] = [];
-        const ours: number[] = [];
+        const real: Timed[] = [];
+        const ours: Timed[] = [];
         const ratios: number[] = [];
         for (let round = 0; round < ROUNDS; round++) {
           // Each side's first sync of a round warms the server's caches and is left out; the side
           // that goes first alternates by round.
           const realSide = async () => (await sides.real(w, SYNCS + 1)).slice(1);
           const ourSide = async () => (await sides.ours(w, SYNCS + 1)).slice(1);
-          let r: number[];
-          let o: number[];
+          let r: Timed[];
+          let o: Timed[];
           if (round % 2 === 0) {
             r = await realSide();
             o = await ourSide();
@@ -162,11 +187,14 @@ async function main(): Promise<void> {
           }
           real.push(...r);
           ours.push(...o);
-          ratios.push(mean(o) / mean(r));
+          ratios.push(mean(o.map((x) => x.ms)) / mean(r.map((x) => x.ms)));
         }
-        const [mr, mo] = [medianOfUnsorted(real)!, medianOfUnsorted(ours)!];
-        const [ar, ao] = [mean(real), mean(ours)];
-        rows.push([name, String(size), mr.toFixed(1), ar.toFixed(1), mo.toFixed(1), ao.toFixed(1), (mo / mr).toFixed(2), (ao / ar).toFixed(2), ratios.map((x) => x.toFixed(2)).join(' ')]);
+        const [mr, mo] = [medianOfUnsorted(real.map((x) => x.ms))!, medianOfUnsorted(ours.map((x) => x.ms))!];
+        const [ar, ao] = [mean(real.map((x) => x.ms)), mean(ours.map((x) => x.ms))];
+        const idle = (xs: Timed[]) => (xs[0]?.idleMs === undefined ? 'n/a' : mean(xs.map((x) => x.idleMs!)).toFixed(1));
+        const row = [name, String(size), mr.toFixed(1), ar.toFixed(1), mo.toFixed(1), ao.toFixed(1), (mo / mr).toFixed(2), (ao / ar).toFixed(2), ratios.map((x) => x.toFixed(2)).join(' ')];
+        if (real[0]?.idleMs !== undefined) row.push(`${idle(real)} / ${idle(ours)}`);
+        rows.push(row);
         process.stderr.write(`${name} ${size} tx: real ${mr.toFixed(1)} / ${ar.toFixed(1)} ms, workload ${mo.toFixed(1)} / ${ao.toFixed(1)} ms (median / mean)\n`);
       }
     } finally {
@@ -175,7 +203,13 @@ async function main(): Promise<void> {
   }
   console.log(`${client.title}, ${ROUNDS} rounds × ${SYNCS} counted syncs a side`);
   const head = ['server', 'wallet txs', 'real ms median', 'real ms mean', 'workload ms median', 'workload ms mean', '÷ medians', '÷ means', 'per round (means)'];
-  console.log(textTable(head, rows, { align: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'] }));
+  const align: Array<'left' | 'right'> = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'];
+  // The client's own time on the proxy's clock: a sync's time with nothing of it in flight.
+  if (rows[0]?.length > head.length) {
+    head.push('nothing in flight ms (real / workload, means)');
+    align.push('right');
+  }
+  console.log(textTable(head, rows, { align }));
 }
 
 main().catch((err) => {

@@ -95,6 +95,33 @@ export class WireRecorder {
     return Number(last - from) / 1e6;
   }
 
+  /**
+   * A sync's span (as spanMs) split in two: the time with at least one request of the connection
+   * in flight (the server's and the wire's), and the time with none (the client's own, between an
+   * answer and its next write).
+   */
+  splitMs(connection: number): { inFlightMs: number; idleMs: number } {
+    const from = this.servedFromNs.get(connection);
+    if (from === undefined) throw new Error(`the recorder saw no connection ${connection}`);
+    const edges: Array<[bigint, number]> = [];
+    for (const r of this.requests) {
+      if (r.connection !== connection || r.method === 'server.ping' || r.answeredNs === undefined) continue;
+      edges.push([r.sentNs, 1], [r.answeredNs, -1]);
+    }
+    edges.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    let inFlight = 0n;
+    let idle = 0n;
+    let open = 0;
+    let t = from;
+    for (const [at, step] of edges) {
+      if (open > 0) inFlight += at - t;
+      else idle += at - t;
+      t = at;
+      open += step;
+    }
+    return { inFlightMs: Number(inFlight) / 1e6, idleMs: Number(idle) / 1e6 };
+  }
+
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

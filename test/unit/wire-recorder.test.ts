@@ -113,3 +113,27 @@ test('a padding client: writes told apart by their power-of-two sizes even when 
   await recorder.close();
   server.close();
 });
+
+test("a sync's span splits into time with a request in flight and the client's own time between an answer and its next write", async () => {
+  const server = await echoServer();
+  const recorder = await WireRecorder.start({ host: '127.0.0.1', port: server.port });
+  const sock = net.connect(recorder.port, '127.0.0.1');
+  await new Promise((r) => sock.once('connect', r));
+  const connection = recorder.connectionCount - 1;
+  const line = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'blockchain.headers.subscribe', params: [] }) + '\n';
+  const pauseMs = 60;
+  for (let id = 0; id < 3; id++) {
+    await exchange(sock, line(id), 1);
+    // The client "works" between an answer and its next write; after the last answer it stops.
+    if (id < 2) await new Promise((r) => setTimeout(r, pauseMs));
+  }
+  sock.destroy();
+  const { inFlightMs, idleMs } = recorder.splitMs(connection);
+  // The two pauses are idle time (a timer fires at most a ms early); the echo answers in far less.
+  expect(idleMs).toBeGreaterThanOrEqual(2 * pauseMs - 2);
+  expect(inFlightMs).toBeLessThan(idleMs);
+  expect(inFlightMs + idleMs).toBeCloseTo(recorder.spanMs(connection), 6);
+  expect(() => recorder.splitMs(connection + 1)).toThrow(/no connection/);
+  await recorder.close();
+  server.close();
+});
