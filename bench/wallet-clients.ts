@@ -69,8 +69,8 @@ const CLIENTS: Record<string, Client> = {
     fits: (w) => !!w.descriptors,
     open: async (server) => {
       // --on-wire: both through the recording proxy, each sync timed from its connection's start
-      // to its last reply, so what either side does before connecting or after the last reply
-      // (BDK's own derivations and parsing, say) is left out of both.
+      // to its last reply, so what either side does before connecting or after its last reply
+      // is left out of both; what each does between an answer and its next write is counted.
       const recorder = ON_WIRE ? await WireRecorder.start(server) : undefined;
       const via = recorder ? { host: '127.0.0.1', port: recorder.port } : server;
       const spans = (from: number, n: number): Timed[] => {
