@@ -75,9 +75,6 @@ async function bench(servers: ServerTarget[], verify = false): Promise<Outcome[]
   }
 }
 
-/** Whether the dataset expects something the method's answer would show (an empty answer is then detectable). */
-const expectsData = (o: Outcome) => (o.method === 'history' ? o.txCount > 0 : o.method === 'utxos' ? o.utxoCount > 0 : o.confirmed > 0);
-
 describeBuilt('fulcrum', 'Fulcrum with max_history = 1000', () => {
   afterAll(() => labRestartServer('fulcrum'), 60_000);
 

@@ -9,11 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { labEnv } from './lab/env';
 
 const ROOT = path.resolve(__dirname, '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const env = labEnv();
 let tmp: string;
 beforeAll(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-capacity-'))));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

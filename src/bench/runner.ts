@@ -269,8 +269,6 @@ export class BenchRunner extends EventEmitter {
     await Promise.race([pacer.run(), stopped]);
   }
 
-  private serverIds: number[] = [];
-
   private createRun(dataset: LoadedDataset, lines: DatasetLine[], infos: Array<{ software: string; protocol: string; banner?: string; features?: unknown }>) {
     const { opts } = this;
     const tool = toolInfo();
@@ -302,7 +300,6 @@ export class BenchRunner extends EventEmitter {
       })),
       lines,
     );
-    this.serverIds = serverIds;
     return { runId, serverIds, done: new DoneSet(opts.passes, lines.length, opts.servers.length, opts.methods.length) };
   }
 
@@ -325,7 +322,6 @@ export class BenchRunner extends EventEmitter {
       }
       return stored.id;
     });
-    this.serverIds = serverIds;
     this.store.claimRun(runId);
     const { opts } = this;
     const done = new DoneSet(opts.passes, run.dataset_lines, opts.servers.length, opts.methods.length);
@@ -348,7 +344,7 @@ export class DoneSet {
   count = 0;
 
   constructor(
-    private readonly passes: number,
+    passes: number,
     private readonly addresses: number,
     private readonly servers: number,
     private readonly methods: number,

@@ -290,7 +290,6 @@ async function main(): Promise<number> {
 
 async function coordinatedOrNot(a: Argv, plan: LoadPlan, outputs: OutputSet): Promise<number> {
   // First of all the test's shards meet, so that one which cannot go on fails the whole test at once.
-  let test: CoordinatedShard | undefined;
   // Registering and waiting for the other shards may take up to --ready-timeout: a stop then ends
   // this shard at once, and the others learn it from the coordinator or its closed connection.
   const meet = plan.coordinator && { address: plan.coordinator, shard: plan.shard!, readyTimeoutMs: plan.readyTimeoutMs };

@@ -19,7 +19,7 @@ import type { ServerTarget } from '../core/targets';
 import type { ClientOptions } from '../electrum/client';
 import type { WalletLine } from '../core/wallet-line';
 import { WalletStore } from '../store/wallets';
-import { allHeard, judgeBlock, paymentHeard, type HeldConnection } from './notifications';
+import { allHeard, judgeBlock, paymentHeard } from './notifications';
 import { syncRecord, type SyncResult } from './sync';
 import { walletSyncUnits } from './sync-units';
 import { until, type Blocks } from './blocks';

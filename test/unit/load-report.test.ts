@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { build, encodeIntoCompressedBase64, Histogram } from 'hdr-histogram-js';
+import { build, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
 import Database from 'better-sqlite3';
 import { ResultsStore } from '../../src/store/results';
 import { migrate } from '../../src/store/schema';

@@ -18,7 +18,6 @@ import { isAnswered } from '../../core/outcomes';
 import { AnswerWatch } from '../../core/stopped-answering';
 import { GeneratorTally } from '../../core/generator-check';
 import { OutageLog } from '../../core/outages';
-import { nextTurn } from '../../core/next-turn';
 import type { RequestSink } from './request-sink';
 import { spareMoment } from '../spare-time';
 
