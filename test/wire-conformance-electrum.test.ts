@@ -20,7 +20,11 @@
  * 4. Requests per write: both cut writes by the same rule (padded-writes.ts), but which requests
  *    wait together depends on when answers come back, so two syncs of Electrum itself differ by a
  *    write or two. Compared as the number of writes (within 5 %, at least 2) and the histogram of
- *    requests per write (differing by at most 10 % of the writes, at least 4).
+ *    requests per write: a write cut in two where the other side made one moves 3 counts of it
+ *    (one size less, two more), requests that went in the next write instead move up to 4 (two
+ *    sizes less, two more), so for as many re-cut writes as the count allows it may differ by 4
+ *    each (20 % of the writes, at least 8). Seen in two runs of the nine syncs: 0–5 on 23 writes,
+ *    0–7 on 75; a flat limit of 4 failed a CI run of 2026-11-26 on ElectrumX's 5-transaction wallet.
  * 5. Most requests in flight: held as the cap both apply — at every request, no more in flight
  *    than aiorpcx allows at that point (50, then up by max(3, 10 %) for every 30 answers). The
  *    peaks themselves are not compared: the workload writes a burst of requests at once, where
@@ -130,8 +134,10 @@ describeWithClient('electrum-wallet', 'electrum: the workload sends what Electru
       expect(mine.framings).toEqual(['line, padded']);
       expect(theirs.framings).toEqual(['line, padded']);
       const writes = { ours: mine.writes, theirs: theirs.writes, perWrite: { ours: [...mine.perWrite].sort((a, b) => a[0] - b[0]), theirs: [...theirs.perWrite].sort((a, b) => a[0] - b[0]) } };
-      expect({ writes, apart: Math.abs(mine.writes - theirs.writes) <= Math.max(2, 0.05 * theirs.writes) }).toEqual({ writes, apart: true });
-      expect({ writes, near: histogramDistance(mine.perWrite, theirs.perWrite) <= Math.max(4, 0.1 * theirs.writes) }).toEqual({ writes, near: true });
+      const recutsAllowed = Math.max(2, 0.05 * theirs.writes);
+      expect({ writes, apart: Math.abs(mine.writes - theirs.writes) <= recutsAllowed }).toEqual({ writes, apart: true });
+      const distance = histogramDistance(mine.perWrite, theirs.perWrite);
+      expect({ writes, distance, near: distance <= 4 * recutsAllowed }).toEqual({ writes, distance, near: true });
       expect({ ours: mine.overCap, theirs: theirs.overCap }).toEqual({ ours: [], theirs: [] });
       // The cap was there to apply: both had requests in flight together.
       expect(Math.min(mine.peak, theirs.peak)).toBeGreaterThan(1);
