@@ -4,6 +4,9 @@
  * Electrum protocol's forms so that the size checks, --verify and every report treat both transports
  * alike. One call is one sample whatever it takes: a history is fetched page by page (the first
  * `/txs` page, then 25 confirmed transactions a page) and the sample counts its HTTP requests.
+ * Its latency is the sum of its requests' round trips, each from its dispatch to its last byte's
+ * arrival: as on the Electrum path, whose latency ends at the last byte before any parsing, our
+ * reading of a page (up to tens of ms for a history of megabytes) is not the server's time.
  *
  * Same rules as the Electrum client: one deadline per call (all its pages), a reply that comes after
  * it is counted late, never as a sample; HTTP 400 bodies are the server's error messages ("Too many
@@ -78,13 +81,13 @@ export class EsploraRestClient {
     }
     const h = restScriptHash(scripthash);
     const deadline = Date.now() + timeoutMs;
-    const activeAtStart = this.opts.measureLoop ? performance.eventLoopUtilization().active : undefined;
-    const startedNs = process.hrtime.bigint();
-    const acc = { bytes: 0, requests: 0 };
+    const acc = { bytes: 0, requests: 0, roundTripsNs: 0n, busyMs: 0 };
     const get = async (path: string) => {
       const r = await this.get(path, deadline);
       acc.bytes += r.bytes;
       acc.requests++;
+      acc.roundTripsNs += r.roundTripNs;
+      acc.busyMs += r.busyMs ?? 0;
       return r.json;
     };
     let result: unknown;
@@ -101,9 +104,8 @@ export class EsploraRestClient {
       default:
         throw new ElectrumError('protocol', `${rpc} has no Esplora REST equivalent here`);
     }
-    const endNs = process.hrtime.bigint();
-    const loopBusyMs = activeAtStart !== undefined ? performance.eventLoopUtilization().active - activeAtStart : undefined;
-    return { result, latencyNs: endNs - startedNs, responseBytes: acc.bytes, loopBusyMs, requests: acc.requests };
+    const loopBusyMs = this.opts.measureLoop ? acc.busyMs : undefined;
+    return { result, latencyNs: acc.roundTripsNs, responseBytes: acc.bytes, loopBusyMs, requests: acc.requests };
   }
 
   /** The chain tip's height (`GET /blocks/tip/height`). */
@@ -114,12 +116,12 @@ export class EsploraRestClient {
   }
 
   /** One GET with what is left of the call's deadline; the body parsed as JSON. */
-  private get(path: string, deadline: number): Promise<{ json: unknown; bytes: number }> {
+  private get(path: string, deadline: number): Promise<Page> {
     if (this.closed) return Promise.reject(new ElectrumError('disconnect', 'client closed'));
     const left = deadline - Date.now();
     if (left <= 0) return Promise.reject(new ElectrumError('timeout', `no complete answer within the call's timeout (at ${path})`));
     return new Promise((resolve, reject) => {
-      const request = new RestRequest(path, resolve, reject, (answered) => {
+      const request = new RestRequest(path, this.opts.measureLoop === true, resolve, reject, (answered) => {
         this.open.delete(request);
         if (answered && request.timedOut) this.lateReplies++; // the call already failed with a timeout: counted, never a sample
       });
@@ -130,6 +132,7 @@ export class EsploraRestClient {
         setTimeout(() => request.abort(), LATE_GRACE_MS).unref();
       }, left);
       // undici's own timeouts are off: the call's deadline is the one timeout, as on the Electrum path.
+      request.sent();
       this.pool.dispatch({ path, method: 'GET', headersTimeout: 0, bodyTimeout: 0 }, request);
     });
   }
@@ -140,6 +143,16 @@ export class EsploraRestClient {
     this.open.clear();
     void this.pool.destroy().catch(() => undefined);
   }
+}
+
+/** One answered GET. */
+interface Page {
+  json: unknown;
+  bytes: number;
+  /** From the request's dispatch to its last byte's arrival, before the body was read. */
+  roundTripNs: bigint;
+  /** Our event loop's busy time in that span (only when measured). */
+  busyMs?: number;
 }
 
 /**
@@ -154,14 +167,23 @@ class RestRequest implements Dispatcher.DispatchHandler {
   private abortWanted = false;
   private status = 0;
   private readonly chunks: Buffer[] = [];
+  private sentNs = 0n;
+  private activeAtSend: number | undefined;
 
   constructor(
     private readonly path: string,
-    private readonly resolve: (r: { json: unknown; bytes: number }) => void,
+    private readonly measureLoop: boolean,
+    private readonly resolve: (r: Page) => void,
     private readonly reject: (err: unknown) => void,
     /** The request is over: answered (a whole response), or not (an error, or aborted by us). */
     private readonly ended: (answered: boolean) => void,
   ) {}
+
+  /** The request is handed to undici now: its round trip starts. */
+  sent(): void {
+    if (this.measureLoop) this.activeAtSend = performance.eventLoopUtilization().active;
+    this.sentNs = process.hrtime.bigint();
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
@@ -177,11 +199,13 @@ class RestRequest implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
+    const arrivedNs = process.hrtime.bigint();
+    const busyMs = this.activeAtSend !== undefined ? performance.eventLoopUtilization().active - this.activeAtSend : undefined;
     this.ended(true);
     if (this.settled) return;
     const body = Buffer.concat(this.chunks);
     try {
-      this.succeed({ json: parseReply(this.path, this.status, body), bytes: body.length });
+      this.succeed({ json: parseReply(this.path, this.status, body), bytes: body.length, roundTripNs: arrivedNs - this.sentNs, busyMs });
     } catch (err) {
       this.fail(err);
     }
@@ -205,7 +229,7 @@ class RestRequest implements Dispatcher.DispatchHandler {
     this.controller?.abort(new ElectrumError('disconnect', 'client closed'));
   }
 
-  private succeed(r: { json: unknown; bytes: number }): void {
+  private succeed(r: Page): void {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);

@@ -12,7 +12,10 @@ import { METHOD_RPC } from '../../src/core/methods';
 
 const SH = '0f'.repeat(31) + 'a1';
 /** How the server answers the next requests. */
-let next: 'ok' | 'limit' | 'busy' | 'garbage' | 'slow' = 'ok';
+let next: 'ok' | 'limit' | 'busy' | 'garbage' | 'slow' | 'paged' = 'ok';
+/** In 'paged' mode: how long each history page takes, and how many pages of 25 come before the short last one. */
+const PAGE_DELAY_MS = 40;
+const FULL_PAGES = 2;
 let server: http.Server;
 let port: number;
 const seen: string[] = [];
@@ -28,7 +31,14 @@ beforeAll(async () => {
     if (mode === 'limit') reply(400, 'Too many history entries');
     else if (mode === 'busy') reply(503, 'upstream unavailable');
     else if (mode === 'garbage') reply(200, '<html>not json</html>');
-    else if (mode === 'slow') setTimeout(() => reply(200, '{"chain_stats":{"funded_txo_sum":5,"spent_txo_sum":0},"mempool_stats":{"funded_txo_sum":0,"spent_txo_sum":0}}'), 300);
+    else if (mode === 'paged') {
+      // Pages of 25 confirmed transactions, each named by its page: the client asks on from the last.
+      const page = /\/txs\/chain\/p(\d)/.exec(req.url ?? '')?.[1];
+      const index = page === undefined ? 0 : Number(page) + 1;
+      const count = index < FULL_PAGES ? 25 : 3;
+      const txs = Array.from({ length: count }, (_, i) => ({ txid: `p${index}`.padEnd(64, String(i % 10)), status: { confirmed: true, block_height: 100 - index } }));
+      setTimeout(() => reply(200, JSON.stringify(txs)), PAGE_DELAY_MS);
+    } else if (mode === 'slow') setTimeout(() => reply(200, '{"chain_stats":{"funded_txo_sum":5,"spent_txo_sum":0},"mempool_stats":{"funded_txo_sum":0,"spent_txo_sum":0}}'), 300);
     else reply(200, '[]');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -60,6 +70,20 @@ test('HTTP 400 "Too many history entries" is history-too-large; 5xx server-error
   next = 'ok'; // '[]' is no balance object
   expect((await failure(c.call(METHOD_RPC.balance, [SH]))).category).toBe('protocol');
   c.close();
+});
+
+test("a paged history's latency is its pages' round trips summed: every page's server time, never the call's whole time", async () => {
+  next = 'paged';
+  const c = client();
+  const t0 = process.hrtime.bigint();
+  const outcome = await c.call(METHOD_RPC.history, [SH]);
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  c.close();
+  expect(outcome.requests).toBe(FULL_PAGES + 1);
+  expect((outcome.result as unknown[]).length).toBe(25 * FULL_PAGES + 3);
+  const latencyMs = Number(outcome.latencyNs) / 1e6;
+  expect(latencyMs).toBeGreaterThanOrEqual(PAGE_DELAY_MS * (FULL_PAGES + 1));
+  expect(latencyMs).toBeLessThanOrEqual(wallMs);
 });
 
 test('a call past its timeout fails with timeout, and the answer that comes later is counted late', async () => {
