@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { BenchOptions, BenchRunner, StoppedBeforeStart } from '../../src/bench/runner';
 import { ResultsStore } from '../../src/store/results';
 import { readDataset, LoadedDataset } from '../../src/dataset/line';
 import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../support/misbehaving-server';
+import { writeSyntheticDataset } from '../support/synthetic-lines';
 
 let tmp: string;
 const servers: Misbehaving[] = [];
@@ -34,17 +34,7 @@ async function server(o: MisbehavingOptions = {}): Promise<Misbehaving> {
 
 function dataset(n: number): LoadedDataset {
   const file = path.join(tmp, 'addresses.jsonl');
-  const lines = Array.from({ length: n }, (_, i) =>
-    JSON.stringify({
-      address: null,
-      scripthash: createHash('sha256').update(`address ${i}`).digest('hex'),
-      type: 'nonstandard',
-      txCount: i + 1,
-      utxoCount: 1,
-      balance: { confirmed: 1000, unconfirmed: 0 },
-    }),
-  );
-  fs.writeFileSync(file, lines.join('\n') + '\n');
+  writeSyntheticDataset(file, n, 'address ', (i) => ({ txCount: i + 1, balance: { confirmed: 1000, unconfirmed: 0 } }));
   return readDataset(file);
 }
 

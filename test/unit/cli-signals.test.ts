@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+import { writeSyntheticDataset } from '../support/synthetic-lines';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
@@ -19,17 +19,7 @@ let srv: Misbehaving;
 
 beforeEach(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-signals-'));
-  const lines = Array.from({ length: 20 }, (_, i) =>
-    JSON.stringify({
-      address: null,
-      scripthash: createHash('sha256').update(`a${i}`).digest('hex'),
-      type: 'nonstandard',
-      txCount: 1,
-      utxoCount: 1,
-      balance: { confirmed: 1, unconfirmed: 0 },
-    }),
-  );
-  fs.writeFileSync(path.join(tmp, 'd.jsonl'), lines.join('\n') + '\n');
+  writeSyntheticDataset(path.join(tmp, 'd.jsonl'), 20, 'a');
   srv = await startMisbehavingServer({ delayMs: 100 });
 });
 afterEach(async () => {

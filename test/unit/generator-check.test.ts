@@ -3,11 +3,10 @@
  * delay is a material share of that unit's latency. A quiet run at a low rate is not flagged; a run
  * whose generator is starved (the test blocks the event loop 50 ms in every 100) is, with its reason.
  */
-import { createHash } from 'node:crypto';
 import { generatorVerdict, unitAtRisk } from '../../src/core/generator-check';
 import { LoadRunner, type LoadOptions } from '../../src/engine/runner';
-import type { DatasetLine } from '../../src/core/dataset-line';
 import { startMisbehavingServerProcess } from '../support/misbehaving-server';
+import { syntheticLines } from '../support/synthetic-lines';
 
 test('a delay is judged against the latency it is part of, above the floor of any client’s own work', () => {
   expect(unitAtRisk(1.5, 30)).toBe(false); // 1.5 ms of lag beside 30 ms answers: what the old 1 ms limit flagged
@@ -21,14 +20,7 @@ test('a delay is judged against the latency it is part of, above the floor of an
   expect(generatorVerdict(60, 100, 'requests', 'x').reasons[0]).toMatch(/even the medians/);
 });
 
-const lines: DatasetLine[] = Array.from({ length: 10 }, (_, i) => ({
-  address: null,
-  scripthash: createHash('sha256').update(`g${i}`).digest('hex'),
-  type: 'nonstandard',
-  txCount: 1,
-  utxoCount: 1,
-  balance: { confirmed: 1, unconfirmed: 0 },
-}));
+const lines = syntheticLines(10, 'g');
 
 // In its own process (the starved loop is the generator's alone), answering in ~200 ms, as a real
 // server's history call of a busy address might: a few ms of the host's scheduling are not material.

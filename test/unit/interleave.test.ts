@@ -6,7 +6,6 @@
  * every figure is the turns' added up: units, outcomes, time loaded, HDR percentiles. A stop ends
  * the run after the turn under way; a server gone between its turns is an outage, not a failure.
  */
-import { createHash } from 'node:crypto';
 import * as hdr from 'hdr-histogram-js';
 import { LoadOptions, LoadRunner, type ServerResult } from '../../src/engine/runner';
 import { serversInTurns, turnSchedule } from '../../src/engine/interleave';
@@ -14,8 +13,8 @@ import { summarise } from '../../src/engine/summary';
 import { sumOf } from '../../src/engine/sinks/hdr-intervals';
 import { histogramLine } from '../../src/core/percentile-line';
 import type { IntervalRecord } from '../../src/core/load-types';
-import type { DatasetLine } from '../../src/core/dataset-line';
 import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+import { syntheticLines } from '../support/synthetic-lines';
 
 const servers: Misbehaving[] = [];
 afterEach(async () => {
@@ -28,14 +27,7 @@ async function server(): Promise<Misbehaving> {
   return s;
 }
 
-const lines: DatasetLine[] = Array.from({ length: 50 }, (_, i) => ({
-  address: null,
-  scripthash: createHash('sha256').update(`i${i}`).digest('hex'),
-  type: 'nonstandard',
-  txCount: 1,
-  utxoCount: 1,
-  balance: { confirmed: 1, unconfirmed: 0 },
-}));
+const lines = syntheticLines(50, 'i');
 
 function options(ports: number[], extra: Partial<LoadOptions> = {}): LoadOptions {
   return {

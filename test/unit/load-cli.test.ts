@@ -10,12 +10,12 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { startMisbehavingServerProcess } from '../support/misbehaving-server';
 import { reportOptions } from '../../src/report/options';
 import { readModels } from '../../src/report/report';
 import { loadRunTable } from '../../src/report/load-tables';
+import { writeSyntheticDataset } from '../support/synthetic-lines';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
@@ -26,10 +26,7 @@ let dataset: string;
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-load-cli-'));
   dataset = path.join(tmp, 'd.jsonl');
-  const lines = Array.from({ length: 20 }, (_, i) =>
-    JSON.stringify({ address: null, scripthash: createHash('sha256').update(`x${i}`).digest('hex'), type: 'nonstandard', txCount: 1, utxoCount: 1, balance: { confirmed: 1, unconfirmed: 0 } }),
-  );
-  fs.writeFileSync(dataset, lines.join('\n') + '\n');
+  writeSyntheticDataset(dataset, 20, 'x');
   srv = await startMisbehavingServerProcess({ nullResults: true });
 });
 afterAll(() => {

@@ -4,7 +4,6 @@
  * as latency from the intended send and as dropped requests once every pipeline is full, errors are
  * categorised, and every interval's histograms survive an encode/decode round trip.
  */
-import { createHash } from 'node:crypto';
 import * as hdr from 'hdr-histogram-js';
 import { LoadOptions, LoadRunner } from '../../src/engine/runner';
 import { intervalLine, summaryText } from '../../src/load/summary';
@@ -14,8 +13,8 @@ import { rampingArrivals } from '../../src/engine/executors/ramping-arrival-rate
 import { problemsOf } from '../../src/engine/executors/registry';
 import { parseSourceAddresses } from '../../src/load/source-addresses';
 import type { IntervalRecord } from '../../src/core/load-types';
-import type { DatasetLine } from '../../src/core/dataset-line';
 import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../support/misbehaving-server';
+import { syntheticLines } from '../support/synthetic-lines';
 
 const servers: Misbehaving[] = [];
 afterEach(async () => {
@@ -28,14 +27,7 @@ async function server(o: MisbehavingOptions): Promise<Misbehaving> {
   return s;
 }
 
-const lines: DatasetLine[] = Array.from({ length: 10 }, (_, i) => ({
-  address: null,
-  scripthash: createHash('sha256').update(`l${i}`).digest('hex'),
-  type: 'nonstandard',
-  txCount: 1,
-  utxoCount: 1,
-  balance: { confirmed: 1, unconfirmed: 0 },
-}));
+const lines = syntheticLines(10, 'l');
 
 function options(port: number, extra: Partial<LoadOptions>): LoadOptions {
   return {

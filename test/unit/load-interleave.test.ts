@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { startMisbehavingServerProcess } from '../support/misbehaving-server';
 import { reportOptions } from '../../src/report/options';
 import { writeReport } from '../../src/report/report';
+import { writeSyntheticDataset } from '../support/synthetic-lines';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
@@ -24,10 +24,7 @@ const responders: Array<{ port: number; close(): void }> = [];
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-load-interleave-'));
   dataset = path.join(tmp, 'd.jsonl');
-  const lines = Array.from({ length: 20 }, (_, i) =>
-    JSON.stringify({ address: null, scripthash: createHash('sha256').update(`ab${i}`).digest('hex'), type: 'nonstandard', txCount: 1, utxoCount: 1, balance: { confirmed: 1, unconfirmed: 0 } }),
-  );
-  fs.writeFileSync(dataset, lines.join('\n') + '\n');
+  writeSyntheticDataset(dataset, 20, 'ab');
   responders.push(await startMisbehavingServerProcess({ nullResults: true }), await startMisbehavingServerProcess({ nullResults: true, delayMs: 3 }));
 });
 afterAll(() => {

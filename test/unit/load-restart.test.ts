@@ -9,12 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { restartMisbehavingServer, startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
 import { reportOptions } from '../../src/report/options';
 import { readModels } from '../../src/report/report';
 import { loadRunTable } from '../../src/report/load-tables';
+import { writeSyntheticDataset, EMPTY } from '../support/synthetic-lines';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LOADER = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json', { paths: [ROOT] })), 'dist', 'loader.mjs')).href;
@@ -23,10 +23,7 @@ let tmp: string;
 const servers: Misbehaving[] = [];
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-load-restart-'));
-  const lines = Array.from({ length: 20 }, (_, i) =>
-    JSON.stringify({ address: null, scripthash: createHash('sha256').update(`r${i}`).digest('hex'), type: 'nonstandard', txCount: 0, utxoCount: 0, balance: { confirmed: 0, unconfirmed: 0 } }),
-  );
-  fs.writeFileSync(path.join(tmp, 'd.jsonl'), lines.join('\n') + '\n');
+  writeSyntheticDataset(path.join(tmp, 'd.jsonl'), 20, 'r', () => EMPTY);
 });
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));

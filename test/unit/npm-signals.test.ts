@@ -15,6 +15,7 @@ import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-serv
 import { ResultsStore } from '../../src/store/results';
 import { computeStatistics } from '../../src/store/statistics';
 import { METHOD_NAMES } from '../../src/core/methods';
+import { writeSyntheticDataset } from '../support/synthetic-lines';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 let tmp: string;
@@ -25,10 +26,7 @@ const started: ChildProcess[] = [];
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-npm-signals-'));
-  const lines = Array.from({ length: 20 }, (_, i) =>
-    JSON.stringify({ address: null, scripthash: createHash('sha256').update(`n${i}`).digest('hex'), type: 'nonstandard', txCount: 1, utxoCount: 1, balance: { confirmed: 1, unconfirmed: 0 } }),
-  );
-  fs.writeFileSync(path.join(tmp, 'd.jsonl'), lines.join('\n') + '\n');
+  writeSyntheticDataset(path.join(tmp, 'd.jsonl'), 20, 'n');
   [slow, silent, frozen] = await Promise.all([startMisbehavingServer({ delayMs: 100 }), startMisbehavingServer({ silent: true }), startMisbehavingServer({ hangAfterHandshake: true })]);
 });
 afterAll(async () => {

@@ -11,7 +11,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { arrivalOffsetsNs } from '../../src/engine/arrival-driver';
@@ -22,8 +21,8 @@ import { summarise } from '../../src/engine/summary';
 import { loadArgs } from '../../src/cli/load';
 import { arrivalModel, loadPlan } from '../../src/cli/load-plan';
 import type { IntervalRecord } from '../../src/core/load-types';
-import type { DatasetLine } from '../../src/core/dataset-line';
 import { startMisbehavingServer, startMisbehavingServerProcess } from '../support/misbehaving-server';
+import { syntheticLines } from '../support/synthetic-lines';
 
 const model = (rate: number, seed = 'electrum-bench'): PoissonArrivalRate => ({ kind: 'poisson-arrival-rate', rate, seed });
 const schedule = (m: PoissonArrivalRate, durationMs: number, shard?: { index: number; count: number }) => [...arrivalOffsetsNs(poissonArrivals(m, durationMs, shard))];
@@ -104,14 +103,7 @@ describe('the executor', () => {
   });
 });
 
-const lines: DatasetLine[] = Array.from({ length: 10 }, (_, i) => ({
-  address: null,
-  scripthash: createHash('sha256').update(`p${i}`).digest('hex'),
-  type: 'nonstandard',
-  txCount: 1,
-  utxoCount: 1,
-  balance: { confirmed: 1, unconfirmed: 0 },
-}));
+const lines = syntheticLines(10, 'p');
 
 test('the load runner sends exactly its schedule, each arrival one outcome, a shard exactly its share', async () => {
   const s = await startMisbehavingServer({ nullResults: true });

@@ -9,10 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { seededRandom } from '../../src/core/random';
 import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+import { writeSyntheticDataset, EMPTY } from '../support/synthetic-lines';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LOADER = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json', { paths: [ROOT] })), 'dist', 'loader.mjs')).href;
@@ -26,10 +26,7 @@ let tmp: string;
 let srv: Misbehaving;
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-sigkill-'));
-  const lines = Array.from({ length: LINES }, (_, i) =>
-    JSON.stringify({ address: null, scripthash: createHash('sha256').update(`k${i}`).digest('hex'), type: 'nonstandard', txCount: 0, utxoCount: 0, balance: { confirmed: 0, unconfirmed: 0 } }),
-  );
-  fs.writeFileSync(path.join(tmp, 'd.jsonl'), lines.join('\n') + '\n');
+  writeSyntheticDataset(path.join(tmp, 'd.jsonl'), LINES, 'k', () => EMPTY);
   srv = await startMisbehavingServer({ emptyAnswers: true, delayMs: 2 });
 });
 afterAll(async () => {
