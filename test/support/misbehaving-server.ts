@@ -44,6 +44,11 @@ export interface MisbehavingOptions {
   hangAfterHandshake?: boolean;
   /** Answer this many scripthash calls (counted over every connection), then never answer another. */
   answerFirst?: number;
+  /**
+   * Answer scripthash calls on the first N connections that ask one, never on a later one: a server
+   * that stops answering after N wallet syncs (each its own connection), whatever their calls interleave.
+   */
+  answerConnections?: number;
   delayMs?: number;
   software?: string;
   /** Answer methods it does not know with `null` (a null responder) instead of a JSON-RPC error. */
@@ -70,7 +75,7 @@ interface Req {
 
 export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Promise<Misbehaving> {
   const sockets = new Set<net.Socket>();
-  const state = { pings: 0, connections: 0, answered: 0, scripthashCalls: 0 };
+  const state = { pings: 0, connections: 0, answered: 0, scripthashCalls: 0, askingConnections: 0 };
   // In-flight accounting: area under the in-flight curve, integrated at every change.
   const flight = { now: 0, area: 0, since: 0, first: 0, last: 0 };
   const clock = () => Number(process.hrtime.bigint()) / 1e6;
@@ -94,6 +99,8 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     let buffered = '';
+    /** This connection's place among those that asked a scripthash call (0: none asked yet). */
+    let asker = 0;
     socket.on('data', (chunk) => {
       if (opts.silent) return;
       buffered += chunk.toString('utf8');
@@ -104,6 +111,10 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         const msg = JSON.parse(line) as Req | Req[];
         if (!Array.isArray(msg) && opts.answerFirst !== undefined && msg.method.startsWith('blockchain.scripthash.') && state.scripthashCalls++ >= opts.answerFirst) {
           continue; // past its first N: silent from here on
+        }
+        if (!Array.isArray(msg) && opts.answerConnections !== undefined && msg.method.startsWith('blockchain.scripthash.')) {
+          asker ||= ++state.askingConnections;
+          if (asker > opts.answerConnections) continue; // a connection past the first N: never answered
         }
         if (Array.isArray(msg)) {
           const answers = msg.map((r) => answer(r)).filter((a): a is object => a !== null);
