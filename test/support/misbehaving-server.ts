@@ -12,7 +12,9 @@
  * With `silent`, it accepts connections and never answers anything (not even server.version): a
  * server that hangs; with `hangAfterHandshake`, it negotiates and then never answers a scripthash
  * call; with `answerFirst: N`, it answers the first N scripthash calls (as it otherwise would)
- * and then never answers one again: a server that stopped answering mid-run. With
+ * and then never answers one again: a server that stopped answering mid-run; with
+ * `answerConnections: N`, it answers them on the first N connections that ask one and on no later
+ * one (a server that stops after N wallet syncs, however their calls interleave). With
  * `port`, it listens on that port (a server "restarted" after an outage). With `delayMs`, every
  * answer to a scripthash call comes that late (a slow server), and the time-weighted average of
  * requests in flight is tracked, so tests can see the concurrency a client really applied. Any
@@ -109,13 +111,10 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
         const msg = JSON.parse(line) as Req | Req[];
-        if (!Array.isArray(msg) && opts.answerFirst !== undefined && msg.method.startsWith('blockchain.scripthash.') && state.scripthashCalls++ >= opts.answerFirst) {
-          continue; // past its first N: silent from here on
-        }
-        if (!Array.isArray(msg) && opts.answerConnections !== undefined && msg.method.startsWith('blockchain.scripthash.')) {
-          asker ||= ++state.askingConnections;
-          if (asker > opts.answerConnections) continue; // a connection past the first N: never answered
-        }
+        const scripthashCall = !Array.isArray(msg) && msg.method.startsWith('blockchain.scripthash.');
+        // Past its first N calls, or on a connection past the first N that asked one: never answered.
+        if (scripthashCall && opts.answerFirst !== undefined && state.scripthashCalls++ >= opts.answerFirst) continue;
+        if (scripthashCall && opts.answerConnections !== undefined && (asker ||= ++state.askingConnections) > opts.answerConnections) continue;
         if (Array.isArray(msg)) {
           const answers = msg.map((r) => answer(r)).filter((a): a is object => a !== null);
           socket.write(JSON.stringify(answers) + '\n');
