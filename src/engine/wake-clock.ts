@@ -193,6 +193,23 @@ export function shortestWakeNs(): number {
 }
 
 /**
+ * Resolves at `atNs` (process.hrtime.bigint() as a number) or a little after, never before, and
+ * without holding the event loop or spinning: the clock is asked for a wake one lead later than
+ * the time, so the wake that comes about then is past it (late by about a hop). For a pause that
+ * must last at least its length, where wakeNear only has to come about on time.
+ */
+export function sleepUntil(atNs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      if (nowNs() >= atNs) return resolve();
+      clock ??= new WakeClock();
+      wakeNear(atNs + clock.leadNs, check);
+    };
+    check();
+  });
+}
+
+/**
  * The longest block: it delays the loop's timers, signals and unmeasured I/O (outputs, a
  * coordinator) by as much. 25 ms covers the gap between sends down to 40 a second.
  */

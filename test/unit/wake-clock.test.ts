@@ -1,11 +1,12 @@
 /**
  * The wake clock (src/engine/wake-clock.ts): a wake comes about at its time, never long before or
  * after it; a cancelled one never comes; a pending wake keeps the process alive as the timer it
- * replaces did, and a cancelled one does not. A block of the calling thread ends at its time.
+ * replaces did, and a cancelled one does not. A block of the calling thread ends at its time. A
+ * sleep never ends before its time, and sleeps without spinning.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { blockUntil, MAX_BLOCK_NS, wakeNear } from '../../src/engine/wake-clock';
+import { blockUntil, MAX_BLOCK_NS, sleepUntil, wakeNear } from '../../src/engine/wake-clock';
 
 const nowNs = () => Number(process.hrtime.bigint());
 const ROOT = path.join(__dirname, '..', '..');
@@ -23,6 +24,25 @@ test('wakes shortly before the due time, every time', async () => {
     expect(ms).toBeLessThanOrEqual(1.01);
     expect(ms).toBeGreaterThan(-50);
   }
+});
+
+test('a sleep ends at its time or after, never before, and does not spin while it waits', async () => {
+  const lateMs: number[] = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = nowNs();
+  for (let i = 0; i < 40; i++) {
+    // From 0.2 ms (under the clock's shortest wake) to 3.2 ms (past a timer's millisecond).
+    const due = nowNs() + 2e5 + (i % 7) * 5e5;
+    await sleepUntil(due);
+    lateMs.push((nowNs() - due) / 1e6);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  for (const ms of lateMs) {
+    expect(ms).toBeGreaterThanOrEqual(0);
+    expect(ms).toBeLessThan(50); // generous: a busy machine is late, not this
+  }
+  // Loop turns for the whole wait would take a core; the clock's worker and our wakes, a fraction.
+  expect((cpu.user + cpu.system) * 1000).toBeLessThan(0.5 * (nowNs() - t0));
 });
 
 test('a cancelled wake never comes', async () => {
