@@ -24,6 +24,8 @@ export interface WireRequest {
   padded: boolean;
   /** Requests written at once by the client (reads ending inside a line joined): a batch of lines, or one array. */
   together: number;
+  /** Which of its connection's writes it came in (0, 1, …). */
+  write: number;
   /** Requests sent and not yet answered on this connection, this one included. */
   inFlight: number;
   /** When the proxy read it (process.hrtime.bigint()). */
@@ -122,6 +124,24 @@ export class WireRecorder {
     return { inFlightMs: Number(inFlight) / 1e6, idleMs: Number(idle) / 1e6 };
   }
 
+  /**
+   * Before each write of `method`'s requests, the client's own pause, in ms: from the last answer
+   * its connection had to that write, when nothing was in flight (writes with a request still
+   * out are left out).
+   */
+  pausesBeforeMs(method: string): number[] {
+    const pauses: number[] = [];
+    this.requests.forEach((r, i) => {
+      if (r.method !== method) return;
+      const before = this.requests.slice(0, i).filter((e) => e.connection === r.connection);
+      if (before.length === 0 || before[before.length - 1].write === r.write) return;
+      if (before.some((e) => e.answeredNs === undefined || e.answeredNs > r.sentNs)) return;
+      const lastAnswerNs = before.reduce((m, e) => (e.answeredNs! > m ? e.answeredNs! : m), 0n);
+      pauses.push(Number(r.sentNs - lastAnswerNs) / 1e6);
+    });
+    return pauses;
+  }
+
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -149,10 +169,13 @@ export class WireRecorder {
     let group: WireRequest[] = [];
     let groupBytes = 0;
     let padded = false;
+    let writes = 0;
     const closeGroup = () => {
+      if (group.length > 0) writes++;
       for (const r of group) {
         r.together = group.length;
         r.padded = padded;
+        r.write = writes - 1;
       }
       group = [];
       groupBytes = 0;
@@ -163,7 +186,7 @@ export class WireRecorder {
       for (const line of fromClient.push(chunk)) {
         const { framing, messages } = messagesOf(line);
         for (const m of messages) {
-          const request: WireRequest = { connection, method: String(m.method), params: Array.isArray(m.params) ? m.params : [], framing, padded: false, together: 0, inFlight: 0, sentNs };
+          const request: WireRequest = { connection, method: String(m.method), params: Array.isArray(m.params) ? m.params : [], framing, padded: false, together: 0, write: 0, inFlight: 0, sentNs };
           if (m.id !== undefined && m.id !== null) outstanding.set(JSON.stringify(m.id), request);
           request.inFlight = outstanding.size;
           group.push(request);

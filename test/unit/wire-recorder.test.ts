@@ -137,3 +137,29 @@ test("a sync's span splits into time with a request in flight and the client's o
   await recorder.close();
   server.close();
 });
+
+test("the client's pause before each write of a method: one per write however many reads it takes, measured from the last answer before it", async () => {
+  const server = await echoServer();
+  const recorder = await WireRecorder.start({ host: '127.0.0.1', port: server.port });
+  const sock = net.connect(recorder.port, '127.0.0.1');
+  await new Promise((r) => sock.once('connect', r));
+  const line = (id: number, method: string) => JSON.stringify({ jsonrpc: '2.0', id, method, params: [] }) + '\n';
+  const pauseMs = 30;
+  await exchange(sock, line(0, 'blockchain.headers.subscribe'), 1);
+  await new Promise((r) => setTimeout(r, pauseMs));
+  // ~100 KB of lines: one write the proxy receives in several reads.
+  await exchange(sock, Array.from({ length: 2000 }, (_, i) => line(1 + i, 'blockchain.scripthash.get_history')).join(''), 2000);
+  await new Promise((r) => setTimeout(r, pauseMs));
+  await exchange(sock, line(5000, 'server.ping') + line(5001, 'server.ping'), 2);
+  sock.destroy();
+
+  const batches = recorder.pausesBeforeMs('blockchain.scripthash.get_history');
+  expect(batches).toHaveLength(1);
+  expect(batches[0]).toBeGreaterThanOrEqual(pauseMs - 2); // a timer fires at most a ms early
+  const pings = recorder.pausesBeforeMs('server.ping');
+  expect(pings).toHaveLength(1);
+  expect(pings[0]).toBeGreaterThanOrEqual(pauseMs - 2);
+  expect(recorder.pausesBeforeMs('blockchain.headers.subscribe')).toEqual([]); // the connection's first write
+  await recorder.close();
+  server.close();
+});
