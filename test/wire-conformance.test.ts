@@ -4,7 +4,9 @@
  * the workload, each through our recording proxy in front of the same lab server. What each sent
  * must match: every request with its params (as a multiset), the framing (lines, not arrays), the
  * batches written at once (method and size) and the most requests in flight. No difference is
- * allowed. Both must also find what the wallets file expects.
+ * allowed. Both must also find what the wallets file expects. Before each batch of histories BDK
+ * pauses to derive the batch's scripts; the workload must pause at least as long as it models that
+ * (bdk.ts) before every one of them.
  */
 import fs from 'node:fs';
 import { labEnv } from './lab/env';
@@ -14,11 +16,16 @@ import { WireRecorder, wireProfile, type WireProfile } from '../src/lab/wire-rec
 import { readWallets } from '../src/dataset/wallet-file';
 import { syncWallet } from '../src/wallet/sync';
 import { workloadNamed } from '../src/wallet/workloads';
+import { DERIVE_NS } from '../src/wallet/workloads/bdk';
+import { SCAN } from '../src/core/wallet-scan';
 
 const env = labEnv();
 const BDK_PYTHON = labConfig().bin.bdkPython;
 const wallets = readWallets(env.walletsPath).wallets;
 const SIZES = [10, 100, 400];
+const HISTORY = 'blockchain.scripthash.get_history';
+/** The pause the workload makes before each batch of histories, in ms. */
+const DERIVE_BATCH_MS = (SCAN.bdk.batch * DERIVE_NS) / 1e6;
 
 /** The lab servers this run has, each by its Electrum endpoint. */
 const servers = Object.entries(env.electrum) as Array<[string, { host: string; port: number }]>;
@@ -42,11 +49,15 @@ describe.each(servers)('bdk on %s: the workload sends what bdkpython sends', (na
     expect(found).toMatchObject({ confirmed: wallet.expected.balance.confirmed, unconfirmed: wallet.expected.balance.unconfirmed, txs });
     const bdk = wireProfile(recorder.requests);
     expect(bdk.requests.size).toBeGreaterThan(txs); // it was recorded, not an empty comparison
+    const bdkBatches = recorder.pausesBeforeMs(HISTORY).length;
 
     recorder.clear();
     const ours = await syncWallet(workloadNamed('bdk'), wallet, { connection: { host: '127.0.0.1', port: recorder.port, timeoutMs: 60_000 }, verify: true });
     expect({ status: ours.status, error: ours.error, mismatch: ours.mismatch }).toEqual({ status: 'ok', error: undefined, mismatch: [] });
     expect(comparable(wireProfile(recorder.requests))).toEqual(comparable(bdk));
+    const ourPauses = recorder.pausesBeforeMs(HISTORY);
+    expect(ourPauses).toHaveLength(bdkBatches);
+    for (const ms of ourPauses) expect(ms).toBeGreaterThanOrEqual(DERIVE_BATCH_MS);
   }, 180_000);
 });
 

@@ -8,6 +8,7 @@ import { ElectrumClient, type BatchItem, type ClientOptions } from '../electrum/
 import { ElectrumError, toElectrumError } from '../electrum/errors';
 import type { RequestSample, SyncStep } from '../core/sync-steps';
 import { Slots } from '../core/slots';
+import { sleepUntil } from '../engine/wake-clock';
 
 export { SYNC_STEPS, type SyncStep, type RequestSample } from '../core/sync-steps';
 
@@ -55,6 +56,16 @@ export class WalletSession {
 
   close(): void {
     this.client?.close();
+  }
+
+  /**
+   * The real wallet's own work at this point of its sync (deriving the scripts it asks about
+   * next, say), which it spends CPU on between an answer and its next request: a pause of that
+   * length here, so the server sees the same silence while the generator spends no CPU imitating
+   * a client's.
+   */
+  ownWork(ns: number): Promise<void> {
+    return sleepUntil(Number(process.hrtime.bigint()) + ns);
   }
 
   async call<T = unknown>(step: SyncStep, method: string, params: unknown[] = []): Promise<T> {
