@@ -22,8 +22,10 @@ beforeAll(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-wallet-find-max
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test('a server that answers four wallets and then nothing: the first step passes, the next fails on its errors, and every arrival is one outcome in the seconds and one row', async () => {
-  // The electrum workload asks 30 scripthash calls of the unused wallet (its 20 + 10 window).
-  const srv = await startMisbehavingServer({ nullResults: true, answerFirst: 4 * 30 });
+  // Each sync has a connection of its own: the first four syncs are answered in full whenever their
+  // calls come (a count of calls could be taken by a later sync while an earlier one's last calls
+  // still wait in its send buffer), and none after them.
+  const srv = await startMisbehavingServer({ nullResults: true, answerConnections: 4 });
   const db = path.join(dir, 'search.sqlite');
   const results = ResultsStore.open(db);
   try {
