@@ -8,11 +8,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { toolInfo } from '../core/tool-info';
-import { fileAboutToBeCreated } from '../core/created-file';
 import { readStoppedAnswering, stoppedAnsweringAll } from '../core/stopped-answering';
 import { readOutages, unionOfOutages } from '../core/outages';
 import { LoadStore, type LoadRunRow, type LoadRunStatus, type LoadServerRow } from '../store/load-results';
 import { ResultsStore } from '../store/results';
+import { writeResults } from '../store/write-results';
 import { UserError } from '../core/user-error';
 import { alignedSeconds, sumSecond } from '../engine/sinks/merge-intervals';
 import { formatShard, parseShard, type Shard } from '../core/shard';
@@ -187,98 +187,82 @@ function mergedOutcome(byShard: Input[], name: string): Record<string, unknown> 
 function write(inputs: Input[], output: string, opts: MergeOptions): MergeResult {
   const byShard = [...inputs].sort((a, b) => a.shard.index - b.shard.index);
   const serverNames = inputs[0].servers.map((s) => s.name);
-  const created = fileAboutToBeCreated(output);
-  let results: ResultsStore;
-  try {
-    results = ResultsStore.open(output);
-  } catch (err) {
-    created?.remove();
-    throw err;
-  }
-  const store = new LoadStore(results);
-  const tool = toolInfo();
-  const distinct = (values: Array<string | null>) => [...new Set(values)];
-  const hashes = distinct(inputs.map((i) => i.run.dataset_hash));
-  const paths = distinct(inputs.map((i) => i.run.dataset_path));
-  const status = mergedStatus(inputs);
-  const model = executorFor(byShard[0].model).merge(byShard.map((i) => i.model));
-  const tracker = opts.thresholds?.length ? createThresholdTracker(opts.thresholds, { servers: serverNames }) : undefined;
-  try {
-    return results.transaction(() => {
-      const { runId, serverIds } = store.createRun(
-        {
-          tool_version: tool.version,
-          git_commit: tool.gitCommit,
-          config: {
-            ...opts.config,
-            thresholds: opts.thresholds,
-            merge: byShard.map((i) => ({
-              file: path.resolve(i.file),
-              runId: i.run.number,
-              shard: i.run.shard,
-              status: i.run.status,
-              toolVersion: i.run.tool_version,
-              gitCommit: i.run.git_commit,
-              host: parseOr(i.run.host_json),
-              config: parseOr(i.run.config_json),
-              model: i.model,
-            })),
-          },
-          model,
-          model_text: executorFor(model).describe(model),
-          dataset_path: paths.length === 1 ? paths[0] : null,
-          dataset_hash: hashes.length === 1 ? hashes[0] : null,
-          shard: null,
-          merged_from: byShard.map((i) => path.resolve(i.file)),
+  return writeResults(output, (results) => {
+    const store = new LoadStore(results);
+    const tool = toolInfo();
+    const distinct = (values: Array<string | null>) => [...new Set(values)];
+    const hashes = distinct(inputs.map((i) => i.run.dataset_hash));
+    const paths = distinct(inputs.map((i) => i.run.dataset_path));
+    const status = mergedStatus(inputs);
+    const model = executorFor(byShard[0].model).merge(byShard.map((i) => i.model));
+    const tracker = opts.thresholds?.length ? createThresholdTracker(opts.thresholds, { servers: serverNames }) : undefined;
+    const { runId, serverIds } = store.createRun(
+      {
+        tool_version: tool.version,
+        git_commit: tool.gitCommit,
+        config: {
+          ...opts.config,
+          thresholds: opts.thresholds,
+          merge: byShard.map((i) => ({
+            file: path.resolve(i.file),
+            runId: i.run.number,
+            shard: i.run.shard,
+            status: i.run.status,
+            toolVersion: i.run.tool_version,
+            gitCommit: i.run.git_commit,
+            host: parseOr(i.run.host_json),
+            config: parseOr(i.run.config_json),
+            model: i.model,
+          })),
         },
-        serverNames.map((name) => {
-          const rows = byShard.map((i) => i.servers.find((s) => s.name === name)!);
-          return { name, profile: rows[0].profile, url: rows[0].url, software: rows.find((r) => r.software)?.software ?? null, protocol: rows.find((r) => r.protocol)?.protocol ?? null };
-        }),
-      );
-      for (const name of serverNames) {
-        const outcome = mergedOutcome(byShard, name);
-        if (outcome) store.setServerOutcome(serverIds.get(name)!, outcome);
+        model,
+        model_text: executorFor(model).describe(model),
+        dataset_path: paths.length === 1 ? paths[0] : null,
+        dataset_hash: hashes.length === 1 ? hashes[0] : null,
+        shard: null,
+        merged_from: byShard.map((i) => path.resolve(i.file)),
+      },
+      serverNames.map((name) => {
+        const rows = byShard.map((i) => i.servers.find((s) => s.name === name)!);
+        return { name, profile: rows[0].profile, url: rows[0].url, software: rows.find((r) => r.software)?.software ?? null, protocol: rows.find((r) => r.protocol)?.protocol ?? null };
+      }),
+    );
+    for (const name of serverNames) {
+      const outcome = mergedOutcome(byShard, name);
+      if (outcome) store.setServerOutcome(serverIds.get(name)!, outcome);
+    }
+    let intervals = 0;
+    for (const name of serverNames) {
+      const streams = byShard.map((i) => ({ source: `${i.file} run ${i.run.number}`, it: i.store.intervals(i.run.id, i.servers.find((s) => s.name === name)!.id) }));
+      let first: number | undefined; // seconds come in order: the first is the earliest of any shard
+      for (const { second, records } of alignedSeconds(streams)) {
+        first ??= second;
+        const rec = sumSecond(name, second - first, second, records);
+        store.addInterval(runId, serverIds.get(name)!, rec, rec.step);
+        tracker?.observe(rec);
+        intervals++;
       }
-      let intervals = 0;
-      for (const name of serverNames) {
-        const streams = byShard.map((i) => ({ source: `${i.file} run ${i.run.number}`, it: i.store.intervals(i.run.id, i.servers.find((s) => s.name === name)!.id) }));
-        let first: number | undefined; // seconds come in order: the first is the earliest of any shard
-        for (const { second, records } of alignedSeconds(streams)) {
-          first ??= second;
-          const rec = sumSecond(name, second - first, second, records);
-          store.addInterval(runId, serverIds.get(name)!, rec, rec.step);
-          tracker?.observe(rec);
-          intervals++;
-        }
-      }
-      const verdicts = tracker?.results();
-      store.finishRun(runId, {
-        status,
-        generatorBound: inputs.some((i) => i.run.generator_bound !== 0),
-        generator: mergedGenerator(byShard, serverNames),
-        thresholds: verdicts,
-      });
-      // The test ran when its shards ran, not when they were merged.
-      const finished = inputs.map((i) => i.run.finished_at);
-      store.setSpan(runId, inputs.map((i) => i.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1)! : null);
-      return {
-        runId,
-        output,
-        shards: byShard.map((i) => ({ file: i.file, runId: i.run.number, shard: formatShard(i.shard) })),
-        servers: serverNames,
-        intervals,
-        status,
-        thresholds: verdicts ?? [],
-      };
+    }
+    const verdicts = tracker?.results();
+    store.finishRun(runId, {
+      status,
+      generatorBound: inputs.some((i) => i.run.generator_bound !== 0),
+      generator: mergedGenerator(byShard, serverNames),
+      thresholds: verdicts,
     });
-  } catch (err) {
-    results.close();
-    created?.remove();
-    throw err;
-  } finally {
-    results.close(); // idempotent
-  }
+    // The test ran when its shards ran, not when they were merged.
+    const finished = inputs.map((i) => i.run.finished_at);
+    store.setSpan(runId, inputs.map((i) => i.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1)! : null);
+    return {
+      runId,
+      output,
+      shards: byShard.map((i) => ({ file: i.file, runId: i.run.number, shard: formatShard(i.shard) })),
+      servers: serverNames,
+      intervals,
+      status,
+      thresholds: verdicts ?? [],
+    };
+  });
 }
 
 function parseOr(text: string): unknown {

@@ -7,7 +7,6 @@
  * run appears whole or not at all.
  */
 import { toolInfo } from '../core/tool-info';
-import { fileAboutToBeCreated } from '../core/created-file';
 import { UserError } from '../core/user-error';
 import { sortedLine } from '../core/percentile-line';
 import { percentile } from '../core/quantiles';
@@ -15,6 +14,7 @@ import { readStoppedAnswering, stoppedAnsweringAll } from '../core/stopped-answe
 import { readHeldReconnects, type HeldReconnects } from '../core/held-reconnects';
 import { unionOfOutages } from '../core/outages';
 import { ResultsStore } from '../store/results';
+import { writeResults } from '../store/write-results';
 import { ResultsReader } from '../store/read';
 import { WalletStore, type WalletRunRow } from '../store/wallets';
 import { LoadStore } from '../store/load-results';
@@ -94,87 +94,71 @@ interface ServerRows {
 }
 
 function write(shards: Shard[], output: string, config: Record<string, unknown>): MergedWalletLoad {
-  const created = fileAboutToBeCreated(output);
-  let results: ResultsStore;
-  try {
-    results = ResultsStore.open(output);
-  } catch (err) {
-    created?.remove();
-    throw err;
-  }
-  const [first] = shards;
-  const servers = first.summaries.map((s) => s.server);
-  const store = new WalletStore(results);
-  const seconds = new LoadStore(results);
-  const tool = toolInfo();
-  const status = mergedStatus(shards);
-  try {
-    return results.transaction(() => {
-      const firstServers = new ResultsReader(first.results).walletServers(first.run.id);
-      const { runId, serverIds } = store.createRun(
-        {
-          kind: 'load',
-          tool_version: tool.version,
-          git_commit: tool.gitCommit,
-          config: { ...parseObject(first.run.config_json), shard: undefined, ...config },
-          workload: first.run.workload,
-          wallets_path: first.run.wallets_path,
-          wallets_hash: first.run.wallets_hash,
-          passes: null,
-          warmup: null,
-        },
-        firstServers.map((s) => ({ name: s.name, profile: s.profile, url: s.url, software: s.software, protocol: s.protocol, setup: s.setup_json === null ? undefined : JSON.parse(s.setup_json) })),
-      );
-      const rows = new Map<string, ServerRows>(
-        servers.map((name) => [name, { fromIntendedMs: [], lagMs: [], notifications: { headers: tally(), scripthash: tally() } }]),
-      );
-      for (const shard of shards) {
-        const from = new WalletStore(shard.results);
-        for (const { server, record } of from.syncRecords(shard.run.id)) {
-          store.addSync(runId, { ...record, serverId: serverIds.get(server)! });
-          const r = rows.get(server)!;
-          if (record.intendedMs !== undefined) {
-            r.lagMs.push(record.lagMs ?? 0);
-            if (record.status === 'ok') r.fromIntendedMs.push((record.lagMs ?? 0) + Number(record.durationNs) / 1e6);
-          }
-        }
-        const notifications = from.notificationRecords(shard.run.id);
-        store.addNotifications(runId, notifications.map(({ server, record }) => ({ ...record, serverId: serverIds.get(server)! })));
-        for (const { server, record } of notifications) {
-          const t = rows.get(server)!.notifications[record.kind];
-          t.expected++;
-          t[record.status]++;
-          if (record.status === 'ok' && record.latencyNs !== null) t.ms.push(Number(record.latencyNs) / 1e6);
+  return writeResults(output, (results) => {
+    const [first] = shards;
+    const servers = first.summaries.map((s) => s.server);
+    const store = new WalletStore(results);
+    const seconds = new LoadStore(results);
+    const tool = toolInfo();
+    const status = mergedStatus(shards);
+    const firstServers = new ResultsReader(first.results).walletServers(first.run.id);
+    const { runId, serverIds } = store.createRun(
+      {
+        kind: 'load',
+        tool_version: tool.version,
+        git_commit: tool.gitCommit,
+        config: { ...parseObject(first.run.config_json), shard: undefined, ...config },
+        workload: first.run.workload,
+        wallets_path: first.run.wallets_path,
+        wallets_hash: first.run.wallets_hash,
+        passes: null,
+        warmup: null,
+      },
+      firstServers.map((s) => ({ name: s.name, profile: s.profile, url: s.url, software: s.software, protocol: s.protocol, setup: s.setup_json === null ? undefined : JSON.parse(s.setup_json) })),
+    );
+    const rows = new Map<string, ServerRows>(
+      servers.map((name) => [name, { fromIntendedMs: [], lagMs: [], notifications: { headers: tally(), scripthash: tally() } }]),
+    );
+    for (const shard of shards) {
+      const from = new WalletStore(shard.results);
+      for (const { server, record } of from.syncRecords(shard.run.id)) {
+        store.addSync(runId, { ...record, serverId: serverIds.get(server)! });
+        const r = rows.get(server)!;
+        if (record.intendedMs !== undefined) {
+          r.lagMs.push(record.lagMs ?? 0);
+          if (record.status === 'ok') r.fromIntendedMs.push((record.lagMs ?? 0) + Number(record.durationNs) / 1e6);
         }
       }
-      // Every segment's seconds, added up by the epoch second they started in (one schedule clock).
-      for (const name of servers) {
-        const streams = shards.map((s) => {
-          const serverRow = new ResultsReader(s.results).walletServers(s.run.id).find((x) => x.name === name)!;
-          return { source: `${s.file} wallet run ${s.run.number}`, it: new LoadStore(s.results).intervals(s.run.id, serverRow.id) };
-        });
-        let start: number | undefined;
-        for (const { second, records } of alignedSeconds(streams)) {
-          start ??= second;
-          const rec = sumSecond(name, second - start, second, records);
-          seconds.addInterval(runId, serverIds.get(name)!, rec, rec.step);
-        }
+      const notifications = from.notificationRecords(shard.run.id);
+      store.addNotifications(runId, notifications.map(({ server, record }) => ({ ...record, serverId: serverIds.get(server)! })));
+      for (const { server, record } of notifications) {
+        const t = rows.get(server)!.notifications[record.kind];
+        t.expected++;
+        t[record.status]++;
+        if (record.status === 'ok' && record.latencyNs !== null) t.ms.push(Number(record.latencyNs) / 1e6);
       }
-      const summaries = servers.map((name) => mergedSummary(name, shards, rows.get(name)!));
-      const setups = first.setups;
-      store.finishRun(runId, status, { servers: summaries, setups, ...config });
-      // The test ran when its shards ran, not when they were merged.
-      const finished = shards.map((s) => s.run.finished_at);
-      seconds.setSpan(runId, shards.map((s) => s.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1)! : null);
-      return { runId, status, summaries, setups };
-    });
-  } catch (err) {
-    results.close();
-    created?.remove();
-    throw err;
-  } finally {
-    results.close();
-  }
+    }
+    // Every segment's seconds, added up by the epoch second they started in (one schedule clock).
+    for (const name of servers) {
+      const streams = shards.map((s) => {
+        const serverRow = new ResultsReader(s.results).walletServers(s.run.id).find((x) => x.name === name)!;
+        return { source: `${s.file} wallet run ${s.run.number}`, it: new LoadStore(s.results).intervals(s.run.id, serverRow.id) };
+      });
+      let start: number | undefined;
+      for (const { second, records } of alignedSeconds(streams)) {
+        start ??= second;
+        const rec = sumSecond(name, second - start, second, records);
+        seconds.addInterval(runId, serverIds.get(name)!, rec, rec.step);
+      }
+    }
+    const summaries = servers.map((name) => mergedSummary(name, shards, rows.get(name)!));
+    const setups = first.setups;
+    store.finishRun(runId, status, { servers: summaries, setups, ...config });
+    // The test ran when its shards ran, not when they were merged.
+    const finished = shards.map((s) => s.run.finished_at);
+    seconds.setSpan(runId, shards.map((s) => s.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1)! : null);
+    return { runId, status, summaries, setups };
+  });
 }
 
 const tally = () => ({ expected: 0, ok: 0, missing: 0, duplicate: 0, ms: [] as number[] });
