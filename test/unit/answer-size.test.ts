@@ -15,6 +15,7 @@ import { LoadRunner } from '../../src/engine/runner';
 import { ResultsStore } from '../../src/store/results';
 import { readDataset } from '../../src/dataset/line';
 import { startMisbehavingServer } from '../support/misbehaving-server';
+import { loadOptions, localTarget } from '../support/load-options';
 
 const line = (txCount: number, utxoCount = 2, confirmed = 5000): DatasetLine => ({
   address: null,
@@ -122,22 +123,8 @@ describe('against a server that answers every address as empty', () => {
   test('load records wrong-size outcomes, not ok', async () => {
     const srv = await startMisbehavingServer({ emptyAnswers: true });
     try {
-      const target = { name: 's', profile: 'generic' as const, host: '127.0.0.1', port: srv.port, tls: false };
-      const runner = new LoadRunner({
-        servers: [target],
-        lines: [line(5)],
-        mix: { balance: 1, history: 1, utxos: 1 },
-        model: { kind: 'rate', rate: 50 },
-        durationMs: 1000,
-        connections: 1,
-        pipeline: 4,
-        timeoutMs: 5000,
-        maxLineBytes: 1 << 20,
-        tlsInsecure: false,
-        seed: 't',
-        sourceAddresses: [],
-        samples: false,
-      });
+      const target = localTarget(srv.port);
+      const runner = new LoadRunner(loadOptions([target], [line(5)], { model: { kind: 'rate', rate: 50 }, durationMs: 1000, connections: 1 }));
       const result = await runner.runServer(target, 0);
       expect(result.totals.byOutcome.get('ok') ?? 0).toBe(0);
       expect(result.totals.byOutcome.get('wrong-size')).toBe(50);

@@ -7,6 +7,7 @@ import { generatorVerdict, unitAtRisk } from '../../src/core/generator-check';
 import { LoadRunner, type LoadOptions } from '../../src/engine/runner';
 import { startMisbehavingServerProcess } from '../support/misbehaving-server';
 import { syntheticLines } from '../support/synthetic-lines';
+import { loadOptions, localTarget } from '../support/load-options';
 
 test('a delay is judged against the latency it is part of, above the floor of any client’s own work', () => {
   expect(unitAtRisk(1.5, 30)).toBe(false); // 1.5 ms of lag beside 30 ms answers: what the old 1 ms limit flagged
@@ -31,21 +32,7 @@ beforeEach(async () => {
 afterEach(() => srv.close());
 
 function options(): LoadOptions {
-  return {
-    servers: [{ name: 's', profile: 'generic', host: '127.0.0.1', port: srv.port, tls: false }],
-    lines,
-    mix: { balance: 1, history: 1, utxos: 1 },
-    model: { kind: 'rate', rate: 50 },
-    durationMs: 3000,
-    connections: 2,
-    pipeline: 64,
-    timeoutMs: 5000,
-    maxLineBytes: 1 << 20,
-    tlsInsecure: false,
-    seed: 'g',
-    sourceAddresses: [],
-    samples: false,
-  };
+  return loadOptions([localTarget(srv.port)], lines, { model: { kind: 'rate', rate: 50 }, durationMs: 3000, pipeline: 64, seed: 'g' });
 }
 
 function blockLoop(ms: number): void {

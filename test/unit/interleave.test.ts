@@ -15,6 +15,7 @@ import { histogramLine } from '../../src/core/percentile-line';
 import type { IntervalRecord } from '../../src/core/load-types';
 import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
 import { syntheticLines } from '../support/synthetic-lines';
+import { loadOptions, localTarget } from '../support/load-options';
 
 const servers: Misbehaving[] = [];
 afterEach(async () => {
@@ -30,22 +31,11 @@ async function server(): Promise<Misbehaving> {
 const lines = syntheticLines(50, 'i');
 
 function options(ports: number[], extra: Partial<LoadOptions> = {}): LoadOptions {
-  return {
-    servers: ports.map((port, i) => ({ name: 'ab'[i], profile: 'generic', host: '127.0.0.1', port, tls: false })),
+  return loadOptions(
+    ports.map((port, i) => localTarget(port, 'ab'[i])),
     lines,
-    mix: { balance: 1, history: 1, utxos: 1 },
-    model: { kind: 'rate', rate: 100 },
-    durationMs: 3000,
-    connections: 2,
-    pipeline: 8,
-    timeoutMs: 2000,
-    maxLineBytes: 1 << 20,
-    tlsInsecure: false,
-    seed: 't',
-    sourceAddresses: [],
-    samples: false,
-    ...extra,
-  };
+    { durationMs: 3000, pipeline: 8, timeoutMs: 2000, ...extra },
+  );
 }
 
 interface Seen {

@@ -15,6 +15,7 @@ import { parseSourceAddresses } from '../../src/load/source-addresses';
 import type { IntervalRecord } from '../../src/core/load-types';
 import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../support/misbehaving-server';
 import { syntheticLines } from '../support/synthetic-lines';
+import { loadOptions, localTarget } from '../support/load-options';
 
 const servers: Misbehaving[] = [];
 afterEach(async () => {
@@ -30,22 +31,7 @@ async function server(o: MisbehavingOptions): Promise<Misbehaving> {
 const lines = syntheticLines(10, 'l');
 
 function options(port: number, extra: Partial<LoadOptions>): LoadOptions {
-  return {
-    servers: [{ name: 's', profile: 'generic', host: '127.0.0.1', port, tls: false }],
-    lines,
-    mix: { balance: 1, history: 1, utxos: 1 },
-    model: { kind: 'rate', rate: 100 },
-    durationMs: 2000,
-    connections: 2,
-    pipeline: 4,
-    timeoutMs: 5000,
-    maxLineBytes: 1 << 20,
-    tlsInsecure: false,
-    seed: 't',
-    sourceAddresses: [],
-    samples: false,
-    ...extra,
-  };
+  return loadOptions([localTarget(port)], lines, extra);
 }
 
 async function run(opts: LoadOptions) {

@@ -23,6 +23,7 @@ import { arrivalModel, loadPlan } from '../../src/cli/load-plan';
 import type { IntervalRecord } from '../../src/core/load-types';
 import { startMisbehavingServer, startMisbehavingServerProcess } from '../support/misbehaving-server';
 import { syntheticLines } from '../support/synthetic-lines';
+import { loadOptions, localTarget } from '../support/load-options';
 
 const model = (rate: number, seed = 'electrum-bench'): PoissonArrivalRate => ({ kind: 'poisson-arrival-rate', rate, seed });
 const schedule = (m: PoissonArrivalRate, durationMs: number, shard?: { index: number; count: number }) => [...arrivalOffsetsNs(poissonArrivals(m, durationMs, shard))];
@@ -110,22 +111,7 @@ test('the load runner sends exactly its schedule, each arrival one outcome, a sh
   try {
     const m = model(150, 'runner');
     const run = async (shard?: { index: number; count: number }) => {
-      const runner = new LoadRunner({
-        servers: [{ name: 's', profile: 'generic', host: '127.0.0.1', port: s.port, tls: false }],
-        lines,
-        mix: { balance: 1, history: 1, utxos: 1 },
-        model: m,
-        durationMs: 2000,
-        connections: 2,
-        pipeline: 64,
-        timeoutMs: 5000,
-        maxLineBytes: 1 << 20,
-        tlsInsecure: false,
-        seed: 't',
-        sourceAddresses: [],
-        samples: false,
-        shard,
-      });
+      const runner = new LoadRunner(loadOptions([localTarget(s.port)], lines, { model: m, pipeline: 64, shard }));
       const intervals: IntervalRecord[] = [];
       runner.on('interval', ({ record }: { record: IntervalRecord }) => intervals.push(record));
       const summary = summarise(await runner.runServer({ name: 's', profile: 'generic', host: '127.0.0.1', port: s.port, tls: false }, 0));
