@@ -131,14 +131,19 @@ export class WireRecorder {
    */
   pausesBeforeMs(method: string): number[] {
     const pauses: number[] = [];
-    this.requests.forEach((r, i) => {
-      if (r.method !== method) return;
-      const before = this.requests.slice(0, i).filter((e) => e.connection === r.connection);
-      if (before.length === 0 || before[before.length - 1].write === r.write) return;
-      if (before.some((e) => e.answeredNs === undefined || e.answeredNs > r.sentNs)) return;
-      const lastAnswerNs = before.reduce((m, e) => (e.answeredNs! > m ? e.answeredNs! : m), 0n);
-      pauses.push(Number(r.sentNs - lastAnswerNs) / 1e6);
-    });
+    // Per connection, over its requests so far: the last one's write, the latest answer, and
+    // whether one was never answered (then nothing after it follows a quiet moment).
+    const seen = new Map<number, { write: number; lastAnswerNs: bigint; unanswered: boolean }>();
+    for (const r of this.requests) {
+      const c = seen.get(r.connection) ?? { write: -1, lastAnswerNs: 0n, unanswered: false };
+      if (r.method === method && c.write >= 0 && c.write !== r.write && !c.unanswered && c.lastAnswerNs <= r.sentNs) {
+        pauses.push(Number(r.sentNs - c.lastAnswerNs) / 1e6);
+      }
+      c.write = r.write;
+      if (r.answeredNs === undefined) c.unanswered = true;
+      else if (r.answeredNs > c.lastAnswerNs) c.lastAnswerNs = r.answeredNs;
+      seen.set(r.connection, c);
+    }
     return pauses;
   }
 
