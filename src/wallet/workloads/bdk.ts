@@ -33,7 +33,9 @@ import { historyOf, scriptAt, type Workload } from './workload';
 
 const { stopGap: STOP_GAP, batch: BATCH_SIZE } = SCAN.bdk;
 /** BDK's time to derive one script it is about to ask about (see above). */
-export const DERIVE_NS = 50_000;
+const DERIVE_NS = 50_000;
+/** The pause before each batch of histories: its scripts derived. */
+export const BATCH_PAUSE_NS = BATCH_SIZE * DERIVE_NS;
 
 export const bdkWorkload: Workload = {
   name: 'bdk',
@@ -61,7 +63,7 @@ async function scanChain(s: WalletSession, w: WalletLine, chain: WalletChain, fo
   let emptyInARow = 0;
   for (let start = 0; emptyInARow < STOP_GAP; start += BATCH_SIZE) {
     const scripts = Array.from({ length: BATCH_SIZE }, (_, k) => scriptAt(w, chain, start + k).scripthash);
-    await s.ownWork(BATCH_SIZE * DERIVE_NS);
+    await s.ownWork(BATCH_PAUSE_NS);
     const answers = okAll(await s.batch('history', 'blockchain.scripthash.get_history', scripts.map((sh) => [sh]), 'lines'));
     for (const [k, scripthash] of scripts.entries()) {
       const history = historyOf(answers[k], scripthash);
