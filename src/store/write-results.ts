@@ -15,14 +15,14 @@ export function writeResults<T>(file: string, write: (results: ResultsStore) => 
     created?.remove();
     throw err;
   }
+  let written = false;
   try {
-    return results.transaction(() => write(results));
-  } catch (err) {
+    const out = results.transaction(() => write(results));
+    written = true;
+    return out;
+  } finally {
     // Closed before the file goes: SQLite's companions (-wal, -shm) are removed with it.
     results.close();
-    created?.remove();
-    throw err;
-  } finally {
-    results.close(); // idempotent
+    if (!written) created?.remove();
   }
 }
