@@ -9,7 +9,9 @@
  * (src/report/compare.ts); their seconds carry the round as their `step`.
  *
  * Every server draws the same request sequence, continued from turn to turn: in a round, A and B
- * are asked the same requests (an open model's turns send the same count). Each server's
+ * are asked the same requests at the same moments of their turns. A round's turns are the round's
+ * window of the run's schedule (Executor.window): Poisson arrivals go on through the run rather
+ * than repeat its first turn. Each server's
  * connections stay open from its first turn to its last (kept-open.ts), and its turns are merged
  * into one result (merge-turns.ts).
  */
@@ -67,7 +69,7 @@ export async function serversInTurns(
     for (const turn of plan) {
       if (runner.stopped) break;
       const i = turn.server;
-      const r = await runner.runServer(servers[i], i, { units: () => units[i], durationMs: turn.durationMs, indexBase: nextIndex[i], step: turn.round });
+      const r = await runner.runServer(servers[i], i, { units: () => units[i], durationMs: turn.durationMs, indexBase: nextIndex[i], step: turn.round, window: turn.round });
       nextIndex[i] += r.intervals;
       turns[i].push(r);
     }

@@ -145,7 +145,8 @@ export class LoadRunner extends EventEmitter {
    * intervals from `indexBase` so that the steps of a search follow each other in one run.
    */
   async runServer(target: ServerTarget, serverIndex: number, segment: Segment = {}): Promise<ServerResult> {
-    const opts = { ...this.opts, model: segment.model ?? this.opts.model, durationMs: segment.durationMs ?? this.opts.durationMs };
+    const model = segment.model ?? this.opts.model;
+    const opts = { ...this.opts, model: segment.window ? (executorFor(model).window?.(model, segment.window) ?? model) : model, durationMs: segment.durationMs ?? this.opts.durationMs };
     const step = segment.step ?? null;
     const executor: Paced = segment.work ? whileWorking(segment.work) : executorFor(opts.model);
     const units = segment.work ? NO_UNITS : segment.units ? segment.units() : this.unitsOf(target, serverIndex, executor.closed);
@@ -378,6 +379,8 @@ export interface Segment {
   durationMs?: number;
   indexBase?: number;
   step?: number | null;
+  /** The segment is the index-th window of the run's schedule (an interleaved run's round): Executor.window. */
+  window?: number;
   /** What the segment's units are: the run's requests unless told (e.g. a wallet load's syncs). */
   units?: () => UnitSource;
   /**

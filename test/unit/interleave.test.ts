@@ -133,6 +133,28 @@ test('two servers in turns: every turn a segment of its server on one second cou
   expect(methodsOf('a', 1)).not.toEqual(methodsOf('a', 0));
 }, 30_000);
 
+test('Poisson arrivals in turns: in a round both servers get the same arrival times; each round the next window of the process, not the first again', async () => {
+  const [a, b] = [await server(), await server()];
+  const model = { kind: 'poisson-arrival-rate' as const, rate: 100, seed: 'interleaved' };
+  const { done, seen } = await interleaved(options([a.port, b.port], { durationMs: 3000, samples: true, model }), 1000);
+  expect(done.failure).toBeUndefined();
+  const intendedOf = (name: string, step: number) =>
+    seen
+      .filter((e) => e.server === name && e.step === step)
+      .flatMap((e) => e.samples)
+      .map((x) => x.intendedUs)
+      .sort((x, y) => x - y);
+  const rounds = [0, 1, 2].map((step) => intendedOf('a', step));
+  for (const step of [0, 1, 2]) {
+    expect(rounds[step].length).toBeGreaterThan(50);
+    expect(intendedOf('b', step)).toEqual(rounds[step]);
+  }
+  expect(rounds[1]).not.toEqual(rounds[0]);
+  expect(rounds[2]).not.toEqual(rounds[0]);
+  // Every arrival of every window one outcome.
+  for (const i of [0, 1]) expect(summarise(done.results[i]).scheduled).toBe(rounds.reduce((n, r) => n + r.length, 0));
+}, 30_000);
+
 test('a stop during a turn ends the run after it: what was measured stands, a server with turns to come is interrupted, every unit one outcome', async () => {
   const [a, b] = [await server(), await server()];
   let turnsStarted = 0;

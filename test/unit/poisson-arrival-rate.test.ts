@@ -72,6 +72,25 @@ describe('the schedule', () => {
     expect(schedule(model(50, 'x'), 30_000).slice(0, a.length)).toEqual(a);
   });
 
+  test("an interleaved run's turns, one window each, go on through a Poisson process rather than repeat its first window", () => {
+    // 100 windows of 1 s at 100/s, each the schedule of its turn as Executor.window gives it.
+    const m = model(100, 'turns');
+    const executor = executorFor(m);
+    expect(executor.window?.(m, 0)).toEqual(m);
+    const perWindow = Array.from({ length: 100 }, (_, i) => schedule(executor.window!(m, i), 1000));
+    expect(perWindow[0]).toEqual(schedule(m, 1000));
+    const counts = perWindow.map((t) => t.length);
+    // Together a Poisson count over 100 s: Poisson(10,000), ±4.5 sd; and window to window they
+    // scatter as Poisson counts do (repeating the first window would give a variance of 0).
+    const total = counts.reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(9550);
+    expect(total).toBeLessThan(10450);
+    const mean = total / counts.length;
+    const variance = counts.reduce((a, b) => a + (b - mean) ** 2, 0) / (counts.length - 1);
+    expect(variance / mean).toBeGreaterThan(0.5);
+    expect(variance / mean).toBeLessThan(1.73);
+  });
+
   test.each([2, 3, 7])('%i shards each send every N-th arrival of the one schedule, and together send it whole', (count) => {
     const whole = schedule(model(300), 10_000);
     const shards = Array.from({ length: count }, (_, i) => schedule(model(300), 10_000, { index: i + 1, count }));

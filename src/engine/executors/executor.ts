@@ -69,6 +69,13 @@ export interface Executor<M extends StoredLoadModel, O extends ModelOptions = Re
   /** The whole test's config from its shards' configs (load merge), the inverse of shareOf. */
   merge(shares: M[]): M;
   create(ctx: IterationContext, config: M, lengthMs: number, shard?: Shard): Pacer;
+  /**
+   * The config for the `index`-th turn of an interleaved run (interleave.ts: the run's schedule
+   * cut into windows of one turn each; index 0 is `config` itself), so that the turns go on
+   * through the run's schedule rather than each repeating its first window. Absent: every window
+   * of the schedule is alike (a metronome, a number of users).
+   */
+  window?(config: M, index: number): M;
 }
 
 /** A count the user gives (VUs, iterations): a whole number above 0. */

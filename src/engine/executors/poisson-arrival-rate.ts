@@ -79,5 +79,8 @@ export const poissonArrivalRate: Executor<PoissonArrivalRate, typeof OPTIONS> = 
   mismatch: (a, b) =>
     a.seed !== b.seed ? `arrival seed ${b.seed} instead of ${a.seed}` : a.rate !== b.rate ? `Poisson rate ${fmtRate(b.rate)}/s instead of ${fmtRate(a.rate)}/s` : undefined,
   merge: (shares) => shares[0],
+  // A Poisson process's arrivals in disjoint windows are independent of each other: a window drawn
+  // from a seed of its own continues the run's process as truly as drawing on from the last one.
+  window: (c, index) => (index === 0 ? c : { ...c, seed: `${c.seed}/window ${index}` }),
   create: (ctx, c, lengthMs, shard) => new ArrivalDriver(ctx, new PoissonArrivals(c, lengthMs, shard)),
 };
