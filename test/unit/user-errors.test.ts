@@ -182,6 +182,8 @@ function interleaveCases(): Case[] {
     { name: 'load: --interleave shorter than a second', cli: 'load', args: (c) => two(c, '--rate', '5', '--interleave', '500ms'), names: () => ['--interleave', '1s'] },
     { name: 'load: --interleave that is not a duration', cli: 'load', args: (c) => two(c, '--rate', '5', '--interleave', 'often'), names: () => ['interleave', 'often'] },
     { name: 'load: --interleave longer than the run', cli: 'load', args: (c) => two(c, '--rate', '5', '--duration', '10s', '--interleave', '20s'), names: () => ['--interleave 20s', '--duration 10s'] },
+    { name: 'load: --interleave whose turns hold part of a request', cli: 'load', args: (c) => two(c, '--rate', '2.5', '--duration', '10s', '--interleave', '1s'), names: () => ['--interleave 1s', '--rate 2.5', '2.5 requests', 'send 3'] },
+    { name: "load: --interleave whose last turn holds part of a request", cli: 'load', args: (c) => two(c, '--rate', '2', '--duration', '7250ms', '--interleave', '2s'), names: () => ['--interleave 2s', '--rate 2', 'last turn', '2.5 requests'] },
     { name: 'load: --interleave with a ramp', cli: 'load', args: (c) => two(c, '--stages', '10s:50', '--interleave', '2s'), names: () => ['--interleave', '--stages'] },
     { name: 'load: --interleave with iterations', cli: 'load', args: (c) => two(c, '--iterations', '100', '--interleave', '2s'), names: () => ['--interleave', '--iterations'] },
     { name: 'load: --interleave with --find-max', cli: 'load', args: (c) => two(c, '--find-max', '--slo', 'p99<50ms', '--interleave', '2s'), names: () => ['--interleave', '--find-max'] },
