@@ -13,7 +13,8 @@
  *             sends are up to 1 ms late): what the engine's precision costs beyond it. The engine's
  *             CPU over the whole run (as the run reports it) and over its steady part (a third of
  *             the way in to 0.5 s before the end: start-up's compiling left out), and how often its
- *             threads slept and were woken (wakes/s), the bare socket's too
+ *             threads slept and were woken (wakes/s), the bare socket's too; and beside both a
+ *             blocking Python loop sending the same (no event loop: what a wake alone costs here)
  *
  *   npx tsx bench/load-generator.ts [capacity|memory|stall|cost|all] [--requests N] [--seconds S] [--from RATE] [--rates 50,400]
  *
@@ -171,15 +172,63 @@ async function rawAtRate(port: number, rate: number, seconds: number): Promise<{
   return { cpu: (cpu.user + cpu.system) / 1000 / (Date.now() - t0), wakesPerS };
 }
 
+/**
+ * The same requests at the same rate from a blocking Python loop (sleep to the send time, send,
+ * read the answer): no event loop at all, so what this machine charges a sender for its wakes
+ * alone. Its CPU share over the sending (interpreter start-up left out) and how late its sends were.
+ * Otherwise why not (no python3, or how it failed).
+ */
+async function pythonAtRate(port: number, rate: number, seconds: number): Promise<{ cpu: number; lagP99Ms: number } | string> {
+  const code = `
+import json, resource, socket, sys, time
+port, rate, seconds = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+s = socket.create_connection(('127.0.0.1', port))
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+n = int(rate * seconds)
+late = []
+r0 = resource.getrusage(resource.RUSAGE_SELF)
+t0 = time.monotonic()
+for i in range(n):
+    due = t0 + i / rate
+    wait = due - time.monotonic()
+    if wait > 0:
+        time.sleep(wait)
+    late.append(time.monotonic() - due)
+    s.sendall(('{"jsonrpc":"2.0","id":%d,"method":"blockchain.scripthash.get_balance","params":["%s"]}\\n' % (i + 1, '%064x' % i)).encode())
+    answer = b''
+    while not answer.endswith(b'\\n'):
+        answer += s.recv(65536)
+r1 = resource.getrusage(resource.RUSAGE_SELF)
+wall = time.monotonic() - t0
+late.sort()
+print(json.dumps({'cpu': (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) / wall, 'lagP99Ms': late[int(0.99 * (n - 1))] * 1000}))
+`;
+  return new Promise((resolve) => {
+    const child = spawn('python3', ['-c', code, String(port), String(rate), String(seconds)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (err += d));
+    child.on('error', (e) => resolve(`no python3 (${e.message})`));
+    child.on('close', (exitCode) => resolve(exitCode === 0 ? JSON.parse(out) : `python3 exited ${exitCode}: ${err.trim().split('\n').pop()}`));
+  });
+}
+
 async function cost(seconds: number, rates: number[]) {
   const { port, child } = await responder();
   try {
     for (const rate of rates) {
       const raw = await rawAtRate(port, rate, seconds);
+      const py = await pythonAtRate(port, rate, seconds);
       const r = await engineAt(port, rate, seconds);
       console.log(
         `cost at ${rate}/s: engine CPU ${(r.cpu * 100).toFixed(1)}% of a core (steady ${(r.steadyCpu * 100).toFixed(1)}%, ${r.wakesPerS} wakes/s), lag p50 ${r.lagP50Ms.toFixed(3)} / p99 ${r.lagP99Ms.toFixed(3)} ms; ` +
           `bare timer-driven socket ${(raw.cpu * 100).toFixed(1)}%, ${raw.wakesPerS} wakes/s; ratio ${(r.cpu / Math.max(raw.cpu, 1e-4)).toFixed(2)}x (steady ${(r.steadyCpu / Math.max(raw.cpu, 1e-4)).toFixed(2)}x)`,
+      );
+      console.log(
+        typeof py === 'object'
+          ? `  blocking Python sender ${(py.cpu * 100).toFixed(1)}% (lag p99 ${py.lagP99Ms.toFixed(3)} ms); engine ÷ it ${(r.cpu / Math.max(py.cpu, 1e-4)).toFixed(2)}x (steady ${(r.steadyCpu / Math.max(py.cpu, 1e-4)).toFixed(2)}x), bare Node socket ÷ it ${(raw.cpu / Math.max(py.cpu, 1e-4)).toFixed(2)}x`
+          : `  blocking Python sender: skipped, ${py}`,
       );
     }
   } finally {
