@@ -44,7 +44,7 @@ export interface MisbehavingOptions {
   port?: number;
   silent?: boolean;
   hangAfterHandshake?: boolean;
-  /** Answer this many scripthash calls (counted over every connection), then never answer another. */
+  /** Answer this many scripthash calls (counted over every connection, a batch's each), then never answer another. */
   answerFirst?: number;
   /**
    * Answer scripthash calls on the first N connections that ask one, never on a later one: a server
@@ -114,6 +114,9 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         const scripthashCall = !Array.isArray(msg) && msg.method.startsWith('blockchain.scripthash.');
         // Past its first N calls, or on a connection past the first N that asked one: never answered.
         if (scripthashCall && opts.answerFirst !== undefined && state.scripthashCalls++ >= opts.answerFirst) continue;
+        // A batch of scripthash calls counts as that many; one that starts past the first N goes unanswered whole.
+        const inBatch = Array.isArray(msg) ? msg.filter((r) => r.method.startsWith('blockchain.scripthash.')).length : 0;
+        if (inBatch > 0 && opts.answerFirst !== undefined && (state.scripthashCalls += inBatch) - inBatch >= opts.answerFirst) continue;
         if (scripthashCall && opts.answerConnections !== undefined && (asker ||= ++state.askingConnections) > opts.answerConnections) continue;
         if (Array.isArray(msg)) {
           const answers = msg.map((r) => answer(r)).filter((a): a is object => a !== null);
