@@ -85,7 +85,7 @@ test('electrum: every lab wallet syncs on every lab server with 0 mismatches, as
   db.close();
 });
 
-test('sparrow: batches of at most 100 where the server takes batches, one call at a time where it does not; 0 mismatches', () => {
+test('sparrow: its opening calls, batches of at most 100 where the server takes batches, one call at a time where it does not; 0 mismatches', () => {
   const { rows, db } = benchWorkload('sparrow');
   for (const r of rows) expect(r).toEqual({ ...r, syncs: 2 * wallets.length, failed: 0, mismatched: 0 });
   for (const server of labServers()) {
@@ -99,6 +99,12 @@ test('sparrow: batches of at most 100 where the server takes batches, one call a
       expect(s.by.get('blockchain.transaction.get')!.items).toBe(s.wallet.expected.txCount);
       expect(s.by.has('blockchain.transaction.get_merkle')).toBe(false);
       if (batches && s.wallet.expected.txCount >= 200) expect(sub.requests).toBeLessThan(sub.items / 10);
+      // Sparrow 2.5.4's opening: server.features (Esplora's electrs closes the connection on it),
+      // fee estimates for 1–50 blocks in one batch, or for 1–25 one call each, and one each of the rest.
+      const opening = ['server.features', 'blockchain.headers.subscribe', 'server.banner', 'mempool.get_fee_histogram', 'blockchain.relayfee'];
+      expect(opening.map((m) => s.by.get(m)?.requests)).toEqual(opening.map(() => 1));
+      const fees = s.by.get('blockchain.estimatefee')!;
+      expect({ server, requests: fees.requests, items: fees.items }).toEqual({ server, requests: batches ? 1 : 7, items: batches ? 8 : 7 });
     }
   }
   db.close();

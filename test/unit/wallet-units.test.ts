@@ -16,6 +16,7 @@ import { syntheticWallets } from '../../src/dataset/wallets';
 import { WalletSession } from '../../src/wallet/session';
 import { syncWallet } from '../../src/wallet/sync';
 import { electrumWorkload } from '../../src/wallet/workloads/electrum';
+import { sparrowWorkload } from '../../src/wallet/workloads/sparrow';
 import { scriptHashOfScript } from '../../src/electrum/scripthash';
 import type { WalletLine } from '../../src/core/wallet-line';
 import type { DatasetLine } from '../../src/core/dataset-line';
@@ -163,6 +164,22 @@ describe('a session against the misbehaving server', () => {
       expect(s.samples[0]).toMatchObject({ step: 'handshake', method: 'server.version', outcome: 'ok' });
       expect(s.samples.filter((x) => x.step === 'subscribe' && x.outcome === 'ok')).toHaveLength(40);
       expect(s.samples[s.samples.length - 1]).toMatchObject({ step: 'fees', method: 'test.error', outcome: 'server-error' });
+    } finally {
+      await srv.close();
+    }
+  });
+
+  test('the sparrow workload sends a page that timed out again on the same connection, the same page, 5 tries in all', async () => {
+    // Batches (its software is one Sparrow batches with); every scripthash call left unanswered.
+    const srv = await startMisbehavingServer({ nullResults: true, software: 'ElectrumX 1.16.0', answerFirst: 0 });
+    try {
+      const w = wallet(Array.from({ length: 30 }, (_, i) => hex64(i + 1)), Array.from({ length: 30 }, (_, i) => hex64(i + 100)));
+      const r = await syncWallet(sparrowWorkload, w, { connection: { host: '127.0.0.1', port: srv.port, timeoutMs: 300 }, verify: true });
+      expect(r.status).not.toBe('ok');
+      const tries = r.samples.filter((x) => x.method === 'blockchain.scripthash.subscribe');
+      expect(tries.map((x) => [x.items, x.outcome])).toEqual(Array.from({ length: 5 }, () => [20, 'timeout']));
+      expect(srv.connections).toBe(1);
+      expect(r.samples.filter((x) => x.method === 'blockchain.estimatefee').map((x) => x.items)).toEqual([8]);
     } finally {
       await srv.close();
     }

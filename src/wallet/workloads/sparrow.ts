@@ -1,23 +1,30 @@
 /**
- * Sparrow (sparrowwallet/sparrow), read in ElectrumServer.java, BatchedElectrumServerRpc.java and
- * PagedBatchRequestBuilder.java: server.version "1.4" (one version, not a range), headers
- * subscription, banner, fee estimates for 1–50 blocks in one batch, the fee histogram and relay
- * fee; then per chain, receive first, JSON batches of at most 100 calls: subscribe every address of
- * the window, get_history of those whose status is not null, blockchain.block.header for every
- * height they were confirmed at, and transaction.get for every transaction; the window then grows
- * to 20 past the last used address and the loop runs again. A batch that times out is sent again,
- * in pages half the size, on a new connection (Sparrow retries a page up to 5 times). Sparrow
- * batches only with server software it knows to take batches (ElectrumX, Fulcrum, electrs,
- * mempool's electrs, Frigate); with any other it sends the same calls one at a time, and so do we
- * (Esplora's electrs closes the connection on a batch).
+ * Sparrow 2.5.4 (sparrowwallet/sparrow e7ae9cca), read in net/ElectrumServer.java (the connection's
+ * opening in ConnectionService, getServerCapability, the history sync), SimpleElectrumServerRpc.java,
+ * BatchedElectrumServerRpc.java, PagedBatchRequestBuilder.java, TcpTransport.java and RetryLogic.java.
  *
- * Left out: Sparrow's optional transaction verification (Merkle proofs and header sync) that newer
- * versions add; the releases read here do not ask for proofs.
+ * Opening: server.version "Sparrow" ["1.3", "1.4.2"]; server.features (a failure only logged; not
+ * to ElectrumPersonalServer); headers subscription; banner; fee estimates for 1–50 blocks (one batch
+ * where the server batches, else one call each for 1–25, stopping at a server's error; a failure of
+ * either falls back to default rates); the fee histogram; the relay fee. A failed banner, histogram
+ * or relay fee fails the connection, and so the sync.
+ *
+ * Then per chain, receive first, JSON batches of at most 100 calls: subscribe every address of the
+ * window, get_history of those whose status is not null, blockchain.block.header for every height
+ * they were confirmed at, and transaction.get for every transaction; the window then grows to 20
+ * past the last used address and the loop runs again. A page that times out is sent again on the
+ * same connection (the late answer to the first is dropped), up to 5 tries; once one has, later
+ * batches go in pages of 50. Which servers get batches is decided from the server.version answer
+ * as Sparrow does (sparrowCapability below); others get the same calls one at a time.
+ *
+ * Left out: Sparrow's read timeouts (3, 8, 16, 34 s, plus 50 ms a request: the run's --timeout
+ * instead); the 0–2 s random pause before a retry; calls beside the sync that depend on settings or
+ * the network (fee rates from mempool.space, block summaries, decoy traffic over SSL). Sparrow asks
+ * no Merkle proofs: it checks that each transaction hashes to its txid, which costs no call.
  */
 import type { WalletChain, WalletLine } from '../../core/wallet-line';
 import { SCAN } from '../../core/wallet-scan';
 import { ElectrumError } from '../../electrum/errors';
-import type { BatchItem } from '../../electrum/client';
 import type { Findings } from '../findings';
 import type { SyncStep, WalletSession } from '../session';
 import { historyOf, optional, scriptAt, type Workload } from './workload';
@@ -25,28 +32,92 @@ import { historyOf, optional, scriptAt, type Workload } from './workload';
 const PAGE_SIZE = 100;
 const ATTEMPTS = 5;
 const FEE_TARGETS = [1, 2, 3, 4, 5, 10, 25, 50];
-const BATCHING_SERVERS = /^(ElectrumX|Fulcrum|electrs\/|mempool-electrs|frigate)/i;
+/** SimpleElectrumServerRpc.MAX_TARGET_BLOCKS: one call at a time asks no further than 25 blocks. */
+const ONE_BY_ONE_MAX_FEE_TARGET = 25;
+
+/** What Sparrow makes of a server from its server.version answer (ElectrumServer.getServerCapability). */
+export interface SparrowCapability {
+  batches: boolean;
+  /** The furthest fee target asked in a batch. */
+  maxFeeTarget: number;
+  features: boolean;
+}
+
+/**
+ * drongo's Version.compareTo: the leading digits and dots, compared part by part (a missing part
+ * is 0); null when there are none (Sparrow then treats the server as one it does not know).
+ */
+function compareVersion(text: string, min: number[]): number | null {
+  const v = text.replace(/[^0-9.].*$/s, '');
+  if (!/^[0-9]+(\.[0-9]+)*$/.test(v)) return null;
+  const parts = v.split('.').map(Number);
+  for (let i = 0; i < Math.max(parts.length, min.length); i++) {
+    const [a, b] = [parts[i] ?? 0, min[i] ?? 0];
+    if (a !== b) return a > b ? 1 : -1;
+  }
+  return 0;
+}
+
+/** Sparrow's reading of a version after `prefix` in the software string: trimmed, then [version, '-suffix']. */
+function versionAfter(software: string, prefix: string): [string, string] {
+  const rest = software.slice(prefix.length).trim();
+  const dash = rest.indexOf('-');
+  return dash < 0 ? [rest, ''] : [rest.slice(0, dash), rest.slice(dash)];
+}
+
+export function sparrowCapability(softwareAnswer: string): SparrowCapability {
+  const software = softwareAnswer.toLowerCase();
+  const batching: SparrowCapability = { batches: true, maxFeeTarget: 50, features: true };
+  if (software.includes('electrumx') || software.startsWith('frigate') || software.startsWith('cormorant')) return batching;
+  if (software.startsWith('electrs/') && (compareVersion(versionAfter(software, 'electrs/')[0], [0, 9, 0]) ?? -1) >= 0) return batching;
+  if (software.startsWith('fulcrum') && (compareVersion(versionAfter(software, 'fulcrum')[0], [1, 6, 0]) ?? -1) >= 0) return batching;
+  if (software.startsWith('mempool-electrs')) {
+    const [version, suffix] = versionAfter(software, 'mempool-electrs');
+    const c = compareVersion(version, [3, 1, 0]) ?? -1;
+    // 3.1.0 itself only as a release, or as the one dev build named in Sparrow.
+    if (c > 0 || (c === 0 && (!suffix.includes('dev') || suffix.includes('dev-249848d')))) return { batches: true, maxFeeTarget: 25, features: true };
+  }
+  if (software.startsWith('electrumpersonalserver')) return { batches: false, maxFeeTarget: 50, features: false };
+  return { batches: false, maxFeeTarget: 50, features: true };
+}
 
 export const sparrowWorkload: Workload = {
   name: 'sparrow',
-  summary: 'Sparrow: JSON batches of ≤ 100 (halved after a timeout); subscribe, history, block headers and transactions per window',
+  summary: 'Sparrow 2.5.4: JSON batches of ≤ 100 (50 once a page timed out) to servers it batches with; subscribe, history, block headers and transactions per window',
   maxInFlight: 1,
-  client: { clientName: 'Sparrow', protocolVersion: '1.4' },
+  client: { clientName: 'Sparrow', protocolVersion: ['1.3', '1.4.2'] },
   subscribes: true,
   async sync(s, w, found) {
-    const pages = new Pager(s, BATCHING_SERVERS.test(s.software));
+    const capability = sparrowCapability(s.software);
+    const pages = new Pager(s, capability.batches);
+    // Esplora's electrs closes the connection on server.features; `optional` then opens another
+    // and the sync goes on. What Sparrow itself does then was not run here.
+    if (capability.features) await optional(s, () => s.call('server-info', 'server.features'));
     await s.call('headers', 'blockchain.headers.subscribe');
-    await optional(s, () => s.call('server-info', 'server.banner'));
-    await optional(s, () => pages.batch('fees', 'blockchain.estimatefee', FEE_TARGETS.map((n) => [n]), { optional: true }));
-    await optional(s, () => s.call('fees', 'mempool.get_fee_histogram'));
-    await optional(s, () => s.call('fees', 'blockchain.relayfee'));
-    // Sparrow subscribes to headers before anything else; a server that closed the connection
-    // since then gets the subscription again on the new one.
-    if (s.reconnects > 0) await s.call('headers', 'blockchain.headers.subscribe');
+    await s.call('server-info', 'server.banner');
+    await optional(s, () => feeEstimates(s, pages, capability));
+    await s.call('fees', 'mempool.get_fee_histogram');
+    await s.call('fees', 'blockchain.relayfee');
     const headers = new Set<number>();
     for (const chain of ['receive', 'change'] as const) await syncChain(pages, w, chain, found, headers);
   },
 };
+
+/** Fee estimates as Sparrow asks them; any failure is the caller's to pass over (Sparrow falls back to default rates). */
+async function feeEstimates(s: WalletSession, pages: Pager, capability: SparrowCapability): Promise<void> {
+  if (capability.batches) {
+    await pages.batch('fees', 'blockchain.estimatefee', FEE_TARGETS.filter((n) => n <= capability.maxFeeTarget).map((n) => [n]));
+    return;
+  }
+  // One at a time: a server's error ends them (the rest take default rates), a timeout only its own.
+  for (const n of FEE_TARGETS.filter((t) => t <= ONE_BY_ONE_MAX_FEE_TARGET)) {
+    try {
+      await s.call('fees', 'blockchain.estimatefee', [n]);
+    } catch (err) {
+      if (!(err instanceof ElectrumError) || err.category !== 'timeout') throw err;
+    }
+  }
+}
 
 async function syncChain(pages: Pager, w: WalletLine, chain: WalletChain, found: Findings, headers: Set<number>): Promise<void> {
   let lastUsed = -1;
@@ -77,55 +148,46 @@ async function syncChain(pages: Pager, w: WalletLine, chain: WalletChain, found:
   }
 }
 
-/** Batches paged to the current page size, which halves whenever a page times out. */
+/**
+ * Batches in pages of 100, or of 50 once any page has timed out (PagedBatchRequestBuilder halves
+ * the configured size once, not again). A page that times out is sent again on the same
+ * connection, up to 5 tries in all; a connection the server closed is opened again.
+ */
 class Pager {
-  private pageSize = PAGE_SIZE;
+  private timedOut = false;
 
   constructor(
     private readonly s: WalletSession,
     private readonly batched: boolean,
   ) {}
 
-  /** The results in the order of `params`; an item's error fails the sync unless `optional`. */
-  async batch(step: SyncStep, method: string, params: unknown[][], opts: { optional?: boolean } = {}): Promise<unknown[]> {
-    if (!this.batched) return this.oneByOne(step, method, params, opts);
+  /** The results in the order of `params`; an item's error fails the batch (Sparrow's JsonRpcBatchException). */
+  async batch(step: SyncStep, method: string, params: unknown[][]): Promise<unknown[]> {
+    if (!this.batched) return this.oneByOne(step, method, params);
+    const pageSize = this.timedOut ? PAGE_SIZE / 2 : PAGE_SIZE;
     const out: unknown[] = [];
-    let at = 0;
-    let attempts = 0;
-    while (at < params.length) {
-      const page = params.slice(at, at + this.pageSize);
-      let items: BatchItem[];
-      try {
-        items = await this.s.batch(step, method, page);
-      } catch (err) {
-        if (opts.optional) return [];
-        throw err;
+    for (let at = 0; at < params.length; at += pageSize) {
+      const page = params.slice(at, at + pageSize);
+      for (let attempt = 1; ; attempt++) {
+        const items = await this.s.batch(step, method, page);
+        const failed = items.find((i): i is { ok: false; error: ElectrumError } => !i.ok);
+        if (!failed) {
+          for (const i of items) out.push(i.ok ? i.result : null);
+          break;
+        }
+        const timeout = failed.error.category === 'timeout';
+        const closed = failed.error.category === 'disconnect' && !this.s.connection.usable;
+        if ((!timeout && !closed) || attempt >= ATTEMPTS) throw failed.error;
+        if (timeout) this.timedOut = true;
+        if (closed) await this.s.reconnect();
       }
-      const failed = items.find((i): i is { ok: false; error: ElectrumError } => !i.ok);
-      if (failed?.error.category === 'timeout' || (failed?.error.category === 'disconnect' && !this.s.connection.usable)) {
-        if (++attempts >= ATTEMPTS) throw failed.error;
-        this.pageSize = Math.max(1, Math.floor(this.pageSize / 2));
-        await this.s.reconnect();
-        continue;
-      }
-      if (failed && !opts.optional) throw failed.error;
-      for (const i of items) out.push(i.ok ? i.result : null);
-      at += page.length;
-      attempts = 0;
     }
     return out;
   }
 
-  private async oneByOne(step: SyncStep, method: string, params: unknown[][], opts: { optional?: boolean }): Promise<unknown[]> {
+  private async oneByOne(step: SyncStep, method: string, params: unknown[][]): Promise<unknown[]> {
     const out: unknown[] = [];
-    for (const p of params) {
-      try {
-        out.push(await this.s.call(step, method, p));
-      } catch (err) {
-        if (!opts.optional) throw err;
-        out.push(null);
-      }
-    }
+    for (const p of params) out.push(await this.s.call(step, method, p));
     return out;
   }
 }
