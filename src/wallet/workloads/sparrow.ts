@@ -94,10 +94,14 @@ export const sparrowWorkload: Workload = {
     // and the sync goes on. What Sparrow itself does then was not run here.
     if (capability.features) await optional(s, () => s.call('server-info', 'server.features'));
     await s.call('headers', 'blockchain.headers.subscribe');
+    const subscribedOn = s.reconnects;
     await s.call('server-info', 'server.banner');
     await optional(s, () => feeEstimates(s, pages, capability));
     await s.call('fees', 'mempool.get_fee_histogram');
     await s.call('fees', 'blockchain.relayfee');
+    // A connection opened again since (the fee estimates failed on a closed one) has not been
+    // told to send new blocks: subscribed again, as a held wallet must hear of them.
+    if (s.reconnects !== subscribedOn) await s.call('headers', 'blockchain.headers.subscribe');
     const headers = new Set<number>();
     for (const chain of ['receive', 'change'] as const) await syncChain(pages, w, chain, found, headers);
   },
