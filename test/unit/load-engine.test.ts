@@ -10,6 +10,7 @@ import { intervalLine, summaryText } from '../../src/load/summary';
 import { summarise } from '../../src/engine/summary';
 import { arrivalOffsetsNs } from '../../src/engine/arrival-driver';
 import { rampingArrivals } from '../../src/engine/executors/ramping-arrival-rate';
+import { constantArrivals } from '../../src/engine/executors/constant-arrival-rate';
 import { problemsOf } from '../../src/engine/executors/registry';
 import { parseSourceAddresses } from '../../src/load/source-addresses';
 import type { IntervalRecord } from '../../src/core/load-types';
@@ -258,6 +259,16 @@ test('a ramp sends the integral of its rate, and shards split the schedule exact
   const a = [...arrivalOffsetsNs(rampingArrivals(ramp, 3000, { index: 1, count: 2 }))];
   const b = [...arrivalOffsetsNs(rampingArrivals(ramp, 3000, { index: 2, count: 2 }))];
   expect([...a, ...b].sort((x, y) => x - y)).toEqual(all);
+});
+
+test('a constant rate sends rate × duration requests, not one more where the float product falls a hair short of the end', () => {
+  const count = (rate: number, ms: number) => [...arrivalOffsetsNs(constantArrivals({ kind: 'rate', rate }, ms))].length;
+  // 29·(1e9/29) is 999999999.9999999: computed that way, a second at 29/s sent 30.
+  const wrong: string[] = [];
+  for (let rate = 1; rate <= 1000; rate++) for (const s of [1, 2, 3, 5, 10, 60]) if (count(rate, s * 1000) !== rate * s) wrong.push(`${rate}/s for ${s}s: ${count(rate, s * 1000)}`);
+  expect(wrong).toEqual([]);
+  expect(count(2.5, 1000)).toBe(3); // a tick at 0, 0.4 and 0.8 s
+  expect(count(0.5, 10_000)).toBe(5);
 });
 
 test('--source-addresses takes loopback only', () => {

@@ -24,8 +24,15 @@ class ConstantArrivals extends ArrivalCursor {
 
   protected offsetOf(k: number): number {
     const { model } = this;
-    return model.rate > 0 ? k * (1e9 / model.rate) : Infinity;
+    // k·1e9/rate in that order, to the ns: k·(1e9/rate) lands a hair under the end for some rates
+    // (29·(1e9/29) < 1e9), which sent one request more than rate × duration.
+    return model.rate > 0 ? Math.round((k * 1e9) / model.rate) : Infinity;
   }
+}
+
+/** The arrival offsets of `model` in ns, in order (a shard's share with `shard`). */
+export function constantArrivals(model: ConstantArrivalRate, durationMs: number, shard?: Shard): ArrivalCursor {
+  return new ConstantArrivals(model, durationMs, shard);
 }
 
 export const constantArrivalRate: Executor<ConstantArrivalRate, typeof OPTIONS> = {
@@ -42,5 +49,5 @@ export const constantArrivalRate: Executor<ConstantArrivalRate, typeof OPTIONS> 
   describe: (c) => `open, ${fmtRate(c.rate)}/s`,
   // Shards that agree each follow the whole schedule (thinned as they run); ones that differ carry their shares.
   merge: (shares) => (allSame(shares) ? shares[0] : { ...shares[0], rate: addedUp(shares, (m) => m.rate) }),
-  create: (ctx, c, lengthMs, shard) => new ArrivalDriver(ctx, new ConstantArrivals(c, lengthMs, shard)),
+  create: (ctx, c, lengthMs, shard) => new ArrivalDriver(ctx, constantArrivals(c, lengthMs, shard)),
 };
