@@ -189,11 +189,11 @@ function interleaveOption(a: LoadPlanArgs, chosen: { model: LoadModel; durationM
   }
   if (chosen && steady && turnMs !== undefined && turnMs > chosen.durationMs) problems.push(`--interleave ${a.interleave} is longer than the run (--duration ${formatDuration(chosen.durationMs / 1000)}): each server would get one turn, and a verdict needs pairs of turns`);
   const model = chosen?.model;
-  if (model?.kind === 'rate' && turnMs !== undefined && turnMs >= 1000) {
+  if (model?.kind === 'rate' && turnMs !== undefined && turnMs >= 1000 && turnMs <= chosen!.durationMs) {
     // Each turn starts the metronome again: a turn sends every tick in it, the part of one included.
     const lastMs = chosen!.durationMs % turnMs;
-    const requestsIn = (ms: number) => (model.rate * ms) / 1000;
-    const uneven = [turnMs, lastMs].find((ms) => ms > 0 && Math.abs(requestsIn(ms) - Math.round(requestsIn(ms))) > 1e-9);
+    const requestsIn = (ms: number) => +((model.rate * ms) / 1000).toPrecision(12);
+    const uneven = [turnMs, lastMs].find((ms) => ms > 0 && !Number.isInteger(requestsIn(ms)));
     if (uneven !== undefined) {
       const last = uneven === turnMs ? '' : ` and --duration ${chosen!.durationMs / 1000}s (a last turn of ${uneven / 1000}s)`;
       problems.push(`--interleave ${a.interleave} with --rate ${model.rate}${last}: a turn would hold ${requestsIn(uneven)} requests and would send ${Math.ceil(requestsIn(uneven))}, more than the rate; choose turns that hold a whole number of requests`);
