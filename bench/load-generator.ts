@@ -197,7 +197,10 @@ for i in range(n):
     s.sendall(('{"jsonrpc":"2.0","id":%d,"method":"blockchain.scripthash.get_balance","params":["%s"]}\\n' % (i + 1, '%064x' % i)).encode())
     answer = b''
     while not answer.endswith(b'\\n'):
-        answer += s.recv(65536)
+        chunk = s.recv(65536)
+        if not chunk:
+            sys.exit('the responder closed the connection')
+        answer += chunk
 r1 = resource.getrusage(resource.RUSAGE_SELF)
 wall = time.monotonic() - t0
 late.sort()
@@ -209,6 +212,9 @@ print(json.dumps({'cpu': (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     let err = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (err += d));
+    // A sender that overruns its schedule by far is stopped rather than waited for.
+    const limit = setTimeout(() => child.kill('SIGKILL'), (seconds * 3 + 10) * 1000);
+    child.on('exit', () => clearTimeout(limit));
     child.on('error', (e) => resolve(`no python3 (${e.message})`));
     child.on('close', (exitCode) => resolve(exitCode === 0 ? JSON.parse(out) : `python3 exited ${exitCode}: ${err.trim().split('\n').pop()}`));
   });
