@@ -136,7 +136,8 @@ function summary(r: WalletBenchResult, workload: string, db: string, verify: boo
       row.medianMs === null ? '-' : `${row.medianMs.toFixed(1)} ms`,
       row.largest ? `${row.largest.wallet} (${row.largest.txs} txs): ${row.largest.medianMs === null ? '-' : `${row.largest.medianMs.toFixed(1)} ms`}` : '-',
   ]);
-  return `wallet run ${r.runId} (${workload} workload, ${r.status}), time to synced wallet:\n${textTable(head, rows)}\nresults: ${db}; report: npm run report -- --db ${db}`;
+  const failures = r.rows.filter((row) => row.firstFailure).map((row) => `${row.server}: ${row.failed} of ${row.syncs} syncs failed; the first at ${row.firstFailure}\n`);
+  return `wallet run ${r.runId} (${workload} workload, ${r.status}), time to synced wallet:\n${textTable(head, rows)}\n${failures.join('')}results: ${db}; report: npm run report -- --db ${db}`;
 }
 
 /** A wallet sync of the plan as the watchers take it. */

@@ -46,6 +46,8 @@ export interface WalletBenchSummaryRow {
   mismatched: number;
   medianMs: number | null;
   largest: { wallet: string; txs: number; medianMs: number | null } | null;
+  /** The first failed sync's step and error, when any failed. */
+  firstFailure?: string;
 }
 
 export interface WalletBenchResult {
@@ -103,6 +105,7 @@ export class WalletBench extends EventEmitter {
     let failure: { err: unknown } | undefined;
     const stored = new SyncRows(store, runId);
     const sink = allOf<PassSynced>([mapped(stored, ({ unit, result }) => ({ row: syncRecord(serverIds.get(unit.server.name)!, result, unit.pass, unit.warmup), identity: result })), ...this.sinks]);
+    const firstFailures = new Map<string, string>();
     const syncs = passSyncIteration({
       workload: o.workload,
       wallets,
@@ -111,6 +114,7 @@ export class WalletBench extends EventEmitter {
       verify: o.verify,
       starting: ({ server: t }) => this.emit('call', { server: t.name }),
       synced: (unit, result) => {
+        if (result.status !== 'ok' && !firstFailures.has(unit.server.name)) firstFailures.set(unit.server.name, `${result.errorStep}: ${result.error}`);
         sink.record({ unit, result, done: ++done });
         this.emit('sync', { server: unit.server.name, pass: unit.pass, result, done });
       },
@@ -143,6 +147,7 @@ export class WalletBench extends EventEmitter {
         mismatched: f?.mismatched ?? 0,
         medianMs: medians.length ? median(medians) : null,
         largest: { wallet: largestWallet.wallet, txs: largestWallet.expected.txCount, medianMs: largest ? median(largest) : null },
+        firstFailure: firstFailures.get(t.name),
       };
     });
     store.finishRun(runId, status, { rows });

@@ -71,7 +71,9 @@ export async function syncWallet(workload: Workload, wallet: WalletLine, o: Sync
     const e = toElectrumError(err);
     const samples = session?.samples ?? [];
     const failedAt = [...samples].reverse().find((s) => s.outcome !== 'ok');
-    return { wallet, status: e.category, error: e.message, errorStep: failedAt?.step ?? 'handshake', durationNs, samples };
+    // A server that answered the handshake is named with the run even when every sync of it failed.
+    const server = session?.software ? { software: session.software, protocol: session.protocol } : {};
+    return { wallet, status: e.category, error: e.message, errorStep: failedAt?.step ?? 'handshake', durationNs, samples, ...server };
   }
 }
 
