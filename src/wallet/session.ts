@@ -47,7 +47,7 @@ export class WalletSession {
     return this.client;
   }
 
-  /** A new connection in place of one a timeout left out of step (a batch retried smaller). */
+  /** A new connection in place of one closed, or left out of step by a timeout (`optional` in workloads/workload.ts). */
   async reconnect(): Promise<void> {
     this.reconnects++;
     this.client.close();

@@ -57,6 +57,8 @@ export interface MisbehavingOptions {
   nullResults?: boolean;
   /** Answer get_history and listunspent with [] and get_balance with zeros: nothing, no error. */
   emptyAnswers?: boolean;
+  /** Leave the first N JSON batches (counted over every connection) unanswered, and answer the rest. */
+  ignoreFirstBatches?: number;
   /** Close the connection on a method it does not know, as Esplora's electrs does (e.g. server.features). */
   closeOnUnknown?: boolean;
   /** Hold every answer due inside this window (ms after start) until the window ends: a stall. */
@@ -77,7 +79,7 @@ interface Req {
 
 export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Promise<Misbehaving> {
   const sockets = new Set<net.Socket>();
-  const state = { pings: 0, connections: 0, answered: 0, scripthashCalls: 0, askingConnections: 0 };
+  const state = { pings: 0, connections: 0, answered: 0, scripthashCalls: 0, askingConnections: 0, batches: 0 };
   // In-flight accounting: area under the in-flight curve, integrated at every change.
   const flight = { now: 0, area: 0, since: 0, first: 0, last: 0 };
   const clock = () => Number(process.hrtime.bigint()) / 1e6;
@@ -118,6 +120,7 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         const inBatch = Array.isArray(msg) ? msg.filter((r) => r.method.startsWith('blockchain.scripthash.')).length : 0;
         if (inBatch > 0 && opts.answerFirst !== undefined && (state.scripthashCalls += inBatch) - inBatch >= opts.answerFirst) continue;
         if (scripthashCall && opts.answerConnections !== undefined && (asker ||= ++state.askingConnections) > opts.answerConnections) continue;
+        if (Array.isArray(msg) && state.batches++ < (opts.ignoreFirstBatches ?? 0)) continue;
         if (Array.isArray(msg)) {
           const answers = msg.map((r) => answer(r)).filter((a): a is object => a !== null);
           socket.write(JSON.stringify(answers) + '\n');

@@ -185,6 +185,48 @@ describe('a session against the misbehaving server', () => {
     }
   });
 
+  test('the sparrow workload: a page answered on its second try goes on in the same sync, on the same connection', async () => {
+    // The first batch (the fee estimates) is left unanswered; the rest are answered.
+    const srv = await startMisbehavingServer({ nullResults: true, software: 'ElectrumX 1.16.0', ignoreFirstBatches: 1 });
+    try {
+      const w = wallet(Array.from({ length: 30 }, (_, i) => hex64(i + 1)), Array.from({ length: 30 }, (_, i) => hex64(i + 100)));
+      const r = await syncWallet(sparrowWorkload, w, { connection: { host: '127.0.0.1', port: srv.port, timeoutMs: 300 }, verify: true });
+      expect(r.status).toBe('ok');
+      expect(r.samples.filter((x) => x.method === 'blockchain.estimatefee').map((x) => [x.items, x.outcome])).toEqual([
+        [8, 'timeout'],
+        [8, 'ok'],
+      ]);
+      expect(r.samples.filter((x) => x.method === 'blockchain.scripthash.subscribe').map((x) => x.items)).toEqual([20, 20]);
+      expect(srv.connections).toBe(1);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  test('the sparrow workload: one call at a time to a server it does not batch with; a connection closed on server.features is not opened again, and the sync fails', async () => {
+    const single = await startMisbehavingServer({ nullResults: true, software: 'electrs-esplora 0.4.1' });
+    const closing = await startMisbehavingServer({ software: 'electrs-esplora 0.4.1', closeOnUnknown: true });
+    try {
+      const w = wallet(Array.from({ length: 30 }, (_, i) => hex64(i + 1)), Array.from({ length: 30 }, (_, i) => hex64(i + 100)));
+      const ok = await syncWallet(sparrowWorkload, w, { connection: { host: '127.0.0.1', port: single.port, timeoutMs: 2000 }, verify: true });
+      expect(ok.status).toBe('ok');
+      expect(ok.samples.every((x) => x.items === 1)).toBe(true);
+      expect(ok.samples.filter((x) => x.method === 'blockchain.estimatefee')).toHaveLength(7);
+      expect(ok.samples.filter((x) => x.method === 'blockchain.scripthash.subscribe')).toHaveLength(40);
+
+      const failed = await syncWallet(sparrowWorkload, w, { connection: { host: '127.0.0.1', port: closing.port, timeoutMs: 2000 }, verify: true });
+      expect(failed.status).not.toBe('ok');
+      expect(failed.samples.map((x) => [x.method, x.outcome])).toEqual([
+        ['server.version', 'ok'],
+        ['server.features', 'disconnect'],
+        ['blockchain.headers.subscribe', 'disconnect'],
+      ]);
+      expect(closing.connections).toBe(1);
+    } finally {
+      await Promise.all([single.close(), closing.close()]);
+    }
+  });
+
   test('the electrum workload subscribes 20 receive and 10 change scripts of an unused wallet, and nothing more', async () => {
     const srv = await startMisbehavingServer({ nullResults: true });
     try {

@@ -12,22 +12,29 @@
  * Then per chain, receive first, JSON batches of at most 100 calls: subscribe every address of the
  * window, get_history of those whose status is not null, blockchain.block.header for every height
  * they were confirmed at, and transaction.get for every transaction; the window then grows to 20
- * past the last used address and the loop runs again. A page that times out is sent again on the
- * same connection (the late answer to the first is dropped), up to 5 tries; once one has, later
- * batches go in pages of 50. Which servers get batches is decided from the server.version answer
- * as Sparrow does (sparrowCapability below); others get the same calls one at a time.
+ * past the last used address and the loop runs again. Which servers get batches is decided from the
+ * server.version answer as Sparrow does (sparrowCapability below); others get the same calls one at
+ * a time. A header or transaction the server answers with an error is left out, not a failure.
+ *
+ * A call or page that times out is sent again on the same connection, up to 5 tries (RetryLogic);
+ * once a page has, later batches go in pages of 50. A connection the server closed is not opened
+ * again within a sync: Sparrow's transport stops reading at the close (TcpTransport.readInputLoop),
+ * so every later call fails, and so does the sync. Esplora's electrs closes the connection on
+ * server.features, so Sparrow 2.5.4 syncs no wallet there, and neither does this workload.
  *
  * Left out: Sparrow's read timeouts (3, 8, 16, 34 s, plus 50 ms a request: the run's --timeout
- * instead); the 0–2 s random pause before a retry; calls beside the sync that depend on settings or
- * the network (fee rates from mempool.space, block summaries, decoy traffic over SSL). Sparrow asks
- * no Merkle proofs: it checks that each transaction hashes to its txid, which costs no call.
+ * instead); the 0–2 s random pause before a retry; a page sent again keeps its ids in Sparrow, which
+ * takes the first try's late answer for the retry's (here the retry waits for its own); calls beside
+ * the sync that depend on settings or the network (fee rates from mempool.space, block summaries,
+ * decoy traffic over SSL). Sparrow asks no Merkle proofs: it checks that each transaction hashes to
+ * its txid, which costs no call.
  */
 import type { WalletChain, WalletLine } from '../../core/wallet-line';
 import { SCAN } from '../../core/wallet-scan';
 import { ElectrumError } from '../../electrum/errors';
 import type { Findings } from '../findings';
 import type { SyncStep, WalletSession } from '../session';
-import { historyOf, optional, scriptAt, type Workload } from './workload';
+import { historyOf, scriptAt, type Workload } from './workload';
 
 const PAGE_SIZE = 100;
 const ATTEMPTS = 5;
@@ -90,24 +97,43 @@ export const sparrowWorkload: Workload = {
   async sync(s, w, found) {
     const capability = sparrowCapability(s.software);
     const pages = new Pager(s, capability.batches);
-    // Esplora's electrs closes the connection on server.features; `optional` then opens another
-    // and the sync goes on. What Sparrow itself does then was not run here.
-    if (capability.features) await optional(s, () => s.call('server-info', 'server.features'));
-    await s.call('headers', 'blockchain.headers.subscribe');
-    const subscribedOn = s.reconnects;
-    await s.call('server-info', 'server.banner');
-    await optional(s, () => feeEstimates(s, pages, capability));
-    await s.call('fees', 'mempool.get_fee_histogram');
-    await s.call('fees', 'blockchain.relayfee');
-    // A connection opened again since (the fee estimates failed on a closed one) has not been
-    // told to send new blocks: subscribed again, as a held wallet must hear of them.
-    if (s.reconnects !== subscribedOn) await s.call('headers', 'blockchain.headers.subscribe');
+    if (capability.features) await loggedOnly(() => call(s, 'server-info', 'server.features'));
+    await call(s, 'headers', 'blockchain.headers.subscribe');
+    await call(s, 'server-info', 'server.banner');
+    await loggedOnly(() => feeEstimates(s, pages, capability));
+    await call(s, 'fees', 'mempool.get_fee_histogram');
+    await call(s, 'fees', 'blockchain.relayfee');
     const headers = new Set<number>();
     for (const chain of ['receive', 'change'] as const) await syncChain(pages, w, chain, found, headers);
   },
 };
 
-/** Fee estimates as Sparrow asks them; any failure is the caller's to pass over (Sparrow falls back to default rates). */
+const timedOut = (err: unknown) => err instanceof ElectrumError && err.category === 'timeout';
+
+/** One call as Sparrow's RetryLogic makes it: sent again on the same connection after a timeout, 5 tries in all. */
+async function call(s: WalletSession, step: SyncStep, method: string, params: unknown[] = []): Promise<unknown> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await s.call(step, method, params);
+    } catch (err) {
+      if (!timedOut(err) || attempt >= ATTEMPTS) throw err;
+    }
+  }
+}
+
+/**
+ * A step whose failure Sparrow only logs. The connection is not opened again: after a close, the
+ * next call fails as Sparrow's does.
+ */
+async function loggedOnly(step: () => Promise<unknown>): Promise<void> {
+  try {
+    await step();
+  } catch {
+    /* Sparrow logs it and goes on */
+  }
+}
+
+/** Fee estimates as Sparrow asks them; a failure is the caller's to pass over (Sparrow falls back to default rates). */
 async function feeEstimates(s: WalletSession, pages: Pager, capability: SparrowCapability): Promise<void> {
   if (capability.batches) {
     await pages.batch('fees', 'blockchain.estimatefee', FEE_TARGETS.filter((n) => n <= capability.maxFeeTarget).map((n) => [n]));
@@ -116,9 +142,9 @@ async function feeEstimates(s: WalletSession, pages: Pager, capability: SparrowC
   // One at a time: a server's error ends them (the rest take default rates), a timeout only its own.
   for (const n of FEE_TARGETS.filter((t) => t <= ONE_BY_ONE_MAX_FEE_TARGET)) {
     try {
-      await s.call('fees', 'blockchain.estimatefee', [n]);
+      await call(s, 'fees', 'blockchain.estimatefee', [n]);
     } catch (err) {
-      if (!(err instanceof ElectrumError) || err.category !== 'timeout') throw err;
+      if (!timedOut(err)) throw err;
     }
   }
 }
@@ -144,46 +170,49 @@ async function syncChain(pages: Pager, w: WalletLine, chain: WalletChain, found:
       for (const e of history) if (!found.rawTxs.has(e.tx_hash)) fresh.set(e.tx_hash, e.height);
     });
     const heights = [...new Set([...fresh.values()].filter((h) => h > 0 && !headers.has(h)))];
-    await pages.batch('block-headers', 'blockchain.block.header', heights.map((h) => [h]));
+    await pages.batch('block-headers', 'blockchain.block.header', heights.map((h) => [h]), { partial: true });
     heights.forEach((h) => headers.add(h));
     const txids = [...fresh.keys()];
-    const raws = await pages.batch('transactions', 'blockchain.transaction.get', txids.map((t) => [t]));
-    txids.forEach((t, i) => found.rawTxs.set(t, raws[i] as string));
+    const raws = await pages.batch('transactions', 'blockchain.transaction.get', txids.map((t) => [t]), { partial: true });
+    // One the server would not give is missing from the wallet (Sparrow marks it unfetchable); --verify counts it.
+    txids.forEach((t, i) => raws[i] !== null && found.rawTxs.set(t, raws[i] as string));
   }
 }
 
 /**
  * Batches in pages of 100, or of 50 once any page has timed out (PagedBatchRequestBuilder halves
  * the configured size once, not again). A page that times out is sent again on the same
- * connection, up to 5 tries in all; a connection the server closed is opened again.
+ * connection, up to 5 tries in all.
  */
 class Pager {
-  private timedOut = false;
+  private hadTimeout = false;
 
   constructor(
     private readonly s: WalletSession,
     private readonly batched: boolean,
   ) {}
 
-  /** The results in the order of `params`; an item's error fails the batch (Sparrow's JsonRpcBatchException). */
-  async batch(step: SyncStep, method: string, params: unknown[][]): Promise<unknown[]> {
+  /**
+   * The results in the order of `params`. An item's error fails the batch (Sparrow's
+   * JsonRpcBatchException), except with `partial`, where it is null (Sparrow keeps the rest: block
+   * headers, transactions).
+   */
+  async batch(step: SyncStep, method: string, params: unknown[][], opts: { partial?: boolean } = {}): Promise<unknown[]> {
     if (!this.batched) return this.oneByOne(step, method, params);
-    const pageSize = this.timedOut ? PAGE_SIZE / 2 : PAGE_SIZE;
+    const pageSize = this.hadTimeout ? PAGE_SIZE / 2 : PAGE_SIZE;
     const out: unknown[] = [];
     for (let at = 0; at < params.length; at += pageSize) {
       const page = params.slice(at, at + pageSize);
       for (let attempt = 1; ; attempt++) {
         const items = await this.s.batch(step, method, page);
         const failed = items.find((i): i is { ok: false; error: ElectrumError } => !i.ok);
-        if (!failed) {
-          for (const i of items) out.push(i.ok ? i.result : null);
-          break;
+        if (failed && timedOut(failed.error)) {
+          this.hadTimeout = true;
+          if (attempt < ATTEMPTS) continue;
         }
-        const timeout = failed.error.category === 'timeout';
-        const closed = failed.error.category === 'disconnect' && !this.s.connection.usable;
-        if ((!timeout && !closed) || attempt >= ATTEMPTS) throw failed.error;
-        if (timeout) this.timedOut = true;
-        if (closed) await this.s.reconnect();
+        if (failed && !(opts.partial && failed.error.category === 'server-error')) throw failed.error;
+        for (const i of items) out.push(i.ok ? i.result : null);
+        break;
       }
     }
     return out;
@@ -191,7 +220,7 @@ class Pager {
 
   private async oneByOne(step: SyncStep, method: string, params: unknown[][]): Promise<unknown[]> {
     const out: unknown[] = [];
-    for (const p of params) out.push(await this.s.call(step, method, p));
+    for (const p of params) out.push(await call(this.s, step, method, p));
     return out;
   }
 }
