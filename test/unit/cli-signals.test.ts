@@ -85,8 +85,8 @@ test.each(['SIGTERM', 'SIGHUP', 'SIGINT'] as const)('%s to the launcher stops th
 });
 
 test('a second signal exits at once, and what was measured is written first', async () => {
-  // Calls of 600 ms: the first stop is still waiting for one when the second signal comes.
-  const slow = await startMisbehavingServer({ delayMs: 600 });
+  // Calls of 1 s: the first stop is still waiting for one when the second signal comes.
+  const slow = await startMisbehavingServer({ delayMs: 1000 });
   const db = path.join(tmp, 'twice.sqlite');
   const child = startBench(db, slow.port);
   let stderr = '';
@@ -94,12 +94,15 @@ test('a second signal exits at once, and what was measured is written first', as
   const done = exited(child);
   await waitForSamples(db, 3);
   await new Promise((r) => setTimeout(r, 700)); // samples measured since the last timed write
-  // Signal right after an answer, so the call that follows has most of its 600 ms still to run
-  // when both signals arrive (a first stop that happened to end within 50 ms would exit cleanly).
+  // Signal right after an answer, so the call that follows has most of its 1 s still to run when
+  // both signals arrive. They go 250 ms apart: far past the 40 ms within which a second copy is
+  // taken for the same signal (signals.ts; each passes through the launcher, whose forwarding a
+  // busy machine can delay unevenly), and far short of the call's end, when a first stop could
+  // exit cleanly.
   const seen = slow.answered;
   while (slow.answered === seen) await new Promise((r) => setTimeout(r, 2));
   child.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 250));
   const answered = slow.answered;
   child.kill('SIGTERM');
   const { code } = await done;
