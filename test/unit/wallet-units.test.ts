@@ -37,6 +37,13 @@ function wallet(receive: string[], change: string[] = [], partial: Partial<Walle
   };
 }
 
+/** A wallet of 30 receive and 30 change scripts, none used. */
+const unusedWallet = () => wallet(Array.from({ length: 30 }, (_, i) => hex64(i + 1)), Array.from({ length: 30 }, (_, i) => hex64(i + 100)));
+
+/** `workload`'s sync of `w` against a server of ours on loopback, its answers verified. */
+const syncAt = (workload: Parameters<typeof syncWallet>[0], port: number, timeoutMs: number, w = unusedWallet()) =>
+  syncWallet(workload, w, { connection: { host: '127.0.0.1', port, timeoutMs }, verify: true });
+
 describe('descriptors', () => {
   test("BIP-380's test vector", () => {
     expect(descriptorChecksum('raw(deadbeef)')).toBe('89f8spxm');
@@ -173,8 +180,7 @@ describe('a session against the misbehaving server', () => {
     // Batches (its software is one Sparrow batches with); every scripthash call left unanswered.
     const srv = await startMisbehavingServer({ nullResults: true, software: 'ElectrumX 1.16.0', answerFirst: 0 });
     try {
-      const w = wallet(Array.from({ length: 30 }, (_, i) => hex64(i + 1)), Array.from({ length: 30 }, (_, i) => hex64(i + 100)));
-      const r = await syncWallet(sparrowWorkload, w, { connection: { host: '127.0.0.1', port: srv.port, timeoutMs: 300 }, verify: true });
+      const r = await syncAt(sparrowWorkload, srv.port, 300);
       expect(r.status).not.toBe('ok');
       const tries = r.samples.filter((x) => x.method === 'blockchain.scripthash.subscribe');
       expect(tries.map((x) => [x.items, x.outcome])).toEqual(Array.from({ length: 5 }, () => [20, 'timeout']));
@@ -189,8 +195,8 @@ describe('a session against the misbehaving server', () => {
     // The first batch (the fee estimates) is left unanswered; the rest are answered.
     const srv = await startMisbehavingServer({ nullResults: true, software: 'ElectrumX 1.16.0', ignoreFirstBatches: 1 });
     try {
-      const w = wallet(Array.from({ length: 30 }, (_, i) => hex64(i + 1)), Array.from({ length: 30 }, (_, i) => hex64(i + 100)));
-      const r = await syncWallet(sparrowWorkload, w, { connection: { host: '127.0.0.1', port: srv.port, timeoutMs: 300 }, verify: true });
+      // Long enough that a pause of this process (which answers too) is not taken for the ignored batch.
+      const r = await syncAt(sparrowWorkload, srv.port, 1000);
       expect(r.status).toBe('ok');
       expect(r.samples.filter((x) => x.method === 'blockchain.estimatefee').map((x) => [x.items, x.outcome])).toEqual([
         [8, 'timeout'],
@@ -207,14 +213,13 @@ describe('a session against the misbehaving server', () => {
     const single = await startMisbehavingServer({ nullResults: true, software: 'electrs-esplora 0.4.1' });
     const closing = await startMisbehavingServer({ software: 'electrs-esplora 0.4.1', closeOnUnknown: true });
     try {
-      const w = wallet(Array.from({ length: 30 }, (_, i) => hex64(i + 1)), Array.from({ length: 30 }, (_, i) => hex64(i + 100)));
-      const ok = await syncWallet(sparrowWorkload, w, { connection: { host: '127.0.0.1', port: single.port, timeoutMs: 2000 }, verify: true });
+      const ok = await syncAt(sparrowWorkload, single.port, 2000);
       expect(ok.status).toBe('ok');
       expect(ok.samples.every((x) => x.items === 1)).toBe(true);
       expect(ok.samples.filter((x) => x.method === 'blockchain.estimatefee')).toHaveLength(7);
       expect(ok.samples.filter((x) => x.method === 'blockchain.scripthash.subscribe')).toHaveLength(40);
 
-      const failed = await syncWallet(sparrowWorkload, w, { connection: { host: '127.0.0.1', port: closing.port, timeoutMs: 2000 }, verify: true });
+      const failed = await syncAt(sparrowWorkload, closing.port, 2000);
       expect(failed.status).not.toBe('ok');
       expect(failed.samples.map((x) => [x.method, x.outcome])).toEqual([
         ['server.version', 'ok'],
@@ -230,8 +235,7 @@ describe('a session against the misbehaving server', () => {
   test('the electrum workload subscribes 20 receive and 10 change scripts of an unused wallet, and nothing more', async () => {
     const srv = await startMisbehavingServer({ nullResults: true });
     try {
-      const w = wallet(Array.from({ length: 30 }, (_, i) => hex64(i + 1)), Array.from({ length: 30 }, (_, i) => hex64(i + 100)));
-      const r = await syncWallet(electrumWorkload, w, { connection: { host: '127.0.0.1', port: srv.port, timeoutMs: 5000 }, verify: true });
+      const r = await syncAt(electrumWorkload, srv.port, 5000);
       expect(r.status).toBe('ok');
       expect(r.mismatch).toEqual([]);
       const subscribed = r.samples.filter((x) => x.method === 'blockchain.scripthash.subscribe');
