@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
-import { configFileParser, givenOnce } from './declared-options';
+import { configFileParser } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { claimDatabase } from '../store/ownership';
 import { onStopSignal } from './signals';
@@ -31,7 +31,7 @@ import { walletBench } from './wallet-bench';
 import { openWatchers, watched, watchPlan, withWatchOptions, WATCH_FLAGS } from './watch-options';
 import { PlannedRunLive, type PlannedUnitEnd } from '../engine/planned-live';
 import { mapped } from '../engine/sinks/unit-sink';
-import { baselineProblems, checkedPlan, numbersAsTyped, regressionGateProblems, stringsGiven, timeoutSeconds } from './validate';
+import { baselineProblems, checkedPlan, refusingMistakes, regressionGateProblems, timeoutSeconds } from './validate';
 import { loadModel } from '../report/load';
 import { abComparison, compareTable, regressions } from '../report/compare';
 import { verdictText } from '../core/verdict';
@@ -39,50 +39,45 @@ import { textTable } from '../core/text-table';
 
 export function benchArgs(argv: string[]) {
   const y = yargs(argv);
-  return withWatchOptions(withResourceOptions(y))
-    .scriptName('npm run bench --')
-    .usage('$0 --server PROFILE[@HOST:PORT] ... --dataset FILE [options]')
-    .option('server', { type: 'string', array: true, describe: 'server to measure: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable)' })
-    .option('host', { type: 'string', describe: 'host for a --server given without one' })
-    .option('port', { type: 'number', describe: 'port for a --server given without one' })
-    .option('tls', { type: 'boolean', default: false, describe: 'use TLS for --server given without a scheme' })
-    .option('tls-insecure', { type: 'boolean', default: false, describe: 'accept any TLS certificate (self-signed servers)' })
-    .option('ca', { type: 'string', describe: 'PEM file of extra CA certificates to trust' })
-    .option('lab', { type: 'boolean', default: false, describe: "measure every Electrum server of the running lab" })
-    .option('dataset', { type: 'string', describe: 'JSONL dataset of addresses' })
-    .option('methods', { type: 'string', default: METHOD_NAMES.join(','), describe: 'comma-separated: balance,history,utxos' })
-    .option('passes', { type: 'number', default: 10, describe: 'passes over the dataset, warm-up included' })
-    .option('warmup', { type: 'number', default: 1, describe: 'leading passes stored but excluded from statistics' })
-    .option('shuffle', { type: 'boolean', default: false, describe: 'a different seeded address order each pass' })
-    .option('order', {
-      type: 'string',
-      default: 'address',
-      describe: 'call order: address (per address every server and method, both rotating), method (one method at a time), shuffled',
-    })
-    .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed for --shuffle and --order shuffled' })
-    .option('baseline', { type: 'string', describe: 'an A/B run: the server (A) every other is judged against, with a verdict per method, recorded with the run' })
-    .option('fail-on-regression', { type: 'number', describe: 'with --baseline: exit 99 when a verdict is slower by more than this percent (results still written)' })
-    .option('limit', { type: 'number', describe: 'only the first N dataset lines' })
-    .option('concurrency', { type: 'number', default: 1, describe: 'requests in flight per server (1 = sequential)' })
-    .option('timeout', { type: 'number', default: 30, describe: 'seconds before a call counts as a timeout' })
-    .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted' })
-    .option('db', { type: 'string', default: 'results/bench.sqlite', describe: 'results database (SQLite)' })
-    .option('verify', { type: 'boolean', default: false, describe: "compare every answer with the dataset's expected values" })
-    .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
-    .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress to hide)' })
-    .option('resume', { type: 'number', describe: 'continue an interrupted run of --db from where it stopped' })
-    .option('param', { type: 'string', describe: 'sweep a setting of the one lab server measured: NAME=v1,v2 (one run per value)' })
-    .option('workload', { type: 'string', describe: `sync whole wallets as a wallet does: ${WORKLOAD_NAMES.join(', ')} (with --wallets)` })
-    .option('wallets', { type: 'string', describe: 'wallets JSONL file for --workload (e.g. datasets/regtest-lab-wallets.jsonl)' })
-    .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
-    .check(givenOnce(y))
-    .check(numbersAsTyped(y, argv))
-    .check(stringsGiven(y))
-    .strict()
-    .fail((msg, err) => {
-      throw err ?? new UserError(msg);
-    })
-    .help();
+  return refusingMistakes(
+    withWatchOptions(withResourceOptions(y))
+      .scriptName('npm run bench --')
+      .usage('$0 --server PROFILE[@HOST:PORT] ... --dataset FILE [options]')
+      .option('server', { type: 'string', array: true, describe: 'server to measure: [LABEL=]PROFILE[@[ssl://]HOST[:PORT]] (repeatable)' })
+      .option('host', { type: 'string', describe: 'host for a --server given without one' })
+      .option('port', { type: 'number', describe: 'port for a --server given without one' })
+      .option('tls', { type: 'boolean', default: false, describe: 'use TLS for --server given without a scheme' })
+      .option('tls-insecure', { type: 'boolean', default: false, describe: 'accept any TLS certificate (self-signed servers)' })
+      .option('ca', { type: 'string', describe: 'PEM file of extra CA certificates to trust' })
+      .option('lab', { type: 'boolean', default: false, describe: "measure every Electrum server of the running lab" })
+      .option('dataset', { type: 'string', describe: 'JSONL dataset of addresses' })
+      .option('methods', { type: 'string', default: METHOD_NAMES.join(','), describe: 'comma-separated: balance,history,utxos' })
+      .option('passes', { type: 'number', default: 10, describe: 'passes over the dataset, warm-up included' })
+      .option('warmup', { type: 'number', default: 1, describe: 'leading passes stored but excluded from statistics' })
+      .option('shuffle', { type: 'boolean', default: false, describe: 'a different seeded address order each pass' })
+      .option('order', {
+        type: 'string',
+        default: 'address',
+        describe: 'call order: address (per address every server and method, both rotating), method (one method at a time), shuffled',
+      })
+      .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed for --shuffle and --order shuffled' })
+      .option('baseline', { type: 'string', describe: 'an A/B run: the server (A) every other is judged against, with a verdict per method, recorded with the run' })
+      .option('fail-on-regression', { type: 'number', describe: 'with --baseline: exit 99 when a verdict is slower by more than this percent (results still written)' })
+      .option('limit', { type: 'number', describe: 'only the first N dataset lines' })
+      .option('concurrency', { type: 'number', default: 1, describe: 'requests in flight per server (1 = sequential)' })
+      .option('timeout', { type: 'number', default: 30, describe: 'seconds before a call counts as a timeout' })
+      .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted' })
+      .option('db', { type: 'string', default: 'results/bench.sqlite', describe: 'results database (SQLite)' })
+      .option('verify', { type: 'boolean', default: false, describe: "compare every answer with the dataset's expected values" })
+      .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
+      .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress to hide)' })
+      .option('resume', { type: 'number', describe: 'continue an interrupted run of --db from where it stopped' })
+      .option('param', { type: 'string', describe: 'sweep a setting of the one lab server measured: NAME=v1,v2 (one run per value)' })
+      .option('workload', { type: 'string', describe: `sync whole wallets as a wallet does: ${WORKLOAD_NAMES.join(', ')} (with --wallets)` })
+      .option('wallets', { type: 'string', describe: 'wallets JSONL file for --workload (e.g. datasets/regtest-lab-wallets.jsonl)' })
+      .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y)),
+    argv,
+  );
 }
 
 type Argv = Awaited<ReturnType<ReturnType<typeof benchArgs>['parseAsync']>>;

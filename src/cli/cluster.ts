@@ -17,7 +17,7 @@ import { onStopSignal } from './signals';
 import { claimDatabase } from '../store/ownership';
 import { claimOutputFile } from '../core/output-path';
 import { UserError } from '../core/user-error';
-import { numbersAsTyped, stringsGiven } from './validate';
+import { refusingMistakes } from './validate';
 import { CONFIG_DIR, DEFAULT_COORDINATOR_PORT, RESULTS_DIR, manifestList, renderManifests, type ClusterSpec } from '../cluster/render';
 import { Simulation } from '../cluster/simulate';
 
@@ -31,25 +31,21 @@ const DEFAULT_DB = 'results/load.sqlite';
 
 function clusterArgs(argv: string[]) {
   const y = yargs(argv);
-  return y
-    .scriptName('electrum-bench cluster')
-    .usage('$0 render|simulate --shards N [options] -- load …ARGS')
-    .parserConfiguration({ 'populate--': true })
-    .option('shards', { type: 'number', demandOption: true, describe: 'shards (pods) of the test; each takes 1/N of the rate, connections and dataset' })
-    .option('name', { type: 'string', default: 'electrum-bench', describe: 'name of the Job, Service and ConfigMap (a DNS label)' })
-    .option('image', { type: 'string', default: 'electrum-bench:0.1.0', describe: 'container image of the toolkit (see Containerfile)' })
-    .option('port', { type: 'number', default: DEFAULT_COORDINATOR_PORT, describe: "the coordinator's TCP port (shard 1's pod)" })
-    .option('spread', { type: 'boolean', default: false, describe: 'each shard on a different node (required pod anti-affinity)' })
-    .option('cpu-request', { type: 'string', default: '1', describe: "each pod's CPU request" })
-    .option('memory-request', { type: 'string', default: '512Mi', describe: "each pod's memory request" })
-    .option('results-claim', { type: 'string', describe: 'PersistentVolumeClaim (ReadWriteMany) mounted at /results, where shard 1 writes the merged --db' })
-    .check(numbersAsTyped(y, argv))
-    .check(stringsGiven(y))
-    .strict()
-    .fail((msg, err) => {
-      throw err ?? new UserError(msg);
-    })
-    .help();
+  return refusingMistakes(
+    y
+      .scriptName('electrum-bench cluster')
+      .usage('$0 render|simulate --shards N [options] -- load …ARGS')
+      .parserConfiguration({ 'populate--': true })
+      .option('shards', { type: 'number', demandOption: true, describe: 'shards (pods) of the test; each takes 1/N of the rate, connections and dataset' })
+      .option('name', { type: 'string', default: 'electrum-bench', describe: 'name of the Job, Service and ConfigMap (a DNS label)' })
+      .option('image', { type: 'string', default: 'electrum-bench:0.1.0', describe: 'container image of the toolkit (see Containerfile)' })
+      .option('port', { type: 'number', default: DEFAULT_COORDINATOR_PORT, describe: "the coordinator's TCP port (shard 1's pod)" })
+      .option('spread', { type: 'boolean', default: false, describe: 'each shard on a different node (required pod anti-affinity)' })
+      .option('cpu-request', { type: 'string', default: '1', describe: "each pod's CPU request" })
+      .option('memory-request', { type: 'string', default: '512Mi', describe: "each pod's memory request" })
+      .option('results-claim', { type: 'string', describe: 'PersistentVolumeClaim (ReadWriteMany) mounted at /results, where shard 1 writes the merged --db' }),
+    argv,
+  );
 }
 
 /** `--name VALUE` / `--name=VALUE` in `argv`: each occurrence's value index, or of the `=` form. */

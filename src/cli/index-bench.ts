@@ -18,28 +18,24 @@ import { runIndexBench, type IndexedServer } from '../indexing/index-bench';
 import { summarizeBuilds, type IndexSummary } from '../core/index-builds';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { claimDatabase } from '../store/ownership';
-import { numbersAsTyped, stringsGiven } from './validate';
+import { refusingMistakes } from './validate';
 import { parseParamSweep } from './param-sweep';
 import { indexTable, type IndexRunReport } from '../report/resources';
 
 async function main(): Promise<number> {
   const argv = hideBin(process.argv);
   const y = yargs(argv);
-  const a = await y
-    .scriptName('npm run index-bench --')
-    .option('server', { type: 'string', default: 'electrumx,electrs', describe: 'lab servers, comma-separated: electrumx, electrs, esplora, fulcrum' })
-    .option('repeat', { type: 'number', default: 3, describe: 'builds per server (and per --param value); the table shows medians' })
-    .option('param', { type: 'string', describe: 'a server setting swept over values: NAME=v1,v2,v3 (env var for ElectrumX, --flag for electrs/Esplora, config key for Fulcrum)' })
-    .option('sample-every', { type: 'number', default: 0.2, describe: 'seconds between resource samples' })
-    .option('db', { type: 'string', default: 'results/index.sqlite', describe: 'results database (SQLite)' })
-    .option('json', { type: 'boolean', default: false, describe: 'print the medians as JSON' })
-    .check(numbersAsTyped(y, argv))
-    .check(stringsGiven(y))
-    .strict()
-    .fail((msg, err) => {
-      throw err ?? new UserError(msg);
-    })
-    .help()
+  const a = await refusingMistakes(
+    y
+      .scriptName('npm run index-bench --')
+      .option('server', { type: 'string', default: 'electrumx,electrs', describe: 'lab servers, comma-separated: electrumx, electrs, esplora, fulcrum' })
+      .option('repeat', { type: 'number', default: 3, describe: 'builds per server (and per --param value); the table shows medians' })
+      .option('param', { type: 'string', describe: 'a server setting swept over values: NAME=v1,v2,v3 (env var for ElectrumX, --flag for electrs/Esplora, config key for Fulcrum)' })
+      .option('sample-every', { type: 'number', default: 0.2, describe: 'seconds between resource samples' })
+      .option('db', { type: 'string', default: 'results/index.sqlite', describe: 'results database (SQLite)' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the medians as JSON' }),
+    argv,
+  )
     .parseAsync();
   claimDatabase(a.db);
   const { LAB_SERVERS, labConfig, labPaths } = await import('../lab/config');

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
-import { configFileParser, givenOnce } from './declared-options';
+import { configFileParser } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { claimOutputFile } from '../core/output-path';
 import { claimDatabase } from '../store/ownership';
@@ -44,7 +44,7 @@ import { asShard, mergeTest, sendResults, type CoordinatedShard } from './coordi
 import { toolInfo } from '../core/tool-info';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { refuseWalletOptions, walletLoad } from './wallet-load';
-import { collecting, numbersAsTyped, stringsGiven } from './validate';
+import { collecting, refusingMistakes } from './validate';
 import { loadPlan, pinGenerator, withModelOptions, type LoadPlan } from './load-plan';
 import { pinningText } from '../core/cpu-set';
 
@@ -63,58 +63,53 @@ export function loadArgs(argv: string[]) {
     .option('dataset', { type: 'string', describe: "JSONL dataset of addresses (default with a lab server: the lab's dataset)" })
     .option('mix', { type: 'string', default: 'balance=40,history=40,utxos=20', describe: 'request mix: METHOD=WEIGHT,...' });
   // Each executor's options (--rate, --vus, ...) as it declares them (src/engine/executors/).
-  return withModelOptions(targets)
-    .option('connections', { type: 'number', describe: 'sockets per server (default 8; --vus: one per client)' })
-    .option('pipeline', { type: 'number', default: 16, describe: 'open model: requests in flight per socket; beyond, requests are dropped' })
-    .option('timeout', { type: 'number', default: 10, describe: 'seconds before a request counts as a timeout' })
-    .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted' })
-    .option('db', { type: 'string', default: 'results/load.sqlite', describe: 'results database (SQLite)' })
-    .option('threshold', { type: 'string', array: true, describe: 'k6-style pass/fail criterion, e.g. "latency:p(99)<250" (repeatable)' })
-    .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
-    .option('summary-export', { type: 'string', describe: 'also write the summary as JSON to this file' })
-    .option('samples', { type: 'boolean', default: false, describe: 'also store every request (memory and disk grow with the run)' })
-    .option('shard', { type: 'string', describe: 'run shard I/N of a larger test: its share of the rate, connections and dataset' })
-    .option('start-at', { type: 'number', describe: 'with --shard: start the schedule at this time (seconds since the epoch), the same for every shard' })
-    .option('coordinator', { type: 'string', describe: 'with --shard: a coordinated test: shard 1 listens at HOST:PORT, starts every shard at once, merges their results into --db and judges --threshold on the whole' })
-    .option('ready-timeout', { type: 'string', default: '60s', describe: 'with --coordinator: how long shards may take to register (and to find the coordinator)' })
-    .option('cpu', { type: 'string', describe: 'run the generator on these CPUs only (a taskset list: 1, 2-3), recorded with the run; keep the servers off them (lab up --cpus)' })
-    .option('source-addresses', { type: 'string', describe: 'spread connections over loopback source addresses, e.g. 127.0.0.2-127.0.0.9' })
-    .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed of the request sequence' })
-    .option('interleave', { type: 'string', describe: 'servers take turns of this long (e.g. 5s) under the same load, A B then B A, each the whole --duration in total' })
-    .option('baseline', { type: 'string', describe: 'with --interleave: an A/B run: the server every other is judged against, turn by turn, per percentile (recorded with the run)' })
-    .option('fail-on-regression', { type: 'number', describe: 'with --baseline: exit 99 when a verdict is slower by more than this percent (results still written)' })
-    .option('find-max', { type: 'boolean', default: false, describe: "search each server's max sustainable rate under --slo" })
-    .option('slo', { type: 'string', describe: 'with --find-max: the latency objective, e.g. "p99<100ms"' })
-    .option('max-error-rate', { type: 'number', default: 0.01, describe: 'with --find-max: errors + timeouts + dropped allowed per step' })
-    .option('dwell', { type: 'string', default: '20s', describe: 'with --find-max: how long each step lasts' })
-    .option('warmup', { type: 'string', default: '10s', describe: 'with --find-max: warm-up at the start rate, not judged' })
-    .option('step-factor', { type: 'number', default: 1.5, describe: 'with --find-max: each step multiplies the rate by this' })
-    .option('max-rate', { type: 'number', default: 100_000, describe: 'with --find-max: stop stepping up here' })
-    .option('bisect-steps', { type: 'number', default: 3, describe: 'with --find-max: bisections between the last pass and the first failure' })
-    .option('progress', { type: 'boolean', default: true, describe: 'a line per second on stderr (--no-progress to hide)' })
-    .option('workload', { type: 'string', describe: `drive whole wallets instead of requests: ${WORKLOAD_NAMES.join(', ')}` })
-    .option('wallets', { type: 'string', describe: "--workload: wallets JSONL file (default with --lab: the lab's wallets)" })
-    .option('hold', { type: 'number', describe: '--workload: wallets synced and kept connected and subscribed for the rest of the run' })
-    .option('hold-concurrency', { type: 'number', default: 16, describe: '--workload: syncs at once while filling --hold' })
-    .option('wallet-max-txs', { type: 'number', describe: '--workload: only wallets with at most this many transactions' })
-    .option('notify', { type: 'boolean', default: false, describe: '--workload with --hold: mine blocks paying held wallets and time the notifications' })
-    .option('blocks', { type: 'number', default: 3, describe: '--notify: blocks to mine per server' })
-    .option('pay-wallets', { type: 'number', default: 5, describe: '--notify (lab): held wallets paid in each block' })
-    .option('mine-via', { type: 'string', describe: '--notify outside the lab: RPC URL of a regtest node to mine on (blocks only)' })
-    .option('rpc-cookie', { type: 'string', describe: '--mine-via: cookie file (user:password) of that node' })
-    .option('notify-wait', { type: 'string', default: '20s', describe: '--notify: how long a notification may take before it counts as missing' })
-    .option('natural-wait', { type: 'string', default: '30m', describe: '--notify with no way to mine (not the lab, no --mine-via): how long to wait for each natural block' })
-    .option('slo-notify', { type: 'string', describe: '--workload --find-max: the most held wallets told of a block within this, e.g. "p99<5s" (from --hold, × --step-factor a step)' })
-    .option('max-hold', { type: 'number', default: 10_000, describe: '--slo-notify: hold at most this many wallets' })
-    .config('config', 'JSON file with any of these options', configFileParser(y))
-    .check(givenOnce(y))
-    .check(numbersAsTyped(y, argv))
-    .check(stringsGiven(y))
-    .strict()
-    .fail((msg, err) => {
-      throw err ?? new UserError(msg);
-    })
-    .help();
+  return refusingMistakes(
+    withModelOptions(targets)
+      .option('connections', { type: 'number', describe: 'sockets per server (default 8; --vus: one per client)' })
+      .option('pipeline', { type: 'number', default: 16, describe: 'open model: requests in flight per socket; beyond, requests are dropped' })
+      .option('timeout', { type: 'number', default: 10, describe: 'seconds before a request counts as a timeout' })
+      .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted' })
+      .option('db', { type: 'string', default: 'results/load.sqlite', describe: 'results database (SQLite)' })
+      .option('threshold', { type: 'string', array: true, describe: 'k6-style pass/fail criterion, e.g. "latency:p(99)<250" (repeatable)' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
+      .option('summary-export', { type: 'string', describe: 'also write the summary as JSON to this file' })
+      .option('samples', { type: 'boolean', default: false, describe: 'also store every request (memory and disk grow with the run)' })
+      .option('shard', { type: 'string', describe: 'run shard I/N of a larger test: its share of the rate, connections and dataset' })
+      .option('start-at', { type: 'number', describe: 'with --shard: start the schedule at this time (seconds since the epoch), the same for every shard' })
+      .option('coordinator', { type: 'string', describe: 'with --shard: a coordinated test: shard 1 listens at HOST:PORT, starts every shard at once, merges their results into --db and judges --threshold on the whole' })
+      .option('ready-timeout', { type: 'string', default: '60s', describe: 'with --coordinator: how long shards may take to register (and to find the coordinator)' })
+      .option('cpu', { type: 'string', describe: 'run the generator on these CPUs only (a taskset list: 1, 2-3), recorded with the run; keep the servers off them (lab up --cpus)' })
+      .option('source-addresses', { type: 'string', describe: 'spread connections over loopback source addresses, e.g. 127.0.0.2-127.0.0.9' })
+      .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed of the request sequence' })
+      .option('interleave', { type: 'string', describe: 'servers take turns of this long (e.g. 5s) under the same load, A B then B A, each the whole --duration in total' })
+      .option('baseline', { type: 'string', describe: 'with --interleave: an A/B run: the server every other is judged against, turn by turn, per percentile (recorded with the run)' })
+      .option('fail-on-regression', { type: 'number', describe: 'with --baseline: exit 99 when a verdict is slower by more than this percent (results still written)' })
+      .option('find-max', { type: 'boolean', default: false, describe: "search each server's max sustainable rate under --slo" })
+      .option('slo', { type: 'string', describe: 'with --find-max: the latency objective, e.g. "p99<100ms"' })
+      .option('max-error-rate', { type: 'number', default: 0.01, describe: 'with --find-max: errors + timeouts + dropped allowed per step' })
+      .option('dwell', { type: 'string', default: '20s', describe: 'with --find-max: how long each step lasts' })
+      .option('warmup', { type: 'string', default: '10s', describe: 'with --find-max: warm-up at the start rate, not judged' })
+      .option('step-factor', { type: 'number', default: 1.5, describe: 'with --find-max: each step multiplies the rate by this' })
+      .option('max-rate', { type: 'number', default: 100_000, describe: 'with --find-max: stop stepping up here' })
+      .option('bisect-steps', { type: 'number', default: 3, describe: 'with --find-max: bisections between the last pass and the first failure' })
+      .option('progress', { type: 'boolean', default: true, describe: 'a line per second on stderr (--no-progress to hide)' })
+      .option('workload', { type: 'string', describe: `drive whole wallets instead of requests: ${WORKLOAD_NAMES.join(', ')}` })
+      .option('wallets', { type: 'string', describe: "--workload: wallets JSONL file (default with --lab: the lab's wallets)" })
+      .option('hold', { type: 'number', describe: '--workload: wallets synced and kept connected and subscribed for the rest of the run' })
+      .option('hold-concurrency', { type: 'number', default: 16, describe: '--workload: syncs at once while filling --hold' })
+      .option('wallet-max-txs', { type: 'number', describe: '--workload: only wallets with at most this many transactions' })
+      .option('notify', { type: 'boolean', default: false, describe: '--workload with --hold: mine blocks paying held wallets and time the notifications' })
+      .option('blocks', { type: 'number', default: 3, describe: '--notify: blocks to mine per server' })
+      .option('pay-wallets', { type: 'number', default: 5, describe: '--notify (lab): held wallets paid in each block' })
+      .option('mine-via', { type: 'string', describe: '--notify outside the lab: RPC URL of a regtest node to mine on (blocks only)' })
+      .option('rpc-cookie', { type: 'string', describe: '--mine-via: cookie file (user:password) of that node' })
+      .option('notify-wait', { type: 'string', default: '20s', describe: '--notify: how long a notification may take before it counts as missing' })
+      .option('natural-wait', { type: 'string', default: '30m', describe: '--notify with no way to mine (not the lab, no --mine-via): how long to wait for each natural block' })
+      .option('slo-notify', { type: 'string', describe: '--workload --find-max: the most held wallets told of a block within this, e.g. "p99<5s" (from --hold, × --step-factor a step)' })
+      .option('max-hold', { type: 'number', default: 10_000, describe: '--slo-notify: hold at most this many wallets' })
+      .config('config', 'JSON file with any of these options', configFileParser(y)),
+    argv,
+  );
 }
 
 type Argv = Awaited<ReturnType<ReturnType<typeof loadArgs>['parseAsync']>>;
@@ -201,19 +196,15 @@ async function merge(argv: string[]): Promise<number> {
 /** `load hlog --db FILE [--run ID] --out FILE.hlog [--method M]`: HdrHistogram interval log. */
 async function hlog(argv: string[]): Promise<number> {
   const y = yargs(argv);
-  const a = await y
-    .scriptName('npm run load -- hlog')
-    .option('db', { type: 'string', default: 'results/load.sqlite', describe: 'results database' })
-    .option('run', { type: 'number', describe: 'load run (default: the latest)' })
-    .option('out', { type: 'string', demandOption: true, describe: '.hlog file to write' })
-    .option('method', { type: 'string', describe: 'only this method (balance, history, utxos)' })
-    .check(numbersAsTyped(y, argv))
-    .check(stringsGiven(y))
-    .strict()
-    .fail((msg, err) => {
-      throw err ?? new UserError(msg);
-    })
-    .help()
+  const a = await refusingMistakes(
+    y
+      .scriptName('npm run load -- hlog')
+      .option('db', { type: 'string', default: 'results/load.sqlite', describe: 'results database' })
+      .option('run', { type: 'number', describe: 'load run (default: the latest)' })
+      .option('out', { type: 'string', demandOption: true, describe: '.hlog file to write' })
+      .option('method', { type: 'string', describe: 'only this method (balance, history, utxos)' }),
+    argv,
+  )
     .parseAsync();
   claimOutputFile(a.out, '--out');
   const results = ResultsStore.open(a.db, { readonly: true });

@@ -1,14 +1,32 @@
 /**
- * Number checks every command shares.
+ * Checks every command shares: of numbers, of values given, and the checks its options end with.
  *
  * yargs turns `--passes abc` into NaN, so a message built from the parsed value says "got NaN";
  * `numbersAsTyped` refuses it with the text the user typed instead. Timers hold at most 2^31-1 ms:
  * beyond, Node fires them after 1 ms, so a huge --timeout would silently become no timeout at all.
  */
+import type { Argv } from 'yargs';
 import { UserError } from '../core/user-error';
+import { givenOnce } from './declared-options';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../core/timer-limit';
 import { planProblemsOf, type PlanModel } from '../engine/executors/registry';
 import { cpuSet } from '../core/cpu-set';
+
+/**
+ * What every command's options end with: each mistake refused as one line naming the option (a
+ * repeated single value, a number or a value not given, an unknown option), never a stack trace.
+ */
+export function refusingMistakes<T>(y: Argv<T>, argv: readonly string[]): Argv<T> {
+  return y
+    .check(givenOnce(y))
+    .check(numbersAsTyped(y, argv))
+    .check(stringsGiven(y))
+    .strict()
+    .fail((msg, err) => {
+      throw err ?? new UserError(msg);
+    })
+    .help();
+}
 
 /** A yargs `.check()` refusing a number option that is not a finite number, quoting what was typed. */
 export function numbersAsTyped(y: object, argv: readonly string[]): (parsed: Record<string, unknown>) => true {

@@ -18,7 +18,7 @@ import { GENESIS_HEADER } from '../support/genesis';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const CLI = { bench: 'bench.ts', dataset: 'dataset.ts', report: 'report.ts', load: 'load.ts', 'index-bench': 'index-bench.ts' } as const;
+const CLI = { bench: 'bench.ts', dataset: 'dataset.ts', report: 'report.ts', load: 'load.ts', 'index-bench': 'index-bench.ts', cluster: 'cluster.ts' } as const;
 /** tsx needs about a second per start on a busy 2-core machine: a few at a time keeps it short. */
 const PARALLEL = 3;
 const PER_COMMAND_MS = 30_000;
@@ -259,6 +259,10 @@ const CASES: Case[] = [
     names: (c) => ['--db', path.join(c.dir, 'notes.sqlite')],
   },
   { name: 'bench: --db given twice', cli: 'bench', args: (c) => [...bench(c), '--db', path.join(c.dir, 'other.sqlite')], names: () => ['--db', 'given 2 times'] },
+  // Every command refuses a repeated single value the same way (cli/validate.ts refusingMistakes).
+  { name: 'load hlog: --out given twice', cli: 'load', args: (c) => ['hlog', '--db', path.join(c.dir, 'none.sqlite'), '--out', path.join(c.dir, 'a.hlog'), '--out', path.join(c.dir, 'b.hlog')], names: () => ['--out', 'given 2 times'] },
+  { name: 'index-bench: --repeat given twice', cli: 'index-bench', args: (c) => ['--repeat', '2', '--repeat', '3', '--db', path.join(c.dir, 'i.sqlite')], names: () => ['--repeat', 'given 2 times'] },
+  { name: 'cluster: --shards given twice', cli: 'cluster', args: () => ['render', '--shards', '2', '--shards', '3', '--', 'load', '--rate', '5'], names: () => ['--shards', 'given 2 times'] },
   { name: 'bench: --resume on a missing database', cli: 'bench', args: (c) => ['--resume', '1', '--db', path.join(c.dir, 'r.sqlite')], names: (c) => ['--resume', path.join(c.dir, 'r.sqlite')] },
 
   // server specs
