@@ -25,14 +25,21 @@ const lines = syntheticLines(10, 'g');
 
 // In its own process (the starved loop is the generator's alone), answering in ~200 ms, as a real
 // server's history call of a busy address might: a few ms of the host's scheduling are not material.
-let srv: { port: number; close(): void };
-beforeEach(async () => {
-  srv = await startMisbehavingServerProcess({ nullResults: true, delayMs: 200 });
+// The quiet open run's server answers in 2 s: at 200 ms, one pause of 50 ms of this process (a busy
+// machine) made two requests of 150 late by 10% of their latency, and the quiet run read as bound.
+const STARVED_ANSWER_MS = 200;
+const QUIET_ANSWER_MS = 2000;
+let srv: { port: number; close(): void } | undefined;
+async function serverAnsweringIn(delayMs: number): Promise<void> {
+  srv = await startMisbehavingServerProcess({ nullResults: true, delayMs });
+}
+afterEach(() => {
+  srv?.close();
+  srv = undefined;
 });
-afterEach(() => srv.close());
 
 function options(): LoadOptions {
-  return loadOptions([localTarget(srv.port)], lines, { model: { kind: 'rate', rate: 50 }, durationMs: 3000, pipeline: 64, seed: 'g' });
+  return loadOptions([localTarget(srv!.port)], lines, { model: { kind: 'rate', rate: 50 }, durationMs: 3000, pipeline: 64, seed: 'g' });
 }
 
 function blockLoop(ms: number): void {
@@ -43,6 +50,7 @@ function blockLoop(ms: number): void {
 }
 
 test('a quiet run at 50 requests/s is not generator-bound', async () => {
+  await serverAnsweringIn(QUIET_ANSWER_MS);
   const runner = new LoadRunner(options());
   const r = await runner.runServer(runner['opts'].servers[0], 0);
   expect(r.totals.byOutcome.get('ok')).toBe(150);
@@ -50,6 +58,7 @@ test('a quiet run at 50 requests/s is not generator-bound', async () => {
 });
 
 test('a starved generator (its loop blocked 50 ms in every 100) is generator-bound, and says why', async () => {
+  await serverAnsweringIn(STARVED_ANSWER_MS);
   const runner = new LoadRunner(options());
   const starve = setInterval(() => blockLoop(50), 100);
   try {
@@ -66,6 +75,8 @@ test('a starved generator (its loop blocked 50 ms in every 100) is generator-bou
 const closed = (): LoadOptions => ({ ...options(), model: { kind: 'vus', vus: 4, thinkTimeMs: 0 }, connections: 4 });
 
 test('a quiet closed-model run is not generator-bound', async () => {
+  // Judged by loop delay p99 over the run: it takes a busy stretch, not one pause, to pass 20 ms.
+  await serverAnsweringIn(STARVED_ANSWER_MS);
   const runner = new LoadRunner(closed());
   const r = await runner.runServer(runner['opts'].servers[0], 0);
   expect(r.totals.byOutcome.get('ok')).toBeGreaterThan(40);
@@ -73,6 +84,7 @@ test('a quiet closed-model run is not generator-bound', async () => {
 });
 
 test('a starved closed-model run (its loop blocked 50 ms in every 100) is generator-bound, by its loop delay', async () => {
+  await serverAnsweringIn(STARVED_ANSWER_MS);
   const runner = new LoadRunner(closed());
   const starve = setInterval(() => blockLoop(50), 100);
   try {

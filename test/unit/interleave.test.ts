@@ -183,11 +183,13 @@ test('a server gone while the other had its turn: an outage in its next turn, on
   const [a, b] = [await server(), await server()];
   let restarted: Promise<unknown> | undefined;
   let aTurns = 0;
-  const { done } = await interleaved(options([a.port, b.port], { durationMs: 3000, timeoutMs: 1000 }), 1000, (runner) =>
+  // Turns of 2 s: the pool's reconnect backs off up to a second, and a busy machine's slow turn
+  // change must not push the reconnect past a 1 s turn's end.
+  const { done } = await interleaved(options([a.port, b.port], { durationMs: 6000, timeoutMs: 1000 }), 2000, (runner) =>
     runner.on('server-start', ({ server: name }: { server: string }) => {
       if (name !== 'a') return;
       // Before A's second turn, its server goes away; it is back 400 ms into that turn.
-      if (++aTurns === 1) setTimeout(() => void a.close(), 1100);
+      if (++aTurns === 1) setTimeout(() => void a.close(), 2100);
       if (aTurns === 2) restarted = new Promise((r) => setTimeout(r, 400)).then(() => startMisbehavingServer({ nullResults: true, port: a.port }).then((s) => servers.push(s)));
     }),
   );
@@ -196,8 +198,8 @@ test('a server gone while the other had its turn: an outage in its next turn, on
   expect(done.turns.map((t) => t.length)).toEqual([3, 3]);
   const [ra] = done.results as ServerResult[];
   const s = summarise(ra);
-  expect(s.scheduled).toBe(300);
-  expect(Object.values(s.outcomes).reduce((x, y) => x + y, 0)).toBe(300);
+  expect(s.scheduled).toBe(600);
+  expect(Object.values(s.outcomes).reduce((x, y) => x + y, 0)).toBe(600);
   expect(s.errors.disconnect).toBeGreaterThan(0);
   expect(s.outages).toHaveLength(1);
   const [o] = s.outages;
@@ -205,8 +207,8 @@ test('a server gone while the other had its turn: an outage in its next turn, on
   const secondTurnS = (done.turns[0][1].startedAtMs - done.turns[0][0].startedAtMs) / 1000;
   expect(o.startS).toBeGreaterThanOrEqual(secondTurnS - 0.01);
   expect(o.endS).not.toBeNull();
-  expect(o.endS!).toBeLessThan(secondTurnS + 1);
+  expect(o.endS!).toBeLessThan(secondTurnS + 2);
   expect(s.stoppedAnswering).toBeNull();
-  expect(summarise(done.results[1]).outcomes).toEqual({ ok: 300 });
+  expect(summarise(done.results[1]).outcomes).toEqual({ ok: 600 });
 }, 30_000);
 

@@ -38,6 +38,15 @@ function load(args: string[]) {
   return spawnSync(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
 }
 
+/** `read()`, or 0 while the database is still being created (no table yet, or locked). */
+function safely(read: () => number): number {
+  try {
+    return read();
+  } catch {
+    return 0;
+  }
+}
+
 function query<T>(db: string, sql: string): T {
   const d = new Database(db, { readonly: true });
   try {
@@ -111,7 +120,9 @@ test('Ctrl-C stops the run, keeps every finished interval, exits 130', async () 
   const db = path.join(tmp, 'int.sqlite');
   const child = spawn(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--rate', '100', '--duration', '60s', '--db', db], { cwd: ROOT, stdio: 'ignore' });
   const code = new Promise<number | null>((r) => child.on('exit', r));
-  await new Promise((r) => setTimeout(r, 3500));
+  // Two seconds stored before the signal, however slow the start (a fixed wait failed on a busy machine's slow start).
+  const storedSeconds = () => (fs.existsSync(db) ? query<{ n: number }>(db, 'SELECT count(*) AS n FROM load_intervals').n : 0);
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline && safely(storedSeconds) < 2; ) await new Promise((r) => setTimeout(r, 100));
   const t0 = Date.now();
   child.kill('SIGINT');
   expect(await code).toBe(130);

@@ -124,7 +124,8 @@ test('a server that disconnects mid-run: the failures are disconnects, and the r
 
 test('a server that answers its first 12 requests and then nothing: its rate is what it answered, and it is said to have stopped', async () => {
   const s = await server({ nullResults: true, answerFirst: 12 });
-  const { result } = await run(options(s.port, { model: { kind: 'rate', rate: 100 }, durationMs: 2000, timeoutMs: 400 }));
+  // Timeouts of 1 s: a pause of this process (which answers too) is not taken for its silence.
+  const { result } = await run(options(s.port, { model: { kind: 'rate', rate: 100 }, durationMs: 2000, timeoutMs: 1000 }));
   const summary = expectEveryUnitOnce(result, 200);
   expect(summary.answered).toBe(12);
   expect(summary.outcomes.ok).toBe(12);
@@ -135,7 +136,7 @@ test('a server that answers its first 12 requests and then nothing: its rate is 
   expect(summary.stoppedAnswering).not.toBeNull();
   expect(summary.stoppedAnswering!.answered).toBe(12);
   expect(summary.stoppedAnswering!.of).toBe(200);
-  expect(summary.stoppedAnswering!.atS).toBeLessThan(0.3); // 12 requests at 100/s: by 0.12 s
+  expect(summary.stoppedAnswering!.atS).toBeLessThan(1); // 12 requests at 100/s: by 0.12 s, of a 2 s run
   // Said first, before the table, whatever the status.
   const text = summaryText([summary], 1, 'x.sqlite').split('\n');
   expect(text[1]).toMatch(/^s: answered 12 of 200, stopped answering at 0\.\d\d s \(\d+ unanswered after\)$/);

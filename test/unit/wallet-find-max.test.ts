@@ -31,8 +31,9 @@ test('a server that answers four wallets and then nothing: the first step passes
   try {
     const { store, target, runId, serverIds } = walletLoadRun(results, srv.port);
     const search = { slo: { percentile: 99, thresholdMs: 5000, text: 'sync p99<5s' }, maxErrorRate: 0.01, dwellMs: 2000, warmupMs: 0, startRate: 2, factor: 2, maxRate: 8, bisectSteps: 0 };
+    // Timeouts of 1 s: a pause of this process (which answers too) is not taken for the server's silence.
     const load = new WalletLoad(
-      { servers: [target], workload: electrumWorkload, wallets: [unusedWallet], connection: { timeoutMs: 300 }, hold: 0, holdConcurrency: 1, durationMs: 0, search, log: () => undefined },
+      { servers: [target], workload: electrumWorkload, wallets: [unusedWallet], connection: { timeoutMs: 1000 }, hold: 0, holdConcurrency: 1, durationMs: 0, search, log: () => undefined },
       store,
       runId,
       serverIds,

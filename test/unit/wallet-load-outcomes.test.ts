@@ -33,6 +33,12 @@ afterEach(async () => {
   srv = undefined;
 });
 
+/**
+ * A server set to stop answering has its calls time out soon; others get time enough that a pause
+ * of this process (a busy machine; the server may share it) is not taken for a timeout.
+ */
+const stopsAnswering = (o: MisbehavingOptions) => !o.delayMs && (o.answerFirst !== undefined || o.answerConnections !== undefined);
+
 async function arrivals(o: MisbehavingOptions, rate: number | LoadModel, durationMs: number, stopAfterMs?: number, inOwnProcess = false): Promise<NonNullable<ServerLoadSummary['arrivals']>> {
   srv = inOwnProcess ? await startMisbehavingServerProcess(o) : await startMisbehavingServer(o);
   lastDb = path.join(dir, `${Math.random()}.sqlite`);
@@ -40,7 +46,7 @@ async function arrivals(o: MisbehavingOptions, rate: number | LoadModel, duratio
   try {
     const { store, target, runId, serverIds } = walletLoadRun(results, srv.port);
     const load = new WalletLoad(
-      { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: o.delayMs ? 5000 : 300 }, hold: 0, holdConcurrency: 1, ...(typeof rate === 'number' ? { rate } : { arrivals: rate }), durationMs, log: () => undefined },
+      { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: stopsAnswering(o) ? 1000 : 5000 }, hold: 0, holdConcurrency: 1, ...(typeof rate === 'number' ? { rate } : { arrivals: rate }), durationMs, log: () => undefined },
       store,
       runId,
       serverIds,
@@ -136,7 +142,7 @@ describe('wallets paced by any executor of the engine', () => {
     // server answers the first two syncs' connections, not a count of calls: a user's second sync,
     // started as its first ends, could otherwise take answers the other user's first still needed
     // (its last write waits up to a second in the workload's send buffer).
-    const a = await arrivals({ nullResults: true, answerConnections: 2 }, { kind: 'vus', vus: 2, thinkTimeMs: 0 }, 3000);
+    const a = await arrivals({ nullResults: true, answerConnections: 2 }, { kind: 'vus', vus: 2, thinkTimeMs: 0 }, 5000);
     expect(a.notStarted).toBe(0);
     expectEveryArrivalOnce(a, a.synced + a.failed);
     expect(a.synced).toBe(2);
@@ -155,7 +161,9 @@ function blockLoop(ms: number): void {
 describe('the one generator check, on arrivals', () => {
   // A server in its own process answering in ~200 ms: the starved loop is the generator's alone.
   test('quiet arrivals are not generator-bound', async () => {
-    const a = await arrivals({ nullResults: true, delayMs: 200 }, 10, 1500, undefined, true);
+    // Answers in 1 s here: a sync of ~1.3 s at 200 ms was at risk after ~130 ms of lag, and one
+    // arrival of 15 at risk (one pause of this process) reads as bound.
+    const a = await arrivals({ nullResults: true, delayMs: 1000 }, 10, 1500, undefined, true);
     expectEveryArrivalOnce(a, 15);
     expect(a.generator).toEqual({ bound: false, reasons: [] });
   });
