@@ -71,7 +71,7 @@ test('--concurrency N puts N calls in flight to each server, a slow one and a fa
   expect(result.samples).toBe(2 * 40 * 2 * 3);
   // Workers shared by both servers gave the fast one about 0.7 calls in flight and the slow one
   // about 7.3. Each server's own 8 workers keep both near 8 (less the generator's own time).
-  expect(fast.meanInFlight()).toBeGreaterThan(4);
+  expect(fast.meanInFlight()).toBeGreaterThan(2); // 5 ms answers: a busy machine's client time weighs
   expect(slow.meanInFlight()).toBeGreaterThan(6);
 });
 
@@ -190,7 +190,8 @@ test('a resumed run records each session, refuses another server version, and re
   } finally {
     holder.kill('SIGKILL');
   }
-  await new Promise((r) => setTimeout(r, 100));
+  // Reaped, not a zombie that still answers kill(pid, 0) as if it held the run.
+  if (holder.exitCode === null && holder.signalCode === null) await new Promise((r) => holder.once('exit', r));
 
   // A different server version: refused.
   const upgraded = await server({ delayMs: 1, software: 'Server 2.0' });

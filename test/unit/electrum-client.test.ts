@@ -66,7 +66,7 @@ test('a stalled call times out on time and the connection is marked unusable', a
   const err = await failure(c.request('test.stall'));
   expect(err.category).toBe('timeout');
   expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
-  expect(Date.now() - t0).toBeLessThan(1500);
+  expect(Date.now() - t0).toBeLessThan(3000);
   expect(c.usable).toBe(false);
 });
 
@@ -75,9 +75,9 @@ test('a late reply is dropped and counted, never resolving another call', async 
   const err = await failure(c.request('test.late', [500, 'stale']));
   expect(err.category).toBe('timeout');
   const next = c.request('test.late', [600, 'fresh'], 2000);
-  await new Promise((r) => setTimeout(r, 450)); // the stale answer arrives while `next` waits
-  expect(c.lateReplies).toBe(1);
+  // The stale answer comes first on the socket, while `next` waits: read by the time it resolves.
   await expect(next).resolves.toBe('fresh');
+  expect(c.lateReplies).toBe(1);
 });
 
 test('garbage on the wire is a protocol error and closes the connection', async () => {

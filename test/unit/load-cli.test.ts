@@ -16,6 +16,7 @@ import { reportOptions } from '../../src/report/options';
 import { readModels } from '../../src/report/report';
 import { loadRunTable } from '../../src/report/load-tables';
 import { writeSyntheticDataset } from '../support/synthetic-lines';
+import { until } from '../support/until';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
@@ -122,7 +123,7 @@ test('Ctrl-C stops the run, keeps every finished interval, exits 130', async () 
   const code = new Promise<number | null>((r) => child.on('exit', r));
   // Two seconds stored before the signal, however slow the start (a fixed wait failed on a busy machine's slow start).
   const storedSeconds = () => (fs.existsSync(db) ? query<{ n: number }>(db, 'SELECT count(*) AS n FROM load_intervals').n : 0);
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline && safely(storedSeconds) < 2; ) await new Promise((r) => setTimeout(r, 100));
+  await until(() => safely(storedSeconds) >= 2, 30_000);
   const t0 = Date.now();
   child.kill('SIGINT');
   expect(await code).toBe(130);
@@ -149,11 +150,12 @@ test('--vus N --iterations-per-vu K sends exactly N x K requests, stored as one 
 
 test('--find-max runs its steps one after another in one run and states the result', () => {
   const db = path.join(tmp, 'find-max.sqlite');
-  const r = load(['--find-max', '--slo', 'p99<500ms', '--start-rate', '20', '--step-factor', '2', '--max-rate', '40', '--dwell', '2s', '--warmup', '0s', '--bisect-steps', '0', '--db', db]);
+  // An SLO no pause of a busy machine breaks: the steps' pass is about the search, not the latency.
+  const r = load(['--find-max', '--slo', 'p99<5000ms', '--start-rate', '20', '--step-factor', '2', '--max-rate', '40', '--dwell', '2s', '--warmup', '0s', '--bisect-steps', '0', '--db', db]);
   expect(r.status).toBe(0);
   expect(r.stderr).toMatch(/^generic step 0 \(ramp\) 20\/s: achieved [\d.]+\/s, p99 [\d.]+ ms, errors\+dropped 0\.00% → pass( \[generator-bound\])?$/m); // a busy machine may flag its generator
   expect(r.stderr).toMatch(/^generic step 1 \(ramp\) 40\/s: .* → pass( \[generator-bound\])?$/m);
-  expect(r.stdout).toMatch(/generic: sustained every step up to --max-rate 40\/s under p99<500ms\n  \(generator not pinned \(CPUs [\d,-]+\); the servers' CPUs are not known here/);
+  expect(r.stdout).toMatch(/generic: sustained every step up to --max-rate 40\/s under p99<5000ms\n  \(generator not pinned \(CPUs [\d,-]+\); the servers' CPUs are not known here/);
   const row = query<{ steps: number; sent: number }>(db, 'SELECT count(DISTINCT step) AS steps, sum(sent) AS sent FROM load_intervals');
   expect(row).toEqual({ steps: 2, sent: 20 * 2 + 40 * 2 });
 });
@@ -198,7 +200,8 @@ test('two shards of one test, merged, make one run of the whole rate; its .hlog 
   const b = path.join(tmp, 'shard2.sqlite');
   // The shards' rendezvous, with room for two processes to start on a busy machine (a shard that
   // misses it starts on its own next second, one off from the other).
-  const startAt = String(Math.ceil(Date.now() / 1000) + 6);
+  // Time for both CLIs to start on a busy machine: a shard that misses it starts a second late.
+  const startAt = String(Math.ceil(Date.now() / 1000) + 12);
   const run = (db: string, shard: string) =>
     new Promise<number | null>((resolve) => {
       const c = spawn(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--rate', '100', '--duration', '3s', '--shard', shard, '--start-at', startAt, '--db', db, '--no-progress'], { cwd: ROOT, stdio: 'ignore' });

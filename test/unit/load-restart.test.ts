@@ -93,9 +93,9 @@ test('a load across a server restart: reconnects, the outage is errors in its se
   expect(stored.outages).toHaveLength(1);
   const [o] = stored.outages;
   expect(o.startMs).toBeGreaterThanOrEqual(closedAt);
-  expect(o.startMs).toBeLessThan(closedAt + 500);
+  expect(o.startMs).toBeLessThan(closedAt + 1500);
   expect(o.endMs).toBeGreaterThanOrEqual(backAt);
-  expect(o.endMs).toBeLessThan(backAt + 1500);
+  expect(o.endMs).toBeLessThan(backAt + 2500);
   expect(o.endS - o.startS).toBeCloseTo((o.endMs - o.startMs) / 1000, 2);
   const text = `generic: outage ${o.startS.toFixed(1)} s → ${o.endS.toFixed(1)} s (${(o.endS - o.startS).toFixed(1)} s)`;
   expect(stdout).toContain(text);

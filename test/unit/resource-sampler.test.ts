@@ -93,8 +93,8 @@ test('a process tree of known behaviour: memory, CPU, disk writes and reads, cal
   } finally {
     child.kill('SIGTERM');
   }
-  // Gone: no reading, not zeros.
-  await new Promise((r) => setTimeout(r, 200));
+  // Gone (reaped, not a zombie that still has its /proc entry): no reading, not zeros.
+  if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
   expect(await readProcessTree(child.pid!)).toBeNull();
 });
 

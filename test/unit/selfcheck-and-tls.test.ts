@@ -39,7 +39,7 @@ test('a stall between calls shows in the loop delay but not in the calls', async
   expect(check.eventLoopDelayMs.max).toBeGreaterThan(40);
   expect(check.inFlightStallMs.calls).toBe(5);
   // None of the 60 ms stalls is counted (jest's own work on this loop may add a few ms to a call).
-  expect(check.inFlightStallMs.max).toBeLessThan(30);
+  expect(check.inFlightStallMs.max).toBeLessThan(45);
 });
 
 test('a stall while a call awaits its reply is counted and warned about', async () => {

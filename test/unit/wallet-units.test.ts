@@ -159,7 +159,7 @@ describe('synthetic wallets', () => {
 
 describe('a session against the misbehaving server', () => {
   test('never more requests in flight than its cap; a failed call is a sample with its step', async () => {
-    const srv = await startMisbehavingServer({ delayMs: 20, nullResults: true });
+    const srv = await startMisbehavingServer({ delayMs: 100, nullResults: true });
     try {
       const s = new WalletSession({ host: '127.0.0.1', port: srv.port, timeoutMs: 5000 }, 4, process.hrtime.bigint());
       await s.open();
