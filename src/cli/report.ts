@@ -49,9 +49,11 @@ async function main(): Promise<number> {
           logY: a['log-y'],
           facet: a.facet,
         });
+        // Before the claim: a signal once the folder exists must find our handler, not its default
+        // (death by the signal, the folder left behind unexplained).
+        onSignalWhileReading(closeOpenStores, `${opts.outDir} holds only the report's files written so far (each whole), the database is as it was`);
         // Every report has these two: a folder holding them holds an earlier report.
         claimOutputDir(opts.outDir, '--out', { files: ['index.html', 'summary.md'], force: a.force });
-        onSignalWhileReading(closeOpenStores, `${opts.outDir} holds only the report's files written so far (each whole), the database is as it was`);
         const files = await writeReport(opts);
         process.stdout.write(`report written to ${opts.outDir}/ (${files.length} files; open ${path.join(opts.outDir, 'index.html')})\n`);
       },
@@ -80,8 +82,8 @@ async function main(): Promise<number> {
         if (failOn !== undefined && !(failOn >= 0 && Number.isFinite(failOn))) problems.push(`--fail-on-regression must be a percent >= 0, got ${failOn}`);
         if (problems.length) throw new UserError(problems.join('; '));
         const [dbA, dbB] = dbs;
-        if (a.out !== undefined) claimOutputDir(a.out, '--out', { files: ['compare.md'], force: a.force });
         onSignalWhileReading(closeOpenStores, 'nothing was written, the databases are as they were');
+        if (a.out !== undefined) claimOutputDir(a.out, '--out', { files: ['compare.md'], force: a.force });
         const options = { noiseFloorPct: a['noise-floor'] };
         const comparison = servers ? compareServers(dbA, a.a!, a.b!, options) : compareDatabases(dbA, dbB, options);
         const text = servers ? compareMarkdown(comparison, `# Delta: ${a.b} (B) vs ${a.a} (A), interleaved in one run of ${dbA}`) : compareMarkdown(comparison, deltaTitle(dbA, dbB));

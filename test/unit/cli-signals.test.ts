@@ -11,6 +11,8 @@ import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
 import { writeSyntheticDataset } from '../support/synthetic-lines';
+import { countIn } from '../support/count-in';
+import { until } from '../support/until';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
@@ -40,19 +42,7 @@ function exited(child: ChildProcess): Promise<{ code: number | null; at: number 
 }
 
 async function waitForSamples(db: string, n: number): Promise<void> {
-  const until = Date.now() + 20_000;
-  while (Date.now() < until) {
-    try {
-      const c = new Database(db, { readonly: true, fileMustExist: true });
-      const row = c.prepare('SELECT count(*) AS n FROM samples').get() as { n: number };
-      c.close();
-      if (row.n >= n) return;
-    } catch {
-      /* not created yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no ${n} samples in ${db} within 20 s`);
+  await until(`${n} samples in ${db}`, () => countIn(db, 'SELECT count(*) AS n FROM samples') >= n, 20_000);
 }
 
 function commandStillRunning(db: string): boolean {

@@ -92,7 +92,7 @@ test('a call past its timeout fails with timeout, and the answer that comes late
   next = 'slow';
   const c = client(100);
   expect((await failure(c.call(METHOD_RPC.balance, [SH]))).category).toBe('timeout');
-  await until(() => c.lateReplies > 0, 2000);
+  await until('the late answer', () => c.lateReplies > 0, 2000);
   expect(c.lateReplies).toBe(1);
   c.close();
 });

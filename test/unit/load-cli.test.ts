@@ -17,6 +17,7 @@ import { readModels } from '../../src/report/report';
 import { loadRunTable } from '../../src/report/load-tables';
 import { writeSyntheticDataset } from '../support/synthetic-lines';
 import { until } from '../support/until';
+import { countIn } from '../support/count-in';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
@@ -37,15 +38,6 @@ afterAll(() => {
 
 function load(args: string[]) {
   return spawnSync(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-}
-
-/** `read()`, or 0 while the database is still being created (no table yet, or locked). */
-function safely(read: () => number): number {
-  try {
-    return read();
-  } catch {
-    return 0;
-  }
 }
 
 function query<T>(db: string, sql: string): T {
@@ -122,8 +114,7 @@ test('Ctrl-C stops the run, keeps every finished interval, exits 130', async () 
   const child = spawn(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--rate', '100', '--duration', '60s', '--db', db], { cwd: ROOT, stdio: 'ignore' });
   const code = new Promise<number | null>((r) => child.on('exit', r));
   // Two seconds stored before the signal, however slow the start (a fixed wait failed on a busy machine's slow start).
-  const storedSeconds = () => (fs.existsSync(db) ? query<{ n: number }>(db, 'SELECT count(*) AS n FROM load_intervals').n : 0);
-  await until(() => safely(storedSeconds) >= 2, 30_000);
+  await until('two seconds stored', () => countIn(db, 'SELECT count(*) AS n FROM load_intervals') >= 2);
   const t0 = Date.now();
   child.kill('SIGINT');
   expect(await code).toBe(130);

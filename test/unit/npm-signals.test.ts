@@ -16,6 +16,8 @@ import { ResultsStore } from '../../src/store/results';
 import { computeStatistics } from '../../src/store/statistics';
 import { METHOD_NAMES } from '../../src/core/methods';
 import { writeSyntheticDataset } from '../support/synthetic-lines';
+import { until } from '../support/until';
+import { countIn } from '../support/count-in';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 let tmp: string;
@@ -84,27 +86,6 @@ const alive = (pid: number) => {
   }
 };
 
-async function until(what: string, check: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-function rows(db: string, sql: string): number {
-  try {
-    const c = new Database(db, { readonly: true, fileMustExist: true });
-    try {
-      return (c.prepare(sql).get() as { n: number }).n;
-    } finally {
-      c.close();
-    }
-  } catch {
-    return 0;
-  }
-}
-
 function finished(db: string, kind: 'load' | 'bench'): { status: string; integrity: string } {
   const c = new Database(db, { readonly: true });
   const run = c.prepare('SELECT status FROM runs WHERE kind = ? ORDER BY id DESC').get(kind) as { status: string };
@@ -132,7 +113,7 @@ test.each([
 ] as const)('npm run load, %s (to the group: %s) while running: all gone within 2 s, run interrupted, database whole', async (signal, toGroup) => {
   const db = path.join(tmp, `load-${signal}-${toGroup}.sqlite`);
   const { child } = npmRun('load', ['--no-progress', '--server', `generic@127.0.0.1:${slow.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--rate', '5', '--duration', '60s', '--db', db]);
-  await until('an interval in the database', () => rows(db, 'SELECT count(*) AS n FROM load_intervals') >= 1);
+  await until('an interval in the database', () => countIn(db, 'SELECT count(*) AS n FROM load_intervals') >= 1);
   await stopAndCheck(child, signal, toGroup);
   expect(finished(db, 'load')).toEqual({ status: 'interrupted', integrity: 'ok' });
 }, 60_000);
@@ -140,7 +121,7 @@ test.each([
 test.each(['SIGTERM', 'SIGINT'] as const)('npm run bench, %s while running: all gone within 2 s, run interrupted, database whole', async (signal) => {
   const db = path.join(tmp, `bench-${signal}.sqlite`);
   const { child } = npmRun('bench', ['--no-progress', '--server', `generic@127.0.0.1:${slow.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--passes', '500', '--db', db]);
-  await until('samples in the database', () => rows(db, 'SELECT count(*) AS n FROM samples') >= 3);
+  await until('samples in the database', () => countIn(db, 'SELECT count(*) AS n FROM samples') >= 3);
   await stopAndCheck(child, signal, false);
   expect(finished(db, 'bench')).toEqual({ status: 'interrupted', integrity: 'ok' });
 }, 60_000);
@@ -162,7 +143,7 @@ test.each([
 ] as const)('npm run %s, SIGTERM while the server is frozen (handshake done, no answers): all gone within 2 s, run interrupted', async (script, kind, extra) => {
   const db = path.join(tmp, `frozen-${script}.sqlite`);
   const { child } = npmRun(script, ['--no-progress', '--server', `generic@127.0.0.1:${frozen.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--timeout', '30', '--db', db, ...extra]);
-  await until('the run in the database', () => rows(db, `SELECT count(*) AS n FROM runs WHERE kind = '${kind}'`) >= 1);
+  await until('the run in the database', () => countIn(db, `SELECT count(*) AS n FROM runs WHERE kind = '${kind}'`) >= 1);
   await new Promise((r) => setTimeout(r, 500)); // calls sent, none answered
   await stopAndCheck(child, 'SIGTERM', false);
   expect(finished(db, kind)).toEqual({ status: 'interrupted', integrity: 'ok' });
@@ -171,7 +152,7 @@ test.each([
 test.each(['SIGTERM', 'SIGINT'] as const)('the electrum-bench launcher, %s to its process group while running: all gone within 2 s, run interrupted', async (signal) => {
   const db = path.join(tmp, `launcher-group-${signal}.sqlite`);
   const { child } = npmRun('load', ['--no-progress', '--server', `generic@127.0.0.1:${slow.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--rate', '5', '--duration', '60s', '--db', db], 'launcher');
-  await until('an interval in the database', () => rows(db, 'SELECT count(*) AS n FROM load_intervals') >= 1);
+  await until('an interval in the database', () => countIn(db, 'SELECT count(*) AS n FROM load_intervals') >= 1);
   await stopAndCheck(child, signal, true);
   expect(finished(db, 'load')).toEqual({ status: 'interrupted', integrity: 'ok' });
 }, 60_000);
@@ -262,9 +243,9 @@ test.each(MATRIX)('load through %s (to its group: %s), %s, %s: all gone within 2
     const connections = silent.connections;
     await until('the connection', () => silent.connections > connections);
   } else if (state === 'running') {
-    await until('an interval in the database', () => rows(db, 'SELECT count(*) AS n FROM load_intervals') >= 1);
+    await until('an interval in the database', () => countIn(db, 'SELECT count(*) AS n FROM load_intervals') >= 1);
   } else {
-    await until('the run in the database', () => rows(db, "SELECT count(*) AS n FROM runs WHERE kind = 'load'") >= 1);
+    await until('the run in the database', () => countIn(db, "SELECT count(*) AS n FROM runs WHERE kind = 'load'") >= 1);
     await new Promise((r) => setTimeout(r, 500)); // requests sent, none answered
   }
   await stopAndCheck(child, signal, toGroup);

@@ -97,7 +97,7 @@ test('a connection whose call timed out is not lent again: the next call goes on
   // Behind the abandoned request on the old socket, this would wait for its answer (~400 ms more) and time out too.
   expect(await outcome(set.use((c) => c.call(METHOD_RPC.balance, [SH])))).toBe('ok');
   expect(Date.now() - t0).toBeLessThan(350); // not ~400 ms behind the old request
-  await until(() => set.stats.lateReplies > 0, 2000);
+  await until('the late answer', () => set.stats.lateReplies > 0, 2000);
   expect(set.stats.lateReplies).toBe(1);
   set.close();
   expect(set.stats.lateReplies).toBe(1);
