@@ -191,7 +191,6 @@ test('two shards of one test, merged, make one run of the whole rate; its .hlog 
   const b = path.join(tmp, 'shard2.sqlite');
   // The shards' rendezvous, with room for two processes to start on a busy machine (a shard that
   // misses it starts on its own next second, one off from the other).
-  // Time for both CLIs to start on a busy machine: a shard that misses it starts a second late.
   const startAt = String(Math.ceil(Date.now() / 1000) + 12);
   const run = (db: string, shard: string) =>
     new Promise<number | null>((resolve) => {

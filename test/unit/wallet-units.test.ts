@@ -37,11 +37,11 @@ function wallet(receive: string[], change: string[] = [], partial: Partial<Walle
   };
 }
 
-/** A wallet of 30 receive and 30 change scripts, none used. */
-const unusedWallet = () => wallet(Array.from({ length: 30 }, (_, i) => hex64(i + 1)), Array.from({ length: 30 }, (_, i) => hex64(i + 100)));
+/** A wallet of 30 receive and 30 change scripts, none used (wider than test/support's 20 + 10: a scan going past its window shows). */
+const unusedWalletOf30And30 = () => wallet(Array.from({ length: 30 }, (_, i) => hex64(i + 1)), Array.from({ length: 30 }, (_, i) => hex64(i + 100)));
 
 /** `workload`'s sync of `w` against a server of ours on loopback, its answers verified. */
-const syncAt = (workload: Parameters<typeof syncWallet>[0], port: number, timeoutMs: number, w = unusedWallet()) =>
+const syncAt = (workload: Parameters<typeof syncWallet>[0], port: number, timeoutMs: number, w = unusedWalletOf30And30()) =>
   syncWallet(workload, w, { connection: { host: '127.0.0.1', port, timeoutMs }, verify: true });
 
 describe('descriptors', () => {
