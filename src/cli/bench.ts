@@ -9,6 +9,7 @@ import { runCli } from './run-cli';
 import { configFileParser } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { claimDatabase } from '../store/ownership';
+import { claimInput } from '../core/output-path';
 import { onStopSignal } from './signals';
 import { BenchOptions, BenchRunner, StoppedBeforeStart, type MeasuredCall } from '../bench/runner';
 import { CALL_ORDERS, isCallOrder } from '../bench/order';
@@ -89,6 +90,7 @@ function positiveInt(name: string, v: number | undefined, min = 1): number {
 
 export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   if (!a.dataset) throw new UserError('--dataset FILE is required');
+  claimInput(a.dataset, '--dataset');
   const methods = [...new Set(a.methods.split(',').map((m) => m.trim()).filter(Boolean))];
   const bad = methods.filter((m) => !isMethodName(m));
   if (bad.length || methods.length === 0) throw new UserError(`--methods: unknown ${bad.join(', ') || '(empty)'}; known: ${METHOD_NAMES.join(', ')}`);

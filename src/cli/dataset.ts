@@ -23,7 +23,7 @@ import { ADDRESS_TYPES } from '../dataset/line';
 import { syntheticWallets } from '../dataset/wallets';
 import { walletsText } from '../dataset/wallet-file';
 import { writeFileAtomic } from '../core/atomic-write';
-import { claimOutputFile } from '../core/output-path';
+import { claimInput, claimOutputFile } from '../core/output-path';
 import { numbersAsTyped } from './validate';
 
 function selectionOptions(y: Argv) {
@@ -139,6 +139,7 @@ function wallets(argv: Record<string, unknown>): number {
   if (!Number.isInteger(gap) || gap < 0 || gap > 1000) throw new UserError(`--gap must be an integer in 0..1000, got ${gap}`);
   const count = argv.count as number | undefined;
   if (count !== undefined && (!Number.isInteger(count) || count < 1)) throw new UserError(`--count must be an integer >= 1, got ${count}`);
+  claimInput(input, '--in');
   claimOutputFile(out, '--out', { replace: false, force: argv.force === true });
   const dataset = readDataset(input, '--in');
   const made = syntheticWallets(dataset.lines, { minTxs: Number(m[1]), maxTxs: Number(m[2]), count, gap, seed: String(argv.seed) });

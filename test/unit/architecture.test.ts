@@ -32,10 +32,12 @@ const MAY_IMPORT: Record<string, string[]> = {
   report: ['core', 'servers', 'store'],
   // Deployment: the Kubernetes objects of a coordinated test, and their pods run locally.
   cluster: ['core'],
+  // A run's lifecycle around the engine, for every run kind: what each stage runs, wired once.
+  runs: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'resources'],
   // The lab runs real servers with the toolkit; nothing below the CLI imports it.
-  lab: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'resources', 'report'],
+  lab: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'resources', 'report', 'runs'],
   // The CLI parses, validates and wires every room.
-  cli: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'resources', 'report', 'lab', 'cluster'],
+  cli: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'resources', 'report', 'lab', 'cluster', 'runs'],
 };
 
 function sources(dir: string): string[] {
