@@ -22,7 +22,7 @@ import { SampleRows } from '../engine/sinks/sample-rows';
 import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
 import { startFailure, type MeasuringPool, type Tip } from '../transports/transport';
 import { followTip, openPool } from '../transports/registry';
-import { ServerTarget, targetUrl } from '../core/targets';
+import { ServerTarget, targetUrl } from '../servers/targets';
 import { toolInfo } from '../core/tool-info';
 
 /** A call's one sample as the run's sinks get it: with its server's name and how many calls of the plan are measured now. */
