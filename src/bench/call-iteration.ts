@@ -17,7 +17,7 @@ import { METHODS, type MethodName } from './methods';
 import { plannedPass, type OrderPlan, type PlannedCall } from './order';
 import type { SelfMonitor } from './selfcheck';
 import type { MeasuringPool, Tip } from '../transports/transport';
-import type { DoneSet } from './runner';
+import type { DoneSet } from './done-set';
 
 export type BenchCall = PlannedCall<MethodName>;
 
