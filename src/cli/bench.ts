@@ -19,7 +19,7 @@ import { summaryJson, summaryObject, summaryTable } from '../bench/summary';
 import { ensureReachable, readCa, resolveTargets } from './server-targets';
 import { expectedNetwork } from '../dataset/expected-network';
 import { labServersAmong } from './lab-targets';
-import { targetUrl } from '../core/targets';
+import { targetUrl } from '../servers/targets';
 import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { UserError } from '../core/user-error';

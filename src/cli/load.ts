@@ -18,7 +18,7 @@ import { expectedNetwork } from '../dataset/expected-network';
 import { transportOf } from '../transports/registry';
 import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
-import { targetUrl } from '../core/targets';
+import { targetUrl } from '../servers/targets';
 import { readDataset } from '../dataset/line';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';

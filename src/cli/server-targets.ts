@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { X509Certificate } from 'node:crypto';
-import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../core/targets';
+import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../servers/targets';
 import { startFailure, type MeasuringPool } from '../transports/transport';
 import { openPool, transportOf } from '../transports/registry';
 import { wrongChain, type ExpectedNetwork } from '../dataset/expected-network';
