@@ -4,7 +4,6 @@
  */
 import fs from 'node:fs';
 import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
@@ -152,8 +151,7 @@ function optionsFromRun(store: ResultsStore, runId: number, a: Argv, argv: strin
   return { ...stored, ca: stored.caFile ? readCa(stored.caFile) : undefined };
 }
 
-async function main(): Promise<number> {
-  const argv = hideBin(process.argv);
+export async function main(argv: string[]): Promise<number> {
   const a = await benchArgs(argv).parseAsync();
   claimDatabase(a.db);
   const watchProblems: string[] = [];

@@ -4,7 +4,6 @@
  * src/dataset/options.ts before anything is opened.
  */
 import yargs, { Argv } from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { onStopSignal } from './signals';
 import { UserError } from '../core/user-error';
@@ -98,8 +97,8 @@ export function datasetArgs(argv: string[]) {
     .help();
 }
 
-async function main(): Promise<number> {
-  const argv = (await datasetArgs(hideBin(process.argv)).parseAsync()) as Record<string, unknown> & { _: Array<string | number> };
+export async function main(args: string[]): Promise<number> {
+  const argv = (await datasetArgs(args).parseAsync()) as Record<string, unknown> & { _: Array<string | number> };
   const command = String(argv._[0]);
   if (command === 'build') return build(argv);
   if (command === 'wallets') return wallets(argv);
@@ -185,4 +184,4 @@ function summary(file: string, m: DatasetManifest, seconds?: number): string {
   return `wrote ${file}: ${m.lines} lines (${buckets})${took}\n`;
 }
 
-runCli(main);
+if (require.main === module) runCli(main);

@@ -6,7 +6,6 @@
  */
 import fs from 'node:fs';
 import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
@@ -260,8 +259,7 @@ async function finishCoordinated(
   return merged.status === 'interrupted' ? 130 : 0;
 }
 
-async function main(): Promise<number> {
-  const argv = hideBin(process.argv);
+export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'merge') return merge(argv.slice(1));
   if (argv[0] === 'hlog') return hlog(argv.slice(1));
   const a = await loadArgs(argv).parseAsync();

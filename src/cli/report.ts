@@ -4,7 +4,6 @@
  */
 import path from 'node:path';
 import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { writeReport } from '../report/report';
 import { reportOptions } from '../report/options';
@@ -16,9 +15,9 @@ import { UserError } from '../core/user-error';
 import { onSignalWhileReading } from './signals';
 import { closeOpenStores } from '../store/results';
 
-async function main(): Promise<number> {
+export async function main(argv: string[]): Promise<number> {
   let code = 0;
-  await yargs(hideBin(process.argv))
+  await yargs(argv)
     .scriptName('npm run report --')
     .command(
       '$0',
