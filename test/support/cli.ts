@@ -6,12 +6,13 @@
  *
  * A real process exits when nothing holds its event loop; a command that returned but left a
  * socket or timer holding it would hang its process. That is a failure here too: `cli` waits a
- * moment for what the command opened to close, then throws naming what is still open.
+ * moment for what the command opened (not what the test does meanwhile, e.g. a server it
+ * restarts) to close, then throws naming what is still open.
  *
  * One command at a time: stdout, stderr and the cwd are the process's, and so are the claims of
  * src/core/output-path.ts, which a command releases when it ends.
  */
-import { createHook } from 'node:async_hooks';
+import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 
 const COMMANDS = {
   bench: () => import('../../src/cli/bench'),
@@ -57,7 +58,7 @@ export async function cli(command: CommandName, argv: string[], opts: CliOptions
   const [{ main }, { runCommand }, { releaseSignalHandlers }] = await Promise.all([COMMANDS[command](), import('../../src/cli/run-cli'), import('../../src/cli/signals')]);
   running = true;
   const restore: Array<() => void> = [];
-  const opened = openedFromNow();
+  const opened = openedBy(command);
   const signalListeners = STOP_SIGNALS.map((s) => process.listenerCount(s));
   const out = { stdout: '', stderr: '', open: true };
   let exitedWith: number | undefined;
@@ -80,7 +81,7 @@ export async function cli(command: CommandName, argv: string[], opts: CliOptions
       restore.push(() => process.chdir(cwd));
     }
     const t0 = performance.now();
-    const returned = await runCommand(main, argv);
+    const returned = await opened.run(() => runCommand(main, argv));
     const ms = performance.now() - t0;
     return { code: exitedWith ?? returned, stdout: out.stdout, stderr: out.stderr, ms };
   } finally {
@@ -128,15 +129,16 @@ interface Holder {
 }
 
 /**
- * Every timer, socket, server, child process or other handle opened from now on (they can say
+ * Every timer, socket, server, child process or other handle that `run`'s work opens (they can say
  * whether they hold the loop: `hasRef`), until closed. `settled` waits until none that holds the
  * loop is left, and lets go of the hook.
  */
-function openedFromNow(): { settled(what: string): Promise<void> } {
+function openedBy(command: string): { run<T>(work: () => Promise<T>): Promise<T>; settled(what: string): Promise<void> } {
+  const context = new AsyncLocalStorage<string>();
   const open = new Map<number, { type: string; resource: Holder }>();
   const hook = createHook({
     init(id, type, _trigger, resource) {
-      if (typeof (resource as Partial<Holder>).hasRef === 'function') open.set(id, { type, resource: resource as Holder });
+      if (context.getStore() === command && typeof (resource as Partial<Holder>).hasRef === 'function') open.set(id, { type, resource: resource as Holder });
     },
     destroy(id) {
       open.delete(id);
@@ -144,12 +146,13 @@ function openedFromNow(): { settled(what: string): Promise<void> } {
   }).enable();
   const holding = () => [...open.values()].filter((h) => h.resource.hasRef()).map((h) => h.type);
   return {
+    run: (work) => context.run(command, work),
     async settled(what) {
       try {
         const end = Date.now() + SETTLE_MS;
         for (let held = holding(); held.length; held = holding()) {
           if (Date.now() > end) throw new Error(`${what}: returned, but left ${held.join(', ')} holding the event loop (its process would not have exited)`);
-          await new Promise((r) => setTimeout(r, 10).unref());
+          await new Promise((r) => setTimeout(r, 10));
         }
       } finally {
         hook.disable();
