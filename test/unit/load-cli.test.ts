@@ -1,13 +1,15 @@
 /**
- * `electrum-bench load` as a user runs it, against a local null responder (every call answered
- * with null: the engine is measured here, not a server): a line per second and a summary; a failed
- * threshold exits 99 with every result still written; Ctrl-C keeps every finished interval; user
- * errors exit 2 and write nothing.
+ * `electrum-bench load` from its argv to its exit code, against a local null responder in a
+ * process of its own (every call answered with null: the engine is measured here, not a server): a
+ * line per second and a summary; a failed threshold exits 99 with every result still written;
+ * Ctrl-C keeps every finished interval; user errors exit 2 and write nothing. The command runs in
+ * this process (test/support/cli) but where a signal is sent to it (the launcher, as a user's
+ * terminal does) or two shards run at once (one is a process of its own).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
@@ -18,6 +20,8 @@ import { loadRunTable } from '../../src/report/load-tables';
 import { writeSyntheticDataset } from '../support/synthetic-lines';
 import { until } from '../support/until';
 import { countIn } from '../support/count-in';
+import { cli } from '../support/cli';
+import { exitOf, spawnCommand } from '../support/command-process';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
@@ -36,8 +40,9 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+/** `load` in this process (test/support/cli), against the null responder. */
 function load(args: string[]) {
-  return spawnSync(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  return cli('load', ['--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, ...args]);
 }
 
 function query<T>(db: string, sql: string): T {
@@ -49,10 +54,10 @@ function query<T>(db: string, sql: string): T {
   }
 }
 
-test('a constant rate prints a line per second and a summary, stores its intervals, exits 0 when thresholds pass', () => {
+test('a constant rate prints a line per second and a summary, stores its intervals, exits 0 when thresholds pass', async () => {
   const db = path.join(tmp, 'ok.sqlite');
-  const r = load(['--rate', '100', '--duration', '3s', '--db', db, '--threshold', 'latency:p(99)<500', '--threshold', 'errors:rate<0.01']);
-  expect(r.status).toBe(0);
+  const r = await load(['--rate', '100', '--duration', '3s', '--db', db, '--threshold', 'latency:p(99)<500', '--threshold', 'errors:rate<0.01']);
+  expect(r.code).toBe(0);
   expect(r.stderr.split('\n').filter((l) => /^generic +\d+s +target 100\/s/.test(l)).length).toBeGreaterThanOrEqual(3);
   expect(r.stdout).toMatch(/load run 1/);
   expect(r.stdout).toMatch(/✓ latency:p\(99\)<500 \[generic\]/);
@@ -69,12 +74,8 @@ test('a server that answers its first 12 requests and then nothing: said first i
   try {
     const db = path.join(tmp, 'silent.sqlite');
     const summary = path.join(tmp, 'silent.json');
-    const r = spawnSync(
-      process.execPath,
-      [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${silent.port}`, '--dataset', dataset, '--rate', '50', '--duration', '2s', '--timeout', '0.5', '--db', db, '--summary-export', summary, '--no-progress'],
-      { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
-    );
-    expect(r.status).toBe(0); // no threshold failed: the exit code is not where this is said
+    const r = await cli('load', ['--server', `generic@127.0.0.1:${silent.port}`, '--dataset', dataset, '--rate', '50', '--duration', '2s', '--timeout', '0.5', '--db', db, '--summary-export', summary, '--no-progress']);
+    expect(r.code).toBe(0); // no threshold failed: the exit code is not where this is said
     const lines = r.stdout.split('\n');
     expect(lines[1]).toMatch(/^generic: answered 12 of 100, stopped answering at 0\.\d\d s \(\d+ unanswered after\)$/);
     const exported = JSON.parse(fs.readFileSync(summary, 'utf8'));
@@ -95,11 +96,11 @@ test('a server that answers its first 12 requests and then nothing: said first i
   }
 });
 
-test('an impossible threshold exits 99, prints it, and still writes every result', () => {
+test('an impossible threshold exits 99, prints it, and still writes every result', async () => {
   const db = path.join(tmp, 'fail.sqlite');
   const summary = path.join(tmp, 'summary.json');
-  const r = load(['--rate', '50', '--duration', '2s', '--db', db, '--threshold', 'latency:p(99)<0.001', '--summary-export', summary, '--no-progress']);
-  expect(r.status).toBe(99);
+  const r = await load(['--rate', '50', '--duration', '2s', '--db', db, '--threshold', 'latency:p(99)<0.001', '--summary-export', summary, '--no-progress']);
+  expect(r.code).toBe(99);
   expect(r.stdout).toMatch(/✗ latency:p\(99\)<0.001 \[generic\]/);
   const exported = JSON.parse(fs.readFileSync(summary, 'utf8'));
   expect(exported.thresholds[0].pass).toBe(false);
@@ -124,10 +125,10 @@ test('Ctrl-C stops the run, keeps every finished interval, exits 130', async () 
   expect(row.n).toBeGreaterThanOrEqual(2);
 });
 
-test('--vus N --iterations-per-vu K sends exactly N x K requests, stored as one completed run', () => {
+test('--vus N --iterations-per-vu K sends exactly N x K requests, stored as one completed run', async () => {
   const db = path.join(tmp, 'iterations.sqlite');
-  const r = load(['--vus', '3', '--iterations-per-vu', '5', '--db', db, '--json']);
-  expect(r.status).toBe(0);
+  const r = await load(['--vus', '3', '--iterations-per-vu', '5', '--db', db, '--json']);
+  expect(r.code).toBe(0);
   const summary = JSON.parse(r.stdout);
   expect(summary.model).toEqual({ kind: 'per-vu-iterations', vus: 3, iterations: 5, thinkTimeMs: 0 });
   expect(summary.servers[0].sent).toBe(15);
@@ -139,11 +140,11 @@ test('--vus N --iterations-per-vu K sends exactly N x K requests, stored as one 
   expect(row).toEqual({ status: 'completed', sent: 15, outcomes: 15 });
 });
 
-test('--find-max runs its steps one after another in one run and states the result', () => {
+test('--find-max runs its steps one after another in one run and states the result', async () => {
   const db = path.join(tmp, 'find-max.sqlite');
   // An SLO no pause of a busy machine breaks: the steps' pass is about the search, not the latency.
-  const r = load(['--find-max', '--slo', 'p99<5000ms', '--start-rate', '20', '--step-factor', '2', '--max-rate', '40', '--dwell', '2s', '--warmup', '0s', '--bisect-steps', '0', '--db', db]);
-  expect(r.status).toBe(0);
+  const r = await load(['--find-max', '--slo', 'p99<5000ms', '--start-rate', '20', '--step-factor', '2', '--max-rate', '40', '--dwell', '2s', '--warmup', '0s', '--bisect-steps', '0', '--db', db]);
+  expect(r.code).toBe(0);
   expect(r.stderr).toMatch(/^generic step 0 \(ramp\) 20\/s: achieved [\d.]+\/s, p99 [\d.]+ ms, errors\+dropped 0\.00% → pass( \[generator-bound\])?$/m); // a busy machine may flag its generator
   expect(r.stderr).toMatch(/^generic step 1 \(ramp\) 40\/s: .* → pass( \[generator-bound\])?$/m);
   expect(r.stdout).toMatch(/generic: sustained every step up to --max-rate 40\/s under p99<5000ms\n  \(generator not pinned \(CPUs [\d,-]+\); the servers' CPUs are not known here/);
@@ -151,14 +152,10 @@ test('--find-max runs its steps one after another in one run and states the resu
   expect(row).toEqual({ steps: 2, sent: 20 * 2 + 40 * 2 });
 });
 
-test('option problems are reported before any file is read or server contacted', () => {
+test('option problems are reported before any file is read or server contacted', async () => {
   const db = path.join(tmp, 'never.sqlite');
-  const r = spawnSync(process.execPath, [LAUNCHER, 'load', '--server', 'generic@127.0.0.1:1', '--dataset', path.join(tmp, 'missing.jsonl'), '--rate', '0', '--duration', '-1', '--db', db], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  expect(r.status).toBe(2);
+  const r = await cli('load', ['--server', 'generic@127.0.0.1:1', '--dataset', path.join(tmp, 'missing.jsonl'), '--rate', '0', '--duration', '-1', '--db', db]);
+  expect(r.code).toBe(2);
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
   expect(r.stderr).toMatch(/--rate must be a number > 0, got 0; --duration: cannot parse duration "-1"/);
   expect(r.stderr).not.toMatch(/missing\.jsonl|unreachable/);
@@ -177,10 +174,10 @@ test.each([
   [['--rate', '0', '--duration', '-1'], /--rate must be a number > 0, got 0; --duration: cannot parse duration "-1"/],
   [['--vus', '4', '--iterations', '2'], /--iterations 2 is fewer than --vus 4/],
   [['--vus', '0', '--iterations-per-vu', '1.5', '--timeout', '0'], /--vus must be an integer > 0, got 0; --iterations-per-vu must be an integer > 0, got 1.5; --timeout must be/],
-])('user error %j: one line, exit 2, no database', (args, message) => {
+])('user error %j: one line, exit 2, no database', async (args, message) => {
   const db = path.join(tmp, 'never.sqlite');
-  const r = load([...args, '--db', db]);
-  expect(r.status).toBe(2);
+  const r = await load([...args, '--db', db]);
+  expect(r.code).toBe(2);
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
   expect(r.stderr).toMatch(message);
   expect(fs.existsSync(db)).toBe(false);
@@ -189,21 +186,20 @@ test.each([
 test('two shards of one test, merged, make one run of the whole rate; its .hlog reads back with HdrHistogram', async () => {
   const a = path.join(tmp, 'shard1.sqlite');
   const b = path.join(tmp, 'shard2.sqlite');
-  // The shards' rendezvous, with room for two processes to start on a busy machine (a shard that
-  // misses it starts on its own next second, one off from the other).
-  const startAt = String(Math.ceil(Date.now() / 1000) + 12);
-  const run = (db: string, shard: string) =>
-    new Promise<number | null>((resolve) => {
-      const c = spawn(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--rate', '100', '--duration', '3s', '--shard', shard, '--start-at', startAt, '--db', db, '--no-progress'], { cwd: ROOT, stdio: 'ignore' });
-      c.on('exit', resolve);
-    });
-  expect(await Promise.all([run(a, '1/2'), run(b, '2/2')])).toEqual([0, 0]);
+  // One shard as its own process, the other in this one. The rendezvous leaves room for that
+  // process to start on a busy machine (a shard that misses it starts on its own next second, one
+  // off from the other).
+  const startAt = String(Math.ceil(Date.now() / 1000) + 8);
+  const shard = (db: string, which: string) => ['--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--rate', '100', '--duration', '3s', '--shard', which, '--start-at', startAt, '--db', db, '--no-progress'];
+  const first = exitOf(spawnCommand('load', shard(a, '1/2'), { cwd: ROOT, stdio: 'ignore' }));
+  const second = await cli('load', shard(b, '2/2'));
+  expect([await first, second.code]).toEqual([0, 0]);
   const perShard = [a, b].map((db) => query<{ sent: number }>(db, 'SELECT sum(sent) AS sent FROM load_intervals').sent);
   expect(perShard).toEqual([150, 150]); // every other request of the same 100/s schedule
 
   const all = path.join(tmp, 'all.sqlite');
-  const m = spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', a, b, '--db', all], { cwd: ROOT, encoding: 'utf8' });
-  expect({ status: m.status, stderr: m.stderr }).toEqual({ status: 0, stderr: '' });
+  const m = await cli('load', ['merge', a, b, '--db', all]);
+  expect({ code: m.code, stderr: m.stderr }).toEqual({ code: 0, stderr: '' });
   const merged = query<{ sent: number; ok: number; seconds: number; target: number }>(
     all,
     `SELECT sum(sent) AS sent, (SELECT sum(count) FROM load_cells WHERE outcome = 'ok') AS ok, count(*) AS seconds, max(target_rate) AS target FROM load_intervals`,
@@ -212,21 +208,21 @@ test('two shards of one test, merged, make one run of the whole rate; its .hlog 
 
   // A threshold every shard's 50/s meets but the whole test's 100/s does not: judged on the merge.
   const judged = path.join(tmp, 'judged.sqlite');
-  const j = spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', a, b, '--db', judged, '--threshold', 'rps:avg<80'], { cwd: ROOT, encoding: 'utf8' });
-  expect(j.status).toBe(99);
+  const j = await cli('load', ['merge', a, b, '--db', judged, '--threshold', 'rps:avg<80']);
+  expect(j.code).toBe(99);
   expect(j.stdout).toMatch(/✗ rps:avg<80 \[generic\]/);
   const stored = JSON.parse(query<{ thresholds_json: string }>(judged, 'SELECT thresholds_json FROM load_runs').thresholds_json);
   expect(stored).toEqual([expect.objectContaining({ threshold: 'rps:avg<80', pass: false })]);
   expect(stored[0].observed).toBeGreaterThan(80);
 
-  const refused = spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', a, a, '--db', path.join(tmp, 'bad.sqlite')], { cwd: ROOT, encoding: 'utf8' });
-  expect(refused.status).toBe(2);
+  const refused = await cli('load', ['merge', a, a, '--db', path.join(tmp, 'bad.sqlite')]);
+  expect(refused.code).toBe(2);
   expect(refused.stderr).toMatch(/both shard 1\/2/);
   expect(fs.existsSync(path.join(tmp, 'bad.sqlite'))).toBe(false);
 
   const hlog = path.join(tmp, 'all.hlog');
-  const h = spawnSync(process.execPath, [LAUNCHER, 'load', 'hlog', '--db', all, '--out', hlog], { cwd: ROOT, encoding: 'utf8' });
-  expect(h.status).toBe(0);
+  const h = await cli('load', ['hlog', '--db', all, '--out', hlog]);
+  expect(h.code).toBe(0);
   const { HistogramLogReader } = await import('hdr-histogram-js');
   const reader = new HistogramLogReader(fs.readFileSync(hlog, 'utf8'));
   let count = 0;
@@ -239,11 +235,11 @@ test('two shards of one test, merged, make one run of the whole rate; its .hlog 
   expect({ count, intervals }).toEqual({ count: 300, intervals: 3 });
 });
 
-test('--out json=FILE streams each second as a line while the run goes, then the summary: the lines add up to the summary and the database', () => {
+test('--out json=FILE streams each second as a line while the run goes, then the summary: the lines add up to the summary and the database', async () => {
   const db = path.join(tmp, 'out.sqlite');
   const out = path.join(tmp, 'out', 'intervals.jsonl');
-  const r = load(['--rate', '80', '--duration', '3s', '--db', db, '--out', `json=${out}`, '--json', '--no-progress']);
-  expect(r.status).toBe(0);
+  const r = await load(['--rate', '80', '--duration', '3s', '--db', db, '--out', `json=${out}`, '--json', '--no-progress']);
+  expect(r.code).toBe(0);
   const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   const intervals = lines.filter((l) => l.type === 'interval');
   expect(lines.at(-1).type).toBe('summary');
@@ -263,18 +259,18 @@ test('--out json=FILE streams each second as a line while the run goes, then the
   }
 });
 
-test('--out problems are found with every other one, before anything is written', () => {
+test('--out problems are found with every other one, before anything is written', async () => {
   const db = path.join(tmp, 'out-bad.sqlite');
-  const r = load(['--rate', '10', '--duration', '1s', '--db', db, '--out', 'influxdb=http://x', '--out', 'json=', '--out', 'prometheus-rw=ftp://user:hunter2@x/w', '--pipeline', '0']);
-  expect(r.status).toBe(2);
+  const r = await load(['--rate', '10', '--duration', '1s', '--db', db, '--out', 'influxdb=http://x', '--out', 'json=', '--out', 'prometheus-rw=ftp://user:hunter2@x/w', '--pipeline', '0']);
+  expect(r.code).toBe(2);
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
   expect(r.stderr).toMatch(/unknown output "influxdb" \(known: json=FILE, prometheus-rw=URL\)/);
   expect(r.stderr).toMatch(/--out prometheus-rw=URL: the URL must start with http/);
   // The password in a receiver's URL is never printed.
   expect(r.stderr).not.toMatch(/hunter2/);
   // Nor when the value is not NAME=ARG at all (`--out prometheus-rw https://…`: the URL alone).
-  const loose = load(['--rate', '10', '--duration', '1s', '--db', db, '--out', 'https://user:hunter2@x/w', '--out', 'prometheus-rw=user:hunter2@x:9090/w']);
-  expect(loose.status).toBe(2);
+  const loose = await load(['--rate', '10', '--duration', '1s', '--db', db, '--out', 'https://user:hunter2@x/w', '--out', 'prometheus-rw=user:hunter2@x:9090/w']);
+  expect(loose.code).toBe(2);
   expect(loose.stderr).toMatch(/--out: expected NAME=ARG/);
   expect(loose.stderr).toMatch(/must start with http/);
   expect(loose.stderr).not.toMatch(/hunter2/);
@@ -282,8 +278,8 @@ test('--out problems are found with every other one, before anything is written'
   expect(r.stderr).toMatch(/--pipeline/);
   expect(fs.existsSync(db)).toBe(false);
   // Wallet load takes outputs too: a bad one is found with its other problems.
-  const wallet = load(['--workload', 'electrum', '--rate', '1', '--out', 'json=', '--db', db]);
-  expect(wallet.status).toBe(2);
+  const wallet = await load(['--workload', 'electrum', '--rate', '1', '--out', 'json=', '--db', db]);
+  expect(wallet.code).toBe(2);
   expect(wallet.stderr.trim().split('\n')).toHaveLength(1);
   expect(wallet.stderr).toMatch(/--out json=FILE: give the file to write/);
   expect(wallet.stderr).toMatch(/--dataset apply to request-level load only/);
@@ -292,8 +288,8 @@ test('--out problems are found with every other one, before anything is written'
 
 test('--dashboard problems are one line, exit 2, nothing written: a bad address, a port in use, wallet load', async () => {
   const db = path.join(tmp, 'dash-bad.sqlite');
-  const bad = load(['--rate', '10', '--duration', '1s', '--db', db, '--dashboard', 'localhost:99999', '--pipeline', '0']);
-  expect(bad.status).toBe(2);
+  const bad = await load(['--rate', '10', '--duration', '1s', '--db', db, '--dashboard', 'localhost:99999', '--pipeline', '0']);
+  expect(bad.code).toBe(2);
   expect(bad.stderr.trim().split('\n')).toHaveLength(1);
   expect(bad.stderr).toMatch(/--dashboard "localhost:99999": expected PORT or HOST:PORT/);
   expect(bad.stderr).toMatch(/--pipeline/);
@@ -304,13 +300,8 @@ test('--dashboard problems are one line, exit 2, nothing written: a bad address,
     const port = (taken.address() as AddressInfo).port;
     const exportFile = path.join(tmp, 'dash-bad', 'run.html');
     const started = Date.now();
-    const r = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--rate', '10', '--duration', '1s', '--db', db, '--dashboard', String(port), '--dashboard-export', exportFile], { cwd: ROOT });
-      let stderr = '';
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('close', (status) => resolve({ status, stderr }));
-    });
-    expect(r.status).toBe(2);
+    const r = await load(['--rate', '10', '--duration', '1s', '--db', db, '--dashboard', String(port), '--dashboard-export', exportFile]);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`--dashboard 127.0.0.1:${port}: cannot listen there \\(the port is in use\\)`));
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(fs.existsSync(db)).toBe(false);
@@ -318,18 +309,18 @@ test('--dashboard problems are one line, exit 2, nothing written: a bad address,
   } finally {
     taken.close();
   }
-  const wallet = load(['--workload', 'electrum', '--rate', '1', '--dashboard', 'localhost:99999', '--db', db]);
-  expect(wallet.status).toBe(2);
+  const wallet = await load(['--workload', 'electrum', '--rate', '1', '--dashboard', 'localhost:99999', '--db', db]);
+  expect(wallet.code).toBe(2);
   expect(wallet.stderr).toMatch(/--dashboard "localhost:99999": expected PORT or HOST:PORT/);
   expect(wallet.stderr).toMatch(/--dataset apply to request-level load only/);
   expect(fs.existsSync(db)).toBe(false);
 });
 
-test('--dashboard-export saves the run as one page whose totals, added up from the intervals, are the summary\'s', () => {
+test('--dashboard-export saves the run as one page whose totals, added up from the intervals, are the summary\'s', async () => {
   const db = path.join(tmp, 'dash.sqlite');
   const exportFile = path.join(tmp, 'dash', 'run.html');
-  const r = load(['--rate', '50', '--duration', '3s', '--db', db, '--json', '--dashboard-export', exportFile, '--threshold', 'latency:p(99)<5000']);
-  expect(r.status).toBe(0);
+  const r = await load(['--rate', '50', '--duration', '3s', '--db', db, '--json', '--dashboard-export', exportFile, '--threshold', 'latency:p(99)<5000']);
+  expect(r.code).toBe(0);
   const summary = JSON.parse(r.stdout) as { servers: Array<{ sent: number; answered: number; ok: number; dropped: number; latencyMs: Record<string, number> }> };
   const page = fs.readFileSync(exportFile, 'utf8');
   const embedded = /const EMBEDDED = (\{.*\});\n/.exec(page);
