@@ -3,21 +3,18 @@
  * started again on the same port): the load reconnects and goes on, the outage shows as errors in
  * the seconds it lasted and as one outage from the first request the closed server failed to the
  * first answer after its return, and no request is lost: every one sent has an outcome on record.
+ * The load command runs in this process (test/support/cli) while the test restarts the server.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { restartMisbehavingServer, startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
 import { reportOptions } from '../../src/report/options';
 import { readModels } from '../../src/report/report';
 import { loadRunTable } from '../../src/report/load-tables';
 import { writeSyntheticDataset, EMPTY } from '../support/synthetic-lines';
-
-const ROOT = path.resolve(__dirname, '..', '..');
-const LOADER = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json', { paths: [ROOT] })), 'dist', 'loader.mjs')).href;
+import { cli } from '../support/cli';
 
 let tmp: string;
 const servers: Misbehaving[] = [];
@@ -50,22 +47,14 @@ test('a load across a server restart: reconnects, the outage is errors in its se
   const first = await startMisbehavingServer({ emptyAnswers: true });
   servers.push(first);
   const db = path.join(tmp, 'l.sqlite');
-  const child = spawn(
-    process.execPath,
-    ['--import', LOADER, path.join(ROOT, 'src', 'cli', 'load.ts'), '--no-progress', '--server', `generic@127.0.0.1:${first.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--rate', '40', '--duration', '7s', '--connections', '2', '--timeout', '2', '--db', db],
-    { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const done = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const load = cli('load', ['--no-progress', '--server', `generic@127.0.0.1:${first.port}`, '--dataset', path.join(tmp, 'd.jsonl'), '--rate', '40', '--duration', '7s', '--connections', '2', '--timeout', '2', '--db', db], { cwd: tmp });
   // Down for 1.5 s once the load has run for a second or two.
   const until = Date.now() + 30_000;
   while (intervals(db) < 2 && Date.now() < until) await wait(50);
   const { second, closedAt, backAt } = await restartMisbehavingServer(first, { emptyAnswers: true }, 1500);
   servers.push(second);
-  expect({ code: await done, stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+  const { code, stdout, stderr } = await load;
+  expect({ code, stderr }).toEqual({ code: 0, stderr: expect.any(String) });
 
   const c = new Database(db, { readonly: true });
   const run = c.prepare("SELECT status FROM runs WHERE kind = 'load'").get() as { status: string };
