@@ -1,5 +1,8 @@
-/** `cluster render`: the manifests of a coordinated test, checked against the Kubernetes schema and run through a real shell. */
-import { execFileSync, spawnSync } from 'node:child_process';
+/**
+ * `cluster render`: the manifests of a coordinated test, checked against the Kubernetes schema and
+ * run through a real shell; the command line run in this process (test/support/cli).
+ */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +10,7 @@ import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { manifestList, renderManifests, specProblems, type ClusterSpec } from '../../src/cluster/render';
+import { cli } from '../support/cli';
 
 const spec = (over: Partial<ClusterSpec> = {}): ClusterSpec => ({
   name: 'eb-test',
@@ -95,29 +99,29 @@ test('every problem with the cluster options at once: a name too long for a pod 
 });
 
 describe('the command line', () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/cluster.ts', ...args], { encoding: 'utf8', timeout: 30_000 });
+  const cluster = (args: string[]) => cli('cluster', args);
   const dataset = path.join(os.tmpdir(), `eb-render-${process.pid}.jsonl`);
   beforeAll(() => fs.writeFileSync(dataset, '{"address":"bcrt1qx","scripthash":"00","type":"p2wpkh","txCount":1}\n'));
   afterAll(() => fs.rmSync(dataset, { force: true }));
 
-  test('render prints the List; the dataset goes into the ConfigMap and the pod reads it from /config', () => {
-    const r = cli(['render', '--shards', '3', '--name', 'eb', '--', 'load', '--server', 'electrumx@10.0.0.5:50001', '--dataset', dataset, '--rate', '90', '--db', 'out/x.sqlite']);
+  test('render prints the List; the dataset goes into the ConfigMap and the pod reads it from /config', async () => {
+    const r = await cluster(['render', '--shards', '3', '--name', 'eb', '--', 'load', '--server', 'electrumx@10.0.0.5:50001', '--dataset', dataset, '--rate', '90', '--db', 'out/x.sqlite']);
     expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
     const [configMap, , job] = JSON.parse(r.stdout).items;
     expect(Object.values(configMap.data)).toEqual([fs.readFileSync(dataset, 'utf8')]);
     const args = job.spec.template.spec.containers[0].command.slice(4);
     expect(args).toEqual(['--server', 'electrumx@10.0.0.5:50001', '--dataset', `/config/${path.basename(dataset)}`, '--rate', '90', '--db', '/results/x.sqlite']);
   });
 
-  test('a wallet load renders too: the wallets file goes into the ConfigMap, each pod holds its share', () => {
+  test('a wallet load renders too: the wallets file goes into the ConfigMap, each pod holds its share', async () => {
     const wallets = path.join(os.tmpdir(), `eb-render-wallets-${process.pid}.jsonl`);
     // The pods read it; render only carries it.
     fs.writeFileSync(wallets, '{"wallet":"w1"}\n');
     try {
-      const r = cli(['render', '--shards', '4', '--name', 'eb', '--', 'load', '--workload', 'electrum', '--server', 'electrumx@10.0.0.5:50001', '--wallets', wallets, '--hold', '1000', '--notify', '--db', 'w.sqlite']);
+      const r = await cluster(['render', '--shards', '4', '--name', 'eb', '--', 'load', '--workload', 'electrum', '--server', 'electrumx@10.0.0.5:50001', '--wallets', wallets, '--hold', '1000', '--notify', '--db', 'w.sqlite']);
       expect(r.stderr).toBe('');
-      expect(r.status).toBe(0);
+      expect(r.code).toBe(0);
       const objects = JSON.parse(r.stdout).items as Array<Record<string, any>>;
       for (const o of objects) expect(() => new MODELS[o.kind](o).validate()).not.toThrow();
       const [configMap, , job] = objects;
@@ -137,9 +141,9 @@ describe('the command line', () => {
     [['--', 'bench', '--server', 'x'], /starting with load/],
     [['--', 'load', '--server', 'electrumx@10.0.0.5:50001', '--dataset', 'D', '--rate', '10', '--out', 'prometheus-rw=https://me:hunter2@prom.example/api/v1/write'], /holds a user or password/],
     [['--', 'load', '--server', 'electrumx@10.0.0.5:50001', '--dataset', 'D', '--rate', '10', '--dashboard', '0'], /--dashboard would show one shard/],
-  ])('a mistake in %j is one line, exit 2, nothing printed on stdout', (rest, message) => {
-    const r = cli(['render', '--shards', '2', ...rest.map((a) => (a === 'D' ? dataset : a))]);
-    expect(r.status).toBe(2);
+  ])('a mistake in %j is one line, exit 2, nothing printed on stdout', async (rest, message) => {
+    const r = await cluster(['render', '--shards', '2', ...rest.map((a) => (a === 'D' ? dataset : a))]);
+    expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(message);
