@@ -11,7 +11,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { arrivalOffsetsNs } from '../../src/engine/arrival-driver';
 import { poissonArrivals, type PoissonArrivalRate } from '../../src/engine/executors/poisson-arrival-rate';
@@ -24,6 +23,8 @@ import type { IntervalRecord } from '../../src/core/load-types';
 import { startMisbehavingServer, startMisbehavingServerProcess } from '../support/misbehaving-server';
 import { syntheticLines } from '../support/synthetic-lines';
 import { loadOptions, localTarget } from '../support/load-options';
+import { cli } from '../support/cli';
+import { exitOf, spawnCommand } from '../support/command-process';
 
 const model = (rate: number, seed = 'electrum-bench'): PoissonArrivalRate => ({ kind: 'poisson-arrival-rate', rate, seed });
 const schedule = (m: PoissonArrivalRate, durationMs: number, shard?: { index: number; count: number }) => [...arrivalOffsetsNs(poissonArrivals(m, durationMs, shard))];
@@ -154,7 +155,6 @@ test('the load runner sends exactly its schedule, each arrival one outcome, a sh
 
 describe('load --poisson-rate', () => {
   const ROOT = path.resolve(__dirname, '..', '..');
-  const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
   let tmp: string;
   let srv: { port: number; close(): void };
   let dataset: string;
@@ -170,7 +170,7 @@ describe('load --poisson-rate', () => {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  const args = (extra: string[]) => [LAUNCHER, 'load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--no-progress', ...extra];
+  const args = (extra: string[]) => ['--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--no-progress', ...extra];
   const query = <T>(db: string, sql: string): T => {
     const d = new Database(db, { readonly: true });
     try {
@@ -195,10 +195,10 @@ describe('load --poisson-rate', () => {
     [['--poisson-rate', 'often'], /--poisson-rate must be a number, got "often"/],
     [['--poisson-rate', '10', '--arrival-seed', ''], /--arrival-seed needs a value/],
     [['--find-max', '--slo', 'p99<100ms', '--poisson-rate', '10'], /^--find-max chooses the rates itself; drop --poisson-rate$/],
-  ])('user error %j: one line, exit 2, no database', (extra, message) => {
+  ])('user error %j: one line, exit 2, no database', async (extra, message) => {
     const db = path.join(tmp, 'never.sqlite');
-    const r = spawnSync(process.execPath, args([...extra, '--db', db]), { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-    expect(r.status).toBe(2);
+    const r = await cli('load', args([...extra, '--db', db]));
+    expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr.trim().replace(/^electrum-bench: /, '')).toMatch(message);
     expect(fs.existsSync(db)).toBe(false);
@@ -207,25 +207,24 @@ describe('load --poisson-rate', () => {
   test('two shards send their shares of one schedule, and load merge makes them the whole test; a shard of another seed is refused', async () => {
     const m = model(100, 'shards');
     const startAt = String(Math.ceil(Date.now() / 1000) + 6);
-    const shard = (db: string, which: string, seed = 'shards') =>
-      new Promise<number | null>((resolve) => {
-        const c = spawn(process.execPath, args(['--poisson-rate', '100', '--arrival-seed', seed, '--duration', '2s', '--shard', which, '--start-at', startAt, '--db', db]), { cwd: ROOT, stdio: 'ignore' });
-        c.on('exit', resolve);
-      });
+    const shard = (db: string, which: string, seed = 'shards') => args(['--poisson-rate', '100', '--arrival-seed', seed, '--duration', '2s', '--shard', which, '--start-at', startAt, '--db', db]);
     const [a, b, other] = ['s1.sqlite', 's2.sqlite', 'other.sqlite'].map((f) => path.join(tmp, f));
-    expect(await Promise.all([shard(a, '1/2'), shard(b, '2/2'), shard(other, '2/2', 'another')])).toEqual([0, 0, 0]);
+    // Two shards as processes of their own, one in this process, all at --start-at.
+    const own = [shard(a, '1/2'), shard(other, '2/2', 'another')].map((argv) => exitOf(spawnCommand('load', argv, { cwd: ROOT, stdio: 'ignore' })));
+    const here = await cli('load', shard(b, '2/2'));
+    expect([...(await Promise.all(own)), here.code]).toEqual([0, 0, 0]);
     const sent = (db: string) => query<{ sent: number }>(db, 'SELECT sum(sent) AS sent FROM load_intervals').sent;
     expect([sent(a), sent(b)]).toEqual([1, 2].map((index) => schedule(m, 2000, { index, count: 2 }).length));
     expect(JSON.parse(query<{ model_json: string }>(a, 'SELECT model_json FROM load_runs').model_json)).toEqual(m);
 
     const all = path.join(tmp, 'all.sqlite');
-    const merged = spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', a, b, '--db', all], { cwd: ROOT, encoding: 'utf8' });
-    expect({ status: merged.status, stderr: merged.stderr }).toEqual({ status: 0, stderr: '' });
+    const merged = await cli('load', ['merge', a, b, '--db', all]);
+    expect({ code: merged.code, stderr: merged.stderr }).toEqual({ code: 0, stderr: '' });
     expect(sent(all)).toBe(schedule(m, 2000).length);
     expect(query<{ model_text: string }>(all, 'SELECT model_text FROM load_runs')).toEqual({ model_text: 'open, Poisson arrivals averaging 100/s (seed shards)' });
 
-    const refused = spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', a, other, '--db', path.join(tmp, 'bad.sqlite')], { cwd: ROOT, encoding: 'utf8' });
-    expect(refused.status).toBe(2);
+    const refused = await cli('load', ['merge', a, other, '--db', path.join(tmp, 'bad.sqlite')]);
+    expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/ran a different load model than .*: arrival seed another instead of shards/);
     expect(fs.existsSync(path.join(tmp, 'bad.sqlite'))).toBe(false);
   });
