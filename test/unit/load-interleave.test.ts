@@ -1,5 +1,6 @@
 /**
- * `load --interleave --baseline` as a user runs it, against two local responders (one answering at
+ * `load --interleave --baseline` from its argv to its exit code (run in this process:
+ * test/support/cli), against two local responders in processes of their own (one answering at
  * once, one 3 ms late: the engine and the verdict are what is measured here, not a server): the
  * servers take turns, B's turns are judged against A's of the same round, the verdict is printed
  * after the summary, stored with the run and shown by `report` and `report compare --a/--b` alike,
@@ -8,15 +9,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { startMisbehavingServerProcess } from '../support/misbehaving-server';
 import { reportOptions } from '../../src/report/options';
 import { writeReport } from '../../src/report/report';
 import { writeSyntheticDataset } from '../support/synthetic-lines';
+import { cli } from '../support/cli';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
 let tmp: string;
 let dataset: string;
 const responders: Array<{ port: number; close(): void }> = [];
@@ -32,8 +31,6 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const cli = (command: string, args: string[]) => spawnSync(process.execPath, [LAUNCHER, command, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
-
 /** The verdict cell of a text or Markdown table's row for `server` and `percentile`. */
 function verdictCell(text: string, server: string, percentile: string): string | undefined {
   const row = text.split('\n').find((l) => new RegExp(`^\\|? *${server} +\\|? *${percentile} `).test(l));
@@ -43,11 +40,11 @@ function verdictCell(text: string, server: string, percentile: string): string |
 test('B 3 ms late in every turn: slower turn by turn, exit 99 with --fail-on-regression; the same verdict stored, reported and compared', async () => {
   const [fast, slow] = responders;
   const db = path.join(tmp, 'ab.sqlite');
-  const r = cli('load', [
+  const r = await cli('load', [
     '--server', `a=generic@127.0.0.1:${fast.port}`, '--server', `b=generic@127.0.0.1:${slow.port}`, '--dataset', dataset,
     '--rate', '50', '--duration', '10s', '--interleave', '1s', '--baseline', 'a', '--fail-on-regression', '10', '--db', db, '--no-progress',
   ]);
-  expect(r.status).toBe(99);
+  expect(r.code).toBe(99);
   expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^regression beyond 10 %: b vs a load p50 slower \+\d+\.\d % \[\+[\d.]+, \+[\d.]+\], sign test n=10 p=0\.\d{3}/);
   expect(r.stdout.split('\n')[0]).toBe('in turns of 1s, one server at a time (a b, then b a, …): each server loaded 10s in 10 turns');
   expect(r.stdout).toMatch(/outcomes \(a\): ok 500 = 500 scheduled/);
@@ -93,25 +90,25 @@ test('B 3 ms late in every turn: slower turn by turn, exit 99 with --fail-on-reg
   expect(firstOf('b', 1)).toBeLessThan(firstOf('a', 1));
 
   // So does report compare on the one database: B against A as recorded, and A against B the other way round.
-  const compared = cli('report', ['compare', '--db', db, '--a', 'a', '--b', 'b', '--fail-on-regression', '10']);
-  expect(compared.status).toBe(99);
+  const compared = await cli('report', ['compare', '--db', db, '--a', 'a', '--b', 'b', '--fail-on-regression', '10']);
+  expect(compared.code).toBe(99);
   expect(compared.stdout).toMatch(/## Load, turn by turn/);
   expect(verdictCell(compared.stdout, 'b vs a', 'p50')).toBe(printed);
-  const reversed = cli('report', ['compare', '--db', db, '--a', 'b', '--b', 'a', '--fail-on-regression', '10']);
-  expect(reversed.status).toBe(0);
+  const reversed = await cli('report', ['compare', '--db', db, '--a', 'b', '--b', 'a', '--fail-on-regression', '10']);
+  expect(reversed.code).toBe(0);
   expect(verdictCell(reversed.stdout, 'a vs b', 'p50')).toMatch(/^faster −\d+\.\d % \[−[\d.]+, −[\d.]+\]/);
-  const missing = cli('report', ['compare', '--db', db, '--a', 'a', '--b', 'c']);
-  expect(missing.status).toBe(2);
+  const missing = await cli('report', ['compare', '--db', db, '--a', 'a', '--b', 'c']);
+  expect(missing.code).toBe(2);
   expect(missing.stderr.trim()).toBe(`electrum-bench: --a/--b: no server named c in ${db}: its latest load run, interleaved, load run 1, has a, b`);
 }, 120_000);
 
-test('too few rounds for a verdict: warned before the run, and the table says why there is none; exit 0', () => {
+test('too few rounds for a verdict: warned before the run, and the table says why there is none; exit 0', async () => {
   const [fast, slow] = responders;
-  const r = cli('load', [
+  const r = await cli('load', [
     '--server', `a=generic@127.0.0.1:${fast.port}`, '--server', `b=generic@127.0.0.1:${slow.port}`, '--dataset', dataset,
     '--rate', '20', '--duration', '2s', '--interleave', '1s', '--baseline', 'a', '--fail-on-regression', '10', '--db', path.join(tmp, 'few.sqlite'), '--no-progress',
   ]);
-  expect(r.status).toBe(0);
+  expect(r.code).toBe(0);
   expect(r.stderr.trim()).toBe('electrum-bench: warning: --baseline: 2 rounds (--duration 2s in turns of 1s) give no verdict, which needs 10: lengthen --duration or shorten --interleave');
   const rows = r.stdout.split('\n').filter((l) => l.startsWith('b vs a'));
   expect(rows).toHaveLength(2);
