@@ -8,16 +8,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { reportOptions } from '../../src/report/options';
 import { writeReport } from '../../src/report/report';
 import { ResultsStore } from '../../src/store/results';
 import { SCHEMA_VERSION } from '../../src/store/schema';
+import { cli } from '../support/cli';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'db-v7');
 const EXPECTED = path.join(FIXTURES, 'expected');
-const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
 /** Where the previous version's reports were made; the expected files name their databases there. */
 const MADE_IN = '/tmp/fxrep/';
 const KINDS = ['bench', 'load', 'wallet-bench', 'wallet-load', 'index'] as const;
@@ -94,16 +93,16 @@ test('the numbers version 7 printed still select its runs: --load-run 1, --walle
   expect(fs.readFileSync(path.join(tmp, 'named', 'bench-1', 'summary.md'), 'utf8')).toContain(`From \`${bench}\`, run 1.`);
 });
 
-test('`report` and `report compare` from the command line: the report as before, and the same delta figures', () => {
+test('`report` and `report compare` from the command line: the report as before, and the same delta figures', async () => {
   const dir = path.join(tmp, 'cli');
   const a = copyOf('bench', dir);
   const b = copyOf('bench', dir, 'b2.sqlite');
   const out = path.join(dir, 'report-bench');
-  const report = spawnSync(process.execPath, [LAUNCHER, 'report', '--db', a, '--out', out], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-  expect({ status: report.status, stderr: report.stderr }).toEqual({ status: 0, stderr: '' });
+  const report = await cli('report', ['--db', a, '--out', out]);
+  expect({ code: report.code, stderr: report.stderr }).toEqual({ code: 0, stderr: '' });
   expect(report.stdout).toBe(expected('bench.report-stdout.txt', dir));
-  const compare = spawnSync(process.execPath, [LAUNCHER, 'report', 'compare', '--db', a, '--db', b], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-  expect({ status: compare.status, stderr: compare.stderr }).toEqual({ status: 0, stderr: '' });
+  const compare = await cli('report', ['compare', '--db', a, '--db', b]);
+  expect({ code: compare.code, stderr: compare.stderr }).toEqual({ code: 0, stderr: '' });
   // The same figures as the previous version printed (server, method, addresses, A and B p50); the
   // change column became a verdict, which for a database against itself is no change.
   const figures = (md: string) => [...md.matchAll(/^\| (\w+) \| (\w+) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| (.+) \|$/gm)].map((m) => m.slice(1, 6).join(' '));
