@@ -1,18 +1,15 @@
 /**
- * A command as its own process, where the process is the point (a SIGKILL, a signal, two shards
- * at once): node running src/cli/<command>.ts through tsx's loader, with no launcher in between,
- * so that a kill or a signal reaches the command itself.
+ * A command as its own process, where the process is the point (a SIGKILL, two shards at once):
+ * node running src/cli/<command> (built by the tier's setup, or through tsx: test/support/build.ts),
+ * with no launcher in between, so that a kill reaches the command itself.
  */
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { runnable } from './build';
 import type { CommandName } from './cli';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const LOADER = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json', { paths: [ROOT] })), 'dist', 'loader.mjs')).href;
-
 export function spawnCommand(command: CommandName, args: string[], options: SpawnOptions = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', LOADER, path.join(ROOT, 'src', 'cli', `${command}.ts`), ...args], options);
+  const { flags, module } = runnable(`src/cli/${command}.ts`);
+  return spawn(process.execPath, [...flags, module, ...args], options);
 }
 
 /** Its exit code (null: ended by a signal). */

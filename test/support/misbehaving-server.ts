@@ -248,8 +248,10 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
  */
 export async function startMisbehavingServerProcess(opts: Omit<MisbehavingOptions, 'port'> = {}): Promise<{ port: number; close(): void }> {
   const { spawn } = await import('node:child_process');
-  const code = `require(${JSON.stringify(__filename)}).startMisbehavingServer(${JSON.stringify(opts)}).then((s) => console.log(s.port))`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const { runnable } = await import('./build');
+  const { flags, module } = runnable('test/support/misbehaving-server.ts');
+  const code = `require(${JSON.stringify(module)}).startMisbehavingServer(${JSON.stringify(opts)}).then((s) => console.log(s.port))`;
+  const child = spawn(process.execPath, [...flags, '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     child.once('exit', (c) => reject(new Error(`misbehaving server process exited with ${c}`)));

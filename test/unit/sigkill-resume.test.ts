@@ -7,15 +7,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { seededRandom } from '../../src/core/random';
 import { restartMisbehavingServer, startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
 import { writeSyntheticDataset, EMPTY } from '../support/synthetic-lines';
+import { spawnCommand } from '../support/command-process';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const LOADER = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json', { paths: [ROOT] })), 'dist', 'loader.mjs')).href;
 const LINES = 20;
 const METHODS = 3;
 const PASSES = 200;
@@ -36,7 +33,7 @@ afterAll(async () => {
 
 /** The bench command as its own process (no launcher in between: the kill must hit the writer itself). */
 function bench(args: string[]) {
-  const child = spawn(process.execPath, ['--import', LOADER, path.join(ROOT, 'src', 'cli', 'bench.ts'), '--no-progress', ...args], { cwd: tmp, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawnCommand('bench', ['--no-progress', ...args], { cwd: tmp, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const done = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
