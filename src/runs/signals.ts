@@ -8,6 +8,8 @@
  * DUPLICATE_MS of the first are that one request, not an impatient second one (a person's second
  * Ctrl-C, or a script's second kill, comes far later).
  */
+import { stoppedCode } from './exit-code';
+
 const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const DUPLICATE_MS = 40;
 
@@ -41,7 +43,7 @@ export function onStopSignal(stop: (signal: NodeJS.Signals) => void, beforeForce
         beforeForcedExit?.();
       } finally {
         process.stderr.write(`\n${signal} again: exiting now\n`);
-        process.exit(130);
+        process.exit(stoppedCode(signal));
       }
     }
     first = { signal, at: Date.now() };
@@ -73,7 +75,7 @@ function exitOnSignal(cleanup: () => void, says: (signal: NodeJS.Signals) => str
       cleanup();
     } finally {
       process.stderr.write(`electrum-bench: ${says(signal)}\n`);
-      process.exit(130);
+      process.exit(stoppedCode(signal));
     }
   };
   return install(handler);
