@@ -9,7 +9,7 @@ import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } f
 import { startFailure, type MeasuringPool } from '../transports/transport';
 import { openPool, transportOf } from '../transports/registry';
 import { wrongChain, type ExpectedNetwork } from '../dataset/expected-network';
-import { headerHash } from '../dataset/network';
+import { headerHash, isHeaderHex } from '../dataset/network';
 import { onSignalBeforeStart } from './signals';
 import { releaseClaims } from '../core/output-path';
 import { labTargets } from './lab-targets';
@@ -151,7 +151,7 @@ async function checkChain(t: ServerTarget, pool: MeasuringPool, expected: Expect
   } catch {
     return; // a server that does not serve headers cannot be checked; its answers will show the rest
   }
-  if (typeof header !== 'string' || !/^[0-9a-f]{160}$/i.test(header)) return;
+  if (!isHeaderHex(header)) return;
   const chain = wrongChain(expected, headerHash(header));
   if (chain) throw new UserError(`server ${t.name} (${targetUrl(t)}) is on ${chain}, not the chain of ${expected.source}`);
 }
