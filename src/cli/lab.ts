@@ -2,16 +2,18 @@
  * `npm run lab -- up|down|status|reset [--json] [--seed S] [--without esplora fulcrum prometheus] [--with electrumx@1.20.0]`
  * `npm run lab -- mine [N] [--pay ADDRESS ...] [--amount SATS]`
  * Progress goes to stderr; the result (status table or JSON) to stdout. Exit codes: 0 done / lab up,
- * 1 failure or (status) lab not fully up, 2 a problem the user can fix (missing tool, lab already up).
+ * 1 (status) lab not fully up, or a failure (one line naming its details file: runCli), 2 a problem
+ * the user can fix (missing tool, lab already up).
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { LAB_DEFAULT_SEED, LAB_OPTIONAL, LAB_SERVERS, parseLabVersion, versionProblems, type ElectrumServerName, type LabOptional, type LabVersion } from '../lab/config';
 import { labDown, labInterruptUp, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
-import { isUserError, UserError } from '../core/user-error';
+import { UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
 import { tasksetProblem } from '../core/cpu-set';
 import { cpuOption } from './validate';
+import { runCli } from './run-cli';
 
 interface Args {
   json: boolean;
@@ -133,7 +135,7 @@ async function mine(args: Args): Promise<number> {
   return status.up ? 0 : 1;
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   let run: ((a: Args) => Promise<number>) | undefined;
   const argv = await yargs(hideBin(process.argv))
     .scriptName('npm run lab --')
@@ -177,7 +179,7 @@ async function main(): Promise<void> {
   const taskset = cpus ? tasksetProblem('--cpus') : undefined;
   if (taskset) problems.push(taskset);
   if (problems.length) throw new UserError(problems.join('; '));
-  const code = await run!({
+  return run!({
     json: argv.json,
     seed: argv.seed,
     scale: argv.scale,
@@ -188,15 +190,6 @@ async function main(): Promise<void> {
     amount: argv.amount,
     cpus,
   });
-  process.exit(code);
 }
 
-main().catch((err: unknown) => {
-  if (isUserError(err)) {
-    process.stderr.write(`error: ${err.message}\n`);
-    process.exit(err.exitCode);
-  }
-  process.stderr.write(`error: ${(err as Error).message}\n`);
-  if (process.env.DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
-  process.exit(1);
-});
+runCli(main, { exit: true });

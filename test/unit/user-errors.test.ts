@@ -18,7 +18,7 @@ import { GENESIS_HEADER } from '../support/genesis';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const CLI = { bench: 'bench.ts', dataset: 'dataset.ts', report: 'report.ts', load: 'load.ts', 'index-bench': 'index-bench.ts', cluster: 'cluster.ts' } as const;
+const CLI = { bench: 'bench.ts', dataset: 'dataset.ts', report: 'report.ts', load: 'load.ts', 'index-bench': 'index-bench.ts', cluster: 'cluster.ts', lab: 'lab.ts' } as const;
 /** tsx needs about a second per start on a busy 2-core machine: a few at a time keeps it short. */
 const PARALLEL = 3;
 const PER_COMMAND_MS = 30_000;
@@ -440,6 +440,9 @@ const CASES: Case[] = [
   { name: 'numbers: dataset build --count-timeout 99999999 (beyond a timer)', cli: 'dataset', args: (c) => ['build', ...build(c, { 'count-timeout': '99999999' })], names: () => ['--count-timeout', '99999999'] },
   { name: 'numbers: index-bench --repeat abc', cli: 'index-bench', args: (c) => ['--repeat', 'abc', '--db', path.join(c.dir, 'i.sqlite')], names: () => ['--repeat', '"abc"'] },
   { name: 'paths: index-bench --db under /proc', cli: 'index-bench', args: () => ['--db', '/proc/eb-nodir/i.sqlite'], names: () => ['--db', '/proc/eb-nodir'] },
+  // the lab ends through the same handler as every command: its refusals are one line, before anything starts
+  { name: 'lab: mine 0 blocks', cli: 'lab', args: () => ['mine', '0'], names: () => ['mine', 'got 0'] },
+  { name: 'lab: up --with a version that is not SERVER@VERSION', cli: 'lab', args: () => ['up', '--with', 'electrs@'], names: () => ['--with', '"electrs@"'] },
 
   // servers that connect and then misbehave: said what they did, in one line, not the pool's internals
   { name: 'server: bench, connects and never answers', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.silent}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--timeout', '1'], names: (c) => [`127.0.0.1:${c.silent}`, 'connected, but did not answer server.version within 1 s'] },
