@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describeBuilt, labEnv } from './lab/env';
 import { labRestartServer } from '../src/lab/lab';
 import { BenchRunner } from '../src/bench/runner';
-import type { ServerTarget } from '../src/core/targets';
+import type { ServerTarget } from '../src/servers/targets';
 import { ResultsStore } from '../src/store/results';
 import { readDataset } from '../src/dataset/line';
 import { EsploraRestClient } from '../src/esplora/rest-client';

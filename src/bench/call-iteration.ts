@@ -11,13 +11,13 @@ import type { PlanContext, PlanPart } from '../engine/iteration';
 import { plannedIteration } from '../engine/iterations/planned';
 import { answerSizeProblem } from '../servers/answer-size';
 import { classify, PROFILES } from '../servers/profiles';
-import type { ServerTarget } from '../core/targets';
+import type { ServerTarget } from '../servers/targets';
 import type { SampleRow } from '../store/results';
 import { METHODS, type MethodName } from './methods';
 import { plannedPass, type OrderPlan, type PlannedCall } from './order';
 import type { SelfMonitor } from './selfcheck';
 import type { MeasuringPool, Tip } from '../transports/transport';
-import type { DoneSet } from './runner';
+import type { DoneSet } from './done-set';
 
 export type BenchCall = PlannedCall<MethodName>;
 

@@ -13,6 +13,7 @@ import { UserError } from '../core/user-error';
 import { MethodName } from './methods';
 import { CallOrder } from './order';
 import { benchCallIteration } from './call-iteration';
+import { DoneSet } from './done-set';
 import type { PlanContext } from '../engine/iteration';
 import type { Pacer } from '../engine/executors/executor';
 import { planExecutorFor } from '../engine/executors/registry';
@@ -22,7 +23,7 @@ import { SampleRows } from '../engine/sinks/sample-rows';
 import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
 import { startFailure, type MeasuringPool, type Tip } from '../transports/transport';
 import { followTip, openPool } from '../transports/registry';
-import { ServerTarget, targetUrl } from '../core/targets';
+import { ServerTarget, targetUrl } from '../servers/targets';
 import { toolInfo } from '../core/tool-info';
 
 /** A call's one sample as the run's sinks get it: with its server's name and how many calls of the plan are measured now. */
@@ -332,41 +333,6 @@ export class BenchRunner extends EventEmitter {
       if (s !== undefined && m >= 0 && pass < opts.passes && addressIdx < run.dataset_lines) done.add(s, pass, addressIdx, m);
     });
     return { runId, serverIds, done };
-  }
-}
-
-/**
- * Which calls of a run are already measured, one bit per planned call: a resumed run of 10 M calls
- * needs 1.25 MB here, not a set of 10 M strings.
- */
-export class DoneSet {
-  private readonly bits: Uint8Array;
-  count = 0;
-
-  constructor(
-    passes: number,
-    private readonly addresses: number,
-    private readonly servers: number,
-    private readonly methods: number,
-  ) {
-    this.bits = new Uint8Array(Math.ceil((passes * addresses * servers * methods) / 8));
-  }
-
-  private index(server: number, pass: number, address: number, method: number): number {
-    return ((pass * this.addresses + address) * this.servers + server) * this.methods + method;
-  }
-
-  add(server: number, pass: number, address: number, method: number): void {
-    const i = this.index(server, pass, address, method);
-    const mask = 1 << (i & 7);
-    if (this.bits[i >> 3] & mask) return;
-    this.bits[i >> 3] |= mask;
-    this.count++;
-  }
-
-  has(server: number, pass: number, address: number, method: number): boolean {
-    const i = this.index(server, pass, address, method);
-    return (this.bits[i >> 3] & (1 << (i & 7))) !== 0;
   }
 }
 

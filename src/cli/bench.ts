@@ -4,11 +4,11 @@
  */
 import fs from 'node:fs';
 import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
 import { claimDatabase } from '../store/ownership';
+import { claimInput } from '../core/output-path';
 import { onStopSignal } from './signals';
 import { BenchOptions, BenchRunner, StoppedBeforeStart, type MeasuredCall } from '../bench/runner';
 import { CALL_ORDERS, isCallOrder } from '../bench/order';
@@ -18,7 +18,7 @@ import { summaryJson, summaryObject, summaryTable } from '../bench/summary';
 import { ensureReachable, readCa, resolveTargets } from './server-targets';
 import { expectedNetwork } from '../dataset/expected-network';
 import { labServersAmong } from './lab-targets';
-import { targetUrl } from '../core/targets';
+import { targetUrl } from '../servers/targets';
 import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { UserError } from '../core/user-error';
@@ -89,6 +89,7 @@ function positiveInt(name: string, v: number | undefined, min = 1): number {
 
 export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   if (!a.dataset) throw new UserError('--dataset FILE is required');
+  claimInput(a.dataset, '--dataset');
   const methods = [...new Set(a.methods.split(',').map((m) => m.trim()).filter(Boolean))];
   const bad = methods.filter((m) => !isMethodName(m));
   if (bad.length || methods.length === 0) throw new UserError(`--methods: unknown ${bad.join(', ') || '(empty)'}; known: ${METHOD_NAMES.join(', ')}`);
@@ -150,8 +151,7 @@ function optionsFromRun(store: ResultsStore, runId: number, a: Argv, argv: strin
   return { ...stored, ca: stored.caFile ? readCa(stored.caFile) : undefined };
 }
 
-async function main(): Promise<number> {
-  const argv = hideBin(process.argv);
+export async function main(argv: string[]): Promise<number> {
   const a = await benchArgs(argv).parseAsync();
   claimDatabase(a.db);
   const watchProblems: string[] = [];

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { loadArgs } from './load';
 import { loadPlan } from './load-plan';
@@ -185,8 +184,7 @@ async function simulate(argv: string[]): Promise<number> {
   }
 }
 
-async function main(): Promise<number> {
-  const argv = hideBin(process.argv);
+export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'render') return render(argv.slice(1));
   if (argv[0] === 'simulate') return simulate(argv.slice(1));
   throw new UserError(`cluster: expected render or simulate, got ${argv[0] === undefined ? 'nothing' : JSON.stringify(argv[0])}`);

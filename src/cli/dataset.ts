@@ -4,7 +4,6 @@
  * src/dataset/options.ts before anything is opened.
  */
 import yargs, { Argv } from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { onStopSignal } from './signals';
 import { UserError } from '../core/user-error';
@@ -23,7 +22,7 @@ import { ADDRESS_TYPES } from '../dataset/line';
 import { syntheticWallets } from '../dataset/wallets';
 import { walletsText } from '../dataset/wallet-file';
 import { writeFileAtomic } from '../core/atomic-write';
-import { claimOutputFile } from '../core/output-path';
+import { claimInput, claimOutputFile } from '../core/output-path';
 import { numbersAsTyped } from './validate';
 
 function selectionOptions(y: Argv) {
@@ -98,8 +97,8 @@ export function datasetArgs(argv: string[]) {
     .help();
 }
 
-async function main(): Promise<number> {
-  const argv = (await datasetArgs(hideBin(process.argv)).parseAsync()) as Record<string, unknown> & { _: Array<string | number> };
+export async function main(args: string[]): Promise<number> {
+  const argv = (await datasetArgs(args).parseAsync()) as Record<string, unknown> & { _: Array<string | number> };
   const command = String(argv._[0]);
   if (command === 'build') return build(argv);
   if (command === 'wallets') return wallets(argv);
@@ -139,6 +138,7 @@ function wallets(argv: Record<string, unknown>): number {
   if (!Number.isInteger(gap) || gap < 0 || gap > 1000) throw new UserError(`--gap must be an integer in 0..1000, got ${gap}`);
   const count = argv.count as number | undefined;
   if (count !== undefined && (!Number.isInteger(count) || count < 1)) throw new UserError(`--count must be an integer >= 1, got ${count}`);
+  claimInput(input, '--in');
   claimOutputFile(out, '--out', { replace: false, force: argv.force === true });
   const dataset = readDataset(input, '--in');
   const made = syntheticWallets(dataset.lines, { minTxs: Number(m[1]), maxTxs: Number(m[2]), count, gap, seed: String(argv.seed) });
@@ -184,4 +184,4 @@ function summary(file: string, m: DatasetManifest, seconds?: number): string {
   return `wrote ${file}: ${m.lines} lines (${buckets})${took}\n`;
 }
 
-runCli(main);
+if (require.main === module) runCli(main);

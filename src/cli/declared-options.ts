@@ -10,6 +10,7 @@
  * expected; it is refused rather than guessed at.
  */
 import fs from 'node:fs';
+import { claimInput } from '../core/output-path';
 import { UserError } from '../core/user-error';
 
 /** The part of yargs' `getOptions()` (untyped in @types/yargs) that says what each option takes. */
@@ -49,6 +50,7 @@ export function givenOnce(y: object): (argv: Record<string, unknown>) => true {
 }
 
 export function readConfigFile(file: string, declared: DeclaredOptions): Record<string, unknown> {
+  claimInput(file, '--config');
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');

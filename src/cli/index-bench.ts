@@ -6,7 +6,6 @@
  * settings afterwards.
  */
 import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { onStopSignal } from './signals';
 import { UserError } from '../core/user-error';
@@ -22,8 +21,7 @@ import { refusingMistakes } from './validate';
 import { parseParamSweep } from './param-sweep';
 import { indexTable, type IndexRunReport } from '../report/resources';
 
-async function main(): Promise<number> {
-  const argv = hideBin(process.argv);
+export async function main(argv: string[]): Promise<number> {
   const y = yargs(argv);
   const a = await refusingMistakes(
     y

@@ -4,7 +4,7 @@
  */
 import { UserError } from '../core/user-error';
 import { isProfileName } from '../servers/profiles';
-import type { ServerTarget } from '../core/targets';
+import type { ServerTarget } from '../servers/targets';
 import type { LabStatus } from '../lab/lab';
 
 /** A lab server; over TLS it comes with the lab CA that signed its certificate. */

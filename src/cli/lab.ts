@@ -6,7 +6,6 @@
  * the user can fix (missing tool, lab already up).
  */
 import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { LAB_DEFAULT_SEED, LAB_OPTIONAL, LAB_SERVERS, parseLabVersion, versionProblems, type ElectrumServerName, type LabOptional, type LabVersion } from '../lab/config';
 import { labDown, labInterruptUp, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
 import { UserError } from '../core/user-error';
@@ -135,9 +134,9 @@ async function mine(args: Args): Promise<number> {
   return status.up ? 0 : 1;
 }
 
-async function main(): Promise<number> {
+async function main(commandLine: string[]): Promise<number> {
   let run: ((a: Args) => Promise<number>) | undefined;
-  const argv = await yargs(hideBin(process.argv))
+  const argv = await yargs(commandLine)
     .scriptName('npm run lab --')
     .command('up', 'install if needed, start btcd + adapter, generate the chain, start ElectrumX, electrs, Esplora and Fulcrum, wait for their tips', {}, () => { run = up; })
     .command('down', 'stop every lab process (by pid file)', {}, () => { run = down; })

@@ -6,11 +6,10 @@
  */
 import fs from 'node:fs';
 import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { configFileParser } from './declared-options';
 import { fileAboutToBeCreated } from '../core/created-file';
-import { claimOutputFile } from '../core/output-path';
+import { claimInput, claimOutputFile } from '../core/output-path';
 import { claimDatabase } from '../store/ownership';
 import { onStopSignal } from './signals';
 import { ensureReachable, readCa, resolveTargets } from './server-targets';
@@ -18,7 +17,7 @@ import { expectedNetwork } from '../dataset/expected-network';
 import { transportOf } from '../transports/registry';
 import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
-import { targetUrl } from '../core/targets';
+import { targetUrl } from '../servers/targets';
 import { readDataset } from '../dataset/line';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
@@ -134,6 +133,7 @@ async function optionsFromPlan(a: Argv, plan: LoadPlan): Promise<{ opts: LoadOpt
   if (rest && a['source-addresses'] !== undefined) throw new UserError(`--source-addresses spreads Electrum connections; ${rest.name} is Esplora's REST API (drop one of the two)`);
   const caFile = a.ca ?? labCaFile;
   const file = await datasetPath(a, targets);
+  claimInput(file, '--dataset');
   const dataset = readDataset(file);
   const lines = linesOfShard(dataset.lines, plan.shard);
   if (lines.length === 0) throw new UserError(`--dataset ${file}: no address for this shard`);
@@ -180,6 +180,7 @@ async function merge(argv: string[]): Promise<number> {
   const problems: string[] = [];
   for (const t of thresholds) collecting(problems)(() => parseThreshold(t));
   if (problems.length) throw new UserError(problems.join('; '));
+  for (const input of inputs) claimInput(input, 'shard database');
   claimDatabase(a.db);
   const created = fileAboutToBeCreated(a.db);
   try {
@@ -206,6 +207,7 @@ async function hlog(argv: string[]): Promise<number> {
     argv,
   )
     .parseAsync();
+  claimInput(a.db, '--db');
   claimOutputFile(a.out, '--out');
   const results = ResultsStore.open(a.db, { readonly: true });
   try {
@@ -257,8 +259,7 @@ async function finishCoordinated(
   return merged.status === 'interrupted' ? 130 : 0;
 }
 
-async function main(): Promise<number> {
-  const argv = hideBin(process.argv);
+export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'merge') return merge(argv.slice(1));
   if (argv[0] === 'hlog') return hlog(argv.slice(1));
   const a = await loadArgs(argv).parseAsync();

@@ -4,21 +4,20 @@
  */
 import path from 'node:path';
 import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { runCli } from './run-cli';
 import { writeReport } from '../report/report';
 import { reportOptions } from '../report/options';
 import { compareDatabases, compareMarkdown, deltaTitle, compareServers, regressions } from '../report/compare';
 import { DEFAULT_NOISE_FLOOR_PCT, verdictText } from '../core/verdict';
 import { writeOutputs } from '../report/export/output';
-import { claimOutputDir } from '../core/output-path';
+import { claimInput, claimOutputDir, sameFile } from '../core/output-path';
 import { UserError } from '../core/user-error';
 import { onSignalWhileReading } from './signals';
 import { closeOpenStores } from '../store/results';
 
-async function main(): Promise<number> {
+export async function main(argv: string[]): Promise<number> {
   let code = 0;
-  await yargs(hideBin(process.argv))
+  await yargs(argv)
     .scriptName('npm run report --')
     .command(
       '$0',
@@ -53,6 +52,7 @@ async function main(): Promise<number> {
         // (death by the signal, the folder left behind unexplained).
         onSignalWhileReading(closeOpenStores, `${opts.outDir} holds only the report's files written so far (each whole), the database is as it was`);
         // Every report has these two: a folder holding them holds an earlier report.
+        claimInput(opts.db, '--db');
         claimOutputDir(opts.outDir, '--out', { files: ['index.html', 'summary.md'], force: a.force });
         const files = await writeReport(opts);
         process.stdout.write(`report written to ${opts.outDir}/ (${files.length} files; open ${path.join(opts.outDir, 'index.html')})\n`);
@@ -80,8 +80,10 @@ async function main(): Promise<number> {
         if (!(a['noise-floor'] >= 0 && a['noise-floor'] < 100)) problems.push(`--noise-floor must be a percent in [0, 100), got ${a['noise-floor']}`);
         const failOn = a['fail-on-regression'];
         if (failOn !== undefined && !(failOn >= 0 && Number.isFinite(failOn))) problems.push(`--fail-on-regression must be a percent >= 0, got ${failOn}`);
+        if (dbs.length === 2 && sameFile(dbs[0], dbs[1])) problems.push(`compare: --db ${dbs[0]} and --db ${dbs[1]} are one database; compare two runs' databases (or one run's servers with --a and --b)`);
         if (problems.length) throw new UserError(problems.join('; '));
         const [dbA, dbB] = dbs;
+        for (const db of dbs) claimInput(db, '--db');
         onSignalWhileReading(closeOpenStores, 'nothing was written, the databases are as they were');
         if (a.out !== undefined) claimOutputDir(a.out, '--out', { files: ['compare.md'], force: a.force });
         const options = { noiseFloorPct: a['noise-floor'] };

@@ -11,62 +11,90 @@
  * this process created and stored no run in removed, every claimed output path released.
  */
 import { inspect } from 'node:util';
-import { removeCreatedFiles } from '../core/created-file';
+import { hideBin } from 'yargs/helpers';
+import { forgetCreatedFiles, removeCreatedFiles } from '../core/created-file';
 import { releaseClaims } from '../core/output-path';
 import { isUserError } from '../core/user-error';
 import { closeOpenStores, holdsAnyRun } from '../store/results';
 import { errorDetails, withoutSecrets, writeErrorDetails, type EndedBy } from './error-details';
+
+export type CommandMain = (argv: string[]) => Promise<number | void>;
+
+/** What reporting an error said: its exit code and, for a bug, the file holding its details. */
+export interface Reported {
+  code: number;
+  details?: string;
+}
+
+/**
+ * Runs a command's `main` on `argv` to its exit code, whatever it throws: what the process does
+ * (runCli) and what a test calls in process. What its claims made and left empty is removed.
+ */
+export async function runCommand(main: CommandMain, argv: string[]): Promise<number> {
+  return (await runToEnd(main, argv)).code;
+}
+
+async function runToEnd(main: CommandMain, argv: string[]): Promise<{ code: number; reported?: Reported }> {
+  try {
+    return { code: (await main(argv)) ?? 0 };
+  } catch (err) {
+    const reported = reportError(err);
+    return { code: reported.code, reported };
+  } finally {
+    releaseClaims();
+    forgetCreatedFiles();
+  }
+}
 
 /**
  * `exit`: end the process as soon as the command has ended, whatever it left open (the lab, whose
  * servers' pollers and clients it does not close); otherwise the process ends when nothing is left
  * to run, with the command's exit code.
  */
-export function runCli(main: () => Promise<number | void>, opts: { exit?: boolean } = {}): void {
-  process.on('uncaughtException', (err) => exitOnEscape(err, 'uncaughtException'));
-  process.on('unhandledRejection', (reason) => exitOnEscape(reason, 'unhandledRejection'));
-  main().then(
-    (code) => {
-      releaseClaims();
-      process.exitCode = code ?? 0;
-      if (opts.exit) process.exit();
-    },
-    (err: unknown) => {
-      process.exitCode = endWithError(err, 'rejected');
-      if (opts.exit) process.exit();
-    },
-  );
+export function runCli(main: CommandMain, opts: { exit?: boolean } = {}): void {
+  let reported: Reported | undefined;
+  const escaped = (err: unknown, endedBy: EndedBy) => {
+    let code = 1;
+    try {
+      reported = reportError(err, endedBy, reported);
+      code = reported.code;
+    } finally {
+      process.exit(code);
+    }
+  };
+  process.on('uncaughtException', (err) => escaped(err, 'uncaughtException'));
+  process.on('unhandledRejection', (reason) => escaped(reason, 'unhandledRejection'));
+  void runToEnd(main, hideBin(process.argv)).then((end) => {
+    reported = end.reported;
+    process.exitCode = end.code;
+    if (opts.exit) process.exit();
+  });
 }
 
-/** The first error reported, and its details file if it was a bug: a process reports one error. */
-let reported: { code: number; details?: string } | undefined;
-
 /**
- * Leaves nothing half written, then prints the error's one line (and writes a bug's details);
- * returns the exit code. Only the first error of a process is reported: a later one (often the
- * first seen again from a callback) adds to the details file if there is one.
+ * Leaves nothing half written, then prints the error's one line (and writes a bug's details).
+ * A process says one error: after `earlier` (often the same failure seen again from a callback),
+ * nothing is printed, and the error goes to its details file if it has one.
  */
-export function endWithError(err: unknown, endedBy: EndedBy = 'rejected'): number {
+export function reportError(err: unknown, endedBy: EndedBy = 'rejected', earlier?: Reported): Reported {
   const problems = leaveNothingHalfWritten();
-  if (reported) {
-    if (reported.details) writeErrorDetails(`\nthen, also:\n${errorDetails(err, endedBy, problems)}`, { appendTo: reported.details });
-    return reported.code;
+  if (earlier) {
+    if (earlier.details) writeErrorDetails(`\nthen, also:\n${errorDetails(err, endedBy, problems)}`, { appendTo: earlier.details });
+    return earlier;
   }
   // yargs throws a YError for its own usage checks (e.g. an unreadable --config): the user's to fix.
   if (isUserError(err) || (err as Error)?.name === 'YError') {
-    reported = { code: 2 };
     say(oneLine((err as Error).message));
-    return 2;
+    return { code: 2 };
   }
   const written = writeErrorDetails(errorDetails(err, endedBy, problems));
-  reported = { code: 1, details: 'file' in written ? written.file : undefined };
   const where = 'file' in written ? `details in ${written.file}` : `its details could not be written (${written.failed})`;
   say(`internal error: ${shortened(oneLine(messageOf(err)))}; ${where}`);
-  return 1;
+  return { code: 1, details: 'file' in written ? written.file : undefined };
 }
 
 /**
- * What must not be left when a process ends early: each step on its own, so one failing does not
+ * What must not be left when a command ends early: each step on its own, so one failing does not
  * keep the others from running. Returns what failed (for a bug's details).
  */
 export function leaveNothingHalfWritten(): string[] {
@@ -82,15 +110,6 @@ export function leaveNothingHalfWritten(): string[] {
   step('removing a database that holds no run', () => removeCreatedFiles((file) => !holdsAnyRun(file)));
   step('releasing the claimed output paths', releaseClaims);
   return problems;
-}
-
-function exitOnEscape(err: unknown, endedBy: EndedBy): void {
-  let code = 1;
-  try {
-    code = endWithError(err, endedBy);
-  } finally {
-    process.exit(code);
-  }
 }
 
 function say(line: string): void {

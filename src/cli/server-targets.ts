@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { X509Certificate } from 'node:crypto';
-import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../core/targets';
+import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../servers/targets';
 import { startFailure, type MeasuringPool } from '../transports/transport';
 import { openPool, transportOf } from '../transports/registry';
 import { wrongChain, type ExpectedNetwork } from '../dataset/expected-network';
@@ -13,6 +13,7 @@ import { headerHash, isHeaderHex } from '../dataset/network';
 import { onSignalBeforeStart } from './signals';
 import { releaseClaims } from '../core/output-path';
 import { labTargets } from './lab-targets';
+import { claimInput } from '../core/output-path';
 import { UserError } from '../core/user-error';
 
 export interface TargetArgs {
@@ -85,6 +86,7 @@ async function labVersionTarget(spec: string, tls: boolean): Promise<ServerTarge
 
 /** Checked here, before connecting: a --ca that is not PEM would otherwise surface as the server's TLS failure. */
 export function readCa(file: string): Buffer {
+  claimInput(file, '--ca');
   let pem: Buffer;
   try {
     pem = fs.readFileSync(file);

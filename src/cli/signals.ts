@@ -13,6 +13,27 @@ import { leaveNothingHalfWritten } from './run-cli';
 const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const DUPLICATE_MS = 40;
 
+/** Every handler installed here and not yet removed: a command run in process lets go of them all at its end. */
+const installed = new Set<() => void>();
+
+function install(handler: (signal: NodeJS.Signals) => void): () => void {
+  for (const s of STOP_SIGNALS) process.on(s, handler);
+  const remove = () => {
+    for (const s of STOP_SIGNALS) process.off(s, handler);
+    installed.delete(remove);
+  };
+  installed.add(remove);
+  return remove;
+}
+
+/**
+ * Removes every handler still installed. A process ends with its command and needs none of this;
+ * a command run in process (a test) leaves the process's signals as it found them.
+ */
+export function releaseSignalHandlers(): void {
+  for (const remove of [...installed]) remove();
+}
+
 export function onStopSignal(stop: (signal: NodeJS.Signals) => void, beforeForcedExit?: () => void): () => void {
   let first: { signal: NodeJS.Signals; at: number } | undefined;
   const handler = (signal: NodeJS.Signals) => {
@@ -31,10 +52,7 @@ export function onStopSignal(stop: (signal: NodeJS.Signals) => void, beforeForce
     process.stderr.write(`\n${signal}: stopping, keeping everything measured so far\n`);
     stop(signal);
   };
-  for (const s of STOP_SIGNALS) process.on(s, handler);
-  return () => {
-    for (const s of STOP_SIGNALS) process.off(s, handler);
-  };
+  return install(handler);
 }
 
 /**
@@ -62,8 +80,5 @@ function exitOnSignal(cleanup: () => void, says: (signal: NodeJS.Signals) => str
       process.exit(130);
     }
   };
-  for (const s of STOP_SIGNALS) process.on(s, handler);
-  return () => {
-    for (const s of STOP_SIGNALS) process.off(s, handler);
-  };
+  return install(handler);
 }

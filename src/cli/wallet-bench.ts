@@ -3,6 +3,7 @@
  * checked before the database is touched; the run is stored in the wallet tables (migration 7).
  */
 import { fileAboutToBeCreated } from '../core/created-file';
+import { claimInput } from '../core/output-path';
 import { textTable } from '../core/text-table';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
@@ -43,6 +44,7 @@ export async function walletBench(a: WalletBenchArgs, argv: string[], watch: Wat
   const stray = ADDRESS_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
   if (stray.length) throw new UserError(`--workload syncs whole wallets: --${stray.join(', --')} apply to address benchmarks only`);
   if (!a.wallets) throw new UserError('--workload needs --wallets FILE (e.g. datasets/regtest-lab-wallets.jsonl, written by `npm run lab -- up`)');
+  claimInput(a.wallets, '--wallets');
   const wallets = readWallets(a.wallets, '--wallets', workload.name);
   const int = (name: string, v: number | undefined, min: number) => {
     if (v === undefined || !Number.isInteger(v) || v < min) throw new UserError(`--${name} must be an integer >= ${min}, got ${v}`);

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import { fileAboutToBeCreated } from '../core/created-file';
+import { claimInput } from '../core/output-path';
 import { toolInfo } from '../core/tool-info';
 import { formatServerUrl } from '../core/server-address';
 import { NodeRpc } from '../node/rpc';
@@ -177,7 +178,9 @@ async function runWalletLoad(a: WalletLoadArgs, plan: WalletLoadPlan, test: Coor
   const lab = await labServersAmong(resolved.targets);
   const onLab = lab.servers;
   const allOnLab = onLab.size === resolved.targets.length;
-  const wallets = readWallets(a.wallets ?? (allOnLab ? lab.walletsPath : missingWallets()), '--wallets', workload.name);
+  const walletsFile = a.wallets ?? (allOnLab ? lab.walletsPath : missingWallets());
+  claimInput(walletsFile, '--wallets');
+  const wallets = readWallets(walletsFile, '--wallets', workload.name);
   const maxTxs = a['wallet-max-txs'];
   const chosen = maxTxs === undefined ? wallets.wallets : wallets.wallets.filter((w) => w.expected.txCount <= maxTxs);
   if (chosen.length === 0) throw new UserError(`--wallet-max-txs ${maxTxs}: no wallet of ${wallets.path} has so few transactions`);

@@ -48,3 +48,8 @@ export function fileAboutToBeCreated(file: string): CreatedFile | undefined {
 export function removeCreatedFiles(holdsNothing: (file: string) => boolean): void {
   for (const [file, target] of [...created]) if (holdsNothing(target)) file.remove();
 }
+
+/** A command run in process has ended: what it created and kept is no longer this process's to remove. */
+export function forgetCreatedFiles(): void {
+  created.clear();
+}

@@ -52,13 +52,89 @@ interface Claim {
 
 const claims: Claim[] = [];
 
+/** A file a command will write or read, by what it is on disk, and the option that named it. */
+interface Named {
+  identity: string;
+  flag: string;
+  file: string;
+}
+
+/** Every file the command's claims will write, and every input it named, until releaseClaims. */
+const written: Named[] = [];
+const read: Named[] = [];
+
+/**
+ * What a path is on disk: an existing file by device and inode (a hard link or a symlink to it is
+ * the same file), a file still to be made by the real path of its nearest existing directory and
+ * the rest of its name (`results/../results/a.sqlite` and `./results/a.sqlite` are one).
+ */
+function identityOf(file: string): string {
+  const target = path.resolve(file);
+  try {
+    const st = fs.statSync(target);
+    return `inode:${st.dev}:${st.ino}`;
+  } catch {
+    // not there yet
+  }
+  const rest: string[] = [];
+  let dir = target;
+  while (!fs.existsSync(dir) && path.dirname(dir) !== dir) {
+    rest.unshift(path.basename(dir));
+    dir = path.dirname(dir);
+  }
+  let real = dir;
+  try {
+    real = fs.realpathSync(dir);
+  } catch {
+    // unreadable: its resolved path is the best name it has
+  }
+  return `path:${path.join(real, ...rest)}`;
+}
+
+/**
+ * `files` as ones the command will write, refused when another output or an input is the same
+ * file (an output written over the results database, or over the dataset the run reads, would
+ * destroy it). Checked before anything is made; `keep` notes them once the claim has succeeded.
+ */
+function unclaimedOutputs(files: readonly string[], flag: string): { keep(): void } {
+  const named = files.map((file) => ({ identity: identityOf(file), flag, file }));
+  for (const [i, n] of named.entries()) {
+    const clash = [...written, ...read, ...named.slice(0, i)].find((o) => o.identity === n.identity);
+    if (clash) throw new UserError(clashMessage(n, clash));
+  }
+  return { keep: () => written.push(...named) };
+}
+
+function clashMessage(output: Named, other: Named, otherIsInput = read.includes(other)): string {
+  if (otherIsInput) return `${output.flag} ${output.file} is the ${other.flag} file ${other.file}: an output must not overwrite an input; write it elsewhere`;
+  return `${output.flag} ${output.file} and ${other.flag} ${other.file} are the same file: give each output a file of its own`;
+}
+
+/** Whether two paths name one file (see identityOf). */
+export function sameFile(a: string, b: string): boolean {
+  return identityOf(a) === identityOf(b);
+}
+
+/**
+ * An input the command reads (a dataset, a wallets file, a database to merge): refused when an
+ * output already claimed is the same file; an output claimed later is checked against it.
+ */
+export function claimInput(file: string, flag: string): void {
+  const identity = identityOf(file);
+  const clash = written.find((n) => n.identity === identity);
+  if (clash) throw new UserError(clashMessage(clash, { identity, flag, file }, true));
+  read.push({ identity, flag, file });
+}
+
 /**
  * `flag` names the option in messages (e.g. "--db"). An existing file is the user's and stays as
  * it is; `replace: false` refuses it (unless `force`).
  */
-export function claimOutputFile(file: unknown, flag: string, opts: { replace?: boolean; force?: boolean } = {}): string {
+export function claimOutputFile(file: unknown, flag: string, opts: { replace?: boolean; force?: boolean; companions?: readonly string[] } = {}): string {
   if (typeof file !== 'string' || file.trim() === '') throw new UserError(`${flag} needs a file name, got ${JSON.stringify(file ?? '')}`);
   const target = path.resolve(file);
+  // Before anything is made: a clash changes nothing.
+  const outputs = unclaimedOutputs(['', ...(opts.companions ?? [])].map((suffix) => file + suffix), flag);
   if (fs.existsSync(target)) {
     const st = fs.statSync(target);
     if (st.isDirectory()) throw new UserError(`${flag}: ${file} is a directory, not a file`);
@@ -69,6 +145,7 @@ export function claimOutputFile(file: unknown, flag: string, opts: { replace?: b
     } catch (err) {
       throw new UserError(`${flag}: cannot write ${file}: ${reasonOf(err)}`);
     }
+    outputs.keep();
     return target;
   }
   const dirs = claimDirs(path.dirname(target), flag);
@@ -81,6 +158,7 @@ export function claimOutputFile(file: unknown, flag: string, opts: { replace?: b
     throw new UserError(`${flag}: cannot create ${file}: ${reasonOf(err)}`);
   }
   claims.push({ file: target, dirs });
+  outputs.keep();
   return target;
 }
 
@@ -91,6 +169,7 @@ export function claimOutputFile(file: unknown, flag: string, opts: { replace?: b
 export function claimOutputDir(dir: unknown, flag: string, opts: { files: readonly string[]; force?: boolean }): string {
   if (typeof dir !== 'string' || dir.trim() === '') throw new UserError(`${flag} needs a directory, got ${JSON.stringify(dir ?? '')}`);
   const target = path.resolve(dir);
+  const outputs = unclaimedOutputs(opts.files.map((f) => path.join(dir, f)), flag);
   if (fs.existsSync(target)) {
     if (!fs.statSync(target).isDirectory()) throw new UserError(`${flag}: ${dir} is not a directory`);
     // Zero-byte files are claims a report made and never filled (it failed): no earlier report.
@@ -101,9 +180,11 @@ export function claimOutputDir(dir: unknown, flag: string, opts: { files: readon
     } catch (err) {
       throw new UserError(`${flag}: cannot write to ${dir}: ${reasonOf(err)}`);
     }
+    outputs.keep();
     return target;
   }
   claims.push({ dirs: claimDirs(target, flag) });
+  outputs.keep();
   return target;
 }
 
@@ -117,6 +198,8 @@ function claimDirs(dir: string, flag: string): string[] {
 
 /** Removes what the claims made and nothing filled: zero-byte files (with SQLite companions), empty directories. */
 export function releaseClaims(): void {
+  written.length = 0;
+  read.length = 0;
   for (const c of claims.splice(0).reverse()) {
     if (c.file !== undefined && isEmptyOrAbsent(c.file)) {
       for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(c.file + suffix, { force: true });

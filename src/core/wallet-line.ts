@@ -5,15 +5,13 @@
  * writes synthetic ones built from a dataset's addresses. Parsing and writing stay in src/dataset/wallet-file.ts.
  */
 import type { AddressType } from './dataset-line';
+import type { WalletChain } from './wallet-chain';
 import type { FullSync } from './wallet-scan';
 
 export interface WalletScript {
   address: string | null; // null for padding scripts of a synthetic wallet (no address behind them)
   scripthash: string;
 }
-
-export const WALLET_CHAINS = ['receive', 'change'] as const;
-export type WalletChain = (typeof WALLET_CHAINS)[number];
 
 export interface WalletLine {
   wallet: string; // unique name within the file

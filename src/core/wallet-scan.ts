@@ -4,7 +4,7 @@
  * they imply, so a sync can be checked against a count made without running it. "Used" is the
  * number of scripts from the chain's start to its last used one.
  */
-import type { WalletChain } from './wallet-line';
+import type { WalletChain } from './wallet-chain';
 
 export const SCAN = {
   /** Electrum: 20 receive and 10 change addresses past the last used one. */

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { UserError } from '../core/user-error';
-import { claimOutputFile, makeDirs } from '../core/output-path';
+import { claimInput, claimOutputFile, makeDirs } from '../core/output-path';
 import { MAX_TIMER_MS } from '../core/timer-limit';
 import { formatServerUrl, parseServerAddress } from '../core/server-address';
 import { ADDRESS_TYPES, AddressType } from './line';
@@ -132,9 +132,11 @@ export interface AddressesCliOptions extends CountViaOptions {
 }
 
 export function addressesOptions(raw: Raw): AddressesCliOptions {
+  const input = str(raw, 'in');
+  if (input !== undefined) claimInput(input, '--in');
   return {
     positional: ((raw.address as unknown[] | undefined) ?? []).map(String),
-    input: str(raw, 'in'),
+    input,
     ...countViaOptions(raw),
     out: outputPaths(str(raw, 'out', true)!),
     force: raw.force === true,
@@ -144,7 +146,9 @@ export function addressesOptions(raw: Raw): AddressesCliOptions {
 export function filterOptions(raw: Raw): FilterOptions {
   const input = str(raw, 'in', true)!;
   const out = outputPaths(str(raw, 'out', true)!);
-  if (path.resolve(input) === path.resolve(out.dataset)) throw new UserError(`--out must differ from --in (${input})`);
+  // The dataset and its manifest read are not to be written over (--out is claimed against them).
+  claimInput(input, '--in');
+  claimInput(manifestPathOf(input), '--in (its manifest)');
   return { input, inputManifest: manifestPathOf(input), selection: selection(raw), out, force: raw.force === true };
 }
 

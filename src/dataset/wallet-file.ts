@@ -7,7 +7,8 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { UserError } from '../core/user-error';
 import { ADDRESS_TYPES, type AddressType } from '../core/dataset-line';
-import { WALLET_CHAINS, type WalletChain, type LoadedWallets, type WalletLine, type WalletScript } from '../core/wallet-line';
+import { WALLET_CHAINS, type WalletChain } from '../core/wallet-chain';
+import type { LoadedWallets, WalletLine, WalletScript } from '../core/wallet-line';
 import { fullSyncCalls, scriptsScanned, type WorkloadName } from '../core/wallet-scan';
 
 const HEX64 = /^[0-9a-f]{64}$/;

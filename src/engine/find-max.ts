@@ -12,7 +12,7 @@
  * the loop may have kept an answer waiting (its delay p99), or its errors alone are over the limit.
  * A late generator adds to a latency; it cannot make a server's own answers slow or wrong.
  */
-import type { ServerTarget } from '../core/targets';
+import type { ServerTarget } from '../servers/targets';
 import type { LoadRunner, Segment, ServerResult } from './runner';
 import { UserError } from '../core/user-error';
 import { histogramAt } from '../core/percentile-line';

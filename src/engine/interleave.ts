@@ -15,7 +15,7 @@
  * connections stay open from its first turn to its last (kept-open.ts), and its turns are merged
  * into one result (merge-turns.ts).
  */
-import type { ServerTarget } from '../core/targets';
+import type { ServerTarget } from '../servers/targets';
 import { LoadStopped, type LoadRunner, type ServerResult } from './runner';
 import type { InTurn } from './servers-in-turn';
 import { keptOpen } from './kept-open';

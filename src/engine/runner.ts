@@ -8,8 +8,8 @@
  */
 import { EventEmitter } from 'node:events';
 import type { DatasetLine } from '../core/dataset-line';
-import type { ServerTarget } from '../core/targets';
-import { targetUrl } from '../core/targets';
+import type { ServerTarget } from '../servers/targets';
+import { targetUrl } from '../servers/targets';
 import { generatorVerdict, MATERIAL_SHARE, unitAtRisk } from '../core/generator-check';
 import type { ConnectionOptions } from '../transports/transport';
 import { RunClock } from './run-clock';

@@ -4,7 +4,7 @@
  * load's hold, arrivals and blocks). A stop ends the run after the current server; a stop while
  * connecting is an interruption, not a failure: what was measured stands.
  */
-import type { ServerTarget } from '../core/targets';
+import type { ServerTarget } from '../servers/targets';
 import { LoadStopped, type LoadRunner, type ServerResult } from './runner';
 import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type StepResult } from './find-max';
 

@@ -18,7 +18,7 @@ interface ErrorRule {
  * How calls reach the server: the Electrum protocol (TCP/TLS), or Esplora's HTTP REST API; each
  * with the scheme its addresses are written in (tcp:// or ssl://, http:// or https://). The rest
  * of a transport is src/transports/; its scheme is kept here, with the profiles, because
- * src/core/targets.ts parses and writes addresses and must not reach up to the transports' sockets.
+ * src/servers/targets.ts parses and writes addresses and must not reach up to the transports' sockets.
  */
 export const TRANSPORT_SCHEMES = { electrum: 'tcp', 'esplora-rest': 'http' } as const;
 export type TransportName = keyof typeof TRANSPORT_SCHEMES;

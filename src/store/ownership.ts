@@ -55,9 +55,12 @@ function startsWithMagic(file: string): boolean {
   }
 }
 
+/** SQLite's files beside a database: no other output may be one of them either. */
+const COMPANIONS = ['-wal', '-shm', '-journal'];
+
 /** A results database a command will write: claimed as an output path, and refused if not ours. */
 export function claimDatabase(file: unknown, flag = '--db'): string {
-  const target = claimOutputFile(file, flag);
+  const target = claimOutputFile(file, flag, { companions: COMPANIONS });
   refuseForeignDatabase(file as string, flag);
   return target;
 }

@@ -2,11 +2,11 @@
  * Which transport a server target is measured through, decided here and nowhere else: its profile
  * names the transport (src/servers/profiles.ts) and this maps the name to what the stages need of
  * it. It sits below bench, load, the engine and the report, which ask it rather than the profile.
- * Only the URL scheme (and the default ports) is plain data on the profile instead: src/core/
- * targets.ts parses and writes addresses with it, and core must not import the sockets in here.
+ * Only the URL scheme (and the default ports) is plain data on the profile instead: src/servers/
+ * targets.ts parses and writes addresses with it, and servers must not import the sockets in here.
  */
 import { PROFILES, type ProfileName, type TransportName } from '../servers/profiles';
-import type { ServerTarget } from '../core/targets';
+import type { ServerTarget } from '../servers/targets';
 import { ELECTRUM } from './electrum';
 import { ESPLORA_REST } from './esplora-rest';
 import type { MeasuringPool, Tip, Transport, TransportOptions } from './transport';

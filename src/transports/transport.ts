@@ -6,7 +6,7 @@
  * (electrum.ts, esplora-rest.ts); registry.ts says which a target uses.
  */
 import type { CallOutcome, ServerInfo } from '../electrum/client';
-import { targetUrl, type ServerTarget } from '../core/targets';
+import { targetUrl, type ServerTarget } from '../servers/targets';
 import type { TRANSPORT_LABELS, TransportName, UrlScheme } from '../servers/profiles';
 import { HandshakeSilence } from '../electrum/errors';
 import type { LoadConnections, PoolStats } from './connections';

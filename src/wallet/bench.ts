@@ -5,7 +5,7 @@
  * wallet). The first `warmup` passes are stored but left out of the medians.
  */
 import { EventEmitter } from 'node:events';
-import type { ServerTarget } from '../core/targets';
+import type { ServerTarget } from '../servers/targets';
 import { toolInfo } from '../core/tool-info';
 import type { LoadedWallets } from '../core/wallet-line';
 import { formatServerUrl } from '../core/server-address';

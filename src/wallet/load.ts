@@ -15,7 +15,7 @@
  * sessions themselves.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { ServerTarget } from '../core/targets';
+import type { ServerTarget } from '../servers/targets';
 import type { ClientOptions } from '../electrum/client';
 import type { WalletLine } from '../core/wallet-line';
 import { WalletStore } from '../store/wallets';

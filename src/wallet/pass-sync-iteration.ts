@@ -4,7 +4,7 @@
  * pass, wallet after wallet, each on every server, the server order rotating per wallet (as
  * addresses rotate in `bench`) so that no server always comes first after another's work.
  */
-import type { ServerTarget } from '../core/targets';
+import type { ServerTarget } from '../servers/targets';
 import type { WalletLine } from '../core/wallet-line';
 import type { ClientOptions } from '../electrum/client';
 import type { PlanContext, PlanPart } from '../engine/iteration';

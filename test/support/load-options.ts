@@ -4,7 +4,7 @@
  * what it is about.
  */
 import type { LoadOptions } from '../../src/engine/runner';
-import type { ServerTarget } from '../../src/core/targets';
+import type { ServerTarget } from '../../src/servers/targets';
 import type { DatasetLine } from '../../src/core/dataset-line';
 
 /** A plain-TCP server on 127.0.0.1, of the generic profile. */

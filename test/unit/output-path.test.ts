@@ -2,14 +2,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { claimOutputDir, claimOutputFile, makeDirs, releaseClaims } from '../../src/core/output-path';
+import { claimInput, claimOutputDir, claimOutputFile, makeDirs, releaseClaims, sameFile } from '../../src/core/output-path';
+import { claimDatabase } from '../../src/store/ownership';
 import { refusal } from '../support/refusal';
 
 let dir: string;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'output-path-'));
 });
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  releaseClaims();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 // Node's own recursive mkdir spins forever here; ours must answer at once.
 test('a directory under /proc cannot be made: ENOENT at once, not a hang', () => {
@@ -41,8 +45,11 @@ test('an output directory already holding a file to be written needs --force; ot
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'mine');
   expect(claimOutputDir(dir, '--out', { files: ['index.html', 'summary.md'] })).toBe(dir);
   fs.writeFileSync(path.join(dir, 'index.html'), 'old report');
+  // Each claim below is another command's.
+  releaseClaims();
   expect(refusal(() => claimOutputDir(dir, '--out', { files: ['index.html', 'summary.md'] }))).toBe(`--out: ${dir} already holds index.html (pass --force to replace them)`);
   expect(claimOutputDir(dir, '--out', { files: ['index.html'], force: true })).toBe(dir);
+  releaseClaims();
   expect(claimOutputDir(path.join(dir, 'empty'), '--out', { files: ['index.html'] })).toBe(path.join(dir, 'empty'));
   releaseClaims();
 });
@@ -60,4 +67,51 @@ test('release removes what a claim made and nothing filled, and keeps what was w
   releaseClaims();
   expect(fs.readdirSync(dir).sort()).toEqual(['kept']);
   expect(fs.readFileSync(used, 'utf8')).toBe('{}');
+});
+
+describe('no two outputs are one file, and no output is an input', () => {
+  test('two options naming one new file, however spelled, are refused before anything is made', () => {
+    claimDatabase(path.join(dir, 'results', 'a.sqlite'));
+    const again = path.join(dir, 'results', '..', 'results', 'a.sqlite');
+    expect(refusal(() => claimOutputFile(again, '--summary-export'))).toBe(`--summary-export ${again} and --db ${path.join(dir, 'results', 'a.sqlite')} are the same file: give each output a file of its own`);
+    // A database's WAL is the database's too.
+    expect(refusal(() => claimOutputFile(path.join(dir, 'results', 'a.sqlite-wal'), '--out json'))).toContain('are the same file');
+    expect(claimOutputFile(path.join(dir, 'results', 'b.json'), '--out json')).toBe(path.join(dir, 'results', 'b.json'));
+  });
+
+  test('an existing file reached through a hard link or a symlinked directory is the same file', () => {
+    const real = path.join(dir, 'real');
+    fs.mkdirSync(real);
+    fs.writeFileSync(path.join(real, 'x.sqlite'), '');
+    fs.linkSync(path.join(real, 'x.sqlite'), path.join(dir, 'hard.sqlite'));
+    fs.symlinkSync(real, path.join(dir, 'via'));
+    claimOutputFile(path.join(real, 'x.sqlite'), '--db');
+    expect(refusal(() => claimOutputFile(path.join(dir, 'hard.sqlite'), '--summary-export'))).toContain('are the same file');
+    expect(refusal(() => claimOutputFile(path.join(dir, 'via', 'x.sqlite'), '--dashboard-export'))).toContain('are the same file');
+    // A new file in a symlinked directory too.
+    claimOutputFile(path.join(real, 'new.json'), '--out json');
+    expect(refusal(() => claimOutputFile(path.join(dir, 'via', 'new.json'), '--summary-export'))).toContain('are the same file');
+  });
+
+  test('an output over an input is refused, whichever was named first', () => {
+    const dataset = path.join(dir, 'd.jsonl');
+    fs.writeFileSync(dataset, '{}\n');
+    claimInput(dataset, '--dataset');
+    expect(refusal(() => claimOutputFile(dataset, '--out json'))).toBe(`--out json ${dataset} is the --dataset file ${dataset}: an output must not overwrite an input; write it elsewhere`);
+    const wallets = path.join(dir, 'w.jsonl');
+    fs.writeFileSync(wallets, '{}\n');
+    claimOutputFile(wallets, '--summary-export');
+    expect(refusal(() => claimInput(wallets, '--wallets'))).toBe(`--summary-export ${wallets} is the --wallets file ${wallets}: an output must not overwrite an input; write it elsewhere`);
+    expect(fs.readFileSync(dataset, 'utf8')).toBe('{}\n');
+  });
+
+  test("a report's files are outputs too; a released claim frees its file for the next command", () => {
+    const report = path.join(dir, 'rep');
+    claimOutputDir(report, '--out', { files: ['index.html'] });
+    expect(refusal(() => claimOutputFile(path.join(report, 'index.html'), '--summary-export'))).toContain('are the same file');
+    releaseClaims();
+    expect(claimOutputFile(path.join(report, 'index.html'), '--summary-export')).toBe(path.join(report, 'index.html'));
+    expect(sameFile(path.join(report, 'index.html'), path.join(report, '.', 'index.html'))).toBe(true);
+    expect(sameFile(path.join(report, 'index.html'), path.join(report, 'other.html'))).toBe(false);
+  });
 });

@@ -3,13 +3,18 @@
  * exit 2; a bug is one line naming a file that holds its stack, exit 1, never a stack on stderr;
  * either way nothing is left half written. Errors that escape the command (thrown in a timer or a
  * socket callback, a promise nobody awaited) are run in a process of their own, through runCli as
- * every command runs; the handler itself is also called here, in this process.
+ * every command runs; a command run in this process (runCommand) ends through the same handler.
  */
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { reportError, runCommand } from '../../src/cli/run-cli';
+import { fileAboutToBeCreated } from '../../src/core/created-file';
+import { claimOutputFile } from '../../src/core/output-path';
+import { UserError } from '../../src/core/user-error';
+import { holdsAnyRun, ResultsStore } from '../../src/store/results';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const src = (file: string) => JSON.stringify(path.join(ROOT, 'src', file));
@@ -60,7 +65,7 @@ interface Ended {
   left: string[];
 }
 
-async function runCommand(how: string, port = 0): Promise<Ended> {
+async function runInItsOwnProcess(how: string, port = 0): Promise<Ended> {
   const dir = path.join(tmp, 'work');
   fs.mkdirSync(dir, { recursive: true });
   const script = path.join(tmp, 'command.ts');
@@ -87,7 +92,7 @@ function bugLine(e: Ended): { message: string; details: string } {
 }
 
 test('an error thrown in a timer: one line naming the details file, exit 1; the file holds the stack and the command line without its secrets; nothing left', async () => {
-  const e = await runCommand('timer');
+  const e = await runInItsOwnProcess('timer');
   const { message, details } = bugLine(e);
   expect(message).toBe('TypeError: a bug, with http://***@node:8332 and *** in its message');
   expect(e.stderr).not.toMatch(/^\s+at /m);
@@ -101,15 +106,14 @@ test('an error thrown in a timer: one line naming the details file, exit 1; the 
 });
 
 test('a database that holds a run is kept; what the claims made and nothing filled goes', async () => {
-  const e = await runCommand('timer-stored');
+  const e = await runInItsOwnProcess('timer-stored');
   bugLine(e);
   expect(e.left.filter((f) => !f.endsWith('-wal') && !f.endsWith('-shm')).sort()).toEqual(['results', path.join('results', 'r.sqlite')]);
-  const { holdsAnyRun } = await import('../../src/store/results');
   expect(holdsAnyRun(path.join(tmp, 'work', 'results', 'r.sqlite'))).toBe(true);
 });
 
 test('a promise nobody awaited rejecting is the same: one line, exit 1, the stack in the file, nothing left', async () => {
-  const e = await runCommand('rejection');
+  const e = await runInItsOwnProcess('rejection');
   const { details } = bugLine(e);
   expect(details).toContain('(unhandledRejection)');
   expect(details).toMatch(/^TypeError: a bug, .*\n\s+at /m);
@@ -120,7 +124,7 @@ test("a user's mistake seen in a socket callback: its one line, exit 2, no detai
   const server = net.createServer((s) => s.end('hello\n'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
-    const e = await runCommand('socket-user-error', (server.address() as net.AddressInfo).port);
+    const e = await runInItsOwnProcess('socket-user-error', (server.address() as net.AddressInfo).port);
     expect({ stderr: e.stderr, code: e.code }).toEqual({ stderr: 'electrum-bench: wallet w: the scan needs receive script 2, but the wallets file lists 2\n', code: 2 });
     expect(fs.existsSync(path.join(home, 'errors'))).toBe(false);
     expect(e.left).toEqual([]);
@@ -129,12 +133,13 @@ test("a user's mistake seen in a socket callback: its one line, exit 2, no detai
   }
 });
 
-describe('the handler, called in this process', () => {
+describe('the handler, in this process (runCommand, as a test runs a command)', () => {
   const saved = { home: process.env.ELECTRUM_BENCH_HOME };
   let said: string[];
   let stderr: jest.SpyInstance;
   beforeEach(() => {
     said = [];
+    process.env.ELECTRUM_BENCH_HOME = home;
     stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
       said.push(String(chunk));
       return true;
@@ -146,27 +151,6 @@ describe('the handler, called in this process', () => {
     else process.env.ELECTRUM_BENCH_HOME = saved.home;
   });
 
-  /** A fresh copy of the modules, so each test starts with no error reported and nothing claimed. */
-  function fresh() {
-    let mods!: {
-      runCli: typeof import('../../src/cli/run-cli');
-      outputPath: typeof import('../../src/core/output-path');
-      createdFile: typeof import('../../src/core/created-file');
-      results: typeof import('../../src/store/results');
-      userError: typeof import('../../src/core/user-error');
-    };
-    jest.isolateModules(() => {
-      mods = {
-        runCli: require('../../src/cli/run-cli'),
-        outputPath: require('../../src/core/output-path'),
-        createdFile: require('../../src/core/created-file'),
-        results: require('../../src/store/results'),
-        userError: require('../../src/core/user-error'),
-      };
-    });
-    return mods;
-  }
-
   function thrownHere(): Error {
     try {
       JSON.parse('{"half":');
@@ -176,14 +160,15 @@ describe('the handler, called in this process', () => {
     throw new Error('JSON.parse took half an object');
   }
 
-  test('a bug: exactly one line naming the details file, which holds the stack; the claimed path and the empty database are gone', () => {
-    process.env.ELECTRUM_BENCH_HOME = home;
-    const { runCli, outputPath, createdFile, results } = fresh();
-    const db = outputPath.claimOutputFile(path.join(tmp, 'out', 'r.sqlite'), '--db');
-    createdFile.fileAboutToBeCreated(db);
-    results.ResultsStore.open(db);
+  test('a bug: exactly one line naming the details file, which holds the stack; the claimed path and the empty database are gone', async () => {
     const err = thrownHere();
-    expect(runCli.endWithError(err)).toBe(1);
+    const code = await runCommand(async () => {
+      const db = claimOutputFile(path.join(tmp, 'out', 'r.sqlite'), '--db');
+      fileAboutToBeCreated(db);
+      ResultsStore.open(db);
+      throw err;
+    }, []);
+    expect(code).toBe(1);
     expect(said).toHaveLength(1);
     const m = /^electrum-bench: internal error: SyntaxError: (.+); details in (\S+)\n$/.exec(said[0]);
     expect(m).not.toBeNull();
@@ -197,8 +182,7 @@ describe('the handler, called in this process', () => {
 
   test('where $ELECTRUM_BENCH_HOME cannot be written, the details go to the temporary directory, and the line says so', () => {
     process.env.ELECTRUM_BENCH_HOME = '/proc/electrum-bench-no-home';
-    const { runCli } = fresh();
-    expect(runCli.endWithError(new RangeError('out of range'))).toBe(1);
+    expect(reportError(new RangeError('out of range'))).toEqual({ code: 1, details: expect.any(String) });
     expect(said).toHaveLength(1);
     const m = /^electrum-bench: internal error: RangeError: out of range; details in (\S+)\n$/.exec(said[0]);
     expect(m).not.toBeNull();
@@ -211,31 +195,25 @@ describe('the handler, called in this process', () => {
   });
 
   test("a user's mistake: its one line, exit 2, no details file; a second error after it adds no line", () => {
-    process.env.ELECTRUM_BENCH_HOME = home;
-    const { runCli, userError } = fresh();
-    expect(runCli.endWithError(new userError.UserError('--passes must be a number,\n  got "abc"'))).toBe(2);
-    expect(runCli.endWithError(new Error('the same failure, seen again from a callback'), 'uncaughtException')).toBe(2);
+    const first = reportError(new UserError('--passes must be a number,\n  got "abc"'));
+    expect(first).toEqual({ code: 2 });
+    expect(reportError(new Error('the same failure, seen again from a callback'), 'uncaughtException', first)).toEqual({ code: 2 });
     expect(said).toEqual(['electrum-bench: --passes must be a number, got "abc"\n']);
     expect(fs.existsSync(home)).toBe(false);
   });
 
   test('a second error after a bug adds no line, and goes to the same details file', () => {
-    process.env.ELECTRUM_BENCH_HOME = home;
-    const { runCli } = fresh();
-    expect(runCli.endWithError(new Error('first'))).toBe(1);
-    expect(runCli.endWithError(new Error('second'), 'unhandledRejection')).toBe(1);
+    const first = reportError(new Error('first'));
+    expect(reportError(new Error('second'), 'unhandledRejection', first)).toBe(first);
     expect(said).toHaveLength(1);
-    const file = /details in (\S+)\n$/.exec(said[0])![1];
-    const details = fs.readFileSync(file, 'utf8');
+    const details = fs.readFileSync(first.details!, 'utf8');
     expect(details.indexOf('Error: first')).toBeLessThan(details.indexOf('then, also:'));
     expect(details.slice(details.indexOf('then, also:'))).toMatch(/Error: second\n\s+at /);
   });
 
   test('something thrown that is not an Error is shown as it is', () => {
-    process.env.ELECTRUM_BENCH_HOME = home;
-    const { runCli } = fresh();
-    expect(runCli.endWithError({ code: 42, why: 'not an Error' })).toBe(1);
-    const file = /^electrum-bench: internal error: \{ code: 42, why: 'not an Error' \}; details in (\S+)\n$/.exec(said[0])![1];
-    expect(fs.readFileSync(file, 'utf8')).toContain("{ code: 42, why: 'not an Error' }");
+    const { details } = reportError({ code: 42, why: 'not an Error' });
+    expect(said).toEqual([`electrum-bench: internal error: { code: 42, why: 'not an Error' }; details in ${details}\n`]);
+    expect(fs.readFileSync(details!, 'utf8')).toContain("{ code: 42, why: 'not an Error' }");
   });
 });

@@ -4,7 +4,7 @@
  * what it can do beyond the three questions.
  */
 import { PROFILE_NAMES, type ProfileName } from '../../src/servers/profiles';
-import { targetUrl } from '../../src/core/targets';
+import { targetUrl } from '../../src/servers/targets';
 import { transportOf } from '../../src/transports/registry';
 
 const EXPECTED: Record<ProfileName, { label: string; scheme: string; speaksElectrum: boolean; bindsSourceAddresses: boolean }> = {

@@ -405,6 +405,26 @@ const CASES: Case[] = [
     names: (c) => ['--out', c.dir, 'compare.md', '--force'],
   },
 
+  // two outputs on one file, or an output on an input: refused before any work, nothing changed
+  { name: 'paths: load --summary-export onto --db', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--summary-export', path.join(c.dir, 'r.sqlite')], names: (c) => ['--summary-export', '--db', path.join(c.dir, 'r.sqlite'), 'same file'] },
+  { name: 'paths: bench --out json= onto --db', cli: 'bench', args: (c) => bench(c, '--out', `json=${path.join(c.dir, 'r.sqlite')}`), names: (c) => ['--out json', '--db', path.join(c.dir, 'r.sqlite'), 'same file'] },
+  { name: 'paths: load, two --out json= on one file', cli: 'load', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--out', `json=${path.join(c.dir, 'o.json')}`, '--out', `json=${c.dir}/./o.json`], names: (c) => ['--out json', path.join(c.dir, 'o.json'), 'same file'] },
+  {
+    name: 'paths: load --out json= onto its --dataset',
+    cli: 'load',
+    setup: (dir) => fs.copyFileSync(fx('good.jsonl'), path.join(dir, 'd.jsonl')),
+    args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--dataset', path.join(c.dir, 'd.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--out', `json=${path.join(c.dir, 'd.jsonl')}`],
+    names: (c) => ['--out json', '--dataset', path.join(c.dir, 'd.jsonl'), 'input'],
+  },
+  {
+    name: 'paths: bench --dashboard-export onto its --config',
+    cli: 'bench',
+    setup: (dir) => fs.writeFileSync(path.join(dir, 'c.json'), JSON.stringify({ passes: 2 })),
+    args: (c) => bench(c, '--config', path.join(c.dir, 'c.json'), '--dashboard-export', path.join(c.dir, 'c.json')),
+    names: (c) => ['--dashboard-export', '--config', path.join(c.dir, 'c.json'), 'input'],
+  },
+  { name: 'paths: report compare of one database with itself', cli: 'report', setup: (dir) => fs.writeFileSync(path.join(dir, 'a.sqlite'), ''), args: (c) => ['compare', '--db', path.join(c.dir, 'a.sqlite'), '--db', `${c.dir}/./a.sqlite`], names: (c) => ['--db', path.join(c.dir, 'a.sqlite'), 'one database'] },
+
   // a database that is not ours: refused before any work, left byte for byte
   { name: "db: bench --db another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => bench(c, '--db', path.join(c.dir, 'theirs.sqlite')), names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },
   { name: "db: bench --resume on another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => ['--resume', '1', '--db', path.join(c.dir, 'theirs.sqlite')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },

@@ -5,7 +5,7 @@
  * unbounded.
  */
 import { PROFILES } from '../../servers/profiles';
-import { targetUrl, type ServerTarget } from '../../core/targets';
+import { targetUrl, type ServerTarget } from '../../servers/targets';
 import { UserError } from '../../core/user-error';
 import type { DatasetLine } from '../../core/dataset-line';
 import type { Mix } from '../../core/load-types';

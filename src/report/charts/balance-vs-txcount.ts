@@ -1,4 +1,4 @@
-import type { ChartDef } from './definitions';
+import type { ChartDef } from './scaling-chart';
 
 /** Servers that keep a per-address balance answer in constant time; the others walk the history. */
 export const balanceVsTxCount: ChartDef = {

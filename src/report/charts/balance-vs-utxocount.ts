@@ -1,4 +1,4 @@
-import type { ChartDef } from './definitions';
+import type { ChartDef } from './scaling-chart';
 
 /** A balance is a sum over unspent outputs: servers that sum at query time scale with this axis. */
 export const balanceVsUtxoCount: ChartDef = {

@@ -4,7 +4,7 @@
  */
 import { medianOf as median } from '../median';
 import type { MedianPoint } from '../model';
-import type { SizeAxis } from './definitions';
+import type { SizeAxis } from './scaling-chart';
 
 export interface BucketRow {
   server: string;

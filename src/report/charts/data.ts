@@ -6,7 +6,7 @@
  */
 import type { ErrorPoint, MedianPoint, ReportModel } from '../model';
 import { bucketRows } from './buckets';
-import type { ChartDef } from './definitions';
+import type { ChartDef } from './scaling-chart';
 
 export interface ChartData {
   values: Array<Record<string, unknown>>;

@@ -1,18 +1,10 @@
-/** What a chart is: which method's latency, against which size of address. One file per chart. */
+/** The scaling charts (what one is: scaling-chart.ts), and the titles and fits of their size axes. */
 import type { ReportMethod } from '../model';
 import { balanceVsTxCount } from './balance-vs-txcount';
 import { balanceVsUtxoCount } from './balance-vs-utxocount';
 import { historyVsTxCount } from './history-vs-txcount';
+import type { ChartDef, SizeAxis } from './scaling-chart';
 import { utxosVsUtxoCount } from './utxos-vs-utxocount';
-
-export type SizeAxis = 'txCount' | 'utxoCount';
-
-export interface ChartDef {
-  id: string; // file name stem
-  title: string;
-  method: ReportMethod;
-  x: SizeAxis;
-}
 
 /** The four charts of the published comparison, in the order the report shows them. */
 export const CHARTS: readonly ChartDef[] = [balanceVsTxCount, balanceVsUtxoCount, historyVsTxCount, utxosVsUtxoCount];

@@ -1,4 +1,4 @@
-import type { ChartDef } from './definitions';
+import type { ChartDef } from './scaling-chart';
 
 /** get_history returns one entry per transaction, so every server is at least linear here. */
 export const historyVsTxCount: ChartDef = {

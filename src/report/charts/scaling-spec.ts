@@ -5,7 +5,8 @@
  * failed is visible, never silently missing. With `facet`, one such panel per server.
  */
 import type { ReportModel } from '../model';
-import { AXIS_TITLE, ChartDef } from './definitions';
+import { AXIS_TITLE } from './definitions';
+import type { ChartDef } from './scaling-chart';
 import { chartData } from './data';
 import { colourScale, ERROR_COLOUR } from './palette';
 import { latencyScale, sizeScale } from './scales';

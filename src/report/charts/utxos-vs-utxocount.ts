@@ -1,4 +1,4 @@
-import type { ChartDef } from './definitions';
+import type { ChartDef } from './scaling-chart';
 
 /** listunspent returns one entry per unspent output: its natural size is the UTXO count. */
 export const utxosVsUtxoCount: ChartDef = {

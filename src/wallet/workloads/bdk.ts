@@ -23,7 +23,8 @@
  *
  * stop_gap and batch_size are the caller's choice (the crate has no default): 20 and 10 here.
  */
-import type { WalletChain, WalletLine } from '../../core/wallet-line';
+import type { WalletChain } from '../../core/wallet-chain';
+import type { WalletLine } from '../../core/wallet-line';
 import { SCAN } from '../../core/wallet-scan';
 import type { BatchItem } from '../../electrum/client';
 import type { ElectrumError } from '../../electrum/errors';

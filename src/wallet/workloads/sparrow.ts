@@ -29,7 +29,8 @@
  * decoy traffic over SSL). Sparrow asks no Merkle proofs: it checks that each transaction hashes to
  * its txid, which costs no call.
  */
-import type { WalletChain, WalletLine } from '../../core/wallet-line';
+import type { WalletChain } from '../../core/wallet-chain';
+import type { WalletLine } from '../../core/wallet-line';
 import { SCAN } from '../../core/wallet-scan';
 import { ElectrumError } from '../../electrum/errors';
 import type { Findings } from '../findings';

@@ -4,7 +4,8 @@
  * source the behaviour comes from; the code is ours.
  */
 import type { ClientOptions } from '../../electrum/client';
-import type { WalletChain, WalletLine, WalletScript } from '../../core/wallet-line';
+import type { WalletChain } from '../../core/wallet-chain';
+import type { WalletLine, WalletScript } from '../../core/wallet-line';
 import type { WorkloadName } from '../../core/wallet-scan';
 import { UserError } from '../../core/user-error';
 import type { Findings, HistoryEntry } from '../findings';

@@ -7,9 +7,9 @@
  *   [LABEL=]PROFILE@ssl://HOST:PORT  TLS (also tcp://, electrum://, electrums://)
  *   [LABEL=]esplora-rest@http://HOST:PORT   Esplora's REST API (https:// with TLS)
  */
-import { checkHost, checkPort, formatServerUrl, HTTP_SCHEMES, parseServerSpec as parseSpec, type ServerAddress } from './server-address';
-import { isProfileName, PROFILES, PROFILE_NAMES, ProfileName, urlScheme } from '../servers/profiles';
-import { UserError } from './user-error';
+import { checkHost, checkPort, formatServerUrl, HTTP_SCHEMES, parseServerSpec as parseSpec, type ServerAddress } from '../core/server-address';
+import { isProfileName, PROFILES, PROFILE_NAMES, ProfileName, urlScheme } from './profiles';
+import { UserError } from '../core/user-error';
 
 export { checkHost, checkPort };
 
