@@ -47,7 +47,7 @@ export async function walletBench(a: WalletBenchArgs, argv: string[], watch: Wat
   if (stray.length) throw new UserError(`--workload syncs whole wallets: --${stray.join(', --')} apply to address benchmarks only`);
   if (!a.wallets) throw new UserError('--workload needs --wallets FILE (e.g. datasets/regtest-lab-wallets.jsonl, written by `npm run lab -- up`)');
   claimInput(a.wallets, '--wallets');
-  const wallets = readWallets(a.wallets);
+  const wallets = readWallets(a.wallets, '--wallets', workload.name);
   const int = (name: string, v: number | undefined, min: number) => {
     if (v === undefined || !Number.isInteger(v) || v < min) throw new UserError(`--${name} must be an integer >= ${min}, got ${v}`);
     return v;

@@ -183,7 +183,7 @@ async function runWalletLoad(a: WalletLoadArgs, plan: WalletLoadPlan, test: Coor
   const allOnLab = onLab.size === resolved.targets.length;
   const walletsFile = a.wallets ?? (allOnLab ? lab.walletsPath : missingWallets());
   claimInput(walletsFile, '--wallets');
-  const wallets = readWallets(walletsFile);
+  const wallets = readWallets(walletsFile, '--wallets', workload.name);
   const maxTxs = a['wallet-max-txs'];
   const chosen = maxTxs === undefined ? wallets.wallets : wallets.wallets.filter((w) => w.expected.txCount <= maxTxs);
   if (chosen.length === 0) throw new UserError(`--wallet-max-txs ${maxTxs}: no wallet of ${wallets.path} has so few transactions`);

@@ -6,7 +6,7 @@ import { targetUrl, type ServerTarget } from '../servers/targets';
 import { startFailure, type MeasuringPool } from '../transports/transport';
 import { openPool, transportOf } from '../transports/registry';
 import { wrongChain, type ExpectedNetwork } from '../dataset/expected-network';
-import { headerHash } from '../dataset/network';
+import { headerHash, isHeaderHex } from '../dataset/network';
 import { releaseClaims } from '../core/output-path';
 import { UserError } from '../core/user-error';
 import { onSignalBeforeStart } from './signals';
@@ -52,7 +52,7 @@ async function checkChain(t: ServerTarget, pool: MeasuringPool, expected: Expect
   } catch {
     return; // a server that does not serve headers cannot be checked; its answers will show the rest
   }
-  if (typeof header !== 'string' || !/^[0-9a-f]{160}$/i.test(header)) return;
+  if (!isHeaderHex(header)) return;
   const chain = wrongChain(expected, headerHash(header));
   if (chain) throw new UserError(`server ${t.name} (${targetUrl(t)}) is on ${chain}, not the chain of ${expected.source}`);
 }

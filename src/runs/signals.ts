@@ -1,7 +1,7 @@
 /**
  * Signal handling in one place: the first SIGINT, SIGTERM or SIGHUP (a closed terminal) asks for a
  * clean stop (everything measured so far is kept); a second one exits at once, after writing what
- * is still buffered.
+ * is still buffered (and, as after any early end, removing what it claimed or created and left empty).
  *
  * A signal can reach us through several doors at once: `kill -TERM -PGID` hits npm, tsx and us,
  * and npm and tsx each pass it on, each within a few milliseconds. Copies of the same signal within
@@ -9,6 +9,7 @@
  * Ctrl-C, or a script's second kill, comes far later).
  */
 import { stoppedCode } from './exit-code';
+import { leaveNothingHalfWritten } from './cleanup';
 
 const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const DUPLICATE_MS = 40;
@@ -42,6 +43,8 @@ export function onStopSignal(stop: (signal: NodeJS.Signals) => void, beforeForce
       try {
         beforeForcedExit?.();
       } finally {
+        // The run's own ending will not come: what it would have released is released here.
+        leaveNothingHalfWritten();
         process.stderr.write(`\n${signal} again: exiting now\n`);
         process.exit(stoppedCode(signal));
       }
