@@ -4,6 +4,7 @@
  * written whole, in one transaction, as soon as it ends, so an interrupted run keeps every sync
  * that finished.
  */
+import type { FinalStatus } from '../core/run-status';
 import type { ResultsStore } from './results';
 import { createRun, finishRun, setServerInfo, type NumberedRun, type RunRow, type ServerRow } from './run-record';
 import type { RequestSample } from '../core/sync-steps';
@@ -233,7 +234,7 @@ export class WalletStore {
     return rows.map(({ server, latencyNs, ...r }) => ({ server, record: { ...r, latencyNs: latencyNs === null ? null : BigInt(latencyNs) } }));
   }
 
-  finishRun(runId: number, status: 'completed' | 'interrupted' | 'failed', summary: unknown): void {
+  finishRun(runId: number, status: FinalStatus, summary: unknown): void {
     this.db.transaction(() => {
       finishRun(this.db, runId, status);
       this.db.prepare('UPDATE wallet_runs SET summary_json = ? WHERE run_id = ?').run(JSON.stringify(summary), runId);
