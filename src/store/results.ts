@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { migrate, SCHEMA_VERSION } from './schema';
 import type { DatasetLine } from '../core/dataset-line';
 import { UserError } from '../core/user-error';
-import { createRun, finishRun, serversOf, type ServerRow } from './run-record';
+import { createRun, finishRun, serversOf, type RunStatus, type ServerRow } from './run-record';
 import { makeDirs } from '../core/output-path';
 import { refuseForeignDatabase } from './ownership';
 import { openReadOnly, ReadOnlyDb } from './read-only';
@@ -19,7 +19,7 @@ export interface RunRecord {
   id: number;
   started_at: string;
   finished_at: string | null;
-  status: 'running' | 'interrupted' | 'completed' | 'failed';
+  status: RunStatus;
   tool_version: string;
   git_commit: string | null;
   node_version: string;
@@ -218,6 +218,17 @@ export class ResultsStore {
       .prepare('SELECT s.name AS name, count(*) AS n FROM samples x JOIN run_servers s ON s.id = x.server_id WHERE x.run_id = ? GROUP BY s.name')
       .all(runId) as Array<{ name: string; n: number }>;
     return new Map(rows.map((r) => [r.name, r.n]));
+  }
+
+  /**
+   * How each server's calls ended, in the order they were made: every call a server was given
+   * (warm-up included), its outcome, and when it was made and ended (ms since the epoch).
+   */
+  forEachCallEnd(runId: number, fn: (server: string, status: string, atMs: number, endMs: number) => void): void {
+    const rows = this.db
+      .prepare('SELECT s.name, x.status, x.at_ms, x.at_ms + x.latency_ns / 1000000.0 FROM samples x JOIN run_servers s ON s.id = x.server_id WHERE x.run_id = ? ORDER BY x.at_ms, x.id')
+      .raw();
+    for (const [name, status, at, end] of rows.iterate(runId) as IterableIterator<[string, string, number, number]>) fn(name, status, at, end);
   }
 
   /** Every call of a run already measured, streamed (a resumed run skips them; memory stays flat). */
