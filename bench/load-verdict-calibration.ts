@@ -21,7 +21,7 @@ import { readLoadRun } from '../src/report/load-read';
 import type { LoadRunReport } from '../src/report/load-model';
 import { ResultsStore } from '../src/store/results';
 import { ResultsReader } from '../src/store/read';
-import { verdictText } from '../src/core/verdict';
+import { verdictText } from '../src/verdicts/verdict';
 import { medianOfUnsorted } from '../src/core/quantiles';
 import { flag } from './args';
 

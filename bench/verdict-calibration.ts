@@ -18,7 +18,7 @@ import { labStatus } from '../src/lab/lab';
 import { loadModel } from '../src/report/load';
 import { compareModels, compareServers, type Comparison } from '../src/report/compare';
 import type { ReportModel } from '../src/report/model';
-import { verdictText } from '../src/core/verdict';
+import { verdictText } from '../src/verdicts/verdict';
 import { flag } from './args';
 
 const SERVER = flag('server', 'electrumx');

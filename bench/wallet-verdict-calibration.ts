@@ -19,7 +19,7 @@ import { readWalletRun } from '../src/report/wallet-read';
 import type { WalletRunReport } from '../src/report/wallet-model';
 import { ResultsStore } from '../src/store/results';
 import { ResultsReader } from '../src/store/read';
-import { verdictText } from '../src/core/verdict';
+import { verdictText } from '../src/verdicts/verdict';
 import { flag } from './args';
 
 const SERVER = flag('server', 'electrumx');

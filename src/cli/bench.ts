@@ -34,7 +34,7 @@ import { mapped } from '../engine/sinks/unit-sink';
 import { baselineProblems, checkedPlan, refusingMistakes, regressionGateProblems, timeoutSeconds } from './validate';
 import { loadModel } from '../report/load';
 import { abComparison, compareTable, regressions } from '../report/compare';
-import { verdictText } from '../core/verdict';
+import { verdictText } from '../verdicts/verdict';
 import { textTable } from '../core/text-table';
 
 export function benchArgs(argv: string[]) {

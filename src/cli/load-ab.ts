@@ -6,7 +6,7 @@
 import { UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
 import { formatDuration } from '../core/duration';
-import { verdictText } from '../core/verdict';
+import { verdictText } from '../verdicts/verdict';
 import type { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { readLoadRun } from '../report/load-read';

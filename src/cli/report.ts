@@ -8,7 +8,7 @@ import { runCli } from './run-cli';
 import { writeReport } from '../report/report';
 import { reportOptions } from '../report/options';
 import { compareDatabases, compareMarkdown, deltaTitle, compareServers, regressions } from '../report/compare';
-import { DEFAULT_NOISE_FLOOR_PCT, verdictText } from '../core/verdict';
+import { DEFAULT_NOISE_FLOOR_PCT, verdictText } from '../verdicts/verdict';
 import { writeOutputs } from '../report/export/output';
 import { claimInput, claimOutputDir, sameFile } from '../core/output-path';
 import { UserError } from '../core/user-error';

@@ -1,7 +1,7 @@
 /**
  * "Did it regress?": two databases (e.g. two versions of one server), the latest completed run of
  * each, per-address medians matched by (server name, method, scripthash), and per server and method
- * a verdict (src/core/verdict.ts): the change of B against A, paired by address, with its 95 %
+ * a verdict (src/verdicts/verdict.ts): the change of B against A, paired by address, with its 95 %
  * interval and `faster`, `slower` or `no change`. Only addresses measured in both count, so a
  * dataset that grew between rounds does not show up as a speed change.
  */
@@ -9,7 +9,7 @@ import { medianOfUnsorted } from '../core/quantiles';
 import { loadModel } from './load';
 import type { ReportModel } from './model';
 import { fmtMs, markdownTable, Table } from './table';
-import { DEFAULT_NOISE_FLOOR_PCT, pairedVerdict, pairsVerdict, unpairedVerdict, verdictText, type Verdict, type VerdictOptions } from '../core/verdict';
+import { DEFAULT_NOISE_FLOOR_PCT, pairedVerdict, pairsVerdict, unpairedVerdict, verdictText, type Verdict, type VerdictOptions } from '../verdicts/verdict';
 import { formatDuration } from '../core/duration';
 import { UserError } from '../core/user-error';
 import { ResultsStore } from '../store/results';

@@ -3,7 +3,7 @@
  * called otherwise), slower or faster with an interval that excludes zero where one side really
  * moved, and no verdict at all on too few samples.
  */
-import { pairedVerdict, pairsVerdict, unpairedVerdict, verdictText } from '../../src/core/verdict';
+import { pairedVerdict, pairsVerdict, unpairedVerdict, verdictText } from '../../src/verdicts/verdict';
 import { seededRandom } from '../../src/core/random';
 import { abComparison, compareWallets, regressions } from '../../src/report/compare';
 import type { WalletRunReport } from '../../src/report/wallet-model';
