@@ -18,7 +18,7 @@ import type { CoordinatorAddress } from '../engine/coordinator';
 import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { readLoadRun } from '../report/load-read';
-import { parseStoredJson } from '../report/stored-json';
+import { parseStoredJson } from '../core/stored-json';
 import { loadRunTable } from '../report/load-tables';
 import { textTable } from '../core/text-table';
 import { UserError } from '../core/user-error';

@@ -30,7 +30,7 @@ export function checkTurns(plan: Pick<LoadPlan, 'turnMs' | 'baseline' | 'duratio
   }
 }
 
-/** What an interleaved run records of its turns in its config (the report reads it back: src/report/load-read.ts). */
+/** What an interleaved run records of its turns in its config (the report and the verdicts read it back: src/core/ab-setup.ts). */
 export function turnsConfig(plan: Pick<LoadPlan, 'turnMs' | 'baseline'>): Record<string, unknown> {
   if (plan.turnMs === undefined) return {};
   return { turnMs: plan.turnMs, ...(plan.baseline !== undefined ? { baseline: plan.baseline } : {}) };

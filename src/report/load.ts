@@ -6,7 +6,7 @@
 import { ResultsStore, RunRecord } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
-import { isObject, parseStoredJson } from './stored-json';
+import { benchBaselineOf } from '../core/ab-setup';
 import type { ErrorPoint, MedianPoint, ReportMethod, ReportModel, ReportServer, SummaryRow } from './model';
 
 const ms = (ns: number | null) => (ns === null ? null : ns / 1e6);
@@ -104,7 +104,7 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: Result
       throw new UserError(`--run: run ${runs.map((r) => r.id).join(', ')} of ${dbPath} has no per-address medians (status ${runs.map((r) => r.status).join(', ')}); finish it with npm run bench -- --resume`);
     }
     // A run recorded as an A/B comparison (`bench --baseline`) is reported with its verdicts, which need every pass.
-    const baseline = runs.length === 1 ? recordedBaseline(runs[0].config_json) : undefined;
+    const baseline = runs.length === 1 ? benchBaselineOf(runs[0].config_json) : undefined;
     const passes = opts.withPasses || baseline !== undefined
       ? reader.passLatencies(runIds).flatMap((r) => {
           const server = labelOf.get(r.server_id);
@@ -115,12 +115,6 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: Result
   } finally {
     if (!open) store.close();
   }
-}
-
-/** The server a run was recorded to be compared against (`bench --baseline`), if any. */
-function recordedBaseline(configJson: string): string | undefined {
-  const config = parseStoredJson(configJson);
-  return isObject(config) && typeof config.baseline === 'string' ? config.baseline : undefined;
 }
 
 /** The server setting a run of a `--param` sweep was measured with, as `NAME=VALUE`. */
