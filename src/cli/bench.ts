@@ -32,9 +32,8 @@ import { openWatchers, watched, watchPlan, withWatchOptions, WATCH_FLAGS } from 
 import { PlannedRunLive, type PlannedUnitEnd } from '../engine/planned-live';
 import { mapped } from '../engine/sinks/unit-sink';
 import { baselineProblems, checkedPlan, refusingMistakes, regressionGateProblems, timeoutSeconds } from './validate';
-import { loadModel } from '../report/load';
-import { abComparison, compareTable, regressions } from '../report/compare';
-import { verdictText } from '../verdicts/verdict';
+import { compareTable } from '../report/compare';
+import { benchAbVerdicts } from '../verdicts/bench';
 import { textTable } from '../core/text-table';
 
 export function benchArgs(argv: string[]) {
@@ -127,14 +126,12 @@ function checkBaseline(baseline: string | undefined, failOn: number | undefined,
   if (problems.length) throw new UserError(problems.join('; '));
 }
 
-/** An A/B run's verdicts, as the report shows them; the rows beyond `failOn` percent slower. */
-function abVerdicts(store: ResultsStore, db: string, runId: number, failOn: number | undefined): { text: string; regressed: string[] } {
-  const model = loadModel(db, { runIds: [runId] }, store);
-  const c = abComparison(model);
-  if (!c) return { text: '', regressed: [] };
-  const t = compareTable(c);
-  const regressed = failOn === undefined ? [] : regressions(c, failOn).map((r) => `${r.what} ${verdictText(r.verdict)}`);
-  return { text: [`A/B verdicts against ${model.baseline} (B vs A, interleaved in this run):`, '', textTable(t.head, t.rows, { align: t.align })].join('\n'), regressed };
+/** An A/B run's verdicts (src/verdicts/bench.ts), as the report shows them; the rows beyond `failOn` percent slower. */
+function abVerdicts(store: ResultsStore, runId: number, failOn: number | undefined): { text: string; regressed: string[] } {
+  const ab = benchAbVerdicts(store, runId, failOn);
+  if (!ab) return { text: '', regressed: [] };
+  const t = compareTable(ab.comparison);
+  return { text: [`A/B verdicts against ${ab.baseline} (B vs A, interleaved in this run):`, '', textTable(t.head, t.rows, { align: t.align })].join('\n'), regressed: ab.regressed };
 }
 
 
@@ -226,7 +223,7 @@ export async function main(argv: string[]): Promise<number> {
         await live?.stop();
       }
       if (live) await outputs.end(summaryObject(result, a.db));
-      const ab = result.status === 'completed' && runOpts.baseline !== undefined ? abVerdicts(store, a.db, result.runId, a['fail-on-regression']) : undefined;
+      const ab = result.status === 'completed' && runOpts.baseline !== undefined ? abVerdicts(store, result.runId, a['fail-on-regression']) : undefined;
       process.stdout.write((a.json ? summaryJson(result, a.db) : summaryTable(result, a.db)) + '\n');
       if (costs && !a.json) process.stdout.write(`\n${costs}\n`);
       if (ab?.text && !a.json) process.stdout.write(`\n${ab.text}\n`);

@@ -25,7 +25,8 @@ import { writeFileAtomic } from '../core/atomic-write';
 import { LoadOptions, LoadRunner } from '../engine/runner';
 import { serversInTurn } from '../engine/servers-in-turn';
 import { serversInTurns } from '../engine/interleave';
-import { checkTurns, loadAbVerdicts, turnsConfig, turnsLine } from './load-ab';
+import { checkTurns, loadAbText, turnsConfig, turnsLine } from './load-ab';
+import { loadAbVerdicts } from '../verdicts/load';
 import { stepLine } from '../engine/find-max';
 import { LoadStore } from '../store/load-results';
 import { intervalLine, summaryText } from '../load/summary';
@@ -420,7 +421,7 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: OutputSet, test: Coordi
   const text = search
     ? searches.map((f) => `${f.statement}\n  (${f.pinning})`).join('\n') + '\n\n(the summary below is of each server\'s last step)\n' + summaryText(summaries, runId, a.db)
     : (plan.turnMs !== undefined ? turnsLine(plan.turnMs, plan.durationMs, opts.servers.map((t) => t.name)) + '\n' : '') + summaryText(summaries, runId, a.db);
-  process.stdout.write((a.json ? JSON.stringify(json, null, 2) : text + (tracker ? '\n\n' + tracker.format() : '') + (costs ? `\n\n${costs}` : '') + (ab ? `\n\n${ab.text}` : '')) + '\n');
+  process.stdout.write((a.json ? JSON.stringify(json, null, 2) : text + (tracker ? '\n\n' + tracker.format() : '') + (costs ? `\n\n${costs}` : '') + (ab ? `\n\n${loadAbText(ab)}` : '')) + '\n');
   if (runner.aborted) process.stderr.write(`run ${runId} aborted: ${runner.aborted}\n`);
   if (thresholdResults.some((t) => !t.pass)) return 99;
   if (status === 'completed' && ab?.regressed.length) {

@@ -10,6 +10,7 @@ import type { StoppedAnswering } from '../core/stopped-answering';
 import type { StoredLoadModel } from '../core/load-types';
 import type { Outage } from '../core/outages';
 import type { TurnLatency } from '../core/seconds-latency';
+import type { Comparison } from '../verdicts/comparison';
 
 export interface LoadIntervalPoint {
   index: number;
@@ -120,4 +121,6 @@ export interface LoadRunReport {
   turnMs: number | null;
   /** `load --baseline`: the server the others were judged against, turn by turn; null when none. */
   baseline: string | null;
+  /** An interleaved A/B run's verdicts, every other server against the baseline turn by turn (src/verdicts/load.ts). */
+  ab?: Comparison;
 }

@@ -16,6 +16,7 @@ import { readStoppedAnswering } from '../core/stopped-answering';
 import { readOutages } from '../core/outages';
 import { isObject, parseStoredJson } from '../core/stored-json';
 import { interleavingOf } from '../core/ab-setup';
+import { loadAbComparison, readLoadLatency } from '../verdicts/load';
 
 function generatorOf(run: LoadRunRow, server: string): GeneratorVerdict | null {
   const all = parseStoredJson(run.generator_json);
@@ -152,6 +153,7 @@ export function readLoadRun(reader: ResultsReader, run: LoadRunRow, chosen: Load
   // The servers of an interleaved run took turns on one clock: the run's first second is every server's 0.
   const firsts = turnMs === null ? [] : servers.flatMap((s) => loads.intervals(run.id, s.id).next().value?.startMs ?? []);
   const origin = firsts.length ? Math.min(...firsts) : undefined;
+  const ab = baseline !== null ? loadAbComparison(readLoadLatency(loads, run)) : undefined;
   return {
     run,
     chosen,
@@ -161,5 +163,6 @@ export function readLoadRun(reader: ResultsReader, run: LoadRunRow, chosen: Load
     thresholds: thresholdsOf(run),
     turnMs,
     baseline,
+    ...(ab ? { ab } : {}),
   };
 }
