@@ -7,7 +7,7 @@
  */
 import yargs from 'yargs';
 import { runCli } from './run-cli';
-import { onStopSignal } from './signals';
+import { onStopSignal } from '../runs/signals';
 import { UserError } from '../core/user-error';
 import { ResultsStore } from '../store/results';
 import { IndexStore } from '../store/index-results';

@@ -14,7 +14,7 @@ import { DEFAULT_NOISE_FLOOR_PCT } from '../verdicts/verdict';
 import { writeOutputs } from '../report/export/output';
 import { claimInput, claimOutputDir, sameFile } from '../core/output-path';
 import { UserError } from '../core/user-error';
-import { onSignalWhileReading } from './signals';
+import { onSignalWhileReading } from '../runs/signals';
 import { closeOpenStores } from '../store/results';
 
 export async function main(argv: string[]): Promise<number> {

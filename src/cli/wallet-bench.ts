@@ -10,12 +10,14 @@ import { UserError } from '../core/user-error';
 import { WalletBench, type PassSynced, type WalletBenchResult } from '../wallet/bench';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed } from '../wallet/workloads';
-import { electrumTargets, ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
-import { onStopSignal } from './signals';
+import { electrumTargets, readCa, resolveTargets, type TargetArgs } from './server-targets';
+import { ensureReachable } from '../runs/reachable';
+import { onStopSignal } from '../runs/signals';
 import { labServersAmong, labSetups } from './lab-targets';
 import { checkedPlan, timeoutSeconds } from './validate';
 import { walletsNetwork } from '../dataset/expected-network';
-import { openWatchers, type WatchPlan } from './watch-options';
+import { type WatchPlan } from './watch-options';
+import { openOutputs } from '../runs/outputs';
 import { PlannedRunLive, type PlannedUnitEnd } from '../engine/planned-live';
 import { mapped } from '../engine/sinks/unit-sink';
 
@@ -45,7 +47,7 @@ export async function walletBench(a: WalletBenchArgs, argv: string[], watch: Wat
   if (stray.length) throw new UserError(`--workload syncs whole wallets: --${stray.join(', --')} apply to address benchmarks only`);
   if (!a.wallets) throw new UserError('--workload needs --wallets FILE (e.g. datasets/regtest-lab-wallets.jsonl, written by `npm run lab -- up`)');
   claimInput(a.wallets, '--wallets');
-  const wallets = readWallets(a.wallets);
+  const wallets = readWallets(a.wallets, '--wallets', workload.name);
   const int = (name: string, v: number | undefined, min: number) => {
     if (v === undefined || !Number.isInteger(v) || v < min) throw new UserError(`--${name} must be an integer >= ${min}, got ${v}`);
     return v;
@@ -60,7 +62,7 @@ export async function walletBench(a: WalletBenchArgs, argv: string[], watch: Wat
   const ca = caFile ? readCa(caFile) : undefined;
   const maxLineBytes = int('max-line-bytes', a['max-line-bytes'], 1024);
   // Claimed and listening before any work; closed whatever happens next.
-  const outputs = await openWatchers(watch, `bench, ${workload.name} workload, ${passes} passes, on ${targets.map((t) => t.name).join(', ')}`);
+  const outputs = await openOutputs(watch, `bench, ${workload.name} workload, ${passes} passes, on ${targets.map((t) => t.name).join(', ')}`);
   try {
     await ensureReachable(targets, { timeoutMs, maxLineBytes, tlsInsecure: a['tls-insecure'], ca }, walletsNetwork(wallets));
     const setups = await labSetups((await labServersAmong(targets)).servers);

@@ -16,11 +16,12 @@ import { WalletStore } from '../store/wallets';
 import { UserError } from '../core/user-error';
 import { summaryText } from '../wallet/load-summary';
 import { CoordinatorBlocks, LocalBlocks, ShardBlocks, type BlockMaker } from '../wallet/blocks';
-import { asShard, mergeWalletTest, sendResults, type CoordinatedShard } from './coordinated';
+import { asShard, mergeWalletTest, sendResults, type CoordinatedShard } from '../runs/coordinated';
 import { WalletLoad, type ServerLoadSummary, type WalletLoadDone, type WalletLoadOptions, type WalletUnit } from '../wallet/load';
 import { readWallets } from '../dataset/wallet-file';
 import { workloadNamed, type Workload } from '../wallet/workloads';
-import { arrivalModel, findMaxOptions, pinGenerator, type FindMaxArgs } from './load-plan';
+import { arrivalModel, findMaxOptions, type FindMaxArgs } from './load-plan';
+import { pinGenerator } from '../runs/pin';
 import { LoadStore } from '../store/load-results';
 import { formatShard, parseShard, shareOf, type Shard } from '../core/shard';
 import { parseCoordinator, type CoordinatorAddress } from '../engine/coordinator';
@@ -29,12 +30,14 @@ import { parseSlo, stepLine, type FindMaxOptions } from '../engine/find-max';
 import { hold as holdExecutor } from '../engine/executors/hold';
 import { countOrZeroProblem, countProblem } from '../engine/executors/executor';
 import { CHOOSABLE, executorFor, flagsGiven, type LoadModel } from '../engine/executors/registry';
-import { electrumTargets, ensureReachable, readCa, resolveTargets, type TargetArgs } from './server-targets';
-import { onStopSignal } from './signals';
+import { electrumTargets, readCa, resolveTargets, type TargetArgs } from './server-targets';
+import { ensureReachable } from '../runs/reachable';
+import { onStopSignal } from '../runs/signals';
 import { labServersAmong, labSetups } from './lab-targets';
 import { collecting, cpuOption, durationOption, timeoutSeconds } from './validate';
 import { walletsNetwork } from '../dataset/expected-network';
-import { openWatchers, watchPlan, type WatchArgs, type WatchPlan } from './watch-options';
+import { watchPlan, type WatchArgs, type WatchPlan } from './watch-options';
+import { openOutputs } from '../runs/outputs';
 
 export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
   workload: string;
@@ -180,7 +183,7 @@ async function runWalletLoad(a: WalletLoadArgs, plan: WalletLoadPlan, test: Coor
   const allOnLab = onLab.size === resolved.targets.length;
   const walletsFile = a.wallets ?? (allOnLab ? lab.walletsPath : missingWallets());
   claimInput(walletsFile, '--wallets');
-  const wallets = readWallets(walletsFile);
+  const wallets = readWallets(walletsFile, '--wallets', workload.name);
   const maxTxs = a['wallet-max-txs'];
   const chosen = maxTxs === undefined ? wallets.wallets : wallets.wallets.filter((w) => w.expected.txCount <= maxTxs);
   if (chosen.length === 0) throw new UserError(`--wallet-max-txs ${maxTxs}: no wallet of ${wallets.path} has so few transactions`);
@@ -206,9 +209,9 @@ async function runWalletLoad(a: WalletLoadArgs, plan: WalletLoadPlan, test: Coor
   if (limit) log(`open files: limit ${limit.soft} (hard ${limit.hard}); ${hold} held wallets need about ${needed}`);
   if (maker?.note) log(maker.note);
   // Pinned once every input is checked, before the first thread the run starts (they inherit it).
-  const cpus = cpuList ? pinGenerator(cpuList) : undefined;
+  const cpus = cpuList ? pinGenerator(cpuList, (line) => process.stderr.write(line + '\n')) : undefined;
   // Claimed and listening before the database is touched.
-  const outputs = await openWatchers(watch, `load, ${workload.name} workload${hold ? `, ${hold} held` : ''}, on ${targets.map((t) => t.name).join(', ')}`);
+  const outputs = await openOutputs(watch, `load, ${workload.name} workload${hold ? `, ${hold} held` : ''}, on ${targets.map((t) => t.name).join(', ')}`);
   try {
     // A shard's own part goes to a scratch database; shard 1 merges every shard's into --db.
     const dbFile = test ? test.database : a.db;

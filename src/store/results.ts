@@ -98,6 +98,25 @@ export function closeOpenStores(): void {
   for (const store of [...OPEN_STORES]) store.close();
 }
 
+/**
+ * Whether the database at `file` holds a run of any kind. One that holds none (no file, no
+ * schema yet, nothing stored) is no result: a file this process created and left so can go.
+ * One that cannot be read counts as holding one (it is kept).
+ */
+export function holdsAnyRun(file: string): boolean {
+  if (!fs.existsSync(file) || fs.statSync(file).size === 0) return false;
+  let readOnly: ReadOnlyDb | undefined;
+  try {
+    readOnly = openReadOnly(file);
+    return readOnly.db.prepare('SELECT 1 FROM runs LIMIT 1').get() !== undefined;
+  } catch (err) {
+    // Only a database without the table is known to hold nothing; one that cannot be read is kept.
+    return !/no such table/.test((err as Error).message);
+  } finally {
+    readOnly?.close();
+  }
+}
+
 export class ResultsStore {
   readonly db: Database.Database;
   private readonly insertSample: Database.Statement;
