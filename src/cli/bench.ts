@@ -26,10 +26,6 @@ import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
 import { watched, watchPlan, withWatchOptions, WATCH_FLAGS } from './watch-options';
 import { baselineProblems, checkedPlan, refusingMistakes, regressionGateProblems, timeoutSeconds } from './validate';
-import { loadModel } from '../report/load';
-import { abComparison, compareTable, regressions } from '../report/compare';
-import { verdictText } from '../core/verdict';
-import { textTable } from '../core/text-table';
 import { benchSession } from '../runs/kinds/bench';
 import { printBench } from './print-bench';
 
@@ -124,16 +120,6 @@ function checkBaseline(baseline: string | undefined, failOn: number | undefined,
   if (problems.length) throw new UserError(problems.join('; '));
 }
 
-/** An A/B run's verdicts, as the report shows them; the rows beyond `failOn` percent slower. */
-function abVerdicts(store: ResultsStore, db: string, runId: number, failOn: number | undefined): { text: string; regressed: string[] } {
-  const model = loadModel(db, { runIds: [runId] }, store);
-  const c = abComparison(model);
-  if (!c) return { text: '', regressed: [] };
-  const t = compareTable(c);
-  const regressed = failOn === undefined ? [] : regressions(c, failOn).map((r) => `${r.what} ${verdictText(r.verdict)}`);
-  return { text: [`A/B verdicts against ${model.baseline} (B vs A, interleaved in this run):`, '', textTable(t.head, t.rows, { align: t.align })].join('\n'), regressed };
-}
-
 /** Options a resumed run may still be given: they change the display, not the measurement. */
 const RESUME_FLAGS = new Set(['resume', 'db', 'json', 'progress', 'no-progress', 'help', 'resources', 'no-resources', 'sample-every', 'fail-on-regression', 'ignore-unanswered', ...WATCH_FLAGS]);
 
@@ -183,7 +169,6 @@ export async function main(argv: string[]): Promise<number> {
     sweep: fresh ? await sweepOf(a, fresh) : null,
     failOnPct: a['fail-on-regression'],
     ignoreUnanswered: a['ignore-unanswered'],
-    abVerdicts,
     observe: a.progress ? attachProgress : undefined,
     print: (outcome) => printBench(outcome, { json: a.json, log }).forEach((t) => process.stdout.write(t + '\n')),
     log,

@@ -18,7 +18,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { readDataset } from '../dataset/line';
 import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
-import { checkTurns, loadAbVerdicts } from './load-ab';
+import { checkTurns } from './load-ab';
 import { LoadStore } from '../store/load-results';
 import { CHOOSABLE, executorFor } from '../engine/executors/registry';
 import { withWatchOptions } from './watch-options';
@@ -145,7 +145,6 @@ async function loadRunOf(a: Argv, plan: LoadPlan, argv: string[]): Promise<LoadR
     ignoreUnanswered: a['ignore-unanswered'],
     testOptions: a as unknown as Record<string, unknown>,
     title: dashboardTitle(a, plan),
-    abVerdicts: loadAbVerdicts,
     log: (line) => process.stderr.write(line + '\n'),
   };
   void argv;

@@ -4,6 +4,8 @@
  */
 import { answeringText } from '../core/answering';
 import { summaryTable } from '../bench/summary';
+import { compareTable } from '../report/compare';
+import { textTable } from '../core/text-table';
 import type { RunOutcome } from '../runs/outcome';
 import type { BenchDetail } from '../runs/kinds/bench';
 
@@ -25,7 +27,10 @@ export function printBench(o: RunOutcome<BenchDetail>, out: { json: boolean; log
     const table = summaryTable(result, o.db!).split('\n');
     lines.push([table[0], ...silent, ...table.slice(1)].join('\n'));
     if (d.costs) lines.push(`\n${d.costs}`);
-    if (d.abText) lines.push(`\n${d.abText}`);
+    if (d.ab) {
+      const t = compareTable(d.ab.comparison);
+      lines.push(`\n${[`A/B verdicts against ${d.ab.baseline} (B vs A, interleaved in this run):`, '', textTable(t.head, t.rows, { align: t.align })].join('\n')}`);
+    }
   }
   if (o.status === 'interrupted') out.log(`run ${o.runId} interrupted; continue it with: npm run bench -- --resume ${o.runId} --db ${o.db}`);
   else if (o.regressed.length) out.log(`regression beyond ${d.failOnPct} %: ${o.regressed.join('; ')}`);

@@ -8,12 +8,12 @@ import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { readLoadRun } from '../report/load-read';
 import { loadRunTable } from '../report/load-tables';
-import { parseStoredJson } from '../report/stored-json';
+import { parseStoredJson } from '../core/stored-json';
 import { formatThresholdResults } from '../load/thresholds';
 import { summaryText } from '../load/summary';
 import type { RunOutcome } from '../runs/outcome';
 import type { LoadDetail } from '../runs/kinds/load';
-import { turnsLine } from './load-ab';
+import { loadAbText, turnsLine } from './load-ab';
 
 export function printLoad(o: RunOutcome<LoadDetail>, out: { json: boolean; log: (line: string) => void }): string[] {
   const d = o.detail;
@@ -28,7 +28,7 @@ export function printLoad(o: RunOutcome<LoadDetail>, out: { json: boolean; log: 
   const text = d.searches.length
     ? d.searches.map((f) => `${f.statement}\n  (${f.pinning})`).join('\n') + "\n\n(the summary below is of each server's last step)\n" + summary
     : (d.turns ? turnsLine(d.turns.turnMs, d.turns.durationMs, d.turns.servers) + '\n' : '') + summary;
-  const parts = [text, ...(o.thresholds.length ? [formatThresholdResults(o.thresholds)] : []), ...(d.costs ? [d.costs] : []), ...(d.ab?.text ? [d.ab.text] : [])];
+  const parts = [text, ...(o.thresholds.length ? [formatThresholdResults(o.thresholds)] : []), ...(d.costs ? [d.costs] : []), ...(d.ab ? [loadAbText(d.ab)] : [])];
   if (d.aborted) out.log(`run ${o.runId} aborted: ${d.aborted}`);
   if (o.regressed.length) out.log(`regression beyond ${d.failOnPct} %: ${o.regressed.join('; ')}`);
   return [parts.join('\n\n')];

@@ -27,6 +27,8 @@ import { summaryObject } from '../../bench/summary';
 import { PlannedRunLive, type PlannedUnitEnd } from '../../engine/planned-live';
 import { mapped } from '../../engine/sinks/unit-sink';
 import { runSweep, type Sweep } from '../../engine/sweep';
+import { benchAbVerdicts } from '../../verdicts/bench';
+import type { AbVerdicts } from '../../verdicts/comparison';
 import { ensureReachable } from '../reachable';
 import { startSampling } from '../resource-sampling';
 import { stoppedCode } from '../exit-code';
@@ -48,8 +50,6 @@ export interface BenchRun {
   sweep: Sweep | null;
   failOnPct?: number;
   ignoreUnanswered: boolean;
-  /** An A/B run's verdicts, read back as the report reads them (src/cli/bench.ts). */
-  abVerdicts: (results: ResultsStore, db: string, runId: number, failOnPct: number | undefined) => { text: string; regressed: string[] };
   /** Follows a runner's events (a progress bar). */
   observe?: (runner: BenchRunner) => void;
   /** Each run's outcome, as it ends (a sweep has several). */
@@ -60,7 +60,8 @@ export interface BenchRun {
 export interface BenchDetail {
   result?: RunResult;
   costs?: string;
-  abText?: string;
+  /** An A/B run's verdicts (src/verdicts/bench.ts). */
+  ab?: AbVerdicts;
   failOnPct?: number;
   /** Stopped before measuring began: nothing was written. */
   stoppedBeforeStart?: string;
@@ -129,7 +130,7 @@ async function measureOnce(session: RunSession, store: ResultsStore, run: BenchR
     costs = await sampling?.stop(store.callsPerServer(sampledRun));
     await live?.stop();
   }
-  const ab = result.status === 'completed' && opts.baseline !== undefined ? run.abVerdicts(store, run.db, result.runId, run.failOnPct) : undefined;
+  const ab = result.status === 'completed' && opts.baseline !== undefined ? benchAbVerdicts(store, result.runId, run.failOnPct) : undefined;
   return {
     kind: 'bench',
     runId: result.runId,
@@ -139,7 +140,7 @@ async function measureOnce(session: RunSession, store: ResultsStore, run: BenchR
     thresholds: [],
     regressed: ab?.regressed ?? [],
     json: { ...summaryObject(result, run.db), answering: result.answering },
-    detail: { result, costs, abText: ab?.text, failOnPct: run.failOnPct },
+    detail: { result, costs, ab, failOnPct: run.failOnPct },
   };
 }
 

@@ -24,7 +24,7 @@ import { serversInTurns } from '../../engine/interleave';
 import type { LiveCounts } from '../../engine/sinks/hdr-intervals';
 import { storedOutcome, summarise, type ServerSummary } from '../../engine/summary';
 import { LoadStore } from '../../store/load-results';
-import type { ResultsStore } from '../../store/results';
+import { loadAbVerdicts, type LoadAbVerdicts } from '../../verdicts/load';
 import { toolInfo } from '../../core/tool-info';
 import type { ResourceTarget } from '../../resources/sampler';
 import { createThresholdTracker, type ThresholdResult } from '../../load/thresholds';
@@ -89,16 +89,7 @@ export interface LoadRun {
   testOptions: Record<string, unknown>;
   /** What the dashboard's header names. */
   title: string;
-  /** An A/B run's verdicts, read back from what the run stored (src/cli/load-ab.ts). */
-  abVerdicts: (results: ResultsStore, runId: number, failOnPct: number | undefined) => LoadAbVerdicts | undefined;
   log: (line: string) => void;
-}
-
-/** An A/B run's verdicts: each judged server's rows, as stored with it, and the rows beyond --fail-on-regression. */
-export interface LoadAbVerdicts {
-  text: string;
-  byServer: Map<string, unknown[]>;
-  regressed: string[];
 }
 
 /** What the printer needs of a request load besides the outcome's common part. */
@@ -249,7 +240,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   const costs = await sampling?.stop(search ? new Map() : new Map(outcomes.map((o) => [o.server, o.totals.sent])));
   const summaries = outcomes.map(summarise);
   // An A/B run's verdicts, from its seconds as stored, go with each judged server's outcomes.
-  const ab = plan.baseline !== undefined && !failure ? run.abVerdicts(results, runId, plan.failOnRegressionPct) : undefined;
+  const ab = plan.baseline !== undefined && !failure ? loadAbVerdicts(results, runId, plan.failOnRegressionPct) : undefined;
   for (const s of summaries) store.setServerOutcome(serverIds.get(s.server)!, { ...storedOutcome(s), ...(ab?.byServer.has(s.server) ? { abVerdicts: ab.byServer.get(s.server) } : {}) });
   const thresholds: ThresholdResult[] = tracker?.results() ?? [];
   // A stop after the schedule was done still leaves a run with every outcome.
