@@ -37,6 +37,7 @@ import { openWatchers, withWatchOptions } from './watch-options';
 import type { IntervalRecord } from '../core/load-types';
 import { createThresholdTracker, formatThresholdResults, parseThreshold } from '../load/thresholds';
 import { mergeShards } from '../load/merge';
+import { testIdentity } from '../runs/test-identity';
 import { writeHlog } from '../load/hlog';
 import { formatShard, linesOfShard, parseShard } from '../core/shard';
 import { asShard, mergeTest, sendResults, type CoordinatedShard } from './coordinated';
@@ -354,7 +355,7 @@ async function runLoad(a: Argv, plan: LoadPlan, outputs: OutputSet, test: Coordi
   let serverIds: Map<string, number>;
   try {
     ({ runId, serverIds } = store.createRun(
-      { tool_version: tool.version, git_commit: tool.gitCommit, config: { ...config, thresholds, dataset: datasetFile, cpus, ...turnsConfig(plan) }, model: opts.model, model_text: executorFor(opts.model).describe(opts.model), dataset_path: datasetFile, dataset_hash: datasetHash, shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : null },
+      { tool_version: tool.version, git_commit: tool.gitCommit, config: { ...config, thresholds, dataset: datasetFile, cpus, ...turnsConfig(plan), test: opts.shard && testIdentity(a, opts.servers, datasetHash) }, model: opts.model, model_text: executorFor(opts.model).describe(opts.model), dataset_path: datasetFile, dataset_hash: datasetHash, shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : null },
       opts.servers.map((t) => ({ name: t.name, profile: t.profile, url: targetUrl(t), software: null, protocol: null })),
     ));
   } catch (err) {

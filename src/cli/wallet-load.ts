@@ -34,6 +34,7 @@ import { onStopSignal } from './signals';
 import { labServersAmong, labSetups } from './lab-targets';
 import { collecting, cpuOption, durationOption, timeoutSeconds } from './validate';
 import { walletsNetwork } from '../dataset/expected-network';
+import { testIdentity } from '../runs/test-identity';
 import { openWatchers, watchPlan, type WatchArgs, type WatchPlan } from './watch-options';
 
 export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
@@ -216,7 +217,7 @@ async function runWalletLoad(a: WalletLoadArgs, plan: WalletLoadPlan, test: Coor
     const results = ResultsStore.open(dbFile);
     const store = new WalletStore(results);
     const tool = toolInfo();
-    const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, arrivals: arrivals?.model, durationMs, notify, search, notifySearch, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs, cpus, shard: shard && formatShard(shard) };
+    const config = { workload: workload.name, wallets: wallets.path, walletMaxTxs: maxTxs, hold, holdConcurrency: a['hold-concurrency'], rate: a.rate, arrivals: arrivals?.model, durationMs, notify, search, notifySearch, blocks: a.blocks, payWallets: a['pay-wallets'], mineVia: maker?.describe, timeoutMs, cpus, shard: shard && formatShard(shard), test: shard && testIdentity(a, targets, wallets.hash) };
     let run: { runId: number; serverIds: Map<string, number> };
     try {
       run = store.createRun(
