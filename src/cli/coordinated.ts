@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Coordinator, ShardLink, type TestLink } from '../engine/coordinator';
-import { mergeShards } from '../load/merge';
-import { mergeWalletShards } from '../wallet/merge';
+import { mergeRequestShards, mergeWalletShards } from '../runs/merge';
 import { formatThresholdResults, type ThresholdResult } from '../load/thresholds';
 import { formatShard, type Shard } from '../core/shard';
 import type { CoordinatorAddress } from '../engine/coordinator';
@@ -105,7 +104,7 @@ export interface MergedTest {
 export async function mergeTest(c: CoordinatedShard, shard: Shard, db: string, thresholds: string[], resultsTimeoutMs: number): Promise<MergedTest> {
   const inputs = await shardDatabases(c, resultsTimeoutMs);
   const startSkew = c.coordinator!.startSkew();
-  const merged = mergeShards(inputs, db, { thresholds, config: { coordinated: { shards: shard.count, startSkew } } });
+  const merged = mergeRequestShards(inputs, db, { thresholds, config: { coordinated: { shards: shard.count, startSkew } } });
   const results = ResultsStore.open(db, { readonly: true });
   try {
     const reader = new ResultsReader(results);
@@ -160,11 +159,11 @@ async function shardDatabases(c: CoordinatedShard, resultsTimeoutMs: number): Pr
   return inputs;
 }
 
-/** Shard 1 of a coordinated wallet load, after its own run: every shard's run merged into `db` (src/wallet/merge.ts). */
+/** Shard 1 of a coordinated wallet load, after its own run: every shard's run merged into `db` (src/runs/merge.ts). */
 export async function mergeWalletTest(c: CoordinatedShard, shard: Shard, db: string, resultsTimeoutMs: number) {
   const inputs = await shardDatabases(c, resultsTimeoutMs);
   const startSkew = c.coordinator!.startSkew();
-  const merged = mergeWalletShards(inputs, db, { coordinated: { shards: shard.count, startSkew } });
+  const merged = mergeWalletShards(inputs, db, { config: { coordinated: { shards: shard.count, startSkew } } });
   return { ...merged, startSkew };
 }
 

@@ -36,7 +36,7 @@ import type { OutputSet } from '../engine/outputs/output-set';
 import { openWatchers, withWatchOptions } from './watch-options';
 import type { IntervalRecord } from '../core/load-types';
 import { createThresholdTracker, formatThresholdResults, parseThreshold } from '../load/thresholds';
-import { mergeShards } from '../load/merge';
+import { isWalletMerge, mergeShards } from '../runs/merge';
 import { testIdentity } from '../runs/test-identity';
 import { writeHlog } from '../load/hlog';
 import { formatShard, linesOfShard, parseShard } from '../core/shard';
@@ -185,8 +185,11 @@ async function merge(argv: string[]): Promise<number> {
   claimDatabase(a.db);
   const created = fileAboutToBeCreated(a.db);
   try {
-    const { runId, intervals, status, thresholds: verdicts } = mergeShards(inputs, a.db, { thresholds });
-    process.stdout.write(`merged ${inputs.length} shards into load run ${runId} of ${a.db} (${intervals} intervals, ${status}); report it with: npm run report -- --db ${a.db} --load-run ${runId}\n`);
+    const merged = mergeShards(inputs, a.db, { thresholds, onNote: (note) => process.stderr.write(`electrum-bench: note: ${note}\n`) });
+    const { runId, status } = merged;
+    const verdicts = isWalletMerge(merged) ? [] : merged.thresholds;
+    const run = isWalletMerge(merged) ? `wallet load run ${runId} of ${a.db} (${status}); report it with: npm run report -- --db ${a.db} --wallet-run ${runId}` : `load run ${runId} of ${a.db} (${merged.intervals} intervals, ${status}); report it with: npm run report -- --db ${a.db} --load-run ${runId}`;
+    process.stdout.write(`merged ${inputs.length} shards into ${run}\n`);
     if (verdicts.length) process.stdout.write(`\n${formatThresholdResults(verdicts)}\n`);
     return verdicts.some((t) => !t.pass) ? 99 : 0;
   } catch (err) {

@@ -334,7 +334,7 @@ function coordinatedPlan(a: WalletLoadArgs, problems: string[], take: ReturnType
 
 /**
  * After a shard's own run: shards 2..N send their databases to shard 1 and print their own part;
- * shard 1 merges every shard's into --db (src/wallet/merge.ts) and prints the whole test's summary.
+ * shard 1 merges every shard's into --db (src/runs/merge.ts) and prints the whole test's summary.
  */
 async function finishCoordinatedWallets(
   a: WalletLoadArgs,

@@ -7,6 +7,7 @@
 import type { ResultsStore } from './results';
 import { createRun, finishRun, setServerInfo, type NumberedRun, type RunRow, type ServerRow } from './run-record';
 import type { RequestSample } from '../core/sync-steps';
+import type { FinalStatus } from '../core/run-status';
 
 export interface NewWalletRun {
   kind: 'bench' | 'load';
@@ -233,7 +234,7 @@ export class WalletStore {
     return rows.map(({ server, latencyNs, ...r }) => ({ server, record: { ...r, latencyNs: latencyNs === null ? null : BigInt(latencyNs) } }));
   }
 
-  finishRun(runId: number, status: 'completed' | 'interrupted' | 'failed', summary: unknown): void {
+  finishRun(runId: number, status: FinalStatus, summary: unknown): void {
     this.db.transaction(() => {
       finishRun(this.db, runId, status);
       this.db.prepare('UPDATE wallet_runs SET summary_json = ? WHERE run_id = ?').run(JSON.stringify(summary), runId);

@@ -11,7 +11,7 @@ import * as hdr from 'hdr-histogram-js';
 import type { IntervalCell } from '../../src/core/load-types';
 import type { LoadModel } from '../../src/engine/executors/registry';
 import type { MethodName } from '../../src/core/methods';
-import { mergeShards } from '../../src/load/merge';
+import { mergeShards } from '../../src/runs/merge';
 import { LoadStore } from '../../src/store/load-results';
 import { ResultsStore } from '../../src/store/results';
 import { UserError } from '../../src/core/user-error';
