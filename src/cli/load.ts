@@ -23,7 +23,7 @@ import { LoadStore } from '../store/load-results';
 import { CHOOSABLE, executorFor } from '../engine/executors/registry';
 import { withWatchOptions } from './watch-options';
 import { formatThresholdResults, parseThreshold } from '../load/thresholds';
-import { mergeShards } from '../load/merge';
+import { isWalletMerge, mergeShards } from '../runs/merge';
 import { writeHlog } from '../load/hlog';
 import { linesOfShard } from '../core/shard';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
@@ -172,8 +172,11 @@ async function merge(argv: string[]): Promise<number> {
   claimDatabase(a.db);
   const created = fileAboutToBeCreated(a.db);
   try {
-    const { runId, intervals, status, thresholds: verdicts } = mergeShards(inputs, a.db, { thresholds });
-    process.stdout.write(`merged ${inputs.length} shards into load run ${runId} of ${a.db} (${intervals} intervals, ${status}); report it with: npm run report -- --db ${a.db} --load-run ${runId}\n`);
+    const merged = mergeShards(inputs, a.db, { thresholds, onNote: (note) => process.stderr.write(`electrum-bench: note: ${note}\n`) });
+    const { runId, status } = merged;
+    const verdicts = isWalletMerge(merged) ? [] : merged.thresholds;
+    const run = isWalletMerge(merged) ? `wallet load run ${runId} of ${a.db} (${status}); report it with: npm run report -- --db ${a.db} --wallet-run ${runId}` : `load run ${runId} of ${a.db} (${merged.intervals} intervals, ${status}); report it with: npm run report -- --db ${a.db} --load-run ${runId}`;
+    process.stdout.write(`merged ${inputs.length} shards into ${run}\n`);
     if (verdicts.length) process.stdout.write(`\n${formatThresholdResults(verdicts)}\n`);
     return verdicts.some((t) => !t.pass) ? 99 : 0;
   } catch (err) {

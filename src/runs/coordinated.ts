@@ -5,13 +5,11 @@
  * thresholds on the whole test and prints its one summary. The other shards print their own
  * part and exit 0 once the coordinator has their results: the test's verdict is shard 1's exit.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Coordinator, ShardLink, type TestLink } from '../engine/coordinator';
-import { mergeShards } from '../load/merge';
-import { mergeWalletShards } from '../wallet/merge';
+import { mergeRequestShards, mergeWalletShards } from './merge';
 import type { ThresholdResult } from '../load/thresholds';
 import { formatShard, type Shard } from '../core/shard';
 import type { CoordinatorAddress } from '../engine/coordinator';
@@ -23,27 +21,7 @@ import { histogramLine } from '../core/percentile-line';
 import { UserError } from '../core/user-error';
 import { releaseClaims } from '../core/output-path';
 import { onSignalBeforeStart } from './signals';
-
-/** Options that may differ between the shards of one test (only shard 1 writes --db): everything else must be the same. */
-const PER_SHARD = new Set([
-  ...['db', 'shard', 'source-addresses', 'cpu', 'progress', 'json', 'summary-export', 'ready-timeout', 'out', '_', '$0'],
-  // Paths differ from machine to machine (the files' contents are the test's, not checked here).
-  ...['dataset', 'ca', 'config', 'wallets'],
-  // What each machine samples of a server's cost is its own (src/cli/resource-targets.ts).
-  ...['server-pid', 'server-pidfile', 'server-datadir', 'metrics', 'sample-every'],
-]);
-const camel = (k: string): string => k.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-
-/**
- * What identifies a test: its parsed options without those a shard may set for itself. A shard
- * started with other options (another rate, another server) is refused when it registers.
- */
-export function testIdOf(options: Record<string, unknown>): string {
-  const kept = Object.entries(options)
-    .filter(([k]) => !PER_SHARD.has(k) && ![...PER_SHARD].some((p) => camel(p) === k))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return crypto.createHash('sha256').update(JSON.stringify(kept)).digest('hex').slice(0, 16);
-}
+import { meetingTag } from '../runs/test-identity';
 
 export interface CoordinatedShard {
   link: TestLink;
@@ -60,7 +38,7 @@ export interface CoordinatedShard {
 /** Listens (shard 1) or registers with the coordinator (the others), before any other work. */
 export async function joinTest(address: CoordinatorAddress, shard: Shard, options: Record<string, unknown>, readyTimeoutMs: number): Promise<CoordinatedShard> {
   const readyBy = Date.now() + readyTimeoutMs;
-  const test = testIdOf(options);
+  const test = meetingTag(options, shard);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `electrum-bench-shard-${shard.index}-`));
   const cleanUp = () => fs.rmSync(dir, { recursive: true, force: true });
   try {
@@ -126,7 +104,7 @@ export interface MergedTest {
 export async function mergeTest(c: CoordinatedShard, shard: Shard, db: string, thresholds: string[], resultsTimeoutMs: number): Promise<MergedTest> {
   const inputs = await shardDatabases(c, resultsTimeoutMs);
   const startSkew = c.coordinator!.startSkew();
-  const merged = mergeShards(inputs, db, { thresholds, config: { coordinated: { shards: shard.count, startSkew } } });
+  const merged = mergeRequestShards(inputs, db, { thresholds, config: { coordinated: { shards: shard.count, startSkew } } });
   const results = ResultsStore.open(db, { readonly: true });
   try {
     const loads = new LoadStore(results);
@@ -171,11 +149,11 @@ async function shardDatabases(c: CoordinatedShard, resultsTimeoutMs: number): Pr
   return inputs;
 }
 
-/** Shard 1 of a coordinated wallet load, after its own run: every shard's run merged into `db` (src/wallet/merge.ts). */
+/** Shard 1 of a coordinated wallet load, after its own run: every shard's run merged into `db` (src/runs/merge.ts). */
 export async function mergeWalletTest(c: CoordinatedShard, shard: Shard, db: string, resultsTimeoutMs: number) {
   const inputs = await shardDatabases(c, resultsTimeoutMs);
   const startSkew = c.coordinator!.startSkew();
-  const merged = mergeWalletShards(inputs, db, { coordinated: { shards: shard.count, startSkew } });
+  const merged = mergeWalletShards(inputs, db, { config: { coordinated: { shards: shard.count, startSkew } } });
   return { ...merged, startSkew };
 }
 

@@ -32,6 +32,7 @@ import { intervalLine } from '../../load/summary';
 import { expectedNetwork } from '../../dataset/expected-network';
 import { asShard, mergeTest, sendResults, type CoordinatedShard } from '../coordinated';
 import { ensureReachable } from '../reachable';
+import { testIdentity } from '../test-identity';
 import { startSampling } from '../resource-sampling';
 import { pinGenerator } from '../pin';
 import { RunSession } from '../session';
@@ -190,7 +191,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
         {
           tool_version: tool.version,
           git_commit: tool.gitCommit,
-          config: { ...config, thresholds: plan.thresholds, dataset: run.dataset.file, cpus, ...turnsConfig(plan) },
+          config: { ...config, thresholds: plan.thresholds, dataset: run.dataset.file, cpus, ...turnsConfig(plan), test: opts.shard && testIdentity(run.testOptions, run.servers, run.dataset.hash) },
           model: opts.model,
           model_text: executorFor(opts.model).describe(opts.model),
           dataset_path: run.dataset.file,

@@ -25,6 +25,7 @@ import { WalletLoad, type HeldSearchResult, type ServerLoadSummary, type WalletL
 import type { Workload } from '../../wallet/workloads';
 import { asShard, mergeWalletTest, sendResults, type CoordinatedShard } from '../coordinated';
 import { ensureReachable } from '../reachable';
+import { testIdentity } from '../test-identity';
 import { pinGenerator } from '../pin';
 import { RunSession } from '../session';
 import type { WatchPlan } from '../outputs';
@@ -149,6 +150,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     timeoutMs: run.timeoutMs,
     cpus,
     shard: shard && formatShard(shard),
+    test: shard && testIdentity(run.testOptions, run.servers, run.wallets.hash),
   };
   const { runId, serverIds } = session.record(
     () =>
