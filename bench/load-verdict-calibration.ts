@@ -16,12 +16,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { labStatus } from '../src/lab/lab';
-import { compareServers } from '../src/report/compare';
+import { compareServers } from '../src/verdicts/databases';
 import { readLoadRun } from '../src/report/load-read';
 import type { LoadRunReport } from '../src/report/load-model';
 import { ResultsStore } from '../src/store/results';
 import { ResultsReader } from '../src/store/read';
-import { verdictText } from '../src/core/verdict';
+import { verdictText } from '../src/verdicts/verdict';
 import { medianOfUnsorted } from '../src/core/quantiles';
 import { flag } from './args';
 

@@ -1,5 +1,5 @@
 /**
- * Why an interleaved load run's verdict is a sign test (src/core/verdict.ts, pairsVerdict): simulated
+ * Why an interleaved load run's verdict is a sign test (src/verdicts/verdict.ts, pairsVerdict): simulated
  * runs of N rounds, each round's two turns sharing the machine (a random walk, σ 0.05 a round, and a
  * jolt, σ 0.1) and each turn its own noise (σ 0.06; with --tail, 10 % of turns also slowed by up to
  * e^|N(0,1)|), judged three ways at the 2 % floor: a percentile bootstrap of the median change over
@@ -9,7 +9,7 @@
  *
  *   npx tsx bench/pairs-verdict-simulation.ts [--runs 1000]
  */
-import { pairsVerdict } from '../src/core/verdict';
+import { pairsVerdict } from '../src/verdicts/verdict';
 import { seededRandom } from '../src/core/random';
 import { percentile } from '../src/core/quantiles';
 import { flag } from './args';

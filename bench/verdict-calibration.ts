@@ -15,10 +15,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { labStatus } from '../src/lab/lab';
-import { loadModel } from '../src/report/load';
-import { compareModels, compareServers, type Comparison } from '../src/report/compare';
-import type { ReportModel } from '../src/report/model';
-import { verdictText } from '../src/core/verdict';
+import { compareBenchRuns, type BenchRunLatency } from '../src/verdicts/bench';
+import { compareServers, latestRunsOf } from '../src/verdicts/databases';
+import type { Comparison } from '../src/verdicts/comparison';
+import { verdictText } from '../src/verdicts/verdict';
 import { flag } from './args';
 
 const SERVER = flag('server', 'electrumx');
@@ -27,9 +27,9 @@ const PASSES = Number(flag('passes', '10'));
 const FLOOR = Number(flag('floor', '2'));
 const REPO = path.join(__dirname, '..');
 
-/** One run's model with only the passes `keep` says (for the split halves). */
-function passesOnly(model: ReportModel, keep: (pass: number) => boolean): ReportModel {
-  return { ...model, passes: model.passes!.filter((p) => keep(p.pass)) };
+/** One run with only the passes `keep` says (for the split halves). */
+function passesOnly(run: BenchRunLatency, keep: (pass: number) => boolean): BenchRunLatency {
+  return { ...run, passes: run.passes.filter((p) => keep(p.pass)) };
 }
 
 async function main(): Promise<void> {
@@ -43,11 +43,11 @@ async function main(): Promise<void> {
       const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bench.ts', '--no-progress', ...targets, '--dataset', lab.datasetPath, '--passes', String(PASSES), '--db', db], { cwd: REPO, encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`bench into ${db} exited ${r.status}: ${r.stderr.slice(-500)}`);
     };
-    const runs: ReportModel[] = [];
+    const runs: BenchRunLatency[] = [];
     for (let i = 0; i < 2 * PAIRS; i++) {
       const db = path.join(dir, `run-${i}.sqlite`);
       bench(db, ['x']);
-      runs.push(loadModel(db, { withPasses: true }));
+      runs.push(latestRunsOf(db, { load: false, wallet: false }).bench!);
       process.stderr.write(`run ${i + 1}/${2 * PAIRS}\n`);
     }
     const interleaved: Comparison[] = [];
@@ -72,8 +72,8 @@ async function main(): Promise<void> {
     };
     console.log(`${SERVER}, ${2 * PAIRS} bench runs of ${PASSES} passes (1 warm-up), ${runs[0].points.length / 3} addresses`);
     const options = { noiseFloorPct: FLOOR };
-    tally('separate runs', Array.from({ length: PAIRS }, (_, k) => compareModels(runs[2 * k], runs[2 * k + 1], options)));
-    tally('halves of a run', runs.map((m) => compareModels(passesOnly(m, (p) => p % 2 === 1), passesOnly(m, (p) => p % 2 === 0), options)));
+    tally('separate runs', Array.from({ length: PAIRS }, (_, k) => compareBenchRuns(runs[2 * k], runs[2 * k + 1], options)));
+    tally('halves of a run', runs.map((m) => compareBenchRuns(passesOnly(m, (p) => p % 2 === 1), passesOnly(m, (p) => p % 2 === 0), options)));
     tally('interleaved A/A', interleaved);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -14,12 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { labStatus } from '../src/lab/lab';
-import { compareWallets, type WalletCompareRow } from '../src/report/compare';
-import { readWalletRun } from '../src/report/wallet-read';
-import type { WalletRunReport } from '../src/report/wallet-model';
-import { ResultsStore } from '../src/store/results';
-import { ResultsReader } from '../src/store/read';
-import { verdictText } from '../src/core/verdict';
+import { compareWalletRuns, type WalletSyncs } from '../src/verdicts/wallet';
+import type { WalletCompareRow } from '../src/verdicts/comparison';
+import { latestRunsOf } from '../src/verdicts/databases';
+import { verdictText } from '../src/verdicts/verdict';
 import { flag } from './args';
 
 const SERVER = flag('server', 'electrumx');
@@ -29,19 +27,13 @@ const PASSES = Number(flag('passes', '11'));
 const FLOOR = Number(flag('floor', '2'));
 const REPO = path.join(__dirname, '..');
 
-function walletRun(db: string): WalletRunReport {
-  const store = ResultsStore.open(db, { readonly: true });
-  try {
-    const reader = new ResultsReader(store);
-    return readWalletRun(reader, reader.walletRuns().at(-1)!);
-  } finally {
-    store.close();
-  }
+function walletRun(db: string): WalletSyncs[] {
+  return latestRunsOf(db, { bench: false, load: false }).wallet!.syncs;
 }
 
 /** The run with only the syncs of the passes `keep` says (for the split halves). */
-function passesOnly(run: WalletRunReport, keep: (pass: number) => boolean): WalletRunReport {
-  return { ...run, points: run.points.map((p) => ({ ...p, okSyncs: p.okSyncs.filter((s) => keep(s.pass)) })) };
+function passesOnly(run: WalletSyncs[], keep: (pass: number) => boolean): WalletSyncs[] {
+  return run.map((p) => ({ ...p, okSyncs: p.okSyncs.filter((s) => keep(s.pass)) }));
 }
 
 async function main(): Promise<void> {
@@ -50,7 +42,7 @@ async function main(): Promise<void> {
   if (!server?.running) throw new Error(`no running lab server named ${SERVER} (npm run lab -- up)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'electrum-bench-wallet-aa-'));
   try {
-    const runs: WalletRunReport[] = [];
+    const runs: WalletSyncs[][] = [];
     for (let i = 0; i < 2 * PAIRS; i++) {
       const db = path.join(dir, `run-${i}.sqlite`);
       const r = spawnSync(
@@ -80,10 +72,10 @@ async function main(): Promise<void> {
         for (const line of called) console.log(line);
       }
     };
-    console.log(`${SERVER}, ${2 * PAIRS} wallet bench runs (${WORKLOAD}) of ${PASSES} passes (1 warm-up), ${runs[0].points.length} wallets`);
+    console.log(`${SERVER}, ${2 * PAIRS} wallet bench runs (${WORKLOAD}) of ${PASSES} passes (1 warm-up), ${runs[0].length} wallets`);
     const options = { noiseFloorPct: FLOOR };
-    tally('separate runs', Array.from({ length: PAIRS }, (_, k) => compareWallets(runs[2 * k], runs[2 * k + 1], options)));
-    tally('halves of a run', runs.map((r) => compareWallets(passesOnly(r, (p) => p % 2 === 1), passesOnly(r, (p) => p % 2 === 0), { ...options, minSamples: 5 })));
+    tally('separate runs', Array.from({ length: PAIRS }, (_, k) => compareWalletRuns(runs[2 * k], runs[2 * k + 1], options)));
+    tally('halves of a run', runs.map((r) => compareWalletRuns(passesOnly(r, (p) => p % 2 === 1), passesOnly(r, (p) => p % 2 === 0), { ...options, minSamples: 5 })));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

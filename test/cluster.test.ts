@@ -119,9 +119,9 @@ test('a shard of a different test is refused at once, and both sides say why', a
   const t0 = Date.now();
   const [coordinator, other] = await Promise.all([started([...base, '--rate', '20', '--shard', '1/2', '--db', db]), started([...base, '--rate', '30', '--shard', '2/2'])]);
   expect(other.code).toBe(2);
-  expect(other.stderr).toMatch(/refused shard 2\/2: shard 2\/2 runs a different test than the coordinator/);
+  expect(other.stderr).toMatch(/refused shard 2\/2: shard 2\/2 runs --rate 30, the coordinator \(shard 1\/2\) --rate 20: shards of different tests$/m);
   expect(coordinator.code).toBe(2);
-  expect(coordinator.stderr).toMatch(/--coordinator: shard 2\/2 runs a different test/);
+  expect(coordinator.stderr).toMatch(/--coordinator: shard 2\/2 runs --rate 30, the coordinator \(shard 1\/2\) --rate 20: shards of different tests$/m);
   expect(Date.now() - t0).toBeLessThan(25_000); // not the 30 s readiness deadline
   expect(fs.existsSync(db)).toBe(false);
 });

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describeBuilt, labEnv } from './lab/env';
 import { labRestartServer } from '../src/lab/lab';
-import { BenchRunner } from '../src/bench/runner';
+import { BenchMeasure } from '../src/runs/kinds/bench';
 import type { ServerTarget } from '../src/servers/targets';
 import { ResultsStore } from '../src/store/results';
 import { readDataset } from '../src/dataset/line';
@@ -45,7 +45,8 @@ async function bench(servers: ServerTarget[], verify = false): Promise<Outcome[]
   const db = path.join(tmp, `${servers[0].name}-${Date.now()}.sqlite`);
   const store = ResultsStore.open(db);
   try {
-    const result = await new BenchRunner(
+    const result = await new BenchMeasure(
+      store,
       {
         servers,
         datasetPath: env.datasetPath,
@@ -61,7 +62,6 @@ async function bench(servers: ServerTarget[], verify = false): Promise<Outcome[]
         tlsInsecure: false,
         verify,
       },
-      store,
     ).run(readDataset(env.datasetPath));
     return store.db
       .prepare(

@@ -1,14 +1,16 @@
 /**
  * The bench runner: dataset × servers × methods × passes, through one pool per server, every
- * answer recorded as a sample (ok or an error category), warm-up passes flagged, statistics
- * derived at the end. Its calls are units of the bench-call iteration (call-iteration.ts), paced by
- * the engine's sequential executor. It emits events and knows nothing about terminals.
+ * answer recorded as a sample (ok or an error category), warm-up passes flagged. Its calls are
+ * units of the bench-call iteration (call-iteration.ts), paced by the engine's sequential
+ * executor. The run's record is the run session's (src/runs/kinds/bench.ts): the runner asks it
+ * for the run once every server has answered, and hands back how the plan ended. It emits events
+ * and knows nothing about terminals.
  */
-import { hostInfo } from '../core/host-info';
 import { EventEmitter } from 'node:events';
 import type { DatasetLine, LoadedDataset } from '../core/dataset-line';
 import { ResultsStore, type SampleRow } from '../store/results';
-import { computeStatistics, MethodSummary } from '../store/statistics';
+import type { MethodSummary } from '../store/statistics';
+import type { FinalStatus } from '../core/run-status';
 import { UserError } from '../core/user-error';
 import { MethodName } from './methods';
 import { CallOrder } from './order';
@@ -20,10 +22,10 @@ import { planExecutorFor } from '../engine/executors/registry';
 import type { SequentialPlan } from '../engine/executors/sequential';
 import { allOf, mapped, type UnitSink } from '../engine/sinks/unit-sink';
 import { SampleRows } from '../engine/sinks/sample-rows';
-import { SelfMonitor, SelfCheck, selfCheckWarning } from './selfcheck';
+import { SelfMonitor, SelfCheck } from './selfcheck';
 import { startFailure, type MeasuringPool, type Tip } from '../transports/transport';
 import { followTip, openPool } from '../transports/registry';
-import { ServerTarget, targetUrl } from '../servers/targets';
+import type { ServerTarget } from '../servers/targets';
 import { toolInfo } from '../core/tool-info';
 
 /** A call's one sample as the run's sinks get it: with its server's name and how many calls of the plan are measured now. */
@@ -59,13 +61,44 @@ export interface BenchOptions {
 
 export interface RunResult {
   runId: number;
-  status: 'completed' | 'interrupted';
+  status: FinalStatus;
   summaries: Array<MethodSummary & { server: string }>;
   selfCheck: SelfCheck;
   warnings: string[];
   samples: number;
   lateReplies: number;
   order: CallOrder;
+}
+
+/** What a server said of itself once connected. */
+export interface ServerInfo {
+  software: string;
+  protocol: string;
+  banner?: string;
+  features?: unknown;
+}
+
+/** The run's record, as the run session keeps it: asked for once every server answered. */
+export interface BenchRecords {
+  /** A new run's record, or a resumed one's (its calls already measured in `done`); server ids in the order of the options' servers. */
+  open(lines: DatasetLine[], infos: ServerInfo[]): { runId: number; serverIds: number[]; done: DoneSet };
+}
+
+/** How the plan ended, for the session to finish the run with. */
+export interface BenchRunEnd {
+  runId: number;
+  serverNames: Map<number, string>;
+  /** Every planned call has its sample. */
+  planDone: boolean;
+  /** What made the run fail (a database that refused a write): the samples stored are kept. */
+  failure?: unknown;
+  selfCheck: SelfCheck;
+  /** The connections' statistics per server name (outages, late replies). */
+  pool: Record<string, unknown>;
+  lateReplies: number;
+  samples: number;
+  /** How the calls were paced, in words. */
+  scheduler: string;
 }
 
 /** Grace period for in-flight calls once a stop is asked for: a stop must take at most 2 s in all. */
@@ -109,8 +142,8 @@ export class BenchRunner extends EventEmitter {
     this.store.flush();
   }
 
-  /** Starts a new run, or continues `resumeRunId` from the first sample it lacks. */
-  async run(dataset: LoadedDataset, resumeRunId?: number): Promise<RunResult> {
+  /** Measures the plan of `dataset` into the run `records` opens (a new one, or a resumed one from the first sample it lacks). */
+  async run(dataset: LoadedDataset, records: BenchRecords): Promise<BenchRunEnd> {
     const { opts, store } = this;
     const lines = opts.limit !== undefined ? dataset.lines.slice(0, opts.limit) : dataset.lines;
     const transport = (signal?: AbortSignal) => ({
@@ -139,17 +172,9 @@ export class BenchRunner extends EventEmitter {
         tips.push(await followTip(t, transport(signal)));
       }
       if (this.stopRequested) throw new StoppedBeforeStart();
-      const { runId, serverIds, done } = resumeRunId === undefined
-        ? this.createRun(dataset, lines, infos)
-        : this.reopenRun(resumeRunId, dataset, infos);
+      const { runId, serverIds, done } = records.open(lines, infos);
       store.setRun(runId);
       const serverNames = new Map(serverIds.map((id, i) => [id, opts.servers[i].name]));
-      const tool = toolInfo();
-      store.addSession(runId, {
-        tool_version: tool.version,
-        git_commit: tool.gitCommit,
-        servers: opts.servers.map((t, i) => ({ name: t.name, software: infos[i].software, protocol: infos[i].protocol })),
-      });
 
       const total = opts.passes * lines.length * opts.servers.length * opts.methods.length;
       const monitor = new SelfMonitor();
@@ -205,42 +230,33 @@ export class BenchRunner extends EventEmitter {
         },
       });
 
+      let failure: unknown;
       try {
         await this.runUntilStopped(calls);
         if (flushError) throw flushError;
       } catch (err) {
         // E.g. the database refused a write: stop every worker, keep what was stored, say so.
-        finalized = true;
         this.stopRequested = true;
-        store.finishRun(runId, 'failed', {});
-        throw err;
+        failure = err;
       } finally {
+        finalized = true;
         clearInterval(flushTimer);
         this.emit('end');
       }
-      finalized = true;
       const selfCheck = monitor.stop();
-      const interrupted = this.stopRequested && completed < total;
-      const status = interrupted ? 'interrupted' : 'completed';
-      store.flush();
-      // Connections first (a stop must not wait for statistics), then the statistics.
-      for (const p of pools) p.close(); // the connections' statistics are final once closed
-      const stats = computeStatistics(store, runId);
-      const lateReplies = pools.reduce((n, p) => n + p.stats.lateReplies, 0);
-      store.finishRun(runId, status, {
-        selfcheck: { ...selfCheck, scheduler: planExecutorFor(this.plan()).describe(this.plan(), opts.servers.length) },
-        pool: Object.fromEntries(pools.map((p, i) => [opts.servers[i].name, p.stats])),
-      });
-      const warning = selfCheckWarning(selfCheck);
+      if (failure === undefined) store.flush();
+      // Connections first (a stop must not wait for what comes after): their statistics are final once closed.
+      for (const p of pools) p.close();
       return {
         runId,
-        status,
-        summaries: stats.map((s) => ({ ...s, server: serverNames.get(s.serverId) ?? String(s.serverId) })),
+        serverNames,
+        planDone: completed >= total,
+        failure,
         selfCheck,
-        warnings: warning ? [warning] : [],
+        pool: Object.fromEntries(pools.map((p, i) => [opts.servers[i].name, p.stats])),
+        lateReplies: pools.reduce((n, p) => n + p.stats.lateReplies, 0),
         samples,
-        lateReplies,
-        order: opts.order ?? 'address',
+        scheduler: planExecutorFor(this.plan()).describe(this.plan(), opts.servers.length),
       };
     } finally {
       if (flushTimer) clearInterval(flushTimer);
@@ -268,71 +284,6 @@ export class BenchRunner extends EventEmitter {
       if (this.stopRequested) this.wakeStop();
     });
     await Promise.race([pacer.run(), stopped]);
-  }
-
-  private createRun(dataset: LoadedDataset, lines: DatasetLine[], infos: Array<{ software: string; protocol: string; banner?: string; features?: unknown }>) {
-    const { opts } = this;
-    const tool = toolInfo();
-    const { runId, serverIds } = this.store.createRun(
-      {
-        started_at: new Date().toISOString(),
-        tool_version: tool.version,
-        git_commit: tool.gitCommit,
-        node_version: process.version,
-        host_json: JSON.stringify(hostInfo()),
-        config_json: JSON.stringify(storedConfig(opts)),
-        dataset_id: dataset.id,
-        dataset_path: dataset.path,
-        dataset_hash: dataset.hash,
-        dataset_lines: lines.length,
-        passes: opts.passes,
-        warmup: opts.warmup,
-        methods: opts.methods.join(','),
-        call_order: opts.order,
-      },
-      opts.servers.map((t, i) => ({
-        name: t.name,
-        profile: t.profile,
-        url: targetUrl(t),
-        software: infos[i].software,
-        protocol: infos[i].protocol,
-        banner: infos[i].banner ?? null,
-        features_json: infos[i].features === undefined ? null : JSON.stringify(infos[i].features),
-      })),
-      lines,
-    );
-    return { runId, serverIds, done: new DoneSet(opts.passes, lines.length, opts.servers.length, opts.methods.length) };
-  }
-
-  private reopenRun(runId: number, dataset: LoadedDataset, infos: Array<{ software: string; protocol: string }>) {
-    const run = this.store.getRun(runId);
-    if (!run) throw new UserError(`--resume: no run ${runId} in this database`);
-    if (run.status === 'completed') throw new UserError(`--resume: run ${runId} is already completed`);
-    if (run.dataset_hash !== dataset.hash) {
-      throw new UserError(`--resume: dataset ${dataset.path} differs from the one run ${runId} started with (${run.dataset_path})`);
-    }
-    const byName = new Map(this.store.servers(runId).map((s) => [s.name, s]));
-    const serverIds = this.opts.servers.map((t, i) => {
-      const stored = byName.get(t.name);
-      if (stored === undefined) throw new UserError(`--resume: run ${runId} has no server named ${t.name}`);
-      // One run measures one version of each server: an upgrade in between would mix two in one figure.
-      if (stored.software !== null && stored.software !== infos[i].software) {
-        throw new UserError(
-          `--resume: server ${t.name} now reports ${JSON.stringify(infos[i].software)}, but run ${runId} measured ${JSON.stringify(stored.software)}; start a new run to measure it`,
-        );
-      }
-      return stored.id;
-    });
-    this.store.claimRun(runId);
-    const { opts } = this;
-    const done = new DoneSet(opts.passes, run.dataset_lines, opts.servers.length, opts.methods.length);
-    const serverIndex = new Map(serverIds.map((id, i) => [id, i]));
-    this.store.forEachDone(runId, (serverId, pass, addressIdx, method) => {
-      const s = serverIndex.get(serverId);
-      const m = opts.methods.indexOf(method as MethodName);
-      if (s !== undefined && m >= 0 && pass < opts.passes && addressIdx < run.dataset_lines) done.add(s, pass, addressIdx, m);
-    });
-    return { runId, serverIds, done };
   }
 }
 

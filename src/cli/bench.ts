@@ -6,36 +6,28 @@ import fs from 'node:fs';
 import yargs from 'yargs';
 import { runCli } from './run-cli';
 import { configFileParser } from './declared-options';
-import { fileAboutToBeCreated } from '../core/created-file';
-import { claimDatabase } from '../store/ownership';
+import { refuseForeignDatabase } from '../store/ownership';
 import { claimInput } from '../core/output-path';
-import { onStopSignal } from './signals';
-import { BenchOptions, BenchRunner, StoppedBeforeStart, type MeasuredCall } from '../bench/runner';
+import type { BenchOptions } from '../bench/runner';
 import { CALL_ORDERS, isCallOrder } from '../bench/order';
 import { METHOD_NAMES, isMethodName, MethodName } from '../bench/methods';
 import { attachProgress } from '../bench/progress';
-import { summaryJson, summaryObject, summaryTable } from '../bench/summary';
-import { ensureReachable, readCa, resolveTargets } from './server-targets';
-import { expectedNetwork } from '../dataset/expected-network';
+import { readCa, resolveTargets } from './server-targets';
 import { labServersAmong } from './lab-targets';
 import { targetUrl } from '../servers/targets';
 import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { UserError } from '../core/user-error';
 import { readDataset } from '../dataset/line';
-import { resourceTargets, startSampling, withResourceOptions } from './resource-targets';
+import { resourceTargets, withResourceOptions } from './resource-targets';
 import { parseParamSweep } from './param-sweep';
-import { runSweep, type Sweep } from '../engine/sweep';
+import type { Sweep } from '../engine/sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
-import { openWatchers, watched, watchPlan, withWatchOptions, WATCH_FLAGS } from './watch-options';
-import { PlannedRunLive, type PlannedUnitEnd } from '../engine/planned-live';
-import { mapped } from '../engine/sinks/unit-sink';
+import { watched, watchPlan, withWatchOptions, WATCH_FLAGS } from './watch-options';
 import { baselineProblems, checkedPlan, refusingMistakes, regressionGateProblems, timeoutSeconds } from './validate';
-import { loadModel } from '../report/load';
-import { abComparison, compareTable, regressions } from '../report/compare';
-import { verdictText } from '../core/verdict';
-import { textTable } from '../core/text-table';
+import { benchSession } from '../runs/kinds/bench';
+import { printBench } from './print-bench';
 
 export function benchArgs(argv: string[]) {
   const y = yargs(argv);
@@ -70,6 +62,7 @@ export function benchArgs(argv: string[]) {
       .option('db', { type: 'string', default: 'results/bench.sqlite', describe: 'results database (SQLite)' })
       .option('verify', { type: 'boolean', default: false, describe: "compare every answer with the dataset's expected values" })
       .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
+      .option('ignore-unanswered', { type: 'boolean', default: false, describe: 'exit 0 even when a server answered none of its calls (exit 3 otherwise)' })
       .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress to hide)' })
       .option('resume', { type: 'number', describe: 'continue an interrupted run of --db from where it stopped' })
       .option('param', { type: 'string', describe: 'sweep a setting of the one lab server measured: NAME=v1,v2 (one run per value)' })
@@ -127,25 +120,21 @@ function checkBaseline(baseline: string | undefined, failOn: number | undefined,
   if (problems.length) throw new UserError(problems.join('; '));
 }
 
-/** An A/B run's verdicts, as the report shows them; the rows beyond `failOn` percent slower. */
-function abVerdicts(store: ResultsStore, db: string, runId: number, failOn: number | undefined): { text: string; regressed: string[] } {
-  const model = loadModel(db, { runIds: [runId] }, store);
-  const c = abComparison(model);
-  if (!c) return { text: '', regressed: [] };
-  const t = compareTable(c);
-  const regressed = failOn === undefined ? [] : regressions(c, failOn).map((r) => `${r.what} ${verdictText(r.verdict)}`);
-  return { text: [`A/B verdicts against ${model.baseline} (B vs A, interleaved in this run):`, '', textTable(t.head, t.rows, { align: t.align })].join('\n'), regressed };
-}
-
-
 /** Options a resumed run may still be given: they change the display, not the measurement. */
-const RESUME_FLAGS = new Set(['resume', 'db', 'json', 'progress', 'no-progress', 'help', 'resources', 'no-resources', 'sample-every', 'fail-on-regression', ...WATCH_FLAGS]);
+const RESUME_FLAGS = new Set(['resume', 'db', 'json', 'progress', 'no-progress', 'help', 'resources', 'no-resources', 'sample-every', 'fail-on-regression', 'ignore-unanswered', ...WATCH_FLAGS]);
 
 /** A resumed run takes its options from the database, so nothing can silently differ. */
-function optionsFromRun(store: ResultsStore, runId: number, a: Argv, argv: string[]): BenchOptions {
+function optionsFromRun(runId: number, a: Argv, argv: string[]): BenchOptions {
   const extra = argv.filter((t) => t.startsWith('--')).map((t) => t.slice(2).split('=')[0]).filter((f) => !RESUME_FLAGS.has(f));
   if (extra.length) throw new UserError(`--resume takes its options from run ${runId}; drop --${extra.join(', --')}`);
-  const run = store.getRun(runId);
+  refuseForeignDatabase(a.db);
+  const store = ResultsStore.open(a.db, { readonly: true });
+  let run: ReturnType<ResultsStore['getRun']>;
+  try {
+    run = store.getRun(runId);
+  } finally {
+    store.close();
+  }
   if (!run) throw new UserError(`--resume: no run ${runId} in ${a.db}`);
   const stored = JSON.parse(run.config_json) as BenchOptions;
   return { ...stored, ca: stored.caFile ? readCa(stored.caFile) : undefined };
@@ -153,7 +142,6 @@ function optionsFromRun(store: ResultsStore, runId: number, a: Argv, argv: strin
 
 export async function main(argv: string[]): Promise<number> {
   const a = await benchArgs(argv).parseAsync();
-  claimDatabase(a.db);
   const watchProblems: string[] = [];
   const watch = watchPlan(a, watchProblems);
   if (a.param !== undefined && watched(a)) watchProblems.push('--param makes one run per value: --dashboard and --out follow one run; watch each value\'s run on its own');
@@ -164,105 +152,27 @@ export async function main(argv: string[]): Promise<number> {
   if (a.resume !== undefined && !fs.existsSync(a.db)) throw new UserError(`--resume: no results database at ${a.db}`);
   // Options are checked before the database is touched, so a bad flag leaves no file behind.
   const fresh = a.resume === undefined ? await optionsFromArgs(a) : undefined;
-  const freshDataset = fresh && readDataset(fresh.datasetPath);
-  const sweep = fresh ? await sweepOf(a, fresh) : null;
-  const resources = await resourceTargets(a);
-  // Claimed and listening before any work; closed whatever happens next.
-  const outputs = await openWatchers(watch, fresh ? `bench, ${fresh.passes} passes, on ${fresh.servers.map((t) => t.name).join(', ')}` : `bench, run ${a.resume} resumed`);
-  let created: ReturnType<typeof fileAboutToBeCreated>;
-  let store: ResultsStore;
-  try {
-    // Every server answers, on the dataset's chain, before the database is touched.
-    if (fresh) await ensureReachable(fresh.servers, fresh, expectedNetwork(fresh.datasetPath, freshDataset!.lines));
-    created = fileAboutToBeCreated(a.db);
-    store = ResultsStore.open(a.db);
-  } catch (err) {
-    await outputs.close();
-    throw err;
-  }
-  let discard = false;
-  try {
-    const opts = fresh ?? optionsFromRun(store, a.resume!, a, argv);
-    // A resumed run's baseline is the stored one: --fail-on-regression needs it there.
-    if (!fresh) checkBaseline(opts.baseline, a['fail-on-regression'], opts.servers.map((t) => t.name));
-    // Said on every run it applies to (a resumed one too): its latencies come from an unverified peer.
-    if (opts.tlsInsecure && opts.servers.some((t) => t.tls)) {
-      process.stderr.write('electrum-bench: warning: --tls-insecure: server certificates are not verified\n');
-    }
-    const dataset = freshDataset ?? readDataset(opts.datasetPath);
-    let runner: BenchRunner | undefined;
-    let stopped = false;
-    // Kept until the process ends: a signal after the run (while the summary is written) must
-    // still mean "stop" or "exit now", never the default of dying by that signal.
-    onStopSignal(
-      () => {
-        stopped = true;
-        runner?.stop();
-      },
-      () => runner?.flushNow(),
-    );
-    const measure = async (runOpts: BenchOptions): Promise<number> => {
-      const live = outputs.empty ? undefined : new PlannedRunLive(outputs, { passes: runOpts.passes, warmup: runOpts.warmup, concurrency: runOpts.concurrency, servers: runOpts.servers.map((t) => t.name) }, () => runner?.stop());
-      const bench = (runner = new BenchRunner(runOpts, store, live ? [mapped(live, callEnd)] : []));
-      if (a.progress) attachProgress(bench);
-      if (live) {
-        bench.once('start', ({ runId, total, alreadyDone }: { runId: number; total: number; alreadyDone: number }) => live.start(runId, total, alreadyDone));
-        bench.on('call', ({ server }: { server: string }) => live.started(server));
-      }
-      let sampling: ReturnType<typeof startSampling> | undefined;
-      let sampledRun = 0;
-      if (resources.length) {
-        runner.once('start', ({ runId }: { runId: number }) => {
-          sampling = startSampling(store.db, 'bench', runId, resources, a['sample-every']);
-          sampledRun = runId;
-        });
-      }
-      let result: Awaited<ReturnType<BenchRunner['run']>>;
-      let costs: string | undefined;
-      try {
-        result = await bench.run(dataset, a.resume);
-      } finally {
-        costs = await sampling?.stop(store.callsPerServer(sampledRun));
-        await live?.stop();
-      }
-      if (live) await outputs.end(summaryObject(result, a.db));
-      const ab = result.status === 'completed' && runOpts.baseline !== undefined ? abVerdicts(store, a.db, result.runId, a['fail-on-regression']) : undefined;
-      process.stdout.write((a.json ? summaryJson(result, a.db) : summaryTable(result, a.db)) + '\n');
-      if (costs && !a.json) process.stdout.write(`\n${costs}\n`);
-      if (ab?.text && !a.json) process.stdout.write(`\n${ab.text}\n`);
-      if (result.status === 'interrupted') {
-        process.stderr.write(`run ${result.runId} interrupted; continue it with: npm run bench -- --resume ${result.runId} --db ${a.db}\n`);
-        return 130;
-      }
-      if (ab?.regressed.length) {
-        process.stderr.write(`regression beyond ${a['fail-on-regression']} %: ${ab.regressed.join('; ')}\n`);
-        return 99;
-      }
-      return 0;
-    };
-    if (!sweep) return await measure(opts);
-    const code = await runSweep(sweep, (settings) => measure({ ...opts, serverSettings: settings }), {
-      stopped: () => stopped,
-      log: (line) => process.stderr.write(`[bench] ${line}\n`),
-    });
-    if (code === 0) {
-      process.stderr.write(`[bench] one run per value of ${sweep.name}; compare them with: npm run report -- --db ${a.db} ${sweep.values.map(() => '--run ID').join(' ')}\n`);
-    }
-    return code;
-  } catch (err) {
-    if (err instanceof StoppedBeforeStart) {
-      process.stderr.write(`electrum-bench: ${err.message}\n`);
-      discard = created !== undefined && storesNoRun(store);
-      return 130;
-    }
-    // Failing before the run was created (e.g. an unreachable server) leaves nothing worth keeping.
-    discard = created !== undefined && storesNoRun(store);
-    throw err;
-  } finally {
-    await outputs.close();
-    store.close();
-    if (discard) created!.remove();
-  }
+  const opts = fresh ?? optionsFromRun(a.resume!, a, argv);
+  // A resumed run's baseline is the stored one: --fail-on-regression needs it there.
+  if (!fresh) checkBaseline(opts.baseline, a['fail-on-regression'], opts.servers.map((t) => t.name));
+  const dataset = readDataset(opts.datasetPath);
+  const log = (line: string) => process.stderr.write(line + '\n');
+  return benchSession({
+    opts,
+    resume: a.resume,
+    dataset,
+    db: a.db,
+    watch,
+    title: fresh ? `bench, ${fresh.passes} passes, on ${fresh.servers.map((t) => t.name).join(', ')}` : `bench, run ${a.resume} resumed`,
+    resources: await resourceTargets(a),
+    sampleEveryS: a['sample-every'],
+    sweep: fresh ? await sweepOf(a, fresh) : null,
+    failOnPct: a['fail-on-regression'],
+    ignoreUnanswered: a['ignore-unanswered'],
+    observe: a.progress ? attachProgress : undefined,
+    print: (outcome) => printBench(outcome, { json: a.json, log }).forEach((t) => process.stdout.write(t + '\n')),
+    log,
+  });
 }
 
 /**
@@ -288,19 +198,6 @@ async function sweepOf(a: Argv, opts: BenchOptions): Promise<Sweep | null> {
     values,
     restart: (settings: Record<string, string>) => labRestartServer(server as never, { settings }),
   };
-}
-
-/** A call's sample as the watchers take it (--dashboard, --out). */
-function callEnd({ sample, server, done }: MeasuredCall): PlannedUnitEnd {
-  return { server, unit: sample.method, end: { outcome: sample.status, durationNs: Number(sample.latencyNs), bytes: sample.responseBytes ?? 0 }, pass: sample.pass, done };
-}
-
-function storesNoRun(store: ResultsStore): boolean {
-  try {
-    return store.listRuns().length === 0;
-  } catch {
-    return false;
-  }
 }
 
 if (require.main === module) runCli(main);

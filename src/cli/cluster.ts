@@ -12,7 +12,7 @@ import { runCli } from './run-cli';
 import { loadArgs } from './load';
 import { loadPlan } from './load-plan';
 import { walletLoadPlan } from './wallet-load';
-import { onStopSignal } from './signals';
+import { onStopSignal } from '../runs/signals';
 import { claimDatabase } from '../store/ownership';
 import { claimOutputFile } from '../core/output-path';
 import { UserError } from '../core/user-error';

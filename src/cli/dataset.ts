@@ -5,7 +5,7 @@
  */
 import yargs, { Argv } from 'yargs';
 import { runCli } from './run-cli';
-import { onStopSignal } from './signals';
+import { onStopSignal } from '../runs/signals';
 import { UserError } from '../core/user-error';
 import { addressesOptions, buildOptions, filterOptions, statsOptions, ENV_RPC_USER, ENV_RPC_PASSWORD } from '../dataset/options';
 import { addressesOf, datasetFromAddresses } from '../dataset/from-addresses';

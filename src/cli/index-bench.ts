@@ -7,19 +7,14 @@
  */
 import yargs from 'yargs';
 import { runCli } from './run-cli';
-import { onStopSignal } from './signals';
 import { UserError } from '../core/user-error';
-import { ResultsStore } from '../store/results';
-import { IndexStore } from '../store/index-results';
-import { toolInfo } from '../core/tool-info';
 import { textTable } from '../core/text-table';
-import { runIndexBench, type IndexedServer } from '../indexing/index-bench';
-import { summarizeBuilds, type IndexSummary } from '../core/index-builds';
-import { fileAboutToBeCreated } from '../core/created-file';
-import { claimDatabase } from '../store/ownership';
+import type { IndexedServer } from '../indexing/index-bench';
+import type { IndexSummary } from '../core/index-builds';
 import { refusingMistakes } from './validate';
 import { parseParamSweep } from './param-sweep';
 import { indexTable, type IndexRunReport } from '../report/resources';
+import { indexBenchSession, type IndexBenchRun } from '../runs/kinds/index-bench';
 
 export async function main(argv: string[]): Promise<number> {
   const y = yargs(argv);
@@ -35,16 +30,24 @@ export async function main(argv: string[]): Promise<number> {
     argv,
   )
     .parseAsync();
-  claimDatabase(a.db);
-  const { LAB_SERVERS, labConfig, labPaths } = await import('../lab/config');
-  const { logFile, pidFile } = await import('../lab/processes');
-  const { labRestartServer, labStatus } = await import('../lab/lab');
+  const { LAB_SERVERS } = await import('../lab/config');
   const names = a.server.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = names.filter((n) => !(LAB_SERVERS as readonly string[]).includes(n));
   if (names.length === 0 || unknown.length) throw new UserError(`--server: unknown lab server ${unknown.join(', ') || '(none)'}; known: ${LAB_SERVERS.join(', ')}`);
   if (!Number.isInteger(a.repeat) || a.repeat < 1 || a.repeat > 100) throw new UserError(`--repeat must be an integer in 1..100, got ${a.repeat}`);
   if (!(a['sample-every'] >= 0.05 && a['sample-every'] <= 60)) throw new UserError(`--sample-every must be between 0.05 and 60 seconds, got ${a['sample-every']}`);
   const sweep = a.param === undefined ? undefined : parseParamSweep(a.param);
+  const { outcome, code } = await indexBenchSession(a.db, () => labBuilds(a, names, sweep));
+  const d = outcome.detail;
+  if (outcome.status === 'completed') process.stdout.write(a.json ? JSON.stringify(outcome.json, null, 2) + '\n' : printable(d.summaries, outcome.runId!, a.db, d.tipHeight, d.sweep));
+  return code;
+}
+
+/** The lab's servers ready to be rebuilt: the lab is up and runs them; how each is restarted and observed. */
+async function labBuilds(a: { repeat: number; 'sample-every': number }, names: string[], sweep: IndexBenchRun['sweep']): Promise<IndexBenchRun> {
+  const { labConfig, labPaths } = await import('../lab/config');
+  const { logFile, pidFile } = await import('../lab/processes');
+  const { labRestartServer, labStatus } = await import('../lab/lab');
   const status = await labStatus();
   if (!status.up) throw new UserError('index-bench runs on the lab: start it with: npm run lab -- up');
   const missing = names.filter((n) => !status.electrum[n as keyof typeof status.electrum]?.running);
@@ -64,43 +67,16 @@ export async function main(argv: string[]): Promise<number> {
     ...(n === 'esplora' ? { observe: { verbosity: '3' } } : {}),
   }));
 
-  const created = fileAboutToBeCreated(a.db);
-  const store = ResultsStore.open(a.db);
-  const tool = toolInfo();
-  const indexStore = new IndexStore(store);
-  const runId = indexStore.createRun({
-    tool_version: tool.version,
-    git_commit: tool.gitCommit,
+  return {
+    servers,
+    repeat: a.repeat,
+    sweep,
+    sampleEveryMs: Math.round(a['sample-every'] * 1000),
     chain: { tipHeight: status.node.tip, seed: status.seed },
-    config: { servers: names, repeat: a.repeat, sweep: sweep ?? null },
-  });
-  let interrupted = false;
-  const stopSignals = onStopSignal(() => {
-    interrupted = true;
-    process.stderr.write('stopping after the build in progress\n');
-  });
-  const progress = (line: string) => process.stderr.write(`[index-bench] ${line}\n`);
-  let outcome: 'completed' | 'failed' | 'interrupted' = 'failed';
-  try {
-    const builds = await runIndexBench(indexStore, runId, { servers, repeat: a.repeat, sweep, sampleEveryMs: Math.round(a['sample-every'] * 1000), log: progress }, async (server, o) => {
-      if (interrupted) throw new UserError('interrupted');
-      return labRestartServer(server as never, { settings: o.settings, onStarted: o.onStarted, pollMs: 50, tipOnly: true, indexed });
-    });
-    outcome = 'completed';
-    const summaries = summarizeBuilds(builds);
-    process.stdout.write(a.json ? JSON.stringify({ runId, db: a.db, tipHeight: status.node.tip, servers: summaries }, null, 2) + '\n' : printable(summaries, runId, a.db, status.node.tip, sweep ?? null));
-    return 0;
-  } catch (err) {
-    if (interrupted) outcome = 'interrupted';
-    throw err;
-  } finally {
-    indexStore.finishRun(runId, outcome);
-    stopSignals();
-    // Each server goes back to the lab's own settings, at the tip, whatever happened.
-    for (const n of names) await labRestartServer(n as never).catch((e) => progress(`could not restore ${n}: ${(e as Error).message}`));
-    store.close();
-    if (created && outcome !== 'completed' && !interrupted) created.remove();
-  }
+    restart: (server, o) => labRestartServer(server as never, { settings: o.settings, onStarted: o.onStarted, pollMs: 50, tipOnly: true, indexed }),
+    restore: (server) => labRestartServer(server as never),
+    log: (line) => process.stderr.write(`[index-bench] ${line}\n`),
+  };
 }
 
 function printable(summaries: IndexSummary[], runId: number, db: string, tip: number | null, sweep: IndexRunReport['sweep']): string {

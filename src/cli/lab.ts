@@ -2,16 +2,17 @@
  * `npm run lab -- up|down|status|reset [--json] [--seed S] [--without esplora fulcrum prometheus] [--with electrumx@1.20.0]`
  * `npm run lab -- mine [N] [--pay ADDRESS ...] [--amount SATS]`
  * Progress goes to stderr; the result (status table or JSON) to stdout. Exit codes: 0 done / lab up,
- * 1 failure or (status) lab not fully up, 2 a problem the user can fix (missing tool, lab already up).
+ * 1 (status) lab not fully up, or a failure (one line naming its details file: runCli), 2 a problem
+ * the user can fix (missing tool, lab already up).
  */
 import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { LAB_DEFAULT_SEED, LAB_OPTIONAL, LAB_SERVERS, parseLabVersion, versionProblems, type ElectrumServerName, type LabOptional, type LabVersion } from '../lab/config';
 import { labDown, labInterruptUp, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
-import { isUserError, UserError } from '../core/user-error';
+import { UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
 import { tasksetProblem } from '../core/cpu-set';
 import { cpuOption } from './validate';
+import { runCli } from './run-cli';
 
 interface Args {
   json: boolean;
@@ -133,9 +134,9 @@ async function mine(args: Args): Promise<number> {
   return status.up ? 0 : 1;
 }
 
-async function main(): Promise<void> {
+export async function main(commandLine: string[]): Promise<number> {
   let run: ((a: Args) => Promise<number>) | undefined;
-  const argv = await yargs(hideBin(process.argv))
+  const argv = await yargs(commandLine)
     .scriptName('npm run lab --')
     .command('up', 'install if needed, start btcd + adapter, generate the chain, start ElectrumX, electrs, Esplora and Fulcrum, wait for their tips', {}, () => { run = up; })
     .command('down', 'stop every lab process (by pid file)', {}, () => { run = down; })
@@ -177,7 +178,7 @@ async function main(): Promise<void> {
   const taskset = cpus ? tasksetProblem('--cpus') : undefined;
   if (taskset) problems.push(taskset);
   if (problems.length) throw new UserError(problems.join('; '));
-  const code = await run!({
+  return run!({
     json: argv.json,
     seed: argv.seed,
     scale: argv.scale,
@@ -188,15 +189,6 @@ async function main(): Promise<void> {
     amount: argv.amount,
     cpus,
   });
-  process.exit(code);
 }
 
-main().catch((err: unknown) => {
-  if (isUserError(err)) {
-    process.stderr.write(`error: ${err.message}\n`);
-    process.exit(err.exitCode);
-  }
-  process.stderr.write(`error: ${(err as Error).message}\n`);
-  if (process.env.DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
-  process.exit(1);
-});
+if (require.main === module) runCli(main, { exit: true });

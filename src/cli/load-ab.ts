@@ -1,16 +1,14 @@
 /**
  * `load --interleave DURATION [--baseline NAME [--fail-on-regression PCT]]`, wired: its checks
- * that need the servers' names, and at the end the verdicts of an A/B run read back from the run's
- * stored seconds, as `report` reads them (one computation for both: src/report/compare.ts).
+ * that need the servers' names, and at the end the text of an A/B run's verdicts, read back from
+ * the run's stored seconds as `report` reads them (one computation for both: src/verdicts/load.ts).
  */
 import { UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
 import { formatDuration } from '../core/duration';
-import { verdictText } from '../core/verdict';
-import type { ResultsStore } from '../store/results';
-import { ResultsReader } from '../store/read';
-import { readLoadRun } from '../report/load-read';
-import { loadAbComparison, MIN_ROUNDS, pairedLoadNote, pairedLoadTable, regressions, type LoadPairedRow } from '../report/compare';
+import type { AbVerdicts } from '../verdicts/comparison';
+import { MIN_ROUNDS } from '../verdicts/load';
+import { pairedLoadNote, pairedLoadTable } from '../report/compare';
 import { baselineProblems } from './validate';
 import type { LoadPlan } from './load-plan';
 
@@ -30,7 +28,7 @@ export function checkTurns(plan: Pick<LoadPlan, 'turnMs' | 'baseline' | 'duratio
   }
 }
 
-/** What an interleaved run records of its turns in its config (the report reads it back: src/report/load-read.ts). */
+/** What an interleaved run records of its turns in its config (the report and the verdicts read it back: src/core/ab-setup.ts). */
 export function turnsConfig(plan: Pick<LoadPlan, 'turnMs' | 'baseline'>): Record<string, unknown> {
   if (plan.turnMs === undefined) return {};
   return { turnMs: plan.turnMs, ...(plan.baseline !== undefined ? { baseline: plan.baseline } : {}) };
@@ -42,28 +40,8 @@ export function turnsLine(turnMs: number, totalMs: number, servers: readonly str
   return `in turns of ${formatDuration(turnMs / 1000)}, one server at a time (${servers.join(' ')}, then ${[...servers].reverse().join(' ')}, …): each server loaded ${formatDuration(totalMs / 1000)} in ${rounds} turns`;
 }
 
-export interface LoadAbVerdicts {
-  text: string;
-  /** Each judged server's rows, as stored with it. */
-  byServer: Map<string, LoadPairedRow[]>;
-  /** The rows beyond --fail-on-regression, as one line each. */
-  regressed: string[];
-}
-
-/** An A/B run's verdicts, read back from what `runId` stored; undefined for a run without a baseline. */
-export function loadAbVerdicts(results: ResultsStore, runId: number, failOnPct: number | undefined): LoadAbVerdicts | undefined {
-  const reader = new ResultsReader(results);
-  const run = reader.load.run(runId);
-  if (!run) return undefined;
-  const report = readLoadRun(reader, run, 'named');
-  const c = loadAbComparison(report);
-  if (!c?.loadPaired) return undefined;
-  const t = pairedLoadTable(c);
-  const byServer = new Map<string, LoadPairedRow[]>();
-  for (const row of c.loadPaired.rows) byServer.set(row.judged, [...(byServer.get(row.judged) ?? []), row]);
-  return {
-    text: [`A/B verdicts against ${report.baseline} (B vs A, turn by turn):`, '', textTable(t.head, t.rows, { align: t.align }), '', pairedLoadNote(c)].join('\n'),
-    byServer,
-    regressed: failOnPct === undefined ? [] : regressions(c, failOnPct).map((r) => `${r.what} ${verdictText(r.verdict)}`),
-  };
+/** An interleaved A/B run's verdicts (src/verdicts/load.ts) as its summary prints them: the turn-by-turn table and what it means. */
+export function loadAbText(ab: AbVerdicts): string {
+  const t = pairedLoadTable(ab.comparison);
+  return [`A/B verdicts against ${ab.baseline} (B vs A, turn by turn):`, '', textTable(t.head, t.rows, { align: t.align }), '', pairedLoadNote(ab.comparison)].join('\n');
 }

@@ -6,19 +6,20 @@
  */
 import { UserError } from '../core/user-error';
 import type { Argv } from 'yargs';
-import type { Mix } from '../core/load-types';
 import { CHOOSABLE, executorFor, executorOptions, executorsChosen, flagsGiven, modelFrom, problemsOf, type ExecutorArgs, type LoadModel } from '../engine/executors/registry';
 import { countProblem } from '../engine/executors/executor';
 import { parseMix } from '../engine/iterations/requests';
-import { parseShard, shareOf, type Shard } from '../core/shard';
+import { parseShard, shareOf } from '../core/shard';
 import { parseSourceAddresses } from '../load/source-addresses';
 import { parseThreshold } from '../load/thresholds';
 import { parseSlo, type FindMaxOptions } from '../engine/find-max';
 import { collecting, cpuOption, durationOption, regressionGateProblems, timeoutSeconds } from './validate';
-import { pinProcess } from '../core/cpu-set';
 import { formatDuration } from '../core/duration';
-import { parseCoordinator, type CoordinatorAddress } from '../engine/coordinator';
-import { watchPlan, type WatchArgs, type WatchPlan } from './watch-options';
+import { parseCoordinator } from '../engine/coordinator';
+import { watchPlan, type WatchArgs } from './watch-options';
+import type { LoadPlan } from '../runs/kinds/load';
+
+export type { LoadPlan } from '../runs/kinds/load';
 
 /**
  * The options that choose an executor and build its config: every registered executor's own
@@ -58,35 +59,6 @@ interface OtherLoadArgs {
 
 /** The options of a --find-max search. */
 export type FindMaxArgs = ModelArgs & Pick<LoadPlanArgs, 'find-max' | 'slo' | 'max-error-rate' | 'dwell' | 'warmup' | 'step-factor' | 'max-rate' | 'bisect-steps'>;
-
-export interface LoadPlan extends WatchPlan {
-  /** This process's share of the model (a shard's users or iterations). */
-  model: LoadModel;
-  durationMs: number;
-  findMax?: FindMaxOptions;
-  mix: Mix;
-  shard?: Shard;
-  /** Sockets per server, already this shard's share. */
-  connections: number;
-  pipeline: number;
-  timeoutMs: number;
-  maxLineBytes: number;
-  sourceAddresses: string[];
-  startAtMs?: number;
-  /** --coordinator: this shard is one of a coordinated test (shard 1 coordinates). */
-  coordinator?: CoordinatorAddress;
-  /** How long the coordinator waits for every shard to register, and a shard for the coordinator. */
-  readyTimeoutMs: number;
-  thresholds: string[];
-  /** --cpu: the CPUs the generator is pinned to before it starts. */
-  cpus?: number[];
-  /** --interleave: the servers take turns of this long (src/engine/interleave.ts). */
-  turnMs?: number;
-  /** --baseline: the server every other is judged against, turn by turn (an A/B run). */
-  baseline?: string;
-  /** --fail-on-regression: exit 99 when a verdict is slower by more than this percent. */
-  failOnRegressionPct?: number;
-}
 
 /** Declares every registered executor's options and --duration, as the registry has them. */
 export function withModelOptions<T>(y: Argv<T>): Argv<T & ModelArgs> {
@@ -200,16 +172,6 @@ function interleaveOption(a: LoadPlanArgs, chosen: { model: LoadModel; durationM
     }
   }
   return turnMs;
-}
-
-/**
- * Pins this process (every thread, the wake clock's worker started later too) to `cpus`, says so,
- * and returns the CPU list the kernel reports for it, which the run records.
- */
-export function pinGenerator(cpus: number[]): string {
-  const pinned = pinProcess(process.pid, cpus, '--cpu');
-  process.stderr.write(`electrum-bench: generator pinned to CPU${cpus.length > 1 ? 's' : ''} ${pinned}\n`);
-  return pinned;
 }
 
 /**

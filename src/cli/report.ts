@@ -7,12 +7,14 @@ import yargs from 'yargs';
 import { runCli } from './run-cli';
 import { writeReport } from '../report/report';
 import { reportOptions } from '../report/options';
-import { compareDatabases, compareMarkdown, deltaTitle, compareServers, regressions } from '../report/compare';
-import { DEFAULT_NOISE_FLOOR_PCT, verdictText } from '../core/verdict';
+import { compareMarkdown, deltaTitle } from '../report/compare';
+import { compareDatabases, compareServers } from '../verdicts/databases';
+import { regressionLines } from '../verdicts/comparison';
+import { DEFAULT_NOISE_FLOOR_PCT } from '../verdicts/verdict';
 import { writeOutputs } from '../report/export/output';
 import { claimInput, claimOutputDir, sameFile } from '../core/output-path';
 import { UserError } from '../core/user-error';
-import { onSignalWhileReading } from './signals';
+import { onSignalWhileReading } from '../runs/signals';
 import { closeOpenStores } from '../store/results';
 
 export async function main(argv: string[]): Promise<number> {
@@ -91,10 +93,10 @@ export async function main(argv: string[]): Promise<number> {
         const text = servers ? compareMarkdown(comparison, `# Delta: ${a.b} (B) vs ${a.a} (A), interleaved in one run of ${dbA}`) : compareMarkdown(comparison, deltaTitle(dbA, dbB));
         if (a.out !== undefined) writeOutputs(a.out, [{ name: 'compare.md', data: text }]);
         process.stdout.write(text);
-        const regressed = failOn === undefined ? [] : regressions(comparison, failOn);
+        const regressed = regressionLines(comparison, failOn);
         if (regressed.length > 0) {
           // k6's exit code for a failed threshold: CI tells a regression from a broken run.
-          process.stderr.write(`regression beyond ${failOn} %: ${regressed.map((r) => `${r.what} ${verdictText(r.verdict)}`).join('; ')}\n`);
+          process.stderr.write(`regression beyond ${failOn} %: ${regressed.join('; ')}\n`);
           code = 99;
         }
       },

@@ -6,12 +6,8 @@
  */
 import fs from 'node:fs';
 import type { Argv } from 'yargs';
-import type Database from 'better-sqlite3';
 import { UserError } from '../core/user-error';
-import { ResourceSampler, type ResourceTarget } from '../resources/sampler';
-import { costTable, type CostRow } from '../resources/summary';
-import { resourceSummaries, resourceWriter } from '../store/resources';
-import type { RunKind } from '../store/run-record';
+import type { ResourceTarget } from '../resources/sampler';
 
 /** The resource options bench and load share. */
 export function withResourceOptions<T>(y: Argv<T>) {
@@ -37,26 +33,6 @@ export async function resourceTargets(a: ResourceFlags): Promise<ResourceTarget[
   const explicit = explicitResourceTargets(a);
   if (explicit.length) return explicit;
   return a.lab && a.resources ? labResourceTargets() : [];
-}
-
-/**
- * Samples `targets` into the run's rows from now until `stop()`, which then gives what each spent,
- * per request of the servers it serves (`requests`: the run's calls per measured server name).
- */
-export function startSampling(db: Database.Database, kind: RunKind, runId: number, targets: ResourceTarget[], everyS: number) {
-  const sampler = new ResourceSampler(targets, resourceWriter(db, { runId }), { everyMs: sampleEveryMs(everyS) });
-  sampler.start();
-  return {
-    async stop(requests: Map<string, number>): Promise<string> {
-      await sampler.stop();
-      const rows: CostRow[] = resourceSummaries(db, { runId }).map((s) => {
-        const served = targets.find((t) => t.name === s.target)?.servers ?? [s.target];
-        const n = served.reduce((sum, name) => sum + (requests.get(name) ?? 0), 0);
-        return { ...s, requests: n || null };
-      });
-      return `what the servers spent during ${kind} run ${runId} (sampled every ${everyS} s; per request: every call of the run):\n${costTable(rows)}`;
-    },
-  };
 }
 
 export interface ResourceArgs {

@@ -5,13 +5,8 @@
  */
 import fs from 'node:fs';
 import { X509Certificate } from 'node:crypto';
-import { completeTarget, parseServerSpec, ServerTarget, checkPort, targetUrl } from '../servers/targets';
-import { startFailure, type MeasuringPool } from '../transports/transport';
-import { openPool, transportOf } from '../transports/registry';
-import { wrongChain, type ExpectedNetwork } from '../dataset/expected-network';
-import { headerHash } from '../dataset/network';
-import { onSignalBeforeStart } from './signals';
-import { releaseClaims } from '../core/output-path';
+import { completeTarget, parseServerSpec, ServerTarget, checkPort } from '../servers/targets';
+import { transportOf } from '../transports/registry';
 import { labTargets } from './lab-targets';
 import { claimInput } from '../core/output-path';
 import { UserError } from '../core/user-error';
@@ -110,50 +105,4 @@ export function electrumTargets(targets: ServerTarget[], lab: boolean): ServerTa
   const others = targets.filter((t) => !transportOf(t).speaksElectrum);
   if (others.length && !lab) throw new UserError(`--workload speaks the Electrum protocol; ${others.map((t) => t.name).join(', ')} is Esplora's REST API`);
   return targets.filter((t) => transportOf(t).speaksElectrum);
-}
-
-/**
- * One connection to each target, of its own transport, before anything is written: an unreachable
- * server is the user's to fix. With `expected`, an Electrum server whose block 0 is another
- * chain's than the dataset's is refused too.
- */
-export async function ensureReachable(
-  targets: ServerTarget[],
-  o: { timeoutMs: number; maxLineBytes: number; tlsInsecure: boolean; ca?: Buffer },
-  expected?: ExpectedNetwork | null,
-): Promise<void> {
-  const handOver = onSignalBeforeStart(releaseClaims);
-  try {
-    await reachEach(targets, o, expected);
-  } finally {
-    handOver();
-  }
-}
-
-async function reachEach(targets: ServerTarget[], o: Parameters<typeof ensureReachable>[1], expected?: ExpectedNetwork | null): Promise<void> {
-  for (const t of targets) {
-    const pool = openPool(t, { timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, tlsInsecure: o.tlsInsecure, ca: o.ca, concurrency: 1, clientName: 'electrum-bench' });
-    try {
-      try {
-        await pool.start();
-      } catch (err) {
-        throw new UserError(startFailure(t, err));
-      }
-      if (expected && transportOf(t).speaksElectrum) await checkChain(t, pool, expected);
-    } finally {
-      pool.close();
-    }
-  }
-}
-
-async function checkChain(t: ServerTarget, pool: MeasuringPool, expected: ExpectedNetwork): Promise<void> {
-  let header: unknown;
-  try {
-    header = (await pool.use((c) => c.call('blockchain.block.header', [0]))).result;
-  } catch {
-    return; // a server that does not serve headers cannot be checked; its answers will show the rest
-  }
-  if (typeof header !== 'string' || !/^[0-9a-f]{160}$/i.test(header)) return;
-  const chain = wrongChain(expected, headerHash(header));
-  if (chain) throw new UserError(`server ${t.name} (${targetUrl(t)}) is on ${chain}, not the chain of ${expected.source}`);
 }

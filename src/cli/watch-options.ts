@@ -4,21 +4,16 @@
  * its other options and opens them before any work.
  */
 import type { Argv } from 'yargs';
-import { Dashboard, DEFAULT_DASHBOARD_PORT, parseDashboardAddress } from '../engine/outputs/dashboard/dashboard';
-import { OutputSet } from '../engine/outputs/output-set';
-import { createOutputs, outputsHelp, parseOutputs, type OutputSpec } from '../engine/outputs/registry';
+import { DEFAULT_DASHBOARD_PORT, parseDashboardAddress } from '../engine/outputs/dashboard/dashboard';
+import { outputsHelp, parseOutputs } from '../engine/outputs/registry';
+import type { WatchPlan } from '../runs/outputs';
+
+export type { WatchPlan } from '../runs/outputs';
 
 export interface WatchArgs {
   out?: string[];
   dashboard?: string;
   'dashboard-export'?: string;
-}
-
-export interface WatchPlan {
-  /** --out NAME=ARG: where each second goes besides the database. */
-  outputs: OutputSpec[];
-  /** --dashboard / --dashboard-export: the live page and the saved one. */
-  dashboard: { listen?: { host: string; port: number }; exportFile?: string } | undefined;
 }
 
 export const WATCH_FLAGS = ['out', 'dashboard', 'dashboard-export'] as const;
@@ -41,20 +36,4 @@ export function watchPlan(a: WatchArgs, problems: string[]): WatchPlan {
   const listen = a.dashboard === undefined ? undefined : parseDashboardAddress(a.dashboard, problems);
   const dashboard = listen || a['dashboard-export'] ? { listen, exportFile: a['dashboard-export'] || undefined } : undefined;
   return { outputs, dashboard };
-}
-
-/**
- * The outputs, every file they write claimed and the dashboard's port taken (a failure is the
- * user's, exit 2, before any work). The caller closes the set whatever happens.
- */
-export async function openWatchers(plan: WatchPlan, title: string): Promise<OutputSet> {
-  const set = new OutputSet(createOutputs(plan.outputs));
-  if (plan.dashboard) set.outputs.push(new Dashboard({ ...plan.dashboard, title }));
-  try {
-    await set.open();
-  } catch (err) {
-    await set.close();
-    throw err;
-  }
-  return set;
 }

@@ -42,3 +42,6 @@ export function worstStatus(statuses: Iterable<RunStatus>): FinalStatus {
   const seen = new Set<FinalStatus>([...statuses].map((s) => (s === 'running' ? 'interrupted' : s)));
   return WORST_FIRST.find((s) => seen.has(s)) ?? 'completed';
 }
+
+/** Load runs whose seconds are final, which a report or a comparison reads: a running run may still be written; a failed one broke off. */
+export const FINISHED_LOAD_STATUSES: readonly string[] = ['completed', 'interrupted', 'aborted'];

@@ -16,6 +16,17 @@ export const SCAN = {
 };
 
 export type FullSync = Record<keyof typeof SCAN, Record<string, number>>;
+export type WorkloadName = keyof typeof SCAN;
+
+/**
+ * Scripts from each chain's start that a full sync by `workload` asks about, given how many are
+ * used: what a wallets file must list, or the scan would run past its end.
+ */
+export function scriptsScanned(workload: WorkloadName, used: Record<WalletChain, number>): Record<WalletChain, number> {
+  const scanned = (chain: WalletChain) =>
+    workload === 'bdk' ? Math.ceil((used[chain] + SCAN.bdk.stopGap) / SCAN.bdk.batch) * SCAN.bdk.batch : used[chain] + SCAN[workload].gap[chain];
+  return { receive: scanned('receive'), change: scanned('change') };
+}
 
 /**
  * Counts of a full sync that are a floor, not the number: BDK proves each confirmed history entry,
@@ -26,23 +37,25 @@ export const AT_LEAST: Partial<Record<keyof typeof SCAN, readonly string[]>> = {
 
 /** Calls (batch items counted one by one) per method of one full sync, by workload. */
 export function fullSyncCalls(used: Record<WalletChain, number>, txs: number, confirmedTxs: number): FullSync {
-  const chains = ['receive', 'change'] as const;
   const usedAll = used.receive + used.change;
-  const bdkScanned = (n: number) => Math.ceil((n + SCAN.bdk.stopGap) / SCAN.bdk.batch) * SCAN.bdk.batch;
+  const scannedAll = (workload: WorkloadName) => {
+    const scanned = scriptsScanned(workload, used);
+    return scanned.receive + scanned.change;
+  };
   return {
     electrum: {
-      'blockchain.scripthash.subscribe': chains.reduce((n, c) => n + used[c] + SCAN.electrum.gap[c], 0),
+      'blockchain.scripthash.subscribe': scannedAll('electrum'),
       'blockchain.scripthash.get_history': usedAll,
       'blockchain.transaction.get': txs,
       'blockchain.transaction.get_merkle': confirmedTxs,
     },
     sparrow: {
-      'blockchain.scripthash.subscribe': chains.reduce((n, c) => n + used[c] + SCAN.sparrow.gap[c], 0),
+      'blockchain.scripthash.subscribe': scannedAll('sparrow'),
       'blockchain.scripthash.get_history': usedAll,
       'blockchain.transaction.get': txs,
     },
     bdk: {
-      'blockchain.scripthash.get_history': bdkScanned(used.receive) + bdkScanned(used.change),
+      'blockchain.scripthash.get_history': scannedAll('bdk'),
       'blockchain.transaction.get': txs,
       'blockchain.transaction.get_merkle': confirmedTxs,
     },

@@ -4,10 +4,10 @@
  * counting: which chain it is on (hash of block 0) and where its tip is.
  */
 import { ConnectionSet } from '../transports/electrum-connections';
-import { HandshakeSilence } from '../electrum/errors';
+import { HandshakeSilence, isElectrumError } from '../electrum/errors';
 import { PROFILES, ProfileName, ServerProfile } from '../servers/profiles';
 import { UserError } from '../core/user-error';
-import { headerHash } from './network';
+import { headerHash, isHeaderHex } from './network';
 import type { ElectrumTarget } from './options';
 
 export interface CountServer {
@@ -49,11 +49,36 @@ export function profileOfSoftware(software: string): ProfileName {
 }
 
 export async function genesisHashOf(server: CountServer): Promise<string> {
-  const hex = await server.pool.use((c) => c.request<string>('blockchain.block.header', [0]));
+  const hex = await askFor(server, 'blockchain.block.header', [0], 'block 0\'s 80-byte header in hex', (a) => (isHeaderHex(a) ? a : undefined));
   return headerHash(hex);
 }
 
-export async function tipOf(server: CountServer): Promise<{ height: number; hash: string }> {
-  const tip = await server.pool.use((c) => c.request<{ height: number; hex: string }>('blockchain.headers.subscribe'));
-  return { height: tip.height, hash: headerHash(tip.hex) };
+export function tipOf(server: CountServer): Promise<{ height: number; hash: string }> {
+  return askFor(server, 'blockchain.headers.subscribe', [], 'the tip as {height, hex}', (a) => {
+    const t = a as { height?: unknown; hex?: unknown } | null;
+    return t !== null && typeof t === 'object' && Number.isInteger(t.height) && isHeaderHex(t.hex) ? { height: t.height as number, hash: headerHash(t.hex) } : undefined;
+  });
+}
+
+/**
+ * One of the facts every count rests on. A server that fails the call or answers it in another
+ * shape is at fault, not us: said in one line naming the server and what it answered.
+ */
+async function askFor<T>(server: CountServer, method: string, params: unknown[], wanted: string, read: (answer: unknown) => T | undefined): Promise<T> {
+  let answer: unknown;
+  try {
+    answer = await server.pool.use((c) => c.request(method, params));
+  } catch (err) {
+    if (!isElectrumError(err)) throw err;
+    throw new UserError(`electrum server ${server.label} failed ${method}: ${err.message}`);
+  }
+  const value = read(answer);
+  if (value === undefined) throw new UserError(`electrum server ${server.label} answered ${method} with ${shown(answer)}, not ${wanted}`);
+  return value;
+}
+
+/** An answer as quoted in a message: JSON, cut short. */
+function shown(answer: unknown): string {
+  const text = JSON.stringify(answer) ?? String(answer);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }

@@ -36,6 +36,9 @@ export function chainOfGenesis(hash: string): string {
   return KNOWN_GENESIS[hash] ?? `an unknown chain (genesis ${hash.slice(0, 16)}…)`;
 }
 
+/** An 80-byte header as a server sends it: 160 hex characters. */
+export const isHeaderHex = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{160}$/i.test(v);
+
 /** Block hash of an 80-byte header given as hex: double SHA-256, shown byte-reversed. */
 export function headerHash(headerHex: string): string {
   const once = createHash('sha256').update(Buffer.from(headerHex, 'hex')).digest();

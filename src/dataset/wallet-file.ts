@@ -9,7 +9,7 @@ import { UserError } from '../core/user-error';
 import { ADDRESS_TYPES, type AddressType } from '../core/dataset-line';
 import { WALLET_CHAINS, type WalletChain } from '../core/wallet-chain';
 import type { LoadedWallets, WalletLine, WalletScript } from '../core/wallet-line';
-import { fullSyncCalls } from '../core/wallet-scan';
+import { fullSyncCalls, scriptsScanned, type WorkloadName } from '../core/wallet-scan';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -116,8 +116,12 @@ export function walletsText(wallets: WalletLine[]): string {
   return wallets.map(formatWalletLine).join('\n') + '\n';
 }
 
-/** Reads a whole wallets file; `flag` names the option the path came from. */
-export function readWallets(file: string, flag = '--wallets'): LoadedWallets {
+/**
+ * Reads a whole wallets file; `flag` names the option the path came from. With `scannedBy`, each
+ * wallet must list every script that workload's full sync asks about: found here, a short list is
+ * one line naming the file and line, before any server is asked.
+ */
+export function readWallets(file: string, flag = '--wallets', scannedBy?: WorkloadName): LoadedWallets {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -129,6 +133,7 @@ export function readWallets(file: string, flag = '--wallets'): LoadedWallets {
   text.split('\n').forEach((raw, i) => {
     if (raw.trim() === '') return;
     const w = parseWalletLine(raw, `${file}:${i + 1}`);
+    if (scannedBy) checkScanFits(w, scannedBy, `${file}:${i + 1}`);
     const first = seen.get(w.wallet);
     if (first !== undefined) throw new UserError(`${file}:${i + 1}: wallet ${JSON.stringify(w.wallet)} already on line ${first}`);
     seen.set(w.wallet, i + 1);
@@ -136,4 +141,16 @@ export function readWallets(file: string, flag = '--wallets'): LoadedWallets {
   });
   if (wallets.length === 0) throw new UserError(`${flag}: ${file} has no wallets`);
   return { path: file, id: path.basename(file).replace(/\.jsonl$/, ''), hash: createHash('sha256').update(text).digest('hex'), wallets };
+}
+
+/** A wallet listing fewer scripts than the workload's scan asks about (its gap too small for it). */
+function checkScanFits(w: WalletLine, workload: WorkloadName, where: string): void {
+  const needed = scriptsScanned(workload, w.expected.usedScripts);
+  const short = WALLET_CHAINS.filter((c) => w.chains[c].length < needed[c]);
+  if (short.length === 0) return;
+  const said = short.map((c) => `${w.chains[c].length} ${c} scripts where it asks for ${needed[c]} (${w.expected.usedScripts[c]} used + ${needed[c] - w.expected.usedScripts[c]})`);
+  const gap = Math.max(...WALLET_CHAINS.map((c) => needed[c] - w.expected.usedScripts[c]));
+  throw new UserError(
+    `${where}: wallet ${JSON.stringify(w.wallet)} has gap ${w.gap}, too small for a full sync by the ${workload} workload: it lists ${said.join(' and ')}; write the file again with dataset wallets --gap ${gap} or more`,
+  );
 }

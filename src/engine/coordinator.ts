@@ -22,7 +22,7 @@ const CLOCK_PINGS = 8;
 const RETRY_MS = 200;
 
 export type Message =
-  | { type: 'hello'; shard: string; test: string }
+  | { type: 'hello'; shard: string; test: string; identity?: unknown }
   | { type: 'welcome' }
   | { type: 'ping'; id: number }
   | { type: 'pong'; id: number; nowMs: number }
@@ -38,6 +38,16 @@ export type Message =
   // with what it has to tell; the coordinator, once all are, says what comes next (`told`).
   | { type: 'at'; name: string; data?: unknown }
   | { type: 'told'; name: string; data?: unknown };
+
+/** What a shard says of its test when it registers (src/runs/test-identity.ts makes it). */
+export interface TestTag {
+  /** Equal for every shard of one test. */
+  id: string;
+  /** What the id is made of, sent along so that a refusal can say what differs. */
+  identity?: unknown;
+  /** The coordinator's words for shard `shard`, which sent `identity`, running another test. */
+  differs?(shard: string, identity: unknown): string | undefined;
+}
 
 export interface CoordinatorAddress {
   host: string;
@@ -175,14 +185,14 @@ export class Coordinator implements TestLink {
 
   private constructor(
     private readonly shard: Shard,
-    private readonly test: string,
+    private readonly test: TestTag,
   ) {}
 
   /**
    * Listens on `address` (on every interface when its host is a name, as a pod's DNS name is
    * only resolvable once the pod runs; on the address itself when it is one).
    */
-  static async listen(address: CoordinatorAddress, shard: Shard, test: string): Promise<Coordinator> {
+  static async listen(address: CoordinatorAddress, shard: Shard, test: TestTag): Promise<Coordinator> {
     const c = new Coordinator(shard, test);
     c.server = net.createServer((socket) => {
       const channel = new Channel(socket);
@@ -221,7 +231,7 @@ export class Coordinator implements TestLink {
       channel.close();
       this.fail(`--coordinator: ${reason}`);
     };
-    if (m.test !== this.test) return refuse(`shard ${m.shard} runs a different test than the coordinator (its load options differ)`);
+    if (m.test !== this.test.id) return refuse(this.test.differs?.(m.shard, m.identity) ?? `shard ${m.shard} runs a different test than the coordinator (its load options differ)`);
     if (count !== this.shard.count || !(index >= 2 && index <= count)) return refuse(`shard ${m.shard} is not one of shards 2..${this.shard.count} of ${this.shard.count}`);
     if (this.members.has(index)) return refuse(`shard ${m.shard} is already registered`);
     const member: Member = { shard: { index, count }, channel, ready: new Set(), at: new Map(), starts: new Map() };
@@ -448,7 +458,7 @@ export class ShardLink implements TestLink {
    * Connects (retrying until `timeoutMs`: the coordinator's pod may start after this one),
    * registers and measures the clock offset to the coordinator.
    */
-  static async connect(address: CoordinatorAddress, shard: Shard, test: string, timeoutMs: number): Promise<ShardLink> {
+  static async connect(address: CoordinatorAddress, shard: Shard, test: TestTag, timeoutMs: number): Promise<ShardLink> {
     const deadline = Date.now() + timeoutMs;
     let lastError = '';
     for (;;) {
@@ -462,7 +472,7 @@ export class ShardLink implements TestLink {
         socket.setTimeout(0);
         const channel = new Channel(socket);
         const link = new ShardLink(channel);
-        channel.send({ type: 'hello', shard: formatShard(shard), test });
+        channel.send({ type: 'hello', shard: formatShard(shard), test: test.id, identity: test.identity });
         const wait = Math.max(1000, deadline - Date.now());
         try {
           await channel.next('welcome', wait, 'welcome');

@@ -6,7 +6,7 @@
  * the rounds taken together each server comes first as often as second: a steady drift, or
  * whatever the second turn of a round inherits from the first (a warmed cache, a busy disk), then
  * favours neither. The turns of one round are the pairs an A/B verdict compares
- * (src/report/compare.ts); their seconds carry the round as their `step`.
+ * (src/verdicts/load.ts); their seconds carry the round as their `step`.
  *
  * Every server draws the same request sequence, continued from turn to turn: in a round, A and B
  * are asked the same requests at the same moments of their turns. A round's turns are the round's

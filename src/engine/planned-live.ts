@@ -38,9 +38,8 @@ export class PlannedRunLive implements UnitSink<PlannedUnitEnd> {
     private readonly failed: () => void,
   ) {}
 
-  /** The run is recorded as `runId`, with `total` units planned of which `alreadyDone` were measured before (a resumed run). */
-  start(runId: number, total: number, alreadyDone: number): void {
-    this.outputs.start({ run: runId, shard: null });
+  /** The run is recorded (the outputs were told), with `total` units planned of which `alreadyDone` were measured before (a resumed run). */
+  start(total: number, alreadyDone: number): void {
     const progress = (this.progress = { done: alreadyDone, total, pass: 0, passes: this.plan.passes, warmup: this.plan.warmup > 0 });
     this.seconds = new LiveSeconds<string>({
       interval: (record, state) => this.outputs.interval(record, state),

@@ -10,15 +10,19 @@ export interface Sweep {
   restart(settings: Record<string, string>): Promise<unknown>;
 }
 
-/** Runs `measure` once per value; the first exit code other than 0 ends the sweep, and a stop ends it with 130. */
+/**
+ * Runs `measure` once per value; the first exit code other than 0 ends the sweep, and so does a
+ * stop (`stopped` gives the code it ends with, null while none was asked for).
+ */
 export async function runSweep(
   sweep: Sweep,
   measure: (settings: Record<string, string>) => Promise<number>,
-  on: { stopped(): boolean; log(line: string): void },
+  on: { stopped(): number | null; log(line: string): void },
 ): Promise<number> {
   try {
     for (const value of sweep.values) {
-      if (on.stopped()) return 130;
+      const stopped = on.stopped();
+      if (stopped !== null) return stopped;
       const settings = { [sweep.name]: value };
       on.log(`${sweep.server} restarted with ${sweep.name}=${value}`);
       await sweep.restart(settings);

@@ -2,8 +2,8 @@
  * Every lab setting in one place: where installs are cached, where a running lab keeps its state,
  * and which loopback ports it binds. All ports derive from one base so two labs never overlap.
  */
-import os from 'node:os';
 import path from 'node:path';
+import { benchHome } from '../core/bench-home';
 
 // Esplora (Blockstream's electrs) and Fulcrum are in no registry: scripts/install-lab.sh builds them
 // from source at these commits and caches the binary under the commit's first 7 digits.
@@ -56,7 +56,7 @@ export interface LabConfig {
 }
 
 export function labConfig(env: NodeJS.ProcessEnv = process.env): LabConfig {
-  const home = env.ELECTRUM_BENCH_HOME || path.join(os.homedir(), '.cache', 'electrum-bench');
+  const home = benchHome(env);
   const stateDir = env.ELECTRUM_BENCH_LAB_DIR || path.join(home, 'lab');
   const base = Number(env.ELECTRUM_BENCH_LAB_PORT_BASE || 28400);
   if (!Number.isInteger(base) || base < 1024 || base > 65000) {

@@ -1,48 +1,24 @@
 /**
- * `load merge`: the shards of one load test (each run with `--shard I/N` on its own process or
- * machine, into its own results database) added back into one load run, as if one generator had
- * sent the whole load: per server and per second of the shared schedule clock, counts and
- * histograms summed. A set of shards that is not one whole test is refused before anything is
- * written, and the merged run is written in one transaction: it appears whole or not at all.
+ * The request load's part of the shard merge (src/runs/merge.ts, which checks the shards are one
+ * whole test, sets the status and writes in one transaction): a request shard's load model and
+ * servers read, and its seconds added back into one load run, as if one generator had sent the
+ * whole load: per server and per second of the shared schedule clock, counts and histograms summed.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { toolInfo } from '../core/tool-info';
 import { readStoppedAnswering, stoppedAnsweringAll } from '../core/stopped-answering';
 import { readOutages, unionOfOutages } from '../core/outages';
-import { LoadStore, type LoadRunRow, type LoadRunStatus, type LoadServerRow } from '../store/load-results';
-import { ResultsStore } from '../store/results';
-import { writeResults } from '../store/write-results';
+import type { FinalStatus } from '../core/run-status';
+import { LoadStore, type LoadRunRow, type LoadServerRow } from '../store/load-results';
+import type { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
 import { alignedSeconds, sumSecond } from '../engine/sinks/merge-intervals';
-import { formatShard, parseShard, type Shard } from '../core/shard';
+import type { Shard } from '../core/shard';
 import { executorFor, isLoadModelKind, type LoadModel } from '../engine/executors/registry';
 import { createThresholdTracker, type ThresholdResult } from './thresholds';
 
-export interface MergeOptions {
-  /** One load run id per input, in the same order; default: each file's latest load run. */
-  runIds?: number[];
-  /** k6-style thresholds judged on the merged run (the whole test), stored with it. */
-  thresholds?: string[];
-  /** More to record in the merged run's config (e.g. a coordinated test's start skew). */
-  config?: Record<string, unknown>;
-}
-
-export interface MergeResult {
-  runId: number;
-  output: string;
-  shards: Array<{ file: string; runId: number; shard: string }>;
-  servers: string[];
-  /** Merged intervals written, over all servers. */
-  intervals: number;
-  status: LoadRunStatus;
-  /** The thresholds' verdicts on the merged run (empty without MergeOptions.thresholds). */
-  thresholds: ThresholdResult[];
-}
-
-interface Input {
+/** A request load's shard as the merge reads it. */
+export interface RequestShard {
   file: string;
-  results: ResultsStore;
   store: LoadStore;
   run: LoadRunRow;
   shard: Shard;
@@ -50,81 +26,32 @@ interface Input {
   servers: LoadServerRow[];
 }
 
-export function mergeShards(inputs: string[], output: string, opts: MergeOptions = {}): MergeResult {
-  if (inputs.length === 0) throw new UserError('merge: no input: give the result databases of the shards');
-  if (opts.runIds && opts.runIds.length !== inputs.length) {
-    throw new UserError(`merge: --run: one run id per input file (${inputs.length}), got ${opts.runIds.length}`);
-  }
-  const outputPath = path.resolve(output);
-  for (const file of inputs) {
-    if (path.resolve(file) === outputPath) throw new UserError(`merge: ${file} is both an input and the output; write the merge to a new database`);
-  }
-  const opened: Input[] = [];
-  try {
-    inputs.forEach((file, i) => opened.push(openInput(file, opts.runIds?.[i])));
-    checkOneTest(opened);
-    return write(opened, output, opts);
-  } finally {
-    for (const input of opened) input.results.close();
-  }
-}
+/** The request load runs of a database, in the order they were made. */
+export const requestRuns = (results: ResultsStore): LoadRunRow[] => new LoadStore(results).runs();
 
-function openInput(file: string, runId: number | undefined): Input {
-  if (!fs.existsSync(file)) throw new UserError(`merge: ${file}: no such file`);
-  let results: ResultsStore;
+/** What the merge reads of a request shard's run, beside its run record. */
+export function requestShard(file: string, results: ResultsStore, run: LoadRunRow, shard: Shard): RequestShard {
+  const store = new LoadStore(results);
+  let model: LoadModel;
   try {
-    results = ResultsStore.open(file, { readonly: true });
+    model = JSON.parse(run.model_json) as LoadModel;
   } catch {
-    throw new UserError(`merge: ${file} is not an electrum-bench results database`);
+    throw new UserError(`merge: ${file}: load run ${run.number} has an unreadable load model`);
   }
-  try {
-    const store = new LoadStore(results);
-    const latest = store.runs().at(-1);
-    const id = runId ?? latest?.number;
-    if (id === undefined) throw new UserError(`merge: ${file} has no load run`);
-    const run = runId === undefined ? latest : store.run(store.resolve(runId) ?? runId);
-    if (!run) throw new UserError(`merge: ${file} has no load run ${id}`);
-    if (run.shard === null) throw new UserError(`merge: ${file}: load run ${id} is not a shard (it ran without --shard I/N); only the shards of one test merge`);
-    const shard = parseShard(run.shard, `merge: ${file}: load run ${id}: shard`);
-    let model: LoadModel;
-    try {
-      model = JSON.parse(run.model_json) as LoadModel;
-    } catch {
-      throw new UserError(`merge: ${file}: load run ${id} has an unreadable load model`);
-    }
-    if (typeof model?.kind !== 'string' || !isLoadModelKind(model.kind)) throw new UserError(`merge: ${file}: load run ${id} has an unreadable load model`);
-    return { file, results, store, run, shard, model, servers: store.servers(run.id) };
-  } catch (err) {
-    results.close();
-    throw err;
-  }
+  if (typeof model?.kind !== 'string' || !isLoadModelKind(model.kind)) throw new UserError(`merge: ${file}: load run ${run.number} has an unreadable load model`);
+  return { file, store, run, shard, model, servers: store.servers(run.id) };
 }
 
-const where = (i: Input): string => `${i.file} (shard ${i.run.shard}, run ${i.run.number})`;
-
-/** N shards, each I from 1 to N exactly once, the same model (up to the rate share) and servers. */
-function checkOneTest(inputs: Input[]): void {
-  const [first] = inputs;
-  const count = first.shard.count;
-  for (const i of inputs) {
-    if (i.shard.count !== count) throw new UserError(`merge: ${i.file} is shard ${i.run.shard} but ${first.file} is shard ${first.run.shard}: shards of different tests`);
-  }
-  const byIndex = new Map<number, Input>();
-  for (const i of inputs) {
-    const other = byIndex.get(i.shard.index);
-    if (other) throw new UserError(`merge: ${other.file} and ${i.file} are both shard ${i.run.shard}`);
-    byIndex.set(i.shard.index, i);
-  }
-  const missing = Array.from({ length: count }, (_, k) => k + 1).filter((k) => !byIndex.has(k));
-  if (missing.length > 0) {
-    throw new UserError(`merge: shard${missing.length > 1 ? 's' : ''} ${missing.map((k) => `${k}/${count}`).join(', ')} missing (given: ${inputs.map(where).join(', ')})`);
-  }
-  for (const i of inputs.slice(1)) {
-    const why = modelDifference(first.model, i.model);
-    if (why) throw new UserError(`merge: ${i.file} ran a different load model than ${first.file}: ${why}`);
-    const names = (x: Input) => x.servers.map((s) => s.name).sort().join(', ');
-    if (names(i) !== names(first)) throw new UserError(`merge: ${i.file} measured servers ${names(i) || 'none'} but ${first.file} measured ${names(first) || 'none'}`);
-  }
+/**
+ * Why two request shards stored before test identities are not one test, as the merge judged them
+ * then: another load model (up to the rate or VU share), or other servers.
+ */
+export function requestShardsDiffer(first: RequestShard, other: RequestShard): string | undefined {
+  const why = modelDifference(first.model, other.model);
+  if (why) return `merge: ${other.file} ran a different load model than ${first.file}: ${why}`;
+  const names = (x: RequestShard) => x.servers.map((s) => s.name).sort().join(', ');
+  if (names(other) !== names(first)) return `merge: ${other.file} measured servers ${names(other) || 'none'} but ${first.file} measured ${names(first) || 'none'}`;
+  return undefined;
 }
 
 /** Why two shards' models are not one test; undefined when they differ at most in the rate or VU share. */
@@ -133,21 +60,13 @@ function modelDifference(a: LoadModel, b: LoadModel): string | undefined {
   return executorFor(a).mismatch?.(a, b as typeof a);
 }
 
-
 const round = (x: number): number => Math.round(x * 1e6) / 1e6;
-
-/** Completed only if every shard completed; otherwise the worst shard's ending (a shard still "running" died or is not done). */
-function mergedStatus(inputs: Input[]): LoadRunStatus {
-  const statuses = new Set(inputs.map((i) => i.run.status));
-  for (const s of ['failed', 'aborted', 'interrupted', 'running'] as const) if (statuses.has(s)) return s === 'running' ? 'interrupted' : s;
-  return 'completed';
-}
 
 /**
  * Per server, the shards' generator checks side by side (a generator-bound shard makes the whole
  * test's load suspect), keyed by server name like a single run's, so the report reads it alike.
  */
-function mergedGenerator(inputs: Input[], servers: string[]): Record<string, unknown> | undefined {
+function mergedGenerator(inputs: RequestShard[], servers: string[]): Record<string, unknown> | undefined {
   const out: Record<string, { bound: boolean; reasons: string[]; shards: unknown[] }> = {};
   for (const i of inputs) {
     let all: unknown;
@@ -173,7 +92,7 @@ function mergedGenerator(inputs: Input[], servers: string[]): Record<string, unk
  * every scheduled request's one outcome). The server stopped answering the test only if it stopped
  * answering every shard: then from the latest moment any shard last heard from it.
  */
-function mergedOutcome(byShard: Input[], name: string): Record<string, unknown> | null {
+function mergedOutcome(byShard: RequestShard[], name: string): Record<string, unknown> | null {
   const stored = byShard.map((i) => parseOr(i.servers.find((s) => s.name === name)?.outcome_json ?? 'null'));
   if (!stored.every((o): o is Record<string, unknown> => typeof o === 'object' && o !== null)) return null;
   const sum = (k: string) => stored.reduce((t, o) => t + (typeof o[k] === 'number' ? (o[k] as number) : 0), 0);
@@ -184,85 +103,69 @@ function mergedOutcome(byShard: Input[], name: string): Record<string, unknown> 
   return { outcomes, scheduled: sum('scheduled'), sent: sum('sent'), answered: sum('answered'), achievedRps: round(sum('achievedRps')), sentRps: round(sum('sentRps')), stoppedAnswering: stopped, outages };
 }
 
-function write(inputs: Input[], output: string, opts: MergeOptions): MergeResult {
-  const byShard = [...inputs].sort((a, b) => a.shard.index - b.shard.index);
-  const serverNames = inputs[0].servers.map((s) => s.name);
-  return writeResults(output, (results) => {
-    const store = new LoadStore(results);
-    const tool = toolInfo();
-    const distinct = (values: Array<string | null>) => [...new Set(values)];
-    const hashes = distinct(inputs.map((i) => i.run.dataset_hash));
-    const paths = distinct(inputs.map((i) => i.run.dataset_path));
-    const status = mergedStatus(inputs);
-    const model = executorFor(byShard[0].model).merge(byShard.map((i) => i.model));
-    const tracker = opts.thresholds?.length ? createThresholdTracker(opts.thresholds, { servers: serverNames }) : undefined;
-    const { runId, serverIds } = store.createRun(
-      {
-        tool_version: tool.version,
-        git_commit: tool.gitCommit,
-        config: {
-          ...opts.config,
-          thresholds: opts.thresholds,
-          merge: byShard.map((i) => ({
-            file: path.resolve(i.file),
-            runId: i.run.number,
-            shard: i.run.shard,
-            status: i.run.status,
-            toolVersion: i.run.tool_version,
-            gitCommit: i.run.git_commit,
-            host: parseOr(i.run.host_json),
-            config: parseOr(i.run.config_json),
-            model: i.model,
-          })),
-        },
-        model,
-        model_text: executorFor(model).describe(model),
-        dataset_path: paths.length === 1 ? paths[0] : null,
-        dataset_hash: hashes.length === 1 ? hashes[0] : null,
-        shard: null,
-        merged_from: byShard.map((i) => path.resolve(i.file)),
-      },
-      serverNames.map((name) => {
-        const rows = byShard.map((i) => i.servers.find((s) => s.name === name)!);
-        return { name, profile: rows[0].profile, url: rows[0].url, software: rows.find((r) => r.software)?.software ?? null, protocol: rows.find((r) => r.protocol)?.protocol ?? null };
-      }),
-    );
-    for (const name of serverNames) {
-      const outcome = mergedOutcome(byShard, name);
-      if (outcome) store.setServerOutcome(serverIds.get(name)!, outcome);
+/** What the merge tells the request part: the test's status, the config to store, the thresholds to judge. */
+export interface RequestMerge {
+  status: FinalStatus;
+  tool: { version: string; gitCommit: string | null };
+  config: Record<string, unknown>;
+  /** k6-style thresholds judged on the merged run (the whole test), stored with it. */
+  thresholds?: string[];
+}
+
+/**
+ * The merged load run written into `results` (inside the merge's transaction) from `byShard`
+ * (shard 1 first): the model the shards' shares make, the servers, their outcomes added, every
+ * second summed, the thresholds judged on the whole.
+ */
+export function writeRequestMerge(results: ResultsStore, byShard: RequestShard[], merge: RequestMerge): { runId: number; servers: string[]; intervals: number; thresholds: ThresholdResult[] } {
+  const serverNames = byShard[0].servers.map((s) => s.name);
+  const store = new LoadStore(results);
+  const distinct = (values: Array<string | null>) => [...new Set(values)];
+  const hashes = distinct(byShard.map((i) => i.run.dataset_hash));
+  const paths = distinct(byShard.map((i) => i.run.dataset_path));
+  const model = executorFor(byShard[0].model).merge(byShard.map((i) => i.model));
+  const tracker = merge.thresholds?.length ? createThresholdTracker(merge.thresholds, { servers: serverNames }) : undefined;
+  const { runId, serverIds } = store.createRun(
+    {
+      tool_version: merge.tool.version,
+      git_commit: merge.tool.gitCommit,
+      config: { ...merge.config, thresholds: merge.thresholds },
+      model,
+      model_text: executorFor(model).describe(model),
+      dataset_path: paths.length === 1 ? paths[0] : null,
+      dataset_hash: hashes.length === 1 ? hashes[0] : null,
+      shard: null,
+      merged_from: byShard.map((i) => path.resolve(i.file)),
+    },
+    serverNames.map((name) => {
+      const rows = byShard.map((i) => i.servers.find((s) => s.name === name)!);
+      return { name, profile: rows[0].profile, url: rows[0].url, software: rows.find((r) => r.software)?.software ?? null, protocol: rows.find((r) => r.protocol)?.protocol ?? null };
+    }),
+  );
+  for (const name of serverNames) {
+    const outcome = mergedOutcome(byShard, name);
+    if (outcome) store.setServerOutcome(serverIds.get(name)!, outcome);
+  }
+  let intervals = 0;
+  for (const name of serverNames) {
+    const streams = byShard.map((i) => ({ source: `${i.file} run ${i.run.number}`, it: i.store.intervals(i.run.id, i.servers.find((s) => s.name === name)!.id) }));
+    let first: number | undefined; // seconds come in order: the first is the earliest of any shard
+    for (const { second, records } of alignedSeconds(streams)) {
+      first ??= second;
+      const rec = sumSecond(name, second - first, second, records);
+      store.addInterval(runId, serverIds.get(name)!, rec, rec.step);
+      tracker?.observe(rec);
+      intervals++;
     }
-    let intervals = 0;
-    for (const name of serverNames) {
-      const streams = byShard.map((i) => ({ source: `${i.file} run ${i.run.number}`, it: i.store.intervals(i.run.id, i.servers.find((s) => s.name === name)!.id) }));
-      let first: number | undefined; // seconds come in order: the first is the earliest of any shard
-      for (const { second, records } of alignedSeconds(streams)) {
-        first ??= second;
-        const rec = sumSecond(name, second - first, second, records);
-        store.addInterval(runId, serverIds.get(name)!, rec, rec.step);
-        tracker?.observe(rec);
-        intervals++;
-      }
-    }
-    const verdicts = tracker?.results();
-    store.finishRun(runId, {
-      status,
-      generatorBound: inputs.some((i) => i.run.generator_bound !== 0),
-      generator: mergedGenerator(byShard, serverNames),
-      thresholds: verdicts,
-    });
-    // The test ran when its shards ran, not when they were merged.
-    const finished = inputs.map((i) => i.run.finished_at);
-    store.setSpan(runId, inputs.map((i) => i.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1)! : null);
-    return {
-      runId,
-      output,
-      shards: byShard.map((i) => ({ file: i.file, runId: i.run.number, shard: formatShard(i.shard) })),
-      servers: serverNames,
-      intervals,
-      status,
-      thresholds: verdicts ?? [],
-    };
+  }
+  const verdicts = tracker?.results();
+  store.finishRun(runId, {
+    status: merge.status,
+    generatorBound: byShard.some((i) => i.run.generator_bound !== 0),
+    generator: mergedGenerator(byShard, serverNames),
+    thresholds: verdicts,
   });
+  return { runId, servers: serverNames, intervals, thresholds: verdicts ?? [] };
 }
 
 function parseOr(text: string): unknown {

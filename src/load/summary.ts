@@ -5,7 +5,7 @@
  * (src/engine/summary.ts). A server that stopped answering is said so first.
  */
 import { textTable } from '../core/text-table';
-import { stoppedAnsweringText } from '../core/stopped-answering';
+import { answeringText, type Answering } from '../core/answering';
 import type { IntervalRecord } from '../core/load-types';
 import type { LiveCounts } from '../engine/sinks/hdr-intervals';
 import type { ServerSummary } from '../engine/summary';
@@ -25,7 +25,7 @@ export function intervalLine(rec: IntervalRecord, live: LiveCounts): string {
 
 const f = (v: number | null) => (v === null ? '-' : v.toFixed(v < 10 ? 3 : 1));
 
-export function summaryText(summaries: ServerSummary[], runId: number, db: string): string {
+export function summaryText(summaries: ServerSummary[], answering: readonly Answering[], runId: number, db: string): string {
   const rows = summaries.map((s) => [
     s.server,
     s.stoppedAnswering ? `${s.status}, stopped answering` : s.status,
@@ -48,7 +48,10 @@ export function summaryText(summaries: ServerSummary[], runId: number, db: strin
     align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left', 'right'],
   });
   // Before anything else about it: a server that went silent makes every other figure of it partial.
-  const silent = summaries.filter((s) => s.stoppedAnswering).map((s) => `${s.server}: ${stoppedAnsweringText(s.stoppedAnswering!)}`);
+  const silent = answering.flatMap((a) => {
+    const said = answeringText(a);
+    return said ? [`${a.server}: ${said}`] : [];
+  });
   const gone = summaries.flatMap((s) => s.outages.map((o) => `${s.server}: ${outageText(o)}`));
   const outcomeLines = summaries.map((s) => `outcomes (${s.server}): ${Object.entries(s.outcomes).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'} = ${s.scheduled} scheduled`);
   const generator = summaries.map(

@@ -9,6 +9,8 @@ import type { LoadRunRow, LoadServerRow } from '../store/load-results';
 import type { StoppedAnswering } from '../core/stopped-answering';
 import type { StoredLoadModel } from '../core/load-types';
 import type { Outage } from '../core/outages';
+import type { TurnLatency } from '../core/seconds-latency';
+import type { Comparison } from '../verdicts/comparison';
 
 export interface LoadIntervalPoint {
   index: number;
@@ -67,17 +69,6 @@ export interface ThresholdVerdict {
   pass: boolean;
 }
 
-/** One turn of a server in an interleaved run (`load --interleave`): its seconds of one round. */
-export interface LoadTurn {
-  /** The round (the seconds' stored step): the turns of one round are paired. */
-  round: number;
-  seconds: number;
-  ok: number;
-  /** Latency of the turn's ok replies, all methods merged, from the turn's histograms added up; null when none. */
-  p50Ms: number | null;
-  p99Ms: number | null;
-}
-
 export interface LoadServerReport {
   label: string;
   record: LoadServerRow;
@@ -93,7 +84,7 @@ export interface LoadServerReport {
   /** Stored with the run: when the server was gone; empty when it never was (or before they were stored). */
   outages: Outage[];
   /** An interleaved run's turns, in order; empty for a run whose servers went one after another. */
-  turns: LoadTurn[];
+  turns: TurnLatency[];
 }
 
 export interface FindMaxStep {
@@ -130,4 +121,6 @@ export interface LoadRunReport {
   turnMs: number | null;
   /** `load --baseline`: the server the others were judged against, turn by turn; null when none. */
   baseline: string | null;
+  /** An interleaved A/B run's verdicts, every other server against the baseline turn by turn (src/verdicts/load.ts). */
+  ab?: Comparison;
 }

@@ -1,29 +1,22 @@
 /**
  * Reads load runs of a results database into LoadRunReports, read-only. Intervals are streamed
  * (LoadStore.intervals): each interval's ok histograms are merged into one scratch histogram for
- * its percentiles and then into the server's whole-run histogram, so memory is one row of scalars
- * per interval plus two histograms per server, however long the run.
+ * its percentiles and then into the server's whole-run histogram (src/core/seconds-latency.ts), so
+ * memory is one row of scalars per interval plus a few histograms per server, however long the run.
  */
-import { build, decodeFromCompressedBase64, Histogram } from 'hdr-histogram-js';
 import type { LoadRunRow, LoadServerRow, LoadStore } from '../store/load-results';
 import type { StoredLoadModel } from '../core/load-types';
 import type { ResultsReader } from '../store/read';
-import { UserError } from '../core/user-error';
-import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, LoadTurn, ThresholdVerdict } from './load-model';
+import type { FindMaxResult, GeneratorVerdict, LoadIntervalPoint, LoadRunReport, LoadServerReport, LoadTotals, ThresholdVerdict } from './load-model';
 import { percentileSpectrum } from './spectrum';
 import { histogramLine } from '../core/percentile-line';
+import { SecondsLatency } from '../core/seconds-latency';
 import { isAnswered } from '../core/outcomes';
 import { readStoppedAnswering } from '../core/stopped-answering';
 import { readOutages } from '../core/outages';
-import { isObject, parseStoredJson } from './stored-json';
-
-/** Runs whose intervals are final. A running run may still be written; a failed one broke off. */
-export const FINISHED_LOAD_STATUSES: readonly string[] = ['completed', 'interrupted', 'aborted'];
-
-
-const newHistogram = () => build({ numberOfSignificantValueDigits: 3 });
-
-
+import { isObject, parseStoredJson } from '../core/stored-json';
+import { interleavingOf } from '../core/ab-setup';
+import { loadAbComparison, readLoadLatency } from '../verdicts/load';
 
 function generatorOf(run: LoadRunRow, server: string): GeneratorVerdict | null {
   const all = parseStoredJson(run.generator_json);
@@ -50,31 +43,13 @@ export function findMaxOf(raw: unknown): FindMaxResult[] | null {
   return entries.length > 0 ? entries : null;
 }
 
-function decode(b64: string, run: LoadRunRow, server: LoadServerRow, index: number): Histogram {
-  try {
-    return decodeFromCompressedBase64(b64);
-  } catch (err) {
-    throw new UserError(`--db: load run ${run.number}, server ${server.name}, second ${index}: unreadable latency histogram (${(err as Error).message})`);
-  }
-}
-
 /**
  * `origin`: the epoch ms its seconds are timed from (an interleaved run's servers share the run's
  * first, so their turns line up); undefined: its own first second. `interleaved`: its seconds' steps
  * are turns, whose percentiles are read too.
  */
 function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow, origin: number | undefined, interleaved: boolean): LoadServerReport {
-  const whole = newHistogram();
-  const scratch = newHistogram();
-  const turnLatency = newHistogram();
-  const turns: LoadTurn[] = [];
-  let turn = null as LoadTurn | null;
-  const endTurn = () => {
-    if (!turn) return;
-    const line = histogramLine(turnLatency, 1000);
-    turns.push({ ...turn, p50Ms: line.p50, p99Ms: line.p99 });
-    turnLatency.reset();
-  };
+  const latency = new SecondsLatency(`load run ${run.number}, server ${server.name}`);
   const intervals: LoadIntervalPoint[] = [];
   const errors: Record<string, number> = {};
   let t0: number | null = origin ?? null;
@@ -88,7 +63,6 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow, or
   let vusMax: number | null = null;
   for (const rec of loads.intervals(run.id, server.id)) {
     t0 ??= rec.startMs;
-    scratch.reset();
     const point: LoadIntervalPoint = {
       index: rec.index,
       t: (rec.startMs + rec.lengthMs - t0) / 1000,
@@ -113,7 +87,6 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow, or
       if (isAnswered(c.outcome)) intervalAnswered += c.count;
       if (c.outcome === 'ok') {
         point.ok += c.count;
-        if (c.latency !== null && c.count > 0) scratch.add(decode(c.latency, run, server, rec.index));
       } else {
         point.errors[c.outcome] = (point.errors[c.outcome] ?? 0) + c.count;
         point.errorCount += c.count;
@@ -121,22 +94,12 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow, or
       }
     }
     point.achievedRate = rec.lengthMs > 0 ? (intervalAnswered * 1000) / rec.lengthMs : 0;
-    const line = histogramLine(scratch, 1000);
+    const line = latency.add(rec, interleaved ? rec.step : null);
     point.p50Ms = line.p50;
     point.p90Ms = line.p90;
     point.p99Ms = line.p99;
     point.maxMs = line.max;
-    if (scratch.totalCount > 0) whole.add(scratch);
     intervals.push(point);
-    if (interleaved && rec.step !== null) {
-      if (turn?.round !== rec.step) {
-        endTurn();
-        turn = { round: rec.step, seconds: 0, ok: 0, p50Ms: null, p99Ms: null };
-      }
-      turn.seconds += rec.lengthMs / 1000;
-      turn.ok += point.ok;
-      if (scratch.totalCount > 0) turnLatency.add(scratch);
-    }
 
     lengthMs += rec.lengthMs;
     sent += rec.sent;
@@ -149,7 +112,7 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow, or
     }
     if (rec.vus !== null) vusMax = Math.max(vusMax ?? 0, rec.vus);
   }
-  endTurn();
+  const whole = latency.whole;
   const line = histogramLine(whole, 1000);
   const totals: LoadTotals = {
     durationS: lengthMs / 1000,
@@ -178,25 +141,19 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow, or
     generator: generatorOf(run, server.name),
     stoppedAnswering: isObject(outcome) ? readStoppedAnswering(outcome.stoppedAnswering) : null,
     outages: isObject(outcome) ? readOutages(outcome.outages) : [],
-    turns,
+    turns: latency.endTurns(),
   };
-}
-
-/** What an interleaved run recorded of its turns and its baseline (`load --interleave`, `--baseline`) in its config. */
-function interleaving(run: LoadRunRow): { turnMs: number | null; baseline: string | null } {
-  const config = parseStoredJson(run.config_json);
-  if (!isObject(config) || typeof config.turnMs !== 'number') return { turnMs: null, baseline: null };
-  return { turnMs: config.turnMs, baseline: typeof config.baseline === 'string' ? config.baseline : null };
 }
 
 export function readLoadRun(reader: ResultsReader, run: LoadRunRow, chosen: LoadRunReport['chosen']): LoadRunReport {
   const loads = reader.load;
   const model = parseStoredJson(run.model_json);
-  const { turnMs, baseline } = interleaving(run);
+  const { turnMs, baseline } = interleavingOf(run.config_json);
   const servers = loads.servers(run.id);
   // The servers of an interleaved run took turns on one clock: the run's first second is every server's 0.
   const firsts = turnMs === null ? [] : servers.flatMap((s) => loads.intervals(run.id, s.id).next().value?.startMs ?? []);
   const origin = firsts.length ? Math.min(...firsts) : undefined;
+  const ab = baseline !== null ? loadAbComparison(readLoadLatency(loads, run)) : undefined;
   return {
     run,
     chosen,
@@ -206,5 +163,6 @@ export function readLoadRun(reader: ResultsReader, run: LoadRunRow, chosen: Load
     thresholds: thresholdsOf(run),
     turnMs,
     baseline,
+    ...(ab ? { ab } : {}),
   };
 }

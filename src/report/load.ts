@@ -6,15 +6,14 @@
 import { ResultsStore, RunRecord } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
-import { isObject, parseStoredJson } from './stored-json';
+import { benchBaselineOf } from '../core/ab-setup';
+import { benchAbComparison, readBenchRun } from '../verdicts/bench';
 import type { ErrorPoint, MedianPoint, ReportMethod, ReportModel, ReportServer, SummaryRow } from './model';
 
 const ms = (ns: number | null) => (ns === null ? null : ns / 1e6);
 
 export interface ModelOptions {
   runIds?: number[];
-  /** Also read every counted call by pass (`ReportModel.passes`), for verdicts. */
-  withPasses?: boolean;
 }
 
 export function selectRuns(store: ResultsStore, runIds: number[] | undefined, dbPath: string): RunRecord[] {
@@ -103,24 +102,13 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: Result
     if (points.length === 0) {
       throw new UserError(`--run: run ${runs.map((r) => r.id).join(', ')} of ${dbPath} has no per-address medians (status ${runs.map((r) => r.status).join(', ')}); finish it with npm run bench -- --resume`);
     }
-    // A run recorded as an A/B comparison (`bench --baseline`) is reported with its verdicts, which need every pass.
-    const baseline = runs.length === 1 ? recordedBaseline(runs[0].config_json) : undefined;
-    const passes = opts.withPasses || baseline !== undefined
-      ? reader.passLatencies(runIds).flatMap((r) => {
-          const server = labelOf.get(r.server_id);
-          return server ? [{ server, method: r.method as ReportMethod, pass: r.pass, scripthash: r.scripthash, latencyMs: r.latency_ns / 1e6 }] : [];
-        })
-      : undefined;
-    return { dbPath, runs, servers, points, errors, summaries, ...(passes ? { passes } : {}), ...(baseline !== undefined ? { baseline } : {}) };
+    // A run recorded as an A/B comparison (`bench --baseline`) is reported with its verdicts.
+    const baseline = runs.length === 1 ? benchBaselineOf(runs[0].config_json) : undefined;
+    const ab = baseline !== undefined ? benchAbComparison(readBenchRun(reader, runs[0])) : undefined;
+    return { dbPath, runs, servers, points, errors, summaries, ...(baseline !== undefined ? { baseline } : {}), ...(ab ? { ab } : {}) };
   } finally {
     if (!open) store.close();
   }
-}
-
-/** The server a run was recorded to be compared against (`bench --baseline`), if any. */
-function recordedBaseline(configJson: string): string | undefined {
-  const config = parseStoredJson(configJson);
-  return isObject(config) && typeof config.baseline === 'string' ? config.baseline : undefined;
 }
 
 /** The server setting a run of a `--param` sweep was measured with, as `NAME=VALUE`. */

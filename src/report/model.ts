@@ -4,6 +4,7 @@
  * tables and exporters all read this model; none of them touches the database.
  */
 import type { RunRecord, ServerRecord } from '../store/results';
+import type { Comparison } from '../verdicts/comparison';
 
 export type ReportMethod = 'balance' | 'history' | 'utxos';
 
@@ -60,16 +61,8 @@ export interface ReportModel {
   points: MedianPoint[];
   errors: ErrorPoint[];
   summaries: SummaryRow[];
-  /** Every counted, answered call by pass, when asked for (loadModel's withPasses: verdicts). */
-  passes?: PassPoint[];
   /** The server the run was recorded to be judged against (`bench --baseline`): an A/B run. */
   baseline?: string;
-}
-
-export interface PassPoint {
-  server: string;
-  method: ReportMethod;
-  pass: number;
-  scripthash: string;
-  latencyMs: number;
+  /** An A/B run's verdicts, every other server against the baseline (src/verdicts/bench.ts). */
+  ab?: Comparison;
 }

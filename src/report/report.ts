@@ -17,7 +17,7 @@ import { renderSvg } from './render';
 import { selectRuns } from './selection';
 import { limitsTable, runsTable, serversTable, summaryTable, transportsTable } from './tables';
 import { loadRunTable } from './load-tables';
-import { abComparison, abNote, compareTable, loadAbComparison, pairedLoadNote, pairedLoadTable } from './compare';
+import { abNote, compareTable, pairedLoadNote, pairedLoadTable } from './compare';
 import { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import type { ChartFile, Exporter, RenderedBench, RenderedChart, RenderedLoadRun, RenderedReport, RenderedSection, RenderedWallet, OutputFile } from './export/exporter';
@@ -113,7 +113,7 @@ async function renderBench(model: ReportModel, opts: ReportOptions): Promise<Ren
 
 /** A run recorded as an A/B comparison (`bench --baseline`): each server's verdict against the baseline. */
 function abTable(model: ReportModel): Table | null {
-  const c = abComparison(model);
+  const c = model.ab;
   if (!c) return null;
   return { ...compareTable(c, `A/B verdicts against ${model.baseline}`), note: abNote(c) };
 }
@@ -129,7 +129,7 @@ async function renderLoadRun(run: LoadRunReport, opts: ReportOptions): Promise<R
 
 /** An interleaved load run recorded as an A/B run (`load --baseline`): each other server's verdicts against the baseline, turn by turn. */
 export function loadAbTable(run: LoadRunReport): Table | null {
-  const c = loadAbComparison(run);
+  const c = run.ab;
   if (!c) return null;
   return { ...pairedLoadTable(c, `A/B verdicts against ${run.baseline}, load run ${run.run.number}, turn by turn`), note: pairedLoadNote(c) };
 }

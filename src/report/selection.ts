@@ -8,7 +8,7 @@
 import type { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
 import type { LoadRunRow } from '../store/load-results';
-import { FINISHED_LOAD_STATUSES } from './load-read';
+import { FINISHED_LOAD_STATUSES } from '../core/run-status';
 import type { LoadRunReport } from './load-model';
 import type { WalletRunRow } from './wallet-model';
 import { FINISHED_WALLET_STATUSES } from './wallet-read';

@@ -8,7 +8,7 @@ import { readHeldReconnects } from '../core/held-reconnects';
 import type { ResultsReader } from '../store/read';
 import { medianOf } from './median';
 import { readStepMix } from './wallet-mix';
-import { isObject, parseStoredJson } from './stored-json';
+import { isObject, parseStoredJson } from '../core/stored-json';
 import { readStoppedAnswering } from '../core/stopped-answering';
 import { findMaxOf } from './load-read';
 import type { FindMaxResult } from './load-model';

@@ -3,6 +3,7 @@
  * one row per build, written when the build starts (so its resource samples have a build to name)
  * and completed when the server reached the tip.
  */
+import type { FinalStatus } from '../core/run-status';
 import type { ResultsStore } from './results';
 import { createRun, finishRun, RUN_NUMBER, type NumberedRun, type RunRow } from './run-record';
 import { resourceSummaries, resourceWriter, type ResourceSummary } from './resources';
@@ -51,7 +52,7 @@ export class IndexStore {
     })();
   }
 
-  finishRun(runId: number, status: 'completed' | 'failed' | 'interrupted'): void {
+  finishRun(runId: number, status: FinalStatus): void {
     finishRun(this.db, runId, status);
   }
 

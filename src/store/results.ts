@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { migrate, SCHEMA_VERSION } from './schema';
 import type { DatasetLine } from '../core/dataset-line';
 import { UserError } from '../core/user-error';
-import { createRun, finishRun, serversOf, type ServerRow } from './run-record';
+import { createRun, finishRun, serversOf, type RunStatus, type ServerRow } from './run-record';
 import { makeDirs } from '../core/output-path';
 import { refuseForeignDatabase } from './ownership';
 import { openReadOnly, ReadOnlyDb } from './read-only';
@@ -19,7 +19,7 @@ export interface RunRecord {
   id: number;
   started_at: string;
   finished_at: string | null;
-  status: 'running' | 'interrupted' | 'completed' | 'failed';
+  status: RunStatus;
   tool_version: string;
   git_commit: string | null;
   node_version: string;
@@ -96,6 +96,25 @@ const OPEN_STORES = new Set<ResultsStore>();
  */
 export function closeOpenStores(): void {
   for (const store of [...OPEN_STORES]) store.close();
+}
+
+/**
+ * Whether the database at `file` holds a run of any kind. One that holds none (no file, no
+ * schema yet, nothing stored) is no result: a file this process created and left so can go.
+ * One that cannot be read counts as holding one (it is kept).
+ */
+export function holdsAnyRun(file: string): boolean {
+  if (!fs.existsSync(file) || fs.statSync(file).size === 0) return false;
+  let readOnly: ReadOnlyDb | undefined;
+  try {
+    readOnly = openReadOnly(file);
+    return readOnly.db.prepare('SELECT 1 FROM runs LIMIT 1').get() !== undefined;
+  } catch (err) {
+    // Only a database without the table is known to hold nothing; one that cannot be read is kept.
+    return !/no such table/.test((err as Error).message);
+  } finally {
+    readOnly?.close();
+  }
 }
 
 export class ResultsStore {
@@ -199,6 +218,17 @@ export class ResultsStore {
       .prepare('SELECT s.name AS name, count(*) AS n FROM samples x JOIN run_servers s ON s.id = x.server_id WHERE x.run_id = ? GROUP BY s.name')
       .all(runId) as Array<{ name: string; n: number }>;
     return new Map(rows.map((r) => [r.name, r.n]));
+  }
+
+  /**
+   * How each server's calls ended, in the order they were made: every call a server was given
+   * (warm-up included), its outcome, and when it was made and ended (ms since the epoch).
+   */
+  forEachCallEnd(runId: number, fn: (server: string, status: string, atMs: number, endMs: number) => void): void {
+    const rows = this.db
+      .prepare('SELECT s.name, x.status, x.at_ms, x.at_ms + x.latency_ns / 1000000.0 FROM samples x JOIN run_servers s ON s.id = x.server_id WHERE x.run_id = ? ORDER BY x.at_ms, x.id')
+      .raw();
+    for (const [name, status, at, end] of rows.iterate(runId) as IterableIterator<[string, string, number, number]>) fn(name, status, at, end);
   }
 
   /** Every call of a run already measured, streamed (a resumed run skips them; memory stays flat). */

@@ -6,9 +6,10 @@
  */
 import type Database from 'better-sqlite3';
 import { hostInfo } from '../core/host-info';
+import type { RunStatus } from '../core/run-status';
 
 export type RunKind = 'bench' | 'load' | 'wallet-bench' | 'wallet-load' | 'index';
-export type RunStatus = 'running' | 'interrupted' | 'completed' | 'failed' | 'aborted';
+export type { RunStatus } from '../core/run-status';
 
 /** The kinds one selector names: `--wallet-run N` finds a wallet bench or a wallet load run, as before 8. */
 export const RUN_FAMILIES = {

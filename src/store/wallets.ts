@@ -4,6 +4,7 @@
  * written whole, in one transaction, as soon as it ends, so an interrupted run keeps every sync
  * that finished.
  */
+import type { FinalStatus } from '../core/run-status';
 import type { ResultsStore } from './results';
 import { createRun, finishRun, setServerInfo, type NumberedRun, type RunRow, type ServerRow } from './run-record';
 import type { RequestSample } from '../core/sync-steps';
@@ -167,6 +168,14 @@ export class WalletStore {
    * (statistics.ts): syncs, failed and mismatched ones (every pass), and each wallet's sync times
    * (ms) over the ok syncs of the passes counted (warm-up passes left out).
    */
+  /** How each server's syncs of a run ended: counts by status, by server id (warm-up passes included). */
+  syncOutcomes(runId: number): Map<number, Record<string, number>> {
+    const out = new Map<number, Record<string, number>>();
+    const rows = this.db.prepare('SELECT server_id AS serverId, status, count(*) AS n FROM wallet_syncs WHERE run_id = ? GROUP BY server_id, status').all(runId) as Array<{ serverId: number; status: string; n: number }>;
+    for (const r of rows) (out.get(r.serverId) ?? out.set(r.serverId, {}).get(r.serverId)!)[r.status] = r.n;
+    return out;
+  }
+
   benchFigures(runId: number): Array<{ serverId: number; syncs: number; failed: number; mismatched: number; byWallet: Map<string, number[]> }> {
     const counts = this.db
       .prepare(
@@ -233,7 +242,7 @@ export class WalletStore {
     return rows.map(({ server, latencyNs, ...r }) => ({ server, record: { ...r, latencyNs: latencyNs === null ? null : BigInt(latencyNs) } }));
   }
 
-  finishRun(runId: number, status: 'completed' | 'interrupted' | 'failed', summary: unknown): void {
+  finishRun(runId: number, status: FinalStatus, summary: unknown): void {
     this.db.transaction(() => {
       finishRun(this.db, runId, status);
       this.db.prepare('UPDATE wallet_runs SET summary_json = ? WHERE run_id = ?').run(JSON.stringify(summary), runId);

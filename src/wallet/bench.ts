@@ -2,13 +2,12 @@
  * `bench --workload`: every wallet synced from scratch on every server, pass after pass, one sync
  * at a time so no two share the server or our event loop: the engine's sequential executor at
  * concurrency 1 over the wallet-sync iteration (sync-iteration.ts, where servers rotate per
- * wallet). The first `warmup` passes are stored but left out of the medians.
+ * wallet). The first `warmup` passes are stored but left out of the medians. The run's record is
+ * the run session's (src/runs/kinds/wallet-bench.ts), which also sums it up from the stored syncs.
  */
 import { EventEmitter } from 'node:events';
 import type { ServerTarget } from '../servers/targets';
-import { toolInfo } from '../core/tool-info';
-import type { LoadedWallets } from '../core/wallet-line';
-import { formatServerUrl } from '../core/server-address';
+import type { LoadedWallets, WalletLine } from '../core/wallet-line';
 import type { ResultsStore } from '../store/results';
 import { WalletStore } from '../store/wallets';
 import { passSyncIteration, type WalletSync } from './pass-sync-iteration';
@@ -19,7 +18,6 @@ import type { Pacer } from '../engine/executors/executor';
 import { planExecutorFor } from '../engine/executors/registry';
 import type { SequentialPlan } from '../engine/executors/sequential';
 import type { Workload } from './workloads';
-import { medianOfUnsorted as median } from '../core/quantiles';
 
 export interface WalletBenchOptions {
   servers: ServerTarget[];
@@ -38,22 +36,21 @@ export interface WalletBenchOptions {
   setups?: Map<string, unknown>;
 }
 
-export interface WalletBenchSummaryRow {
-  server: string;
-  wallets: number;
-  syncs: number;
-  failed: number;
-  mismatched: number;
-  medianMs: number | null;
-  largest: { wallet: string; txs: number; medianMs: number | null } | null;
-  /** The first failed sync's step and error, when any failed. */
-  firstFailure?: string;
+/** The run's record, as the run session keeps it: its id and each server's id by name. */
+export interface WalletBenchRecords {
+  open(wallets: readonly WalletLine[]): { runId: number; serverIds: Map<string, number> };
 }
 
-export interface WalletBenchResult {
+/** How the plan ended, for the session to finish the run with. */
+export interface WalletBenchEnd {
   runId: number;
-  status: 'completed' | 'interrupted';
-  rows: WalletBenchSummaryRow[];
+  serverIds: Map<string, number>;
+  /** The wallets synced (the first --limit of the file). */
+  wallets: readonly WalletLine[];
+  /** Every planned sync was made. */
+  planDone: boolean;
+  /** The first failed sync's step and error, per server that had one. */
+  firstFailures: Map<string, string>;
 }
 
 /** A sync of the plan as the run's sinks get it, with how many of the plan's syncs are done now. */
@@ -81,26 +78,13 @@ export class WalletBench extends EventEmitter {
     this.pacer?.stop();
   }
 
-  async run(file: LoadedWallets): Promise<WalletBenchResult> {
+  async run(file: LoadedWallets, records: WalletBenchRecords): Promise<WalletBenchEnd> {
     const o = this.o;
     const wallets = o.limit ? file.wallets.slice(0, o.limit) : file.wallets;
     const store = new WalletStore(this.results);
-    const { version, gitCommit } = toolInfo();
-    const { runId, serverIds } = store.createRun(
-      {
-        kind: 'bench',
-        tool_version: version,
-        git_commit: gitCommit,
-        config: { ...o, ca: undefined, workload: o.workload.name, setups: undefined },
-        workload: o.workload.name,
-        wallets_path: file.path,
-        wallets_hash: file.hash,
-        passes: o.passes,
-        warmup: o.warmup,
-      },
-      o.servers.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: o.setups?.get(t.name) })),
-    );
-    this.emit('start', { runId, total: o.passes * wallets.length * o.servers.length });
+    const { runId, serverIds } = records.open(wallets);
+    const total = o.passes * wallets.length * o.servers.length;
+    this.emit('start', { runId, total });
     let done = 0;
     let failure: { err: unknown } | undefined;
     const stored = new SyncRows(store, runId);
@@ -130,27 +114,6 @@ export class WalletBench extends EventEmitter {
     await this.pacer.run();
     // As before the engine ran it: a sync that threw fails the run with that error.
     if (failure) throw failure.err;
-    const status = this.stopping ? 'interrupted' : 'completed';
-    // The figures come from the stored syncs, as a bench's from its samples.
-    const largestWallet = wallets.reduce((a, b) => (b.expected.txCount > a.expected.txCount ? b : a));
-    const figures = new Map(store.benchFigures(runId).map((f) => [f.serverId, f]));
-    const rows: WalletBenchSummaryRow[] = o.servers.map((t) => {
-      const f = figures.get(serverIds.get(t.name)!);
-      const byWallet = f?.byWallet ?? new Map<string, number[]>();
-      const medians = [...byWallet.values()].map((xs) => median(xs)!);
-      const largest = byWallet.get(largestWallet.wallet);
-      return {
-        server: t.name,
-        wallets: wallets.length,
-        syncs: f?.syncs ?? 0,
-        failed: f?.failed ?? 0,
-        mismatched: f?.mismatched ?? 0,
-        medianMs: medians.length ? median(medians) : null,
-        largest: { wallet: largestWallet.wallet, txs: largestWallet.expected.txCount, medianMs: largest ? median(largest) : null },
-        firstFailure: firstFailures.get(t.name),
-      };
-    });
-    store.finishRun(runId, status, { rows });
-    return { runId, status, rows };
+    return { runId, serverIds, wallets, planDone: done >= total, firstFailures };
   }
 }

@@ -4,16 +4,20 @@
  * beside each server's way of learning of blocks. A server whose arrivals stopped being answered,
  * and a generator that fell behind, are said first.
  */
-import { stoppedAnsweringText } from '../core/stopped-answering';
+import { answeringText, type Answering } from '../core/answering';
 import { textTable } from '../core/text-table';
 import { heldReconnectsText } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import type { ServerLoadSummary } from './load';
 
-export function summaryText(runId: number, workload: string, rows: ServerLoadSummary[], setups: Map<string, unknown>, db: string | null): string {
+export function summaryText(runId: number, workload: string, rows: ServerLoadSummary[], answering: readonly Answering[], setups: Map<string, unknown>, db: string | null): string {
   const ms = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(0));
   const out = [db === null ? `this shard's part (${workload} workload)` : `wallet load run ${runId} (${workload} workload)`];
-  for (const r of rows) if (r.arrivals?.stoppedAnswering) out.push(`${r.server}: arriving wallets ${stoppedAnsweringText(r.arrivals.stoppedAnswering)}`);
+  // Before anything else about it: a server that answered nothing, or went silent, makes every other figure of it partial.
+  for (const a of answering) {
+    const said = answeringText(a);
+    if (said) out.push(`${a.server}: wallet syncs ${said}`);
+  }
   for (const r of rows) if (r.arrivals?.generator.bound) out.push(`warning: ${r.server}: GENERATOR-BOUND: ${r.arrivals.generator.reasons.join('; ')}`);
   const held = rows.filter((r) => r.held > 0);
   if (held.length) {

@@ -120,6 +120,8 @@ export interface ServerLoadSummary {
   server: string;
   held: number;
   holdFailed: number;
+  /** The failed hold syncs by how each ended (an error category); absent in runs stored before it was kept. */
+  holdFailures?: Record<string, number>;
   holdSeconds: number;
   rssPerHeldKiB: number | null;
   /**
@@ -255,10 +257,11 @@ export class WalletLoad {
       const rssBefore = (await this.o.rssOf?.(t.name)) ?? null;
       const fill = await this.fillHold(t, serverId, held, rehold, segment, this.o.hold);
       // What every fill took: the first, and those a held search adds.
-      const fills = { failed: fill.failed, seconds: fill.seconds };
+      const fills = { failed: fill.failed, failures: { ...fill.failures }, seconds: fill.seconds };
       const filled = async (want: number) => {
         const more = await this.fillHold(t, serverId, held, rehold, segment, want);
         fills.failed += more.failed;
+        for (const [k, n] of Object.entries(more.failures)) fills.failures[k] = (fills.failures[k] ?? 0) + n;
         fills.seconds += more.seconds;
       };
       // Memory per held wallet is of the first fill's: a held search adds wallets later.
@@ -294,6 +297,7 @@ export class WalletLoad {
         server: t.name,
         held: held.length,
         holdFailed: fills.failed,
+        holdFailures: fills.failures,
         holdSeconds: fills.seconds,
         // Only when every sync held: a server that refused or dropped connections may be going down.
         rssPerHeldKiB: rssBefore !== null && rssAfter !== null && heldFirst > 0 && fill.failed === 0 ? (rssAfter - rssBefore) / heldFirst / 1024 : null,
@@ -333,11 +337,12 @@ export class WalletLoad {
 
   /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed): the hold executor. */
   private async fillHold(t: ServerTarget, serverId: number, held: HeldWallet[], rehold: Rehold, segment: (s: Segment) => Promise<ServerResult>, want: number) {
-    if (want <= held.length || this.stopping) return { failed: 0, seconds: 0 };
+    if (want <= held.length || this.stopping) return { failed: 0, failures: {}, seconds: 0 };
     this.watched.get(t.name)!.wallets.wanted = want;
     const started = Date.now();
     let lastLog = Date.now();
     let failed = 0;
+    const failures: Record<string, number> = {};
     const units = walletSyncUnits({
       name: 'hold-sync' satisfies WalletUnit,
       units: 'hold syncs',
@@ -356,7 +361,10 @@ export class WalletLoad {
           rehold.watch(held[held.length - 1]);
         } else r.session?.close();
         // A sync the stop kept from being held did not fail.
-        if (!keep && !this.stopping) failed++;
+        if (!keep && !this.stopping) {
+          failed++;
+          failures[r.status] = (failures[r.status] ?? 0) + 1;
+        }
         if (Date.now() - lastLog > 2000) {
           lastLog = Date.now();
           this.o.log(`${t.name}: ${held.length}/${want} wallets held (${failed} syncs failed)`);
@@ -366,7 +374,7 @@ export class WalletLoad {
     });
     await segment({ model: { kind: 'hold', sessions: want - held.length, concurrency: this.o.holdConcurrency }, units: () => units });
     this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${failed} syncs failed)`);
-    return { failed, seconds: (Date.now() - started) / 1000 };
+    return { failed, failures, seconds: (Date.now() - started) / 1000 };
   }
 
   /**

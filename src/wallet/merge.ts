@@ -1,72 +1,61 @@
 /**
- * The shards of one coordinated wallet load put back into one run, as if one generator had held
- * every wallet: each shard's syncs (with their requests) and notifications under the merged run's
- * servers, the seconds of every segment added second by second (the exact HDR merge a request
- * load's shards use), and each server's summary added up: the wallets held, the arrivals, and the
- * notifications over every shard's held connections. It is written in one transaction: the merged
- * run appears whole or not at all.
+ * The wallet load's part of the shard merge (src/runs/merge.ts, which checks the shards are one
+ * whole test, sets the status and writes in one transaction): the shards of one coordinated wallet
+ * load put back into one run, as if one generator had held every wallet: each shard's syncs (with
+ * their requests) and notifications under the merged run's servers, the seconds of every segment
+ * added second by second (the exact HDR merge a request load's shards use), and each server's
+ * summary added up: the wallets held, the arrivals, and the notifications over every shard's held
+ * connections.
  */
-import { toolInfo } from '../core/tool-info';
-import { UserError } from '../core/user-error';
 import { sortedLine } from '../core/percentile-line';
 import { percentile } from '../core/quantiles';
+import type { FinalStatus } from '../core/run-status';
+import type { Shard } from '../core/shard';
 import { readStoppedAnswering, stoppedAnsweringAll } from '../core/stopped-answering';
 import { readHeldReconnects, type HeldReconnects } from '../core/held-reconnects';
 import { unionOfOutages } from '../core/outages';
-import { ResultsStore } from '../store/results';
-import { writeResults } from '../store/write-results';
+import type { ResultsStore } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { WalletStore, type WalletRunRow } from '../store/wallets';
 import { LoadStore } from '../store/load-results';
 import { alignedSeconds, sumSecond } from '../engine/sinks/merge-intervals';
 import type { NotifyStats, ServerLoadSummary } from './load';
 
-interface Shard {
+/** A wallet load's shard as the merge reads it. */
+export interface WalletShard {
   file: string;
   results: ResultsStore;
   run: WalletRunRow;
+  shard: Shard;
+  /** The servers the run measured, in its order (a shard whose process died has no summary, but its servers). */
+  servers: string[];
   summaries: ServerLoadSummary[];
   setups: Record<string, unknown>;
 }
 
-export interface MergedWalletLoad {
-  runId: number;
-  status: 'completed' | 'interrupted' | 'failed';
-  summaries: ServerLoadSummary[];
-  setups: Record<string, unknown>;
+/** The wallet load runs of a database, in the order they were made. */
+export const walletRuns = (results: ResultsStore): WalletRunRow[] => new ResultsReader(results).walletRuns().filter((r) => r.kind === 'load');
+
+/** A wallet run's shard, which only its config records: `I/N`, or null. */
+export function walletShardText(run: WalletRunRow): string | null {
+  const shard = (parseObject(run.config_json) as { shard?: unknown }).shard;
+  return typeof shard === 'string' ? shard : null;
 }
 
-/**
- * Merges the wallet load runs of `inputs` (one coordinated test's shard databases, shard 1 first)
- * into a new run of `output`. `config` is recorded with the merged run (the shards, their start skew).
- */
-export function mergeWalletShards(inputs: string[], output: string, config: Record<string, unknown>): MergedWalletLoad {
-  const shards: Shard[] = [];
-  try {
-    for (const file of inputs) shards.push(openShard(file));
-    const names = (s: Shard) => s.summaries.map((x) => x.server).join(', ');
-    for (const s of shards.slice(1)) {
-      if (s.run.workload !== shards[0].run.workload) throw new UserError(`merge: ${s.file} ran the ${s.run.workload} workload, ${shards[0].file} the ${shards[0].run.workload}`);
-      if (names(s) !== names(shards[0])) throw new UserError(`merge: ${s.file} measured ${names(s) || 'no server'} but ${shards[0].file} measured ${names(shards[0]) || 'none'}`);
-    }
-    return write(shards, output, config);
-  } finally {
-    for (const s of shards) s.results.close();
-  }
+/** What the merge reads of a wallet shard's run, beside its run record: each server's summary and setup. */
+export function walletShard(file: string, results: ResultsStore, run: WalletRunRow, shard: Shard): WalletShard {
+  const summary = parseObject(run.summary_json);
+  const summaries = Array.isArray(summary.servers) ? (summary.servers as ServerLoadSummary[]) : [];
+  const servers = new ResultsReader(results).walletServers(run.id).map((s) => s.name);
+  return { file, results, run, shard, servers, summaries, setups: parseObject(JSON.stringify(summary.setups ?? {})) };
 }
 
-function openShard(file: string): Shard {
-  const results = ResultsStore.open(file, { readonly: true });
-  try {
-    const run = new ResultsReader(results).walletRuns().filter((r) => r.kind === 'load').at(-1);
-    if (!run) throw new UserError(`merge: ${file} has no wallet load run`);
-    const summary = parseObject(run.summary_json);
-    const summaries = Array.isArray(summary.servers) ? (summary.servers as ServerLoadSummary[]) : [];
-    return { file, results, run, summaries, setups: parseObject(JSON.stringify(summary.setups ?? {})) };
-  } catch (err) {
-    results.close();
-    throw err;
-  }
+/** Why two wallet shards stored before test identities are not one test: another workload, or other servers. */
+export function walletShardsDiffer(first: WalletShard, other: WalletShard): string | undefined {
+  const names = (s: WalletShard) => s.servers.join(', ');
+  if (other.run.workload !== first.run.workload) return `merge: ${other.file} ran the ${other.run.workload} workload, ${first.file} the ${first.run.workload}`;
+  if (names(other) !== names(first)) return `merge: ${other.file} measured ${names(other) || 'no server'} but ${first.file} measured ${names(first) || 'none'}`;
+  return undefined;
 }
 
 function parseObject(text: string | null): Record<string, unknown> {
@@ -78,14 +67,6 @@ function parseObject(text: string | null): Record<string, unknown> {
   }
 }
 
-/** Completed only if every shard completed; otherwise the worst shard's ending. */
-function mergedStatus(shards: Shard[]): MergedWalletLoad['status'] {
-  const statuses = new Set(shards.map((s) => s.run.status));
-  if (statuses.has('failed')) return 'failed';
-  if ([...statuses].some((s) => s !== 'completed')) return 'interrupted';
-  return 'completed';
-}
-
 /** What the merged rows say of one server: its arrivals' times, and its notifications. */
 interface ServerRows {
   fromIntendedMs: number[];
@@ -93,72 +74,78 @@ interface ServerRows {
   notifications: { headers: { expected: number; ok: number; missing: number; duplicate: number; ms: number[] }; scripthash: { expected: number; ok: number; missing: number; duplicate: number; ms: number[] } };
 }
 
-function write(shards: Shard[], output: string, config: Record<string, unknown>): MergedWalletLoad {
-  return writeResults(output, (results) => {
-    const [first] = shards;
-    const servers = first.summaries.map((s) => s.server);
-    const store = new WalletStore(results);
-    const seconds = new LoadStore(results);
-    const tool = toolInfo();
-    const status = mergedStatus(shards);
-    const firstServers = new ResultsReader(first.results).walletServers(first.run.id);
-    const { runId, serverIds } = store.createRun(
-      {
-        kind: 'load',
-        tool_version: tool.version,
-        git_commit: tool.gitCommit,
-        config: { ...parseObject(first.run.config_json), shard: undefined, ...config },
-        workload: first.run.workload,
-        wallets_path: first.run.wallets_path,
-        wallets_hash: first.run.wallets_hash,
-        passes: null,
-        warmup: null,
-      },
-      firstServers.map((s) => ({ name: s.name, profile: s.profile, url: s.url, software: s.software, protocol: s.protocol, setup: s.setup_json === null ? undefined : JSON.parse(s.setup_json) })),
-    );
-    const rows = new Map<string, ServerRows>(
-      servers.map((name) => [name, { fromIntendedMs: [], lagMs: [], notifications: { headers: tally(), scripthash: tally() } }]),
-    );
-    for (const shard of shards) {
-      const from = new WalletStore(shard.results);
-      for (const { server, record } of from.syncRecords(shard.run.id)) {
-        store.addSync(runId, { ...record, serverId: serverIds.get(server)! });
-        const r = rows.get(server)!;
-        if (record.intendedMs !== undefined) {
-          r.lagMs.push(record.lagMs ?? 0);
-          if (record.status === 'ok') r.fromIntendedMs.push((record.lagMs ?? 0) + Number(record.durationNs) / 1e6);
-        }
-      }
-      const notifications = from.notificationRecords(shard.run.id);
-      store.addNotifications(runId, notifications.map(({ server, record }) => ({ ...record, serverId: serverIds.get(server)! })));
-      for (const { server, record } of notifications) {
-        const t = rows.get(server)!.notifications[record.kind];
-        t.expected++;
-        t[record.status]++;
-        if (record.status === 'ok' && record.latencyNs !== null) t.ms.push(Number(record.latencyNs) / 1e6);
-      }
-    }
-    // Every segment's seconds, added up by the epoch second they started in (one schedule clock).
-    for (const name of servers) {
-      const streams = shards.map((s) => {
-        const serverRow = new ResultsReader(s.results).walletServers(s.run.id).find((x) => x.name === name)!;
-        return { source: `${s.file} wallet run ${s.run.number}`, it: new LoadStore(s.results).intervals(s.run.id, serverRow.id) };
-      });
-      let start: number | undefined;
-      for (const { second, records } of alignedSeconds(streams)) {
-        start ??= second;
-        const rec = sumSecond(name, second - start, second, records);
-        seconds.addInterval(runId, serverIds.get(name)!, rec, rec.step);
+/** What the merge tells the wallet part: the test's status and the config to store. */
+export interface WalletMerge {
+  status: FinalStatus;
+  tool: { version: string; gitCommit: string | null };
+  config: Record<string, unknown>;
+  /** What the caller records with the merged run (a coordinated test's start skew), in its summary too. */
+  extra: Record<string, unknown>;
+}
+
+/**
+ * The merged wallet load run written into `results` (inside the merge's transaction) from
+ * `shards` (shard 1 first): every sync and notification, every second summed, each server's summary.
+ */
+export function writeWalletMerge(results: ResultsStore, shards: WalletShard[], merge: WalletMerge): { runId: number; summaries: ServerLoadSummary[]; setups: Record<string, unknown> } {
+  const [first] = shards;
+  const { servers } = first;
+  const store = new WalletStore(results);
+  const seconds = new LoadStore(results);
+  const firstServers = new ResultsReader(first.results).walletServers(first.run.id);
+  const { runId, serverIds } = store.createRun(
+    {
+      kind: 'load',
+      tool_version: merge.tool.version,
+      git_commit: merge.tool.gitCommit,
+      config: { ...parseObject(first.run.config_json), shard: undefined, ...merge.config },
+      workload: first.run.workload,
+      wallets_path: first.run.wallets_path,
+      wallets_hash: first.run.wallets_hash,
+      passes: null,
+      warmup: null,
+    },
+    firstServers.map((s) => ({ name: s.name, profile: s.profile, url: s.url, software: s.software, protocol: s.protocol, setup: s.setup_json === null ? undefined : JSON.parse(s.setup_json) })),
+  );
+  const rows = new Map<string, ServerRows>(
+    servers.map((name) => [name, { fromIntendedMs: [], lagMs: [], notifications: { headers: tally(), scripthash: tally() } }]),
+  );
+  for (const shard of shards) {
+    const from = new WalletStore(shard.results);
+    for (const { server, record } of from.syncRecords(shard.run.id)) {
+      store.addSync(runId, { ...record, serverId: serverIds.get(server)! });
+      const r = rows.get(server)!;
+      if (record.intendedMs !== undefined) {
+        r.lagMs.push(record.lagMs ?? 0);
+        if (record.status === 'ok') r.fromIntendedMs.push((record.lagMs ?? 0) + Number(record.durationNs) / 1e6);
       }
     }
-    const summaries = servers.map((name) => mergedSummary(name, shards, rows.get(name)!));
-    const setups = first.setups;
-    store.finishRun(runId, status, { servers: summaries, setups, ...config });
-    // The test ran when its shards ran, not when they were merged.
-    const finished = shards.map((s) => s.run.finished_at);
-    seconds.setSpan(runId, shards.map((s) => s.run.started_at).sort()[0], finished.every((f) => f !== null) ? (finished as string[]).sort().at(-1)! : null);
-    return { runId, status, summaries, setups };
-  });
+    const notifications = from.notificationRecords(shard.run.id);
+    store.addNotifications(runId, notifications.map(({ server, record }) => ({ ...record, serverId: serverIds.get(server)! })));
+    for (const { server, record } of notifications) {
+      const t = rows.get(server)!.notifications[record.kind];
+      t.expected++;
+      t[record.status]++;
+      if (record.status === 'ok' && record.latencyNs !== null) t.ms.push(Number(record.latencyNs) / 1e6);
+    }
+  }
+  // Every segment's seconds, added up by the epoch second they started in (one schedule clock).
+  for (const name of servers) {
+    const streams = shards.map((s) => {
+      const serverRow = new ResultsReader(s.results).walletServers(s.run.id).find((x) => x.name === name)!;
+      return { source: `${s.file} wallet run ${s.run.number}`, it: new LoadStore(s.results).intervals(s.run.id, serverRow.id) };
+    });
+    let start: number | undefined;
+    for (const { second, records } of alignedSeconds(streams)) {
+      start ??= second;
+      const rec = sumSecond(name, second - start, second, records);
+      seconds.addInterval(runId, serverIds.get(name)!, rec, rec.step);
+    }
+  }
+  const summaries = servers.map((name) => mergedSummary(name, shards, rows.get(name)!));
+  const setups = first.setups;
+  store.finishRun(runId, merge.status, { servers: summaries, setups, ...merge.extra });
+  return { runId, summaries, setups };
 }
 
 const tally = () => ({ expected: 0, ok: 0, missing: 0, duplicate: 0, ms: [] as number[] });
@@ -168,7 +155,7 @@ const tally = () => ({ expected: 0, ok: 0, missing: 0, duplicate: 0, ms: [] as n
  * and the notifications' from the merged rows (held connections of every shard). Memory per held
  * wallet is left out: each shard saw the server's RSS grow with the other shards' wallets too.
  */
-function mergedSummary(server: string, shards: Shard[], rows: ServerRows): ServerLoadSummary {
+function mergedSummary(server: string, shards: WalletShard[], rows: ServerRows): ServerLoadSummary {
   const parts = shards.map((s) => s.summaries.find((x) => x.server === server)).filter((x): x is ServerLoadSummary => x !== undefined);
   const sum = (pick: (p: ServerLoadSummary) => number) => parts.reduce((t, p) => t + pick(p), 0);
   const arriving = parts.map((p) => p.arrivals).filter((a): a is NonNullable<ServerLoadSummary['arrivals']> => a !== null);

@@ -21,6 +21,7 @@ const COMMANDS = {
   report: () => import('../../src/cli/report'),
   'index-bench': () => import('../../src/cli/index-bench'),
   cluster: () => import('../../src/cli/cluster'),
+  lab: () => import('../../src/cli/lab'),
 };
 export type CommandName = keyof typeof COMMANDS;
 export const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];
@@ -55,7 +56,7 @@ let running = false;
 
 export async function cli(command: CommandName, argv: string[], opts: CliOptions = {}): Promise<CliRun> {
   if (running) throw new Error('cli: one command at a time in process (stdout, stderr, cwd and claims are the process\'s)');
-  const [{ main }, { runCommand }, { releaseSignalHandlers }] = await Promise.all([COMMANDS[command](), import('../../src/cli/run-cli'), import('../../src/cli/signals')]);
+  const [{ main }, { runCommand }, { releaseSignalHandlers }] = await Promise.all([COMMANDS[command](), import('../../src/cli/run-cli'), import('../../src/runs/signals')]);
   running = true;
   const restore: Array<() => void> = [];
   const opened = openedBy(command);

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { answerSizeProblem } from '../../src/servers/answer-size';
 import { PROFILES } from '../../src/servers/profiles';
 import type { DatasetLine } from '../../src/core/dataset-line';
-import { BenchRunner } from '../../src/bench/runner';
+import { BenchMeasure } from '../../src/runs/kinds/bench';
 import { LoadRunner } from '../../src/engine/runner';
 import { ResultsStore } from '../../src/store/results';
 import { readDataset } from '../../src/dataset/line';
@@ -81,7 +81,8 @@ describe('against a server that answers every address as empty', () => {
       fs.writeFileSync(file, [line(5), line(1500)].map((l) => JSON.stringify(l)).join('\n') + '\n');
       const store = ResultsStore.open(path.join(tmp, 'r.sqlite'));
       const servers = (['generic', 'fulcrum'] as const).map((profile) => ({ name: profile, profile, host: '127.0.0.1', port: srv.port, tls: false }));
-      const result = await new BenchRunner(
+      const result = await new BenchMeasure(
+        store,
         {
           servers,
           datasetPath: file,
@@ -97,7 +98,6 @@ describe('against a server that answers every address as empty', () => {
           tlsInsecure: false,
           verify: false,
         },
-        store,
       ).run(readDataset(file));
       const rows = store.db
         .prepare(

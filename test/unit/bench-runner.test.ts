@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { BenchOptions, BenchRunner, StoppedBeforeStart } from '../../src/bench/runner';
+import { BenchOptions, StoppedBeforeStart } from '../../src/bench/runner';
+import { BenchMeasure } from '../../src/runs/kinds/bench';
 import { ResultsStore } from '../../src/store/results';
 import { readDataset, LoadedDataset } from '../../src/dataset/line';
 import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../support/misbehaving-server';
@@ -64,7 +65,7 @@ test('--concurrency N puts N calls in flight to each server, a slow one and a fa
   const slow = await server({ delayMs: 50 });
   const store = ResultsStore.open(dbFile());
   const ds = dataset(40);
-  const runner = new BenchRunner(options([{ name: 'fast', port: fast.port }, { name: 'slow', port: slow.port }], { concurrency: 8, passes: 2 }), store);
+  const runner = new BenchMeasure(store, options([{ name: 'fast', port: fast.port }, { name: 'slow', port: slow.port }], { concurrency: 8, passes: 2 }));
   const result = await runner.run(ds);
   store.close();
   expect(result.status).toBe('completed');
@@ -79,7 +80,7 @@ test('the call order is recorded with the run, and every planned call is made on
   const s = await server({ delayMs: 0.1 });
   for (const order of ['address', 'method', 'shuffled'] as const) {
     const store = ResultsStore.open(dbFile());
-    const result = await new BenchRunner(options([{ name: 'a', port: s.port }], { order, passes: 2 }), store).run(dataset(10));
+    const result = await new BenchMeasure(store, options([{ name: 'a', port: s.port }], { order, passes: 2 })).run(dataset(10));
     const run = store.getRun(result.runId)!;
     expect(run.call_order).toBe(order);
     expect(JSON.parse(run.config_json).order).toBe(order);
@@ -95,7 +96,7 @@ test('the call order is recorded with the run, and every planned call is made on
 test('a stop while a handshake hangs ends within 2 s and writes no run', async () => {
   const s = await server({ silent: true });
   const store = ResultsStore.open(dbFile());
-  const runner = new BenchRunner(options([{ name: 'a', port: s.port }], { timeoutMs: 30_000 }), store);
+  const runner = new BenchMeasure(store, options([{ name: 'a', port: s.port }], { timeoutMs: 30_000 }));
   const running = runner.run(dataset(5));
   await new Promise((r) => setTimeout(r, 300));
   const t0 = Date.now();
@@ -110,7 +111,7 @@ test('a stop while calls hang, and a stop during an outage, each end within 2 s 
   for (const scenario of ['hanging calls', 'outage'] as const) {
     const s = await server(scenario === 'hanging calls' ? { hangAfterHandshake: true } : { delayMs: 2 });
     const store = ResultsStore.open(dbFile());
-    const runner = new BenchRunner(options([{ name: 'a', port: s.port }], { timeoutMs: 30_000, passes: 50 }), store);
+    const runner = new BenchMeasure(store, options([{ name: 'a', port: s.port }], { timeoutMs: 30_000, passes: 50 }));
     const running = runner.run(dataset(20));
     await new Promise((r) => setTimeout(r, 500));
     if (scenario === 'outage') await s.close();
@@ -128,7 +129,7 @@ test('a server that goes away and comes back: the outage is recorded as errors a
   const s = await server({ delayMs: 2 });
   const port = s.port;
   const store = ResultsStore.open(dbFile());
-  const runner = new BenchRunner(options([{ name: 'a', port }], { passes: 200, concurrency: 1 }), store);
+  const runner = new BenchMeasure(store, options([{ name: 'a', port }], { passes: 200, concurrency: 1 }));
   const running = runner.run(dataset(10));
   await new Promise((r) => setTimeout(r, 500));
   await s.close();
@@ -153,7 +154,7 @@ test('a server that goes away and comes back: the outage is recorded as errors a
 test('samples reach the database within about a second, even when calls are slow', async () => {
   const s = await server({ delayMs: 150 });
   const store = ResultsStore.open(dbFile());
-  const runner = new BenchRunner(options([{ name: 'a', port: s.port }], { passes: 10 }), store);
+  const runner = new BenchMeasure(store, options([{ name: 'a', port: s.port }], { passes: 10 }));
   const running = runner.run(dataset(10));
   await new Promise((r) => setTimeout(r, 2600));
   // Read through a second connection, as another process (or a crash survivor) would.
@@ -170,7 +171,7 @@ test('a resumed run records each session, refuses another server version, and re
   const s = await server({ delayMs: 1, software: 'Server 1.0' });
   const ds = dataset(10);
   let store = ResultsStore.open(dbFile());
-  const first = new BenchRunner(options([{ name: 'a', port: s.port }], { passes: 30 }), store);
+  const first = new BenchMeasure(store, options([{ name: 'a', port: s.port }], { passes: 30 }));
   const running = first.run(ds);
   await new Promise((r) => setTimeout(r, 400));
   first.stop();
@@ -183,7 +184,7 @@ test('a resumed run records each session, refuses another server version, and re
   try {
     store = ResultsStore.open(dbFile());
     store.db.prepare('UPDATE runs SET holder = ? WHERE id = ?').run(`${os.hostname()}:${holder.pid}`, r1.runId);
-    await expect(new BenchRunner(options([{ name: 'a', port: s.port }], { passes: 30 }), store).run(ds, r1.runId)).rejects.toThrow(
+    await expect(new BenchMeasure(store, options([{ name: 'a', port: s.port }], { passes: 30 }), { resume: r1.runId }).run(ds)).rejects.toThrow(
       /being measured right now by process .* pid \d+/,
     );
     store.close();
@@ -196,14 +197,14 @@ test('a resumed run records each session, refuses another server version, and re
   // A different server version: refused.
   const upgraded = await server({ delayMs: 1, software: 'Server 2.0' });
   store = ResultsStore.open(dbFile());
-  await expect(new BenchRunner(options([{ name: 'a', port: upgraded.port }], { passes: 30 }), store).run(ds, r1.runId)).rejects.toThrow(
+  await expect(new BenchMeasure(store, options([{ name: 'a', port: upgraded.port }], { passes: 30 }), { resume: r1.runId }).run(ds)).rejects.toThrow(
     /now reports "Server 2.0", but run \d+ measured "Server 1.0"/,
   );
   store.close();
 
   // The same version, the holder dead: the run completes, with two sessions.
   store = ResultsStore.open(dbFile());
-  const r2 = await new BenchRunner(options([{ name: 'a', port: s.port }], { passes: 30 }), store).run(ds, r1.runId);
+  const r2 = await new BenchMeasure(store, options([{ name: 'a', port: s.port }], { passes: 30 }), { resume: r1.runId }).run(ds);
   expect(r2.status).toBe('completed');
   const sessions = store.sessions(r1.runId);
   expect(sessions).toHaveLength(2);

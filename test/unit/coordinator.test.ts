@@ -1,6 +1,7 @@
 /** The coordinated test's wire, on loopback: registration, one start for all, results, and every way it fails. */
-import { Coordinator, ShardLink, StepStopped } from '../../src/engine/coordinator';
+import { Coordinator, ShardLink, StepStopped, type TestTag } from '../../src/engine/coordinator';
 import { isUserError } from '../../src/core/user-error';
+import { meetingTag } from '../../src/runs/test-identity';
 
 const HOST = '127.0.0.1';
 const open: Array<{ close(): void }> = [];
@@ -8,14 +9,14 @@ afterEach(() => {
   for (const o of open.splice(0)) o.close();
 });
 
-async function coordinator(count: number, test = 'T'): Promise<Coordinator> {
-  const c = await Coordinator.listen({ host: HOST, port: 0 }, { index: 1, count }, test);
+async function coordinator(count: number, test: string | TestTag = 'T'): Promise<Coordinator> {
+  const c = await Coordinator.listen({ host: HOST, port: 0 }, { index: 1, count }, typeof test === 'string' ? { id: test } : test);
   open.push(c);
   return c;
 }
 
-async function shard(c: Coordinator, index: number, count: number, test = 'T', timeoutMs = 5000): Promise<ShardLink> {
-  const link = await ShardLink.connect({ host: HOST, port: c.port }, { index, count }, test, timeoutMs);
+async function shard(c: Coordinator, index: number, count: number, test: string | TestTag = 'T', timeoutMs = 5000): Promise<ShardLink> {
+  const link = await ShardLink.connect({ host: HOST, port: c.port }, { index, count }, typeof test === 'string' ? { id: test } : test, timeoutMs);
   open.push(link);
   return link;
 }
@@ -66,6 +67,21 @@ test('a shard of another test, or a second shard 2, is refused and calls the tes
   await expect(shard(c3, 3, 2)).rejects.toThrow(/not one of shards 2\.\.2 of 2/);
 });
 
+test('a shard started with other options is refused naming the option and both values, in the words the merge uses', async () => {
+  const options = (rate: number) => ({ server: ['e=electrumx@127.0.0.1:50001'], rate, duration: '3s', mix: 'balance=40,history=40,utxos=20', db: `shard-${rate}.sqlite`, shard: '1/2', $0: 'load', _: [] });
+  const c = await coordinator(2, meetingTag(options(20), { index: 1, count: 2 }));
+  const failures: string[] = [];
+  c.onFailure((r) => failures.push(r));
+  const refused = await shard(c, 2, 2, meetingTag(options(30), { index: 2, count: 2 })).catch((e: Error) => e);
+  const words = 'shard 2/2 runs --rate 30, the coordinator (shard 1/2) --rate 20: shards of different tests';
+  expect((refused as Error).message).toBe(`--coordinator 127.0.0.1:${c.port} refused shard 2/2: ${words}`);
+  expect(failures).toEqual([`--coordinator: ${words}`]);
+  // What a shard may set for itself (its --db, its --shard) is no part of the test.
+  const c2 = await coordinator(2, meetingTag(options(20), { index: 1, count: 2 }));
+  await shard(c2, 2, 2, meetingTag({ ...options(20), db: 'elsewhere.sqlite', shard: '2/2' }, { index: 2, count: 2 }));
+  await c2.awaitShards(5000);
+});
+
 test('a shard that goes away mid-test calls it off at the coordinator, and the coordinator going away calls it off at the shards', async () => {
   const c = await coordinator(3);
   const [s2, s3] = await Promise.all([shard(c, 2, 3), shard(c, 3, 3)]);
@@ -98,7 +114,7 @@ test('a shard waits for a coordinator that is not up yet, then gives up at its d
   const port = c.port;
   c.close();
   const t0 = Date.now();
-  const err = await ShardLink.connect({ host: HOST, port }, { index: 2, count: 2 }, 'T', 700).catch((e: Error) => e);
+  const err = await ShardLink.connect({ host: HOST, port }, { index: 2, count: 2 }, { id: 'T' }, 700).catch((e: Error) => e);
   expect(isUserError(err)).toBe(true);
   expect((err as Error).message).toMatch(/cannot register shard 2\/2 within 0.7 s \(--ready-timeout\): ECONNREFUSED/);
   expect(Date.now() - t0).toBeGreaterThanOrEqual(500);

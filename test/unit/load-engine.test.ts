@@ -4,6 +4,7 @@
  * as latency from the intended send and as dropped requests once every pipeline is full, errors are
  * categorised, and every interval's histograms survive an encode/decode round trip.
  */
+import { answeringOf } from '../../src/core/answering';
 import * as hdr from 'hdr-histogram-js';
 import { LoadOptions, LoadRunner } from '../../src/engine/runner';
 import { intervalLine, summaryText } from '../../src/load/summary';
@@ -140,7 +141,8 @@ test('a server that answers its first 12 requests and then nothing: its rate is 
   expect(summary.stoppedAnswering!.of).toBe(200);
   expect(summary.stoppedAnswering!.atS).toBeLessThan(1); // 12 requests at 100/s: by 0.12 s, of a 2 s run
   // Said first, before the table, whatever the status.
-  const text = summaryText([summary], 1, 'x.sqlite').split('\n');
+  const answering = [answeringOf(summary.server, summary.outcomes, { unit: 'request', stoppedAnswering: summary.stoppedAnswering })];
+  const text = summaryText([summary], answering, 1, 'x.sqlite').split('\n');
   expect(text[1]).toMatch(/^s: answered 12 of 200, stopped answering at 0\.\d\d s \(\d+ unanswered after\)$/);
   expect(text.find((l) => l.startsWith('s '))).toContain('completed, stopped answering');
   // The percentiles are of the 12 answers only, and say so by their count.

@@ -2,7 +2,9 @@
  * Merging the shards of one load test: two synthetic shard runs in two databases, written through
  * LoadStore with known histograms, merged into a third. The merge must be the sum of the shards,
  * second by second of the shared clock, and a set of shards that is not one whole test is refused
- * before anything is written.
+ * before anything is written. The same merge takes a wallet load's shards (synthetic, through
+ * WalletStore) with the same checks and status rule; and `load merge` refuses real shards (runs
+ * against a local responder) of two different tests, naming the option.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,11 +13,19 @@ import * as hdr from 'hdr-histogram-js';
 import type { IntervalCell } from '../../src/core/load-types';
 import type { LoadModel } from '../../src/engine/executors/registry';
 import type { MethodName } from '../../src/core/methods';
-import { mergeShards } from '../../src/load/merge';
+import { mergeShards, mergeWalletShards } from '../../src/runs/merge';
 import { LoadStore } from '../../src/store/load-results';
 import { ResultsStore } from '../../src/store/results';
 import { UserError } from '../../src/core/user-error';
 import { executorFor } from '../../src/engine/executors/registry';
+import { spawn, spawnSync } from 'node:child_process';
+import { WalletStore } from '../../src/store/wallets';
+import { ResultsReader } from '../../src/store/read';
+import { testIdentity, type TestIdentity } from '../../src/runs/test-identity';
+import type { ServerLoadSummary } from '../../src/wallet/load';
+import { startMisbehavingServerProcess } from '../support/misbehaving-server';
+import { writeSyntheticDataset } from '../support/synthetic-lines';
+import { refusal } from '../support/refusal';
 
 const T0 = 1_700_000_000_000;
 const SERVERS = ['alpha', 'beta'];
@@ -50,11 +60,13 @@ interface ShardSpec {
   seconds?: number;
   model?: LoadModel;
   seed?: number;
-  status?: 'completed' | 'interrupted';
+  status?: 'completed' | 'interrupted' | 'aborted';
   bound?: boolean;
   corruptAt?: number; // a second whose balance histogram is unreadable
   /** Each server's stored outcomes, as `load` stores them (run_servers.outcome_json). */
   outcome?: Record<string, unknown>;
+  /** The test's identity, as `load` stores it with a shard's run since identities; none before. */
+  test?: TestIdentity;
 }
 
 function writeShard(spec: ShardSpec): Shard {
@@ -63,7 +75,7 @@ function writeShard(spec: ShardSpec): Shard {
   const store = new LoadStore(results);
   const model = spec.model ?? { kind: 'rate', rate: 200 };
   const { runId, serverIds } = store.createRun(
-    { tool_version: 't', git_commit: null, config: { shard: spec.shard }, model, model_text: executorFor(model).describe(model), dataset_path: 'd.jsonl', dataset_hash: 'h', shard: spec.shard },
+    { tool_version: 't', git_commit: null, config: { shard: spec.shard, test: spec.test }, model, model_text: executorFor(model).describe(model), dataset_path: 'd.jsonl', dataset_hash: 'h', shard: spec.shard },
     SERVERS.map((name) => ({ name, profile: 'electrumx', url: 'tcp://127.0.0.1:50001', software: 'ElectrumX 1.16', protocol: '1.4' })),
   );
   const ok = new Map<string, number[]>();
@@ -318,4 +330,156 @@ describe('mergeShards', () => {
     expect((results.db.prepare('SELECT count(*) AS n FROM load_intervals WHERE run_id <> 1').get() as { n: number }).n).toBe(0);
     results.close();
   });
+});
+
+/** The wallet load's shards: written as `load --workload --shard I/N` stores them, merged by the same merge. */
+describe('mergeShards: a wallet load', () => {
+  const server = { name: 'alpha', profile: 'electrumx' as const, host: '127.0.0.1', port: 50001, tls: false };
+  const identity = (hold: number) => testIdentity({ workload: 'electrum', hold, server: ['alpha=electrumx@127.0.0.1:50001'], $0: 'load', _: [] }, [server], 'ab'.repeat(32));
+
+  /** A wallet load shard holding `held` wallets (each one stored sync), stored before identities when `test` is null. */
+  function writeWalletShard(name: string, shard: string, opts: { held?: number; status?: 'completed' | 'interrupted' | 'aborted'; test?: TestIdentity | null } = {}): string {
+    const file = path.join(tmp, name);
+    const results = ResultsStore.open(file);
+    const store = new WalletStore(results);
+    const held = opts.held ?? 2;
+    const test = opts.test === undefined ? identity(4) : (opts.test ?? undefined);
+    const { runId, serverIds } = store.createRun(
+      { kind: 'load', tool_version: 't', git_commit: null, config: { workload: 'electrum', hold: held, shard, test }, workload: 'electrum', wallets_path: 'w.jsonl', wallets_hash: 'ab'.repeat(32), passes: null, warmup: null },
+      [{ name: 'alpha', profile: 'electrumx', url: 'tcp://127.0.0.1:50001', software: 'ElectrumX 1.16', protocol: '1.4' }],
+    );
+    for (let w = 0; w < held; w++) {
+      store.addSync(runId, { serverId: serverIds.get('alpha')!, wallet: `${name}-w${w}`, pass: 0, warmup: false, scripts: 30, expectedTxs: 1, durationNs: 5_000_000n, status: 'ok', samples: [] });
+    }
+    const summary: ServerLoadSummary = { server: 'alpha', held, holdFailed: 0, holdSeconds: 3, rssPerHeldKiB: null, arrivals: null, notify: null, reconnects: null, loopDelayP99Ms: 1 };
+    store.finishRun(runId, opts.status ?? 'completed', { servers: [summary], setups: {} });
+    results.close();
+    return file;
+  }
+
+  it('puts the shards back into one run: every held wallet and its sync, with the test they ran', () => {
+    const a = writeWalletShard('wa.sqlite', '1/2', { held: 2 });
+    const b = writeWalletShard('wb.sqlite', '2/2', { held: 3 });
+    const out = path.join(tmp, 'wallets.sqlite');
+    const merged = mergeWalletShards([b, a], out, { config: { coordinated: { shards: 2 } } });
+    expect(merged.status).toBe('completed');
+    expect(merged.summaries.map((s) => [s.server, s.held])).toEqual([['alpha', 5]]);
+    const results = ResultsStore.open(out, { readonly: true });
+    const run = new ResultsReader(results).walletRuns().at(-1)!;
+    expect((results.db.prepare('SELECT count(*) AS n FROM wallet_syncs WHERE run_id = ?').get(run.id) as { n: number }).n).toBe(5);
+    const config = JSON.parse(run.config_json);
+    results.close();
+    expect(config.test).toEqual(identity(4));
+    expect(config.shard).toBeUndefined();
+    expect(config.merge.map((m: { shard: string }) => m.shard)).toEqual(['1/2', '2/2']);
+  });
+
+  it('refuses a missing shard, a repeated shard and a shard of another test, naming them, and writes nothing', () => {
+    const one = writeWalletShard('w1of3.sqlite', '1/3');
+    const three = writeWalletShard('w3of3.sqlite', '3/3');
+    const first = writeWalletShard('w1of2.sqlite', '1/2');
+    const again = writeWalletShard('w1of2-again.sqlite', '1/2');
+    const more = writeWalletShard('w2of2-hold8.sqlite', '2/2', { test: identity(8) });
+    const out = path.join(tmp, 'none', 'wallets.sqlite');
+    expect(refusal(() => mergeWalletShards([one, three], out))).toBe(`merge: shard 2/3 missing (given: ${one} (shard 1/3, run 1), ${three} (shard 3/3, run 1))`);
+    expect(refusal(() => mergeWalletShards([first, again], out))).toBe(`merge: ${first} and ${again} are both shard 1/2`);
+    expect(refusal(() => mergeWalletShards([first, more], out))).toBe(`merge: ${more} ran --hold 8, ${first} --hold 4: shards of different tests`);
+    expect(fs.existsSync(path.join(tmp, 'none'))).toBe(false);
+  });
+
+  it('refuses a mix of request and wallet shards', () => {
+    const wallet = writeWalletShard('wmix.sqlite', '2/2');
+    const request = writeShard({ name: 'rmix.sqlite', shard: '1/2' });
+    const out = path.join(tmp, 'mix.sqlite');
+    expect(refusal(() => mergeShards([request.file, wallet], out))).toBe(
+      `merge: ${wallet} holds a wallet load's shard (load --workload), ${request.file} a request load's shard: shards of different tests`,
+    );
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it('one status rule for both kinds: a shard interrupted and a shard aborted make an aborted test; a shard still running, an interrupted one', () => {
+    const wallets = mergeWalletShards([writeWalletShard('wi.sqlite', '1/2', { status: 'interrupted' }), writeWalletShard('wab.sqlite', '2/2', { status: 'aborted' })], path.join(tmp, 'w-status.sqlite'));
+    const requests = mergeShards([writeShard({ name: 'ri.sqlite', shard: '1/2', status: 'interrupted' }).file, writeShard({ name: 'rab.sqlite', shard: '2/2', status: 'aborted' }).file], path.join(tmp, 'r-status.sqlite'));
+    expect([wallets.status, requests.status]).toEqual(['aborted', 'aborted']);
+    const stored = (file: string) => {
+      const results = ResultsStore.open(file, { readonly: true });
+      const { status } = results.db.prepare('SELECT status FROM runs ORDER BY id DESC LIMIT 1').get() as { status: string };
+      results.close();
+      return status;
+    };
+    expect([stored(path.join(tmp, 'w-status.sqlite')), stored(path.join(tmp, 'r-status.sqlite'))]).toEqual(['aborted', 'aborted']);
+    // A wallet shard whose process died (still "running" in its database) never finished: interrupted.
+    const dead = path.join(tmp, 'wdead.sqlite');
+    const results = ResultsStore.open(dead);
+    new WalletStore(results).createRun(
+      { kind: 'load', tool_version: 't', git_commit: null, config: { workload: 'electrum', shard: '2/2', test: identity(4) }, workload: 'electrum', wallets_path: 'w.jsonl', wallets_hash: 'ab'.repeat(32), passes: null, warmup: null },
+      [{ name: 'alpha', profile: 'electrumx', url: 'tcp://127.0.0.1:50001', software: null, protocol: null }],
+    );
+    results.close();
+    expect(mergeWalletShards([writeWalletShard('wc.sqlite', '1/2'), dead], path.join(tmp, 'w-dead.sqlite')).status).toBe('interrupted');
+  });
+
+  it('compares shards stored before identities by workload and servers, and says so', () => {
+    const notes: string[] = [];
+    const a = writeWalletShard('wold1.sqlite', '1/2', { test: null });
+    const b = writeWalletShard('wold2.sqlite', '2/2', { test: null });
+    expect(mergeWalletShards([a, b], path.join(tmp, 'wold.sqlite'), { onNote: (n) => notes.push(n) }).status).toBe('completed');
+    expect(notes).toEqual([`${a}, ${b} were stored before shards recorded their test's options: compared by their workload and servers only`]);
+  });
+});
+
+describe('mergeShards: request shards stored before identities', () => {
+  it('are compared by model and servers, as before, and the merge says so', () => {
+    const notes: string[] = [];
+    const a = writeShard({ name: 'old1.sqlite', shard: '1/2' });
+    const b = writeShard({ name: 'old2.sqlite', shard: '2/2' });
+    mergeShards([a.file, b.file], path.join(tmp, 'old.sqlite'), { onNote: (n) => notes.push(n) });
+    expect(notes).toEqual([`${a.file}, ${b.file} were stored before shards recorded their test's options: compared by their load model and servers only`]);
+  });
+});
+
+/** Real shards: `load --shard I/N` against a local responder, each storing its test's identity. */
+describe('load merge: shards of different tests', () => {
+  const ROOT = path.resolve(__dirname, '..', '..');
+  const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
+  let dir: string;
+  let srv: { port: number; close(): void };
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-merge-cli-'));
+    srv = await startMisbehavingServerProcess({ nullResults: true });
+  });
+  afterAll(() => {
+    srv.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('another --rate or another --mix is refused naming the option and both values; the same test from another path merges', async () => {
+    const dataset = path.join(dir, 'd.jsonl');
+    writeSyntheticDataset(dataset, 20, 'x');
+    // The same content at another path: the dataset is part of the test by its content, not where it lies.
+    const copy = path.join(dir, 'elsewhere', 'd.jsonl');
+    fs.mkdirSync(path.dirname(copy));
+    fs.copyFileSync(dataset, copy);
+    const shard = (db: string, which: string, extra: string[], data = dataset) =>
+      new Promise<number | null>((resolve) => {
+        const args = ['load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', data, '--duration', '1s', '--shard', which, '--db', db, '--no-progress', ...extra];
+        spawn(process.execPath, [LAUNCHER, ...args], { cwd: ROOT, stdio: 'ignore' }).on('exit', resolve);
+      });
+    const [a, rate, mix, same] = ['a.sqlite', 'rate.sqlite', 'mix.sqlite', 'same.sqlite'].map((f) => path.join(dir, f));
+    const mixed = 'balance=50,history=50';
+    expect(
+      await Promise.all([shard(a, '1/2', ['--rate', '20']), shard(rate, '2/2', ['--rate', '40']), shard(mix, '2/2', ['--rate', '20', '--mix', mixed]), shard(same, '2/2', ['--rate', '20'], copy)]),
+    ).toEqual([0, 0, 0, 0]);
+    const merge = (inputs: string[], db: string) => spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', ...inputs, '--db', db], { cwd: ROOT, encoding: 'utf8' });
+
+    const refused = [merge([a, rate], path.join(dir, 'bad-rate.sqlite')), merge([a, mix], path.join(dir, 'bad-mix.sqlite'))];
+    expect(refused.map((r) => ({ status: r.status, stderr: r.stderr }))).toEqual([
+      { status: 2, stderr: `electrum-bench: merge: ${rate} ran --rate 40, ${a} --rate 20: shards of different tests\n` },
+      { status: 2, stderr: `electrum-bench: merge: ${mix} ran --mix "${mixed}", ${a} --mix "balance=40,history=40,utxos=20": shards of different tests\n` },
+    ]);
+    expect(fs.existsSync(path.join(dir, 'bad-rate.sqlite')) || fs.existsSync(path.join(dir, 'bad-mix.sqlite'))).toBe(false);
+
+    const good = merge([a, same], path.join(dir, 'all.sqlite'));
+    expect({ status: good.status, stderr: good.stderr }).toEqual({ status: 0, stderr: '' });
+  }, 120_000);
 });

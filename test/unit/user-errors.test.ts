@@ -31,6 +31,9 @@ interface Ctx {
   /** Ports of our misbehaving server claiming mainnet's and regtest's block 0. */
   onMainnet: number;
   onRegtest: number;
+  /** Ports of our misbehaving server answering null to what it does not know (the tip among it); the first says regtest's block 0, the second null to that too. */
+  nullOnRegtest: number;
+  nulls: number;
 }
 
 interface Case {
@@ -83,19 +86,23 @@ const DATASETS: Record<string, string> = {
   'mainnet.jsonl': `${mainnetLine(1)}\n${mainnetLine(2)}\n`,
 };
 
-/** A wallets file's line, fine but for what a case overrides. */
+const walletScript = (seed: number) => {
+  const address = bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, seed), network: bitcoin.networks.regtest }).address!;
+  return { address, scripthash: scriptHashOfAddress(address, 'regtest') };
+};
+/** Unused scripts after the used ones, as `dataset wallets --gap` pads a chain. */
+const unusedScripts = (name: string, chain: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ({ address: null, scripthash: createHash('sha256').update(`${name} ${chain} ${i}`).digest('hex') }));
+
+/** A wallets file's line, fine but for what a case overrides: one used script, and the gap of 30 every workload's scan fits in. */
 function walletLine(name: string, overrides: Record<string, unknown> = {}): string {
-  const script = (seed: number) => {
-    const address = bitcoin.payments.p2wpkh({ hash: Buffer.alloc(20, seed), network: bitcoin.networks.regtest }).address!;
-    return { address, scripthash: scriptHashOfAddress(address, 'regtest') };
-  };
   return JSON.stringify({
     wallet: name,
     origin: 'synthetic',
     type: 'p2wpkh',
-    gap: 1,
+    gap: 30,
     expected: { txCount: 3, txCountExact: false, balance: { confirmed: 5000, unconfirmed: 0 }, usedScripts: { receive: 1, change: 0 } },
-    chains: { receive: [script(1), script(2)], change: [script(3)] },
+    chains: { receive: [walletScript(1), ...unusedScripts(name, 'receive', 30)], change: unusedScripts(name, 'change', 30) },
     ...overrides,
   });
 }
@@ -104,7 +111,10 @@ const WALLETS: Record<string, string> = {
   'wallets.jsonl': `${walletLine('a')}\n${walletLine('b')}\n`,
   'wallets-no-chains.jsonl': `${walletLine('a')}\n${walletLine('b', { chains: undefined })}\n`,
   'wallets-twice.jsonl': `${walletLine('a')}\n${walletLine('a')}\n`,
-  'wallets-overused.jsonl': `${walletLine('a')}\n${walletLine('b', { expected: { txCount: 3, txCountExact: true, balance: { confirmed: 1, unconfirmed: 0 }, usedScripts: { receive: 5, change: 0 } } })}\n`,
+  'wallets-overused.jsonl': `${walletLine('a')}\n${walletLine('b', { expected: { txCount: 3, txCountExact: true, balance: { confirmed: 1, unconfirmed: 0 }, usedScripts: { receive: 40, change: 0 } } })}\n`,
+  // Enough for Electrum's 20 + 10 and Sparrow's 20 + 20 past the used ones, short of BDK's batches of 10 to a stop gap of 20.
+  'wallets-gap-20.jsonl': `${walletLine('a')}\n${walletLine('b', { gap: 20, chains: { receive: [walletScript(1), ...unusedScripts('b', 'receive', 20)], change: unusedScripts('b', 'change', 20) } })}\n`,
+  'wallets-gap-1.jsonl': `${walletLine('a')}\n${walletLine('b', { gap: 1, chains: { receive: [walletScript(1), walletScript(2)], change: [walletScript(3)] } })}\n`,
 };
 
 const CERTS: Record<string, string> = {
@@ -314,6 +324,15 @@ const CASES: Case[] = [
   { name: 'wallets: a line without chains', cli: 'bench', args: (c) => wallets(c, 'wallets-no-chains.jsonl'), names: (c) => [c.fx('wallets-no-chains.jsonl') + ':2', '"chains"'] },
   { name: 'wallets: the same wallet twice', cli: 'bench', args: (c) => wallets(c, 'wallets-twice.jsonl'), names: (c) => [c.fx('wallets-twice.jsonl') + ':2', 'line 1'] },
   { name: 'wallets: more used scripts than listed', cli: 'load', args: (c) => [...walletLoad(c, '--hold', '1')].map((t) => (t.endsWith('wallets.jsonl') ? c.fx('wallets-overused.jsonl') : t)), names: (c) => [c.fx('wallets-overused.jsonl') + ':2', 'usedScripts.receive'] },
+  // a gap short of the workload's scan: refused where the file is read, before any server is asked
+  // (against a server answering null, the sync once ran off the file's end in a callback: a stack, exit 1)
+  { name: 'wallets: bench, a gap too small for the electrum workload', cli: 'bench', args: (c) => wallets(c, 'wallets-gap-1.jsonl').map((t) => t.replace(`:${c.dead}`, `:${c.nullOnRegtest}`)), names: (c) => [c.fx('wallets-gap-1.jsonl') + ':2', 'gap 1', 'electrum workload', 'asks for 21', '--gap 20'] },
+  {
+    name: 'wallets: load, a gap too small for the bdk workload',
+    cli: 'load',
+    args: (c) => walletLoad(c, '--rate', '1').map((t) => (t.endsWith('wallets.jsonl') ? c.fx('wallets-gap-20.jsonl') : t === 'electrum' ? 'bdk' : t.replace(`:${c.dead}`, `:${c.nullOnRegtest}`))),
+    names: (c) => [c.fx('wallets-gap-20.jsonl') + ':2', 'gap 20', 'bdk workload', 'asks for 30', '--gap 29'],
+  },
   { name: 'wallets: no such --wallets file', cli: 'bench', args: (c) => wallets(c, 'missing.jsonl'), names: (c) => ['--wallets', c.fx('missing.jsonl')] },
   { name: 'wallets: --dataset with --workload', cli: 'bench', args: (c) => wallets(c, 'wallets.jsonl', '--dataset', c.fx('good.jsonl')), names: () => ['--dataset'] },
   { name: 'wallets: unreachable server', cli: 'bench', args: (c) => wallets(c), names: (c) => ['electrumx', `127.0.0.1:${c.dead}`] },
@@ -437,6 +456,9 @@ const CASES: Case[] = [
   { name: 'numbers: dataset build --count-timeout 99999999 (beyond a timer)', cli: 'dataset', args: (c) => ['build', ...build(c, { 'count-timeout': '99999999' })], names: () => ['--count-timeout', '99999999'] },
   { name: 'numbers: index-bench --repeat abc', cli: 'index-bench', args: (c) => ['--repeat', 'abc', '--db', path.join(c.dir, 'i.sqlite')], names: () => ['--repeat', '"abc"'] },
   { name: 'paths: index-bench --db under /proc', cli: 'index-bench', args: () => ['--db', '/proc/eb-nodir/i.sqlite'], names: () => ['--db', '/proc/eb-nodir'] },
+  // the lab ends through the same handler as every command: its refusals are one line, before anything starts
+  { name: 'lab: mine 0 blocks', cli: 'lab', args: () => ['mine', '0'], names: () => ['mine', 'got 0'] },
+  { name: 'lab: up --with a version that is not SERVER@VERSION', cli: 'lab', args: () => ['up', '--with', 'electrs@'], names: () => ['--with', '"electrs@"'] },
 
   // servers that connect and then misbehave: said what they did, in one line, not the pool's internals
   { name: 'server: bench, connects and never answers', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.silent}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--timeout', '1'], names: (c) => [`127.0.0.1:${c.silent}`, 'connected, but did not answer server.version within 1 s'] },
@@ -445,6 +467,9 @@ const CASES: Case[] = [
   { name: 'server: load, connects and never answers', cli: 'load', args: (c) => ['--server', `fulcrum@127.0.0.1:${c.silent}`, '--dataset', c.fx('good.jsonl'), '--vus', '2', '--db', path.join(c.dir, 'r.sqlite'), '--timeout', '1'], names: (c) => [`127.0.0.1:${c.silent}`, 'did not answer server.version'] },
   { name: 'server: wallet bench, connects and never answers', cli: 'bench', args: (c) => [...wallets(c, 'wallets.jsonl', '--timeout', '1')].map((t) => t.replace(`:${c.dead}`, `:${c.silent}`)), names: (c) => [`127.0.0.1:${c.silent}`, 'did not answer server.version'] },
   { name: 'server: wallet load, answers without an end of line', cli: 'load', args: (c) => walletLoad(c, '--hold', '1', '--timeout', '1').map((t) => t.replace(`:${c.dead}`, `:${c.noEol}`)), names: (c) => [`127.0.0.1:${c.noEol}`, 'no end of line'] },
+  // a server's bad answer is the server's fault: named with what it answered, never a TypeError of ours
+  { name: 'server: dataset addresses, the tip answered null', cli: 'dataset', args: (c) => ['addresses', '--count-via', `electrum://127.0.0.1:${c.nullOnRegtest}`, walletScript(1).address, '--out', path.join(c.dir, 'o.jsonl')], names: (c) => [`127.0.0.1:${c.nullOnRegtest}`, 'answered blockchain.headers.subscribe with null'] },
+  { name: "server: dataset addresses, block 0's header answered null", cli: 'dataset', args: (c) => ['addresses', '--count-via', `electrum://127.0.0.1:${c.nulls}`, walletScript(1).address, '--out', path.join(c.dir, 'o.jsonl')], names: (c) => [`127.0.0.1:${c.nulls}`, 'answered blockchain.block.header with null'] },
   { name: 'tls: --ca that is not PEM', cli: 'bench', args: (c) => bench(c, '--ca', c.fx('not-a-cert.pem')), names: (c) => ['--ca', c.fx('not-a-cert.pem')] },
   { name: 'tls: --ca whose certificate does not parse', cli: 'load', args: (c) => ['--server', `electrumx@ssl://127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--ca', c.fx('broken-cert.pem')], names: (c) => ['--ca', c.fx('broken-cert.pem')] },
   { name: 'tls: --ca that does not exist', cli: 'bench', args: (c) => bench(c, '--ca', c.fx('missing.pem')), names: (c) => ['--ca', c.fx('missing.pem')] },
@@ -500,14 +525,16 @@ beforeAll(async () => {
   fs.mkdirSync(fixtures);
   for (const [name, text] of Object.entries({ ...DATASETS, ...CONFIGS, ...WALLETS, ...CERTS })) fs.writeFileSync(fx(name), text);
   const dead = await deadPort();
-  const [silent, noEol, drip, onMainnet, onRegtest] = await Promise.all([
+  const [silent, noEol, drip, onMainnet, onRegtest, nullOnRegtest, nulls] = await Promise.all([
     startMisbehavingServer({ silent: true }),
     startMisbehavingServer({ noNewline: true }),
     startMisbehavingServer({ dripMs: 100 }),
     startMisbehavingServer({ genesisHeader: GENESIS_HEADER.mainnet }),
     startMisbehavingServer({ genesisHeader: GENESIS_HEADER.regtest }),
+    startMisbehavingServer({ genesisHeader: GENESIS_HEADER.regtest, nullResults: true }),
+    startMisbehavingServer({ nullResults: true }),
   ]);
-  misbehaving.push(silent, noEol, drip, onMainnet, onRegtest);
+  misbehaving.push(silent, noEol, drip, onMainnet, onRegtest, nullOnRegtest, nulls);
   // A command's first run loads what it loads lazily: that is not the time of the first case's error.
   const warm = path.join(tmp, 'warm-up');
   fs.mkdirSync(warm);
@@ -516,7 +543,7 @@ beforeAll(async () => {
     const dir = path.join(tmp, `case-${i}`);
     fs.mkdirSync(dir);
     c.setup?.(dir);
-    const ctx: Ctx = { fx, dir, dead, silent: silent.port, noEol: noEol.port, drip: drip.port, onMainnet: onMainnet.port, onRegtest: onRegtest.port };
+    const ctx: Ctx = { fx, dir, dead, silent: silent.port, noEol: noEol.port, drip: drip.port, onMainnet: onMainnet.port, onRegtest: onRegtest.port, nullOnRegtest: nullOnRegtest.port, nulls: nulls.port };
     const before = listing(dir);
     const args = c.args(ctx);
     const r = await run(c.cli, args, dir);

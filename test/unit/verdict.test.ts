@@ -1,24 +1,11 @@
 /**
- * Verdicts between two runs: no change where only noise differs (and at most 5 % of A/A pairs
- * called otherwise), slower or faster with an interval that excludes zero where one side really
- * moved, and no verdict at all on too few samples.
+ * The statistics of a verdict (src/verdicts/verdict.ts), on simulated runs: no change where only
+ * noise differs (and at most 5 % of A/A pairs called otherwise), slower or faster with an interval
+ * that excludes zero where one side really moved, and no verdict at all on too few samples.
  */
-import { pairedVerdict, pairsVerdict, unpairedVerdict, verdictText } from '../../src/core/verdict';
+import { pairedVerdict, pairsVerdict, unpairedVerdict, verdictText } from '../../src/verdicts/verdict';
 import { seededRandom } from '../../src/core/random';
-import { abComparison, compareWallets, regressions } from '../../src/report/compare';
-import type { WalletRunReport } from '../../src/report/wallet-model';
-import type { ReportModel } from '../../src/report/model';
-
-/** A normal deviate (Box–Muller) from a seeded uniform source. */
-function gaussian(rand: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-}
-
-/** 51 addresses' true medians, spread like the lab's (0.2 ms to several ms). */
-function addresses(seed: string, n = 51): number[] {
-  const rand = seededRandom(seed);
-  return Array.from({ length: n }, () => 0.2 * Math.exp(3 * rand()));
-}
+import { addresses, gaussian } from '../support/simulated-latency';
 
 /**
  * One run: `passes` passes over the addresses, each value the true median times `factor`, times the
@@ -199,95 +186,5 @@ describe('the turns of an interleaved load run, paired by round', () => {
     gaps.b[3] = NaN;
     gaps.a[5] = 0;
     expect(pairsVerdict(gaps.a, gaps.b, {}).n).toBe(10);
-  });
-});
-
-describe('an A/B run (bench --baseline): every other server judged against the recorded baseline', () => {
-  /** A one-run model of servers measured interleaved: each pass's drift hits every server alike. */
-  function abModel(factors: Record<string, number>, baseline?: string): ReportModel {
-    const truth = addresses('ab');
-    const rand = seededRandom('ab passes');
-    const passes: NonNullable<ReportModel['passes']> = [];
-    for (let pass = 1; pass <= 9; pass++) {
-      const moved = Math.exp(0.08 * gaussian(rand));
-      for (const [server, factor] of Object.entries(factors)) {
-        for (const method of ['balance', 'history'] as const) {
-          truth.forEach((t, i) => passes.push({ server, method, pass, scripthash: `h${i}`, latencyMs: t * factor * moved * Math.exp(0.1 * gaussian(rand)) }));
-        }
-      }
-    }
-    const points = passes.filter((p) => p.pass === 1).map((p, i) => ({
-      server: p.server, method: p.method, addressIdx: i, address: null, scripthash: p.scripthash, type: 'p2wpkh', txCount: 1, utxoCount: 1, medianMs: p.latencyMs, nOk: 9, nError: 0,
-    }));
-    const servers = Object.keys(factors).map((label) => ({ label })) as unknown as ReportModel['servers'];
-    return { dbPath: 'x', runs: [], servers, points, errors: [], summaries: [], passes, ...(baseline ? { baseline } : {}) };
-  }
-
-  test('B 40 % slower than the baseline A: slower for every method, the interval excluding zero; C equal to A: no change', () => {
-    const c = abComparison(abModel({ a: 1, b: 1.4, c: 1 }, 'a'))!;
-    const byServer = (s: string) => c.rows.filter((r) => r.server === s);
-    expect(byServer('b vs a').map((r) => r.method)).toEqual(['balance', 'history']);
-    for (const r of byServer('b vs a')) {
-      expect(r.verdict.verdict).toBe('slower');
-      expect(r.verdict.ciPct![0]).toBeGreaterThan(0);
-      expect(r.verdict.changePct!).toBeGreaterThan(30);
-    }
-    for (const r of byServer('c vs a')) expect(r.verdict.verdict).toBe('no change');
-  });
-
-  test('B answers none of a method A answered: a row says so, and --fail-on-regression counts it', () => {
-    const m = abModel({ a: 1, b: 1 }, 'a');
-    const silent = (p: { server: string; method: string }) => p.server === 'b' && p.method === 'history';
-    const model = { ...m, points: m.points.map((p) => (silent(p) ? { ...p, medianMs: null, nOk: 0, nError: 9 } : p)), passes: m.passes!.filter((p) => !silent(p)) };
-    const c = abComparison(model)!;
-    const row = c.rows.find((r) => r.method === 'history')!;
-    expect(row).toMatchObject({ server: 'b vs a', matched: 0, unanswered: 'b', verdict: { verdict: null, why: 'no address was answered in B (every call failed)' } });
-    expect(regressions(c, 1000).map((r) => r.what)).toEqual(['b vs a history']);
-  });
-
-  test('the other way round, and none without a recorded baseline', () => {
-    const c = abComparison(abModel({ a: 1, b: 1.4 }, 'b'))!;
-    expect(c.rows.map((r) => [r.server, r.verdict.verdict])).toEqual([['a vs b', 'faster'], ['a vs b', 'faster']]);
-    expect(abComparison(abModel({ a: 1, b: 1.4 }))).toBeUndefined();
-  });
-});
-
-describe('wallet syncs between two runs: per server over all wallets (paired by wallet), and per wallet', () => {
-  /** A wallet bench run's report with `passes` counted syncs of each lab-like wallet on one server. */
-  function walletRun(factor: number, seed: string, passes = 10): WalletRunReport {
-    const rand = seededRandom(seed);
-    const sizes = [1, 2, 5, 10, 20, 50, 100, 200, 400];
-    const drifts = Array.from({ length: passes }, () => Math.exp(0.05 * gaussian(rand)));
-    const points = sizes.map((txs) => {
-      const okSyncs = drifts.map((d, i) => ({ pass: i + 2, ms: (5 + txs) * factor * d * Math.exp(0.08 * gaussian(rand)) }));
-      const sorted = okSyncs.map((s) => s.ms).sort((x, y) => x - y);
-      return { server: 'x', wallet: `w-${txs}tx`, scripts: 20, txs, nOk: passes, nFailed: 0, medianMs: sorted[Math.ceil(passes / 2) - 1], minMs: sorted[0], maxMs: sorted.at(-1)!, okSyncs };
-    });
-    return { points } as unknown as WalletRunReport;
-  }
-
-  test('the same server twice: no change on every row; 40 % slower: slower on the server row and every wallet', () => {
-    const same = compareWallets(walletRun(1, 'a'), walletRun(1, 'b'));
-    expect(same.map((r) => r.wallet)).toEqual([null, 'w-1tx', 'w-2tx', 'w-5tx', 'w-10tx', 'w-20tx', 'w-50tx', 'w-100tx', 'w-200tx', 'w-400tx']);
-    expect(same[0].verdict).toMatchObject({ test: 'paired bootstrap', n: 9, verdict: 'no change' });
-    expect(same[0].syncs).toEqual([90, 90]);
-    const slower = compareWallets(walletRun(1, 'a'), walletRun(1.4, 'c'));
-    for (const r of slower) {
-      expect(r.verdict.verdict).toBe('slower');
-      expect(r.verdict.ciPct![0]).toBeGreaterThan(0);
-    }
-    expect(slower[1].verdict.test).toBe('bootstrap');
-  });
-
-  test('too few syncs or wallets: no verdict, saying why; the regression gate judges the server\'s row', () => {
-    const few = compareWallets(walletRun(1, 'a', 3), walletRun(1.4, 'c', 3));
-    expect(few[0].verdict.verdict).toBe('slower'); // 9 wallets, 3 passes a side: enough for the server's row
-    expect(few[1].verdict).toMatchObject({ verdict: null, why: '3 samples on the smaller side; a verdict needs at least 10' });
-    const twoWallets = (r: WalletRunReport) => ({ ...r, points: r.points.slice(0, 2) });
-    expect(compareWallets(twoWallets(walletRun(1, 'a')), twoWallets(walletRun(1.4, 'c')))[0].verdict.why).toMatch(/2 wallets synced in both; a verdict needs at least 5/);
-    const c = { rows: [], noiseFloorPct: 2, onlyA: [], onlyB: [], wallet: { workload: 'bdk', rows: compareWallets(walletRun(1, 'a'), walletRun(1.4, 'c')) } };
-    // Only the server's row fails the gate: a single wallet's rows carry the drift between runs.
-    expect(c.wallet.rows.filter((r) => r.wallet !== null && r.verdict.verdict === 'slower').length).toBeGreaterThan(0);
-    expect(regressions(c, 10).map((r) => r.what)).toEqual(['x bdk sync of every wallet']);
   });
 });

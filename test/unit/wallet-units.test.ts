@@ -70,6 +70,23 @@ describe('wallets file', () => {
     fs.writeFileSync(path.join(dir, 'w.jsonl'), `${formatWalletLine(w)}\n${formatWalletLine(w)}\n`);
     expect(() => readWallets(path.join(dir, 'w.jsonl'))).toThrow(/w\.jsonl:2: wallet "w" already on line 1/);
   });
+  test("a wallet listing fewer scripts than a workload's scan asks about is refused for that workload, naming the line and the gap that would do", () => {
+    // 5 used receive scripts, 20 unused after them on each chain: Electrum's 20 + 10 and Sparrow's
+    // 20 + 20 fit, BDK's batches of 10 to a stop gap of 20 ask for 30 receive scripts.
+    const used = { receive: 5, change: 0 };
+    const w20 = { ...wallet(Array.from({ length: 25 }, (_, i) => hex64(i + 1)), Array.from({ length: 20 }, (_, i) => hex64(i + 100)), { usedScripts: used }), gap: 20 };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-wallets-'));
+    const file = path.join(dir, 'w.jsonl');
+    fs.writeFileSync(file, `\n${formatWalletLine(w20)}\n`);
+    expect(readWallets(file, '--wallets', 'electrum').wallets).toHaveLength(1);
+    expect(readWallets(file, '--wallets', 'sparrow').wallets).toHaveLength(1);
+    expect(() => readWallets(file, '--wallets', 'bdk')).toThrow(
+      `${file}:2: wallet "w" has gap 20, too small for a full sync by the bdk workload: it lists 25 receive scripts where it asks for 30 (5 used + 25); write the file again with dataset wallets --gap 25 or more`,
+    );
+    // Without a workload the file is only read.
+    expect(readWallets(file).wallets).toHaveLength(1);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });
 
 describe('a wallet figured out from its transactions', () => {

@@ -218,13 +218,26 @@ class ElectrumSync {
     return out;
   }
 
-  /** Over once nothing is unanswered, no proof is left to ask, and the wallet would add no address. */
+  /**
+   * Over once nothing is unanswered, no proof is left to ask, and the wallet would add no address.
+   * Called from answers and timers: what it throws (a window past the wallets file's scripts) ends
+   * the sync, rather than escaping the callback.
+   */
   private checkDone(): void {
-    if (!this.started || this.finished || this.unanswered > 0 || this.toSubscribe.length > 0) return;
-    for (const [txid, height] of this.confirmed) if (!this.proofAsked.has(txid) && height <= this.tip) return;
-    for (const chain of ['receive', 'change'] as const) if (this.scripts(chain, this.made[chain] - GAP[chain], this.made[chain]).some((sh) => this.isOld(sh))) return;
+    try {
+      if (!this.over()) return;
+    } catch (e) {
+      return this.fail(e);
+    }
     this.finished = true;
     this.settle.resolve();
+  }
+
+  private over(): boolean {
+    if (!this.started || this.finished || this.unanswered > 0 || this.toSubscribe.length > 0) return false;
+    for (const [txid, height] of this.confirmed) if (!this.proofAsked.has(txid) && height <= this.tip) return false;
+    for (const chain of ['receive', 'change'] as const) if (this.scripts(chain, this.made[chain] - GAP[chain], this.made[chain]).some((sh) => this.isOld(sh))) return false;
+    return true;
   }
 
   private fail(e: unknown): void {

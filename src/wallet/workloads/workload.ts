@@ -6,12 +6,14 @@
 import type { ClientOptions } from '../../electrum/client';
 import type { WalletChain } from '../../core/wallet-chain';
 import type { WalletLine, WalletScript } from '../../core/wallet-line';
+import type { WorkloadName } from '../../core/wallet-scan';
 import { UserError } from '../../core/user-error';
 import type { Findings, HistoryEntry } from '../findings';
 import type { WalletSession } from '../session';
 
 export interface Workload {
-  name: string;
+  /** Its scan's figures in src/core/wallet-scan.ts go by this name. */
+  name: WorkloadName;
   /** One line for --help and the report. */
   summary: string;
   /** Requests one wallet keeps in flight at most (batches count as one). */

@@ -1,6 +1,6 @@
 /**
  * The JSON annotations runs store beside their rows (config, summaries, setups), read for the
- * report: an unreadable one is shown as absent, never fatal to the report.
+ * report and the verdicts: an unreadable one is shown as absent, never fatal to either.
  */
 export function parseStoredJson(text: string | null): unknown {
   if (text === null) return null;

@@ -1,13 +1,16 @@
 /**
  * Signal handling in one place: the first SIGINT, SIGTERM or SIGHUP (a closed terminal) asks for a
  * clean stop (everything measured so far is kept); a second one exits at once, after writing what
- * is still buffered.
+ * is still buffered (and, as after any early end, removing what it claimed or created and left empty).
  *
  * A signal can reach us through several doors at once: `kill -TERM -PGID` hits npm, tsx and us,
  * and npm and tsx each pass it on, each within a few milliseconds. Copies of the same signal within
  * DUPLICATE_MS of the first are that one request, not an impatient second one (a person's second
  * Ctrl-C, or a script's second kill, comes far later).
  */
+import { stoppedCode } from './exit-code';
+import { leaveNothingHalfWritten } from './cleanup';
+
 const STOP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const DUPLICATE_MS = 40;
 
@@ -40,8 +43,10 @@ export function onStopSignal(stop: (signal: NodeJS.Signals) => void, beforeForce
       try {
         beforeForcedExit?.();
       } finally {
+        // The run's own ending will not come: what it would have released is released here.
+        leaveNothingHalfWritten();
         process.stderr.write(`\n${signal} again: exiting now\n`);
-        process.exit(130);
+        process.exit(stoppedCode(signal));
       }
     }
     first = { signal, at: Date.now() };
@@ -73,7 +78,7 @@ function exitOnSignal(cleanup: () => void, says: (signal: NodeJS.Signals) => str
       cleanup();
     } finally {
       process.stderr.write(`electrum-bench: ${says(signal)}\n`);
-      process.exit(130);
+      process.exit(stoppedCode(signal));
     }
   };
   return install(handler);

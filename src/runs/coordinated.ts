@@ -5,46 +5,23 @@
  * thresholds on the whole test and prints its one summary. The other shards print their own
  * part and exit 0 once the coordinator has their results: the test's verdict is shard 1's exit.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Coordinator, ShardLink, type TestLink } from '../engine/coordinator';
-import { mergeShards } from '../load/merge';
-import { mergeWalletShards } from '../wallet/merge';
-import { formatThresholdResults, type ThresholdResult } from '../load/thresholds';
+import { mergeRequestShards, mergeWalletShards } from './merge';
+import type { ThresholdResult } from '../load/thresholds';
 import { formatShard, type Shard } from '../core/shard';
 import type { CoordinatorAddress } from '../engine/coordinator';
 import { ResultsStore } from '../store/results';
-import { ResultsReader } from '../store/read';
-import { readLoadRun } from '../report/load-read';
-import { parseStoredJson } from '../report/stored-json';
-import { loadRunTable } from '../report/load-tables';
-import { textTable } from '../core/text-table';
+import { LoadStore } from '../store/load-results';
+import * as hdr from 'hdr-histogram-js';
+import { newHistogram } from '../engine/sinks/hdr-intervals';
+import { histogramLine } from '../core/percentile-line';
 import { UserError } from '../core/user-error';
 import { releaseClaims } from '../core/output-path';
 import { onSignalBeforeStart } from './signals';
-
-/** Options that may differ between the shards of one test (only shard 1 writes --db): everything else must be the same. */
-const PER_SHARD = new Set([
-  ...['db', 'shard', 'source-addresses', 'cpu', 'progress', 'json', 'summary-export', 'ready-timeout', 'out', '_', '$0'],
-  // Paths differ from machine to machine (the files' contents are the test's, not checked here).
-  ...['dataset', 'ca', 'config', 'wallets'],
-  // What each machine samples of a server's cost is its own (src/cli/resource-targets.ts).
-  ...['server-pid', 'server-pidfile', 'server-datadir', 'metrics', 'sample-every'],
-]);
-const camel = (k: string): string => k.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-
-/**
- * What identifies a test: its parsed options without those a shard may set for itself. A shard
- * started with other options (another rate, another server) is refused when it registers.
- */
-export function testIdOf(options: Record<string, unknown>): string {
-  const kept = Object.entries(options)
-    .filter(([k]) => !PER_SHARD.has(k) && ![...PER_SHARD].some((p) => camel(p) === k))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return crypto.createHash('sha256').update(JSON.stringify(kept)).digest('hex').slice(0, 16);
-}
+import { meetingTag } from '../runs/test-identity';
 
 export interface CoordinatedShard {
   link: TestLink;
@@ -61,7 +38,7 @@ export interface CoordinatedShard {
 /** Listens (shard 1) or registers with the coordinator (the others), before any other work. */
 export async function joinTest(address: CoordinatorAddress, shard: Shard, options: Record<string, unknown>, readyTimeoutMs: number): Promise<CoordinatedShard> {
   const readyBy = Date.now() + readyTimeoutMs;
-  const test = testIdOf(options);
+  const test = meetingTag(options, shard);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `electrum-bench-shard-${shard.index}-`));
   const cleanUp = () => fs.rmSync(dir, { recursive: true, force: true });
   try {
@@ -115,57 +92,48 @@ export interface MergedTest {
   runId: number;
   status: string;
   thresholds: ThresholdResult[];
-  text: string;
+  startSkew: ReturnType<Coordinator['startSkew']>;
   json: Record<string, unknown>;
 }
 
 /**
  * Shard 1, after its own run: every shard's database, merged into `db` with the thresholds
- * judged on the whole; the summary of the merged run.
+ * judged on the whole; what the merged run says of each server (its stored outcome and the
+ * percentiles of its answers over every second), as the JSON of the whole test.
  */
 export async function mergeTest(c: CoordinatedShard, shard: Shard, db: string, thresholds: string[], resultsTimeoutMs: number): Promise<MergedTest> {
   const inputs = await shardDatabases(c, resultsTimeoutMs);
   const startSkew = c.coordinator!.startSkew();
-  const merged = mergeShards(inputs, db, { thresholds, config: { coordinated: { shards: shard.count, startSkew } } });
+  const merged = mergeRequestShards(inputs, db, { thresholds, config: { coordinated: { shards: shard.count, startSkew } } });
   const results = ResultsStore.open(db, { readonly: true });
   try {
-    const reader = new ResultsReader(results);
-    const run = reader.load.run(merged.runId)!;
-    const report = readLoadRun(reader, run, 'named');
-    const table = loadRunTable(report);
-    // The shards' generator checks are long: a word in the table, each shard's reasons below it.
-    const g = table.head.indexOf('generator-bound');
-    table.rows.forEach((row, i) => (row[g] = report.servers[i].generator?.bound ? 'yes (below)' : 'no'));
-    const generator = report.servers.flatMap((s) => (s.generator?.bound ? s.generator.reasons.map((r) => `generator-bound (${s.label}): ${r}`) : []));
-    const outcomes = reader.load.servers(run.id).map((s): Record<string, unknown> => ({ server: s.name, ...((parseStoredJson(s.outcome_json ?? null) ?? {}) as Record<string, unknown>) }));
-    const counts = outcomes.map((o) => {
-      const parts = Object.entries((o.outcomes ?? {}) as Record<string, number>).map(([k, v]) => `${k} ${v}`);
-      return `outcomes (${String(o.server)}): ${parts.join(', ') || 'none'} = ${String(o.scheduled)} scheduled; sent ${String(o.sent)}, answered ${String(o.answered)}`;
-    });
-    const skew = Object.entries(startSkew).map(([server, s]) => `start skew (${server}): ${s.skewMs.toFixed(3)} ms between the first and the last of ${s.shards} shards`);
-    const text = [
-      `coordinated test of ${shard.count} shards, merged into load run ${run.number} of ${db} (${merged.status}); report it with: npm run report -- --db ${db} --load-run ${run.number}`,
-      '',
-      textTable(table.head, table.rows, { align: table.align }),
-      '',
-      ...counts,
-      ...skew,
-      ...generator,
-      ...(merged.thresholds.length ? ['', formatThresholdResults(merged.thresholds)] : []),
-    ].join('\n');
-    const json = {
-      runId: run.number,
-      db,
-      status: merged.status,
-      shards: merged.shards,
-      startSkew,
-      servers: report.servers.map((s, i) => ({ ...outcomes[i], p50Ms: s.totals.p50Ms, p90Ms: s.totals.p90Ms, p99Ms: s.totals.p99Ms, maxMs: s.totals.maxMs })),
-      thresholds: merged.thresholds,
-    };
-    return { runId: run.number, status: merged.status, thresholds: merged.thresholds, text, json };
+    const loads = new LoadStore(results);
+    const run = loads.run(merged.runId)!;
+    const servers = loads.servers(run.id).map((s) => ({ server: s.name, ...storedObject(s.outcome_json ?? null), ...okLatency(loads, run.id, s.id) }));
+    const json = { runId: run.number, db, status: merged.status, shards: merged.shards, startSkew, servers, thresholds: merged.thresholds };
+    return { runId: run.number, status: merged.status, thresholds: merged.thresholds, startSkew, json };
   } finally {
     results.close();
   }
+}
+
+function storedObject(text: string | null): Record<string, unknown> {
+  try {
+    const v = JSON.parse(text ?? 'null') as unknown;
+    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The latency of a server's ok answers over the whole run (ms), every second's histogram added. */
+function okLatency(loads: LoadStore, runId: number, serverId: number): { p50Ms: number | null; p90Ms: number | null; p99Ms: number | null; maxMs: number | null } {
+  const whole = newHistogram();
+  for (const rec of loads.intervals(runId, serverId)) {
+    for (const cell of rec.cells) if (cell.outcome === 'ok' && cell.latency !== null && cell.count > 0) whole.add(hdr.decodeFromCompressedBase64(cell.latency));
+  }
+  const line = histogramLine(whole, 1000);
+  return { p50Ms: line.p50, p90Ms: line.p90, p99Ms: line.p99, maxMs: line.max };
 }
 
 /** Every shard's database, shard 1's first, once all have sent theirs: files beside shard 1's own scratch database. */
@@ -181,11 +149,11 @@ async function shardDatabases(c: CoordinatedShard, resultsTimeoutMs: number): Pr
   return inputs;
 }
 
-/** Shard 1 of a coordinated wallet load, after its own run: every shard's run merged into `db` (src/wallet/merge.ts). */
+/** Shard 1 of a coordinated wallet load, after its own run: every shard's run merged into `db` (src/runs/merge.ts). */
 export async function mergeWalletTest(c: CoordinatedShard, shard: Shard, db: string, resultsTimeoutMs: number) {
   const inputs = await shardDatabases(c, resultsTimeoutMs);
   const startSkew = c.coordinator!.startSkew();
-  const merged = mergeWalletShards(inputs, db, { coordinated: { shards: shard.count, startSkew } });
+  const merged = mergeWalletShards(inputs, db, { config: { coordinated: { shards: shard.count, startSkew } } });
   return { ...merged, startSkew };
 }
 

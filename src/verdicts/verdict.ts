@@ -12,8 +12,8 @@
  * Samples with no pairing (two load runs' seconds, wallet syncs) are bootstrapped on the ratio of the two medians. The bootstrap is seeded, so a comparison prints the same interval
  * every time; its two-sided p-value is the share of resamples on the far side of zero, doubled.
  */
-import { seededRandom } from './random';
-import { medianOfUnsorted, percentile } from './quantiles';
+import { seededRandom } from '../core/random';
+import { medianOfUnsorted, percentile } from '../core/quantiles';
 
 export type VerdictWord = 'faster' | 'slower' | 'no change';
 

@@ -1,0 +1,38 @@
+/**
+ * A bench's outcome as the command prints it: formatted only (the session decided the status and
+ * the exit code). Lines for stdout are returned; what goes to stderr goes through `log`.
+ */
+import { answeringText } from '../core/answering';
+import { summaryTable } from '../bench/summary';
+import { compareTable } from '../report/compare';
+import { textTable } from '../core/text-table';
+import type { RunOutcome } from '../runs/outcome';
+import type { BenchDetail } from '../runs/kinds/bench';
+
+export function printBench(o: RunOutcome<BenchDetail>, out: { json: boolean; log: (line: string) => void }): string[] {
+  const d = o.detail;
+  if (d.stoppedBeforeStart !== undefined) {
+    out.log(`electrum-bench: ${d.stoppedBeforeStart}`);
+    return [];
+  }
+  const result = d.result!;
+  const lines: string[] = [];
+  if (out.json) lines.push(JSON.stringify(o.json, null, 2));
+  else {
+    // Before the table: a server that answered nothing, or went silent, makes its figures meaningless.
+    const silent = o.answering.flatMap((a) => {
+      const said = answeringText(a);
+      return said ? [`${a.server}: ${said}`] : [];
+    });
+    const table = summaryTable(result, o.db!).split('\n');
+    lines.push([table[0], ...silent, ...table.slice(1)].join('\n'));
+    if (d.costs) lines.push(`\n${d.costs}`);
+    if (d.ab) {
+      const t = compareTable(d.ab.comparison);
+      lines.push(`\n${[`A/B verdicts against ${d.ab.baseline} (B vs A, interleaved in this run):`, '', textTable(t.head, t.rows, { align: t.align })].join('\n')}`);
+    }
+  }
+  if (o.status === 'interrupted') out.log(`run ${o.runId} interrupted; continue it with: npm run bench -- --resume ${o.runId} --db ${o.db}`);
+  else if (o.regressed.length) out.log(`regression beyond ${d.failOnPct} %: ${o.regressed.join('; ')}`);
+  return lines;
+}

@@ -1,0 +1,315 @@
+/**
+ * Address bench (`bench`): what is particular to it around the bench runner (src/bench/runner.ts).
+ * Its record is made once every server has answered (each one's software is stored with it), or a
+ * resumed run's found again, a session of it recorded either way; every call's sample is stored by
+ * the runner as it ends; at the end the statistics come from the stored samples (a resumed run's
+ * summary counts every session's calls), an A/B run's verdicts are read back, and a `--param`
+ * sweep makes one run per value. The session does the rest.
+ */
+import type { LoadedDataset } from '../../core/dataset-line';
+import { hostInfo } from '../../core/host-info';
+import { toolInfo } from '../../core/tool-info';
+import { UserError } from '../../core/user-error';
+import { AnswerWatch, stoppedAnswering } from '../../core/stopped-answering';
+import { statusOf } from '../../core/run-status';
+import { answeringOf, type Answering } from '../../core/answering';
+import { isAnswered } from '../../core/outcomes';
+import { targetUrl } from '../../servers/targets';
+import { ResultsStore } from '../../store/results';
+import { computeStatistics } from '../../store/statistics';
+import type { ResourceTarget } from '../../resources/sampler';
+import { expectedNetwork } from '../../dataset/expected-network';
+import { BenchRunner, StoppedBeforeStart, storedConfig, type BenchOptions, type BenchRecords, type MeasuredCall, type RunResult } from '../../bench/runner';
+import { DoneSet } from '../../bench/done-set';
+import type { MethodName } from '../../bench/methods';
+import { selfCheckWarning } from '../../bench/selfcheck';
+import { summaryObject } from '../../bench/summary';
+import { PlannedRunLive, type PlannedUnitEnd } from '../../engine/planned-live';
+import { mapped } from '../../engine/sinks/unit-sink';
+import { runSweep, type Sweep } from '../../engine/sweep';
+import { benchAbVerdicts } from '../../verdicts/bench';
+import type { AbVerdicts } from '../../verdicts/comparison';
+import { ensureReachable } from '../reachable';
+import { startSampling } from '../resource-sampling';
+import { stoppedCode } from '../exit-code';
+import { RunSession } from '../session';
+import type { WatchPlan } from '../outputs';
+import type { RunOutcome } from '../outcome';
+
+export interface BenchRun {
+  opts: BenchOptions;
+  /** A resumed run's number in --db; its options are the stored ones. */
+  resume?: number;
+  dataset: LoadedDataset;
+  db: string;
+  watch: WatchPlan;
+  title: string;
+  resources: ResourceTarget[];
+  sampleEveryS: number;
+  /** --param: one run per value of a lab server's setting. */
+  sweep: Sweep | null;
+  failOnPct?: number;
+  ignoreUnanswered: boolean;
+  /** Follows a runner's events (a progress bar). */
+  observe?: (runner: BenchRunner) => void;
+  /** Each run's outcome, as it ends (a sweep has several). */
+  print: (outcome: RunOutcome<BenchDetail>) => void;
+  log: (line: string) => void;
+}
+
+export interface BenchDetail {
+  result?: RunResult;
+  costs?: string;
+  /** An A/B run's verdicts (src/verdicts/bench.ts). */
+  ab?: AbVerdicts;
+  failOnPct?: number;
+  /** Stopped before measuring began: nothing was written. */
+  stoppedBeforeStart?: string;
+}
+
+/** The whole of a bench's session: outputs claimed, the servers reached, one run (or one per swept value), each printed as it ends. */
+export async function benchSession(run: BenchRun): Promise<number> {
+  const session = await RunSession.claim({ db: run.db, watch: run.watch, title: run.title, ignoreUnanswered: run.ignoreUnanswered });
+  try {
+    // Every server answers, on the dataset's chain, before the database is touched.
+    if (run.resume === undefined) await ensureReachable(run.opts.servers, run.opts, expectedNetwork(run.opts.datasetPath, run.dataset.lines));
+    const store = session.openStore();
+    // Said on every run it applies to (a resumed one too): its latencies come from an unverified peer.
+    if (run.opts.tlsInsecure && run.opts.servers.some((t) => t.tls)) run.log('electrum-bench: warning: --tls-insecure: server certificates are not verified');
+    let runner: BenchRunner | undefined;
+    session.onStop(
+      () => runner?.stop(),
+      () => runner?.flushNow(),
+    );
+    const measure = async (opts: BenchOptions): Promise<number> => {
+      const outcome = await measureOnce(session, store, run, opts, (r) => (runner = r));
+      run.print(outcome);
+      return session.finish(outcome);
+    };
+    if (!run.sweep) return await measure(run.opts);
+    const code = await runSweep(run.sweep, (settings) => measure({ ...run.opts, serverSettings: settings }), {
+      stopped: () => (session.stopped ? stoppedCode(session.stoppedBy) : null),
+      log: (line) => run.log(`[bench] ${line}`),
+    });
+    if (code === 0) run.log(`[bench] one run per value of ${run.sweep.name}; compare them with: npm run report -- --db ${run.db} ${run.sweep.values.map(() => '--run ID').join(' ')}`);
+    return code;
+  } finally {
+    await session.close();
+  }
+}
+
+async function measureOnce(session: RunSession, store: ResultsStore, run: BenchRun, opts: BenchOptions, started: (r: BenchRunner) => void): Promise<RunOutcome<BenchDetail>> {
+  const servers = opts.servers.map((t) => t.name);
+  const live = session.outputs.empty ? undefined : new PlannedRunLive(session.outputs, { passes: opts.passes, warmup: opts.warmup, concurrency: opts.concurrency, servers }, () => measure.stop());
+  const measure = new BenchMeasure(store, opts, { resume: run.resume, sinks: live ? [mapped(live, callEnd)] : [], record: (make) => session.record(make), stopped: () => session.stopped });
+  const { runner } = measure;
+  started(runner);
+  run.observe?.(runner);
+  if (live) {
+    runner.once('start', ({ total, alreadyDone }: { total: number; alreadyDone: number }) => live.start(total, alreadyDone));
+    runner.on('call', ({ server }: { server: string }) => live.started(server));
+  }
+  let sampling: ReturnType<typeof startSampling> | undefined;
+  let sampledRun = 0;
+  if (run.resources.length) {
+    runner.once('start', ({ runId }: { runId: number }) => {
+      sampling = startSampling(store.db, 'bench', runId, run.resources, run.sampleEveryS);
+      sampledRun = runId;
+    });
+  }
+  let result: BenchResult;
+  let costs: string | undefined;
+  try {
+    result = await measure.run(run.dataset);
+  } catch (err) {
+    if (err instanceof StoppedBeforeStart) {
+      return { kind: 'bench', runId: null, db: run.db, status: 'interrupted', answering: [], thresholds: [], regressed: [], json: { status: 'interrupted' }, detail: { stoppedBeforeStart: err.message } };
+    }
+    throw err;
+  } finally {
+    costs = await sampling?.stop(store.callsPerServer(sampledRun));
+    await live?.stop();
+  }
+  const ab = result.status === 'completed' && opts.baseline !== undefined ? benchAbVerdicts(store, result.runId, run.failOnPct) : undefined;
+  return {
+    kind: 'bench',
+    runId: result.runId,
+    db: run.db,
+    status: result.status,
+    answering: result.answering,
+    thresholds: [],
+    regressed: ab?.regressed ?? [],
+    json: { ...summaryObject(result, run.db), answering: result.answering },
+    detail: { result, costs, ab, failOnPct: run.failOnPct },
+  };
+}
+
+/** A bench run's result: the runner's summary from the stored samples, and each server's answering. */
+export type BenchResult = RunResult & { answering: Answering[] };
+
+/**
+ * One bench run measured into `store`: its record made (or a resumed one found) once every server
+ * answered, the plan run, the run finished by the one status rule, its summary from the stored
+ * samples. The session gives it the record's wrapper and its stops; a test can run it bare.
+ */
+export class BenchMeasure {
+  readonly runner: BenchRunner;
+
+  constructor(
+    private readonly store: ResultsStore,
+    private readonly opts: BenchOptions,
+    private readonly o: {
+      resume?: number;
+      sinks?: ConstructorParameters<typeof BenchRunner>[2];
+      record?: <R extends { runId: number }>(make: () => R) => R;
+      /** Whether a stop was asked for besides this measure's own stop(). */
+      stopped?: () => boolean;
+    } = {},
+  ) {
+    this.runner = new BenchRunner(opts, store, o.sinks ?? []);
+  }
+
+  private stopAsked = false;
+
+  stop(): void {
+    this.stopAsked = true;
+    this.runner.stop();
+  }
+
+  async run(dataset: LoadedDataset): Promise<BenchResult> {
+    const { store, opts } = this;
+    const record = this.o.record ?? ((make) => make());
+    const end = await this.runner.run(dataset, records(store, opts, dataset, this.o.resume, record));
+    const stopped = this.stopAsked || (this.o.stopped?.() ?? false);
+    const status = statusOf({ failed: end.failure !== undefined, aborted: false, stopped, planDone: end.planDone });
+    store.finishRun(end.runId, status, { selfcheck: { ...end.selfCheck, scheduler: end.scheduler }, pool: end.pool });
+    if (end.failure !== undefined) throw end.failure;
+    const stats = computeStatistics(store, end.runId);
+    const warning = selfCheckWarning(end.selfCheck);
+    return {
+      runId: end.runId,
+      status,
+      summaries: stats.map((s) => ({ ...s, server: end.serverNames.get(s.serverId) ?? String(s.serverId) })),
+      selfCheck: end.selfCheck,
+      warnings: warning ? [warning] : [],
+      samples: end.samples,
+      lateReplies: end.lateReplies,
+      order: opts.order ?? 'address',
+      answering: answeringOfRun(store, end.runId, opts.servers.map((t) => t.name), opts.timeoutMs),
+    };
+  }
+}
+
+/** The run's record: a new one once every server answered, or the resumed one found and checked; a session of it recorded. */
+function records(store: ResultsStore, opts: BenchOptions, dataset: LoadedDataset, resume: number | undefined, record: <R extends { runId: number }>(make: () => R) => R): BenchRecords {
+  return {
+    open: (lines, infos) => {
+      const opened = record(() => {
+        if (resume !== undefined) return reopenRun(store, resume, dataset, opts, infos);
+        const tool = toolInfo();
+        const { runId, serverIds } = store.createRun(
+          {
+            started_at: new Date().toISOString(),
+            tool_version: tool.version,
+            git_commit: tool.gitCommit,
+            node_version: process.version,
+            host_json: JSON.stringify(hostInfo()),
+            config_json: JSON.stringify(storedConfig(opts)),
+            dataset_id: dataset.id,
+            dataset_path: dataset.path,
+            dataset_hash: dataset.hash,
+            dataset_lines: lines.length,
+            passes: opts.passes,
+            warmup: opts.warmup,
+            methods: opts.methods.join(','),
+            call_order: opts.order,
+          },
+          opts.servers.map((t, i) => ({
+            name: t.name,
+            profile: t.profile,
+            url: targetUrl(t),
+            software: infos[i].software,
+            protocol: infos[i].protocol,
+            banner: infos[i].banner ?? null,
+            features_json: infos[i].features === undefined ? null : JSON.stringify(infos[i].features),
+          })),
+          lines,
+        );
+        return { runId, serverIds, done: new DoneSet(opts.passes, lines.length, opts.servers.length, opts.methods.length) };
+      });
+      const tool = toolInfo();
+      store.addSession(opened.runId, {
+        tool_version: tool.version,
+        git_commit: tool.gitCommit,
+        servers: opts.servers.map((t, i) => ({ name: t.name, software: infos[i].software, protocol: infos[i].protocol })),
+      });
+      return opened;
+    },
+  };
+}
+
+/** A resumed run: the same dataset, the same servers in the same versions, and what it has measured already. */
+function reopenRun(store: ResultsStore, runId: number, dataset: LoadedDataset, opts: BenchOptions, infos: Array<{ software: string }>) {
+  const run = store.getRun(runId);
+  if (!run) throw new UserError(`--resume: no run ${runId} in this database`);
+  if (run.status === 'completed') throw new UserError(`--resume: run ${runId} is already completed`);
+  if (run.dataset_hash !== dataset.hash) {
+    throw new UserError(`--resume: dataset ${dataset.path} differs from the one run ${runId} started with (${run.dataset_path})`);
+  }
+  const byName = new Map(store.servers(runId).map((s) => [s.name, s]));
+  const serverIds = opts.servers.map((t, i) => {
+    const stored = byName.get(t.name);
+    if (stored === undefined) throw new UserError(`--resume: run ${runId} has no server named ${t.name}`);
+    // One run measures one version of each server: an upgrade in between would mix two in one figure.
+    if (stored.software !== null && stored.software !== infos[i].software) {
+      throw new UserError(
+        `--resume: server ${t.name} now reports ${JSON.stringify(infos[i].software)}, but run ${runId} measured ${JSON.stringify(stored.software)}; start a new run to measure it`,
+      );
+    }
+    return stored.id;
+  });
+  store.claimRun(runId);
+  const done = new DoneSet(opts.passes, run.dataset_lines, opts.servers.length, opts.methods.length);
+  const serverIndex = new Map(serverIds.map((id, i) => [id, i]));
+  store.forEachDone(runId, (serverId, pass, addressIdx, method) => {
+    const s = serverIndex.get(serverId);
+    const m = opts.methods.indexOf(method as MethodName);
+    if (s !== undefined && m >= 0 && pass < opts.passes && addressIdx < run.dataset_lines) done.add(s, pass, addressIdx, m);
+  });
+  return { runId, serverIds, done };
+}
+
+/**
+ * Each server's answering over every call it was given (warm-up passes too: a server that never
+ * answered is silent whatever the pass), and whether it went silent part-way, judged as load
+ * judges it (src/core/stopped-answering.ts) on the calls' own times.
+ */
+export function answeringOfRun(store: ResultsStore, runId: number, servers: readonly string[], timeoutMs: number): Answering[] {
+  const seen = new Map(servers.map((s) => [s, { byOutcome: {} as Record<string, number>, watch: new AnswerWatch(), first: Infinity, last: 0 }]));
+  store.forEachCallEnd(runId, (server, status, atMs, endMs) => {
+    const s = seen.get(server);
+    if (!s) return;
+    s.byOutcome[status] = (s.byOutcome[status] ?? 0) + 1;
+    s.first = Math.min(s.first, atMs);
+    s.last = Math.max(s.last, endMs);
+    s.watch.note(isAnswered(status), atMs, endMs);
+  });
+  return servers.map((server) => {
+    const s = seen.get(server)!;
+    const of = Object.values(s.byOutcome).reduce((a, b) => a + b, 0);
+    const t0 = Number.isFinite(s.first) ? s.first : 0;
+    const stopped = stoppedAnswering({
+      answered: s.watch.answered,
+      of,
+      lastAnswerS: s.watch.lastAnswer === null ? null : (s.watch.lastAnswer - t0) / 1000,
+      unansweredAfterLastAnswer: s.watch.unansweredAfter,
+      endS: (s.last - t0) / 1000,
+    });
+    return answeringOf(server, s.byOutcome, { unit: 'call', timeoutMs, stoppedAnswering: stopped });
+  });
+}
+
+/** A call's sample as the watchers take it (--dashboard, --out). */
+function callEnd({ sample, server, done }: MeasuredCall): PlannedUnitEnd {
+  return { server, unit: sample.method, end: { outcome: sample.status, durationNs: Number(sample.latencyNs), bytes: sample.responseBytes ?? 0 }, pass: sample.pass, done };
+}

@@ -1,0 +1,58 @@
+/**
+ * Before anything is written: one connection to each target, of its own transport (an unreachable
+ * server is the user's to fix), and an Electrum server on another chain than the dataset's refused.
+ */
+import { targetUrl, type ServerTarget } from '../servers/targets';
+import { startFailure, type MeasuringPool } from '../transports/transport';
+import { openPool, transportOf } from '../transports/registry';
+import { wrongChain, type ExpectedNetwork } from '../dataset/expected-network';
+import { headerHash, isHeaderHex } from '../dataset/network';
+import { releaseClaims } from '../core/output-path';
+import { UserError } from '../core/user-error';
+import { onSignalBeforeStart } from './signals';
+
+/**
+ * One connection to each target, of its own transport, before anything is written: an unreachable
+ * server is the user's to fix. With `expected`, an Electrum server whose block 0 is another
+ * chain's than the dataset's is refused too.
+ */
+export async function ensureReachable(
+  targets: ServerTarget[],
+  o: { timeoutMs: number; maxLineBytes: number; tlsInsecure: boolean; ca?: Buffer },
+  expected?: ExpectedNetwork | null,
+): Promise<void> {
+  const handOver = onSignalBeforeStart(releaseClaims);
+  try {
+    await reachEach(targets, o, expected);
+  } finally {
+    handOver();
+  }
+}
+
+async function reachEach(targets: ServerTarget[], o: Parameters<typeof ensureReachable>[1], expected?: ExpectedNetwork | null): Promise<void> {
+  for (const t of targets) {
+    const pool = openPool(t, { timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, tlsInsecure: o.tlsInsecure, ca: o.ca, concurrency: 1, clientName: 'electrum-bench' });
+    try {
+      try {
+        await pool.start();
+      } catch (err) {
+        throw new UserError(startFailure(t, err));
+      }
+      if (expected && transportOf(t).speaksElectrum) await checkChain(t, pool, expected);
+    } finally {
+      pool.close();
+    }
+  }
+}
+
+async function checkChain(t: ServerTarget, pool: MeasuringPool, expected: ExpectedNetwork): Promise<void> {
+  let header: unknown;
+  try {
+    header = (await pool.use((c) => c.call('blockchain.block.header', [0]))).result;
+  } catch {
+    return; // a server that does not serve headers cannot be checked; its answers will show the rest
+  }
+  if (!isHeaderHex(header)) return;
+  const chain = wrongChain(expected, headerHash(header));
+  if (chain) throw new UserError(`server ${t.name} (${targetUrl(t)}) is on ${chain}, not the chain of ${expected.source}`);
+}
