@@ -18,7 +18,6 @@ import { LoadStore } from '../../src/store/load-results';
 import { ResultsStore } from '../../src/store/results';
 import { UserError } from '../../src/core/user-error';
 import { executorFor } from '../../src/engine/executors/registry';
-import { spawn, spawnSync } from 'node:child_process';
 import { WalletStore } from '../../src/store/wallets';
 import { ResultsReader } from '../../src/store/read';
 import { testIdentity, type TestIdentity } from '../../src/runs/test-identity';
@@ -26,6 +25,8 @@ import type { ServerLoadSummary } from '../../src/wallet/load';
 import { startMisbehavingServerProcess } from '../support/misbehaving-server';
 import { writeSyntheticDataset } from '../support/synthetic-lines';
 import { refusal } from '../support/refusal';
+import { cli } from '../support/cli';
+import { exitOf, spawnCommand } from '../support/command-process';
 
 const T0 = 1_700_000_000_000;
 const SERVERS = ['alpha', 'beta'];
@@ -441,7 +442,6 @@ describe('mergeShards: request shards stored before identities', () => {
 /** Real shards: `load --shard I/N` against a local responder, each storing its test's identity. */
 describe('load merge: shards of different tests', () => {
   const ROOT = path.resolve(__dirname, '..', '..');
-  const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
   let dir: string;
   let srv: { port: number; close(): void };
   beforeAll(async () => {
@@ -460,26 +460,24 @@ describe('load merge: shards of different tests', () => {
     const copy = path.join(dir, 'elsewhere', 'd.jsonl');
     fs.mkdirSync(path.dirname(copy));
     fs.copyFileSync(dataset, copy);
+    // Each shard a process of its own, all at once.
     const shard = (db: string, which: string, extra: string[], data = dataset) =>
-      new Promise<number | null>((resolve) => {
-        const args = ['load', '--server', `generic@127.0.0.1:${srv.port}`, '--dataset', data, '--duration', '1s', '--shard', which, '--db', db, '--no-progress', ...extra];
-        spawn(process.execPath, [LAUNCHER, ...args], { cwd: ROOT, stdio: 'ignore' }).on('exit', resolve);
-      });
+      exitOf(spawnCommand('load', ['--server', `generic@127.0.0.1:${srv.port}`, '--dataset', data, '--duration', '1s', '--shard', which, '--db', db, '--no-progress', ...extra], { cwd: ROOT, stdio: 'ignore' }));
     const [a, rate, mix, same] = ['a.sqlite', 'rate.sqlite', 'mix.sqlite', 'same.sqlite'].map((f) => path.join(dir, f));
     const mixed = 'balance=50,history=50';
     expect(
       await Promise.all([shard(a, '1/2', ['--rate', '20']), shard(rate, '2/2', ['--rate', '40']), shard(mix, '2/2', ['--rate', '20', '--mix', mixed]), shard(same, '2/2', ['--rate', '20'], copy)]),
     ).toEqual([0, 0, 0, 0]);
-    const merge = (inputs: string[], db: string) => spawnSync(process.execPath, [LAUNCHER, 'load', 'merge', ...inputs, '--db', db], { cwd: ROOT, encoding: 'utf8' });
+    const merge = (inputs: string[], db: string) => cli('load', ['merge', ...inputs, '--db', db]);
 
-    const refused = [merge([a, rate], path.join(dir, 'bad-rate.sqlite')), merge([a, mix], path.join(dir, 'bad-mix.sqlite'))];
-    expect(refused.map((r) => ({ status: r.status, stderr: r.stderr }))).toEqual([
-      { status: 2, stderr: `electrum-bench: merge: ${rate} ran --rate 40, ${a} --rate 20: shards of different tests\n` },
-      { status: 2, stderr: `electrum-bench: merge: ${mix} ran --mix "${mixed}", ${a} --mix "balance=40,history=40,utxos=20": shards of different tests\n` },
+    const refused = [await merge([a, rate], path.join(dir, 'bad-rate.sqlite')), await merge([a, mix], path.join(dir, 'bad-mix.sqlite'))];
+    expect(refused.map((r) => ({ code: r.code, stderr: r.stderr }))).toEqual([
+      { code: 2, stderr: `electrum-bench: merge: ${rate} ran --rate 40, ${a} --rate 20: shards of different tests\n` },
+      { code: 2, stderr: `electrum-bench: merge: ${mix} ran --mix "${mixed}", ${a} --mix "balance=40,history=40,utxos=20": shards of different tests\n` },
     ]);
     expect(fs.existsSync(path.join(dir, 'bad-rate.sqlite')) || fs.existsSync(path.join(dir, 'bad-mix.sqlite'))).toBe(false);
 
-    const good = merge([a, same], path.join(dir, 'all.sqlite'));
-    expect({ status: good.status, stderr: good.stderr }).toEqual({ status: 0, stderr: '' });
+    const good = await merge([a, same], path.join(dir, 'all.sqlite'));
+    expect({ code: good.code, stderr: good.stderr }).toEqual({ code: 0, stderr: '' });
   }, 120_000);
 });
