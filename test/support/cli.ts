@@ -1,8 +1,9 @@
 /**
  * A command run in this process, as its process would run it: `runCommand` (the process's own error
- * handler) on its argv, with what it writes to stdout and stderr captured, in a cwd of the test's
- * choosing, with `process.exit` (yargs' --help) turned into the exit code. Afterwards everything is
- * as it was: streams, cwd, environment, exit code, signal handlers.
+ * handler) on its argv, with what it writes to stdout and stderr (console's writes included)
+ * captured, in a cwd of the test's choosing, with `process.exit` (yargs' --help) turned into the
+ * exit code. Afterwards everything is as it was: streams, console, cwd, environment, exit code,
+ * signal handlers.
  *
  * A real process exits when nothing holds its event loop; a command that returned but left a
  * socket or timer holding it would hang its process. That is a failure here too: `cli` waits a
@@ -13,6 +14,7 @@
  * src/core/output-path.ts, which a command releases when it ends.
  */
 import { AsyncLocalStorage, createHook } from 'node:async_hooks';
+import { format } from 'node:util';
 
 const COMMANDS = {
   bench: () => import('../../src/cli/bench'),
@@ -66,6 +68,8 @@ export async function cli(command: CommandName, argv: string[], opts: CliOptions
   try {
     restore.push(capture(process.stdout, (text) => (out.stdout += text), () => out.open));
     restore.push(capture(process.stderr, (text) => (out.stderr += text), () => out.open));
+    // In a process, console writes to those streams (yargs prints --help with console.log); here it is jest's.
+    restore.push(captureConsole({ stdout: (text) => (out.stdout += text), stderr: (text) => (out.stderr += text) }, () => out.open));
     restore.push(setEnv({ FORCE_COLOR: '0', ...opts.env }));
     const exitCode = process.exitCode;
     restore.push(() => (process.exitCode = exitCode));
@@ -110,6 +114,19 @@ function capture(stream: NodeJS.WriteStream, sink: (text: string) => void, open:
     stream.write = write;
     if (tty) Object.defineProperty(stream, 'isTTY', tty);
     else delete (stream as { isTTY?: boolean }).isTTY;
+  };
+}
+
+function captureConsole(sinks: Record<'stdout' | 'stderr', (text: string) => void>, open: () => boolean): () => void {
+  const methods = { log: 'stdout', info: 'stdout', debug: 'stdout', error: 'stderr', warn: 'stderr' } as const;
+  const saved = Object.keys(methods).map((m) => [m, console[m as keyof typeof methods]] as const);
+  for (const [method, stream] of Object.entries(methods)) {
+    console[method as keyof typeof methods] = (...args: unknown[]) => {
+      if (open()) sinks[stream](`${format(...args)}\n`);
+    };
+  }
+  return () => {
+    for (const [method, fn] of saved) console[method as keyof typeof methods] = fn;
   };
 }
 
