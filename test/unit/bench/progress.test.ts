@@ -3,8 +3,8 @@
  * read "2m60s" (cli-progress's own format rounds the seconds after splitting off the minutes).
  */
 import { EventEmitter } from 'node:events';
-import { attachProgress } from '../../src/bench/progress';
-import { formatDuration, RemainingTime } from '../../src/core/duration';
+import { attachProgress } from '../../../src/bench/progress';
+import { formatDuration, RemainingTime } from '../../../src/core/duration';
 
 test('durations are rounded before they are split: no part reads 60', () => {
   expect(formatDuration(179.6)).toBe('3m00s');

@@ -10,12 +10,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { BenchOptions, StoppedBeforeStart } from '../../src/bench/runner';
-import { BenchMeasure } from '../../src/runs/kinds/bench';
-import { ResultsStore } from '../../src/store/results';
-import { readDataset, LoadedDataset } from '../../src/dataset/line';
-import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../support/misbehaving-server';
-import { writeSyntheticDataset } from '../support/synthetic-lines';
+import { BenchOptions, StoppedBeforeStart } from '../../../src/bench/runner';
+import { BenchMeasure } from '../../../src/runs/kinds/bench';
+import { ResultsStore } from '../../../src/store/results';
+import { readDataset, LoadedDataset } from '../../../src/dataset/line';
+import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../../support/misbehaving-server';
+import { writeSyntheticDataset } from '../../support/synthetic-lines';
 
 let tmp: string;
 const servers: Misbehaving[] = [];

@@ -3,9 +3,9 @@
  * between calls cannot touch a sequential measurement), and --ca adds to the trusted roots.
  */
 import tls from 'node:tls';
-import { SelfMonitor, selfCheckWarning } from '../../src/bench/selfcheck';
-import { ElectrumClient, trustedCertificates } from '../../src/electrum/client';
-import { startMisbehavingServerProcess } from '../support/misbehaving-server';
+import { SelfMonitor, selfCheckWarning } from '../../../src/bench/selfcheck';
+import { ElectrumClient, trustedCertificates } from '../../../src/electrum/client';
+import { startMisbehavingServerProcess } from '../../support/misbehaving-server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function blockLoop(ms: number): void {

@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { seededRandom } from '../../src/core/random';
-import { restartMisbehavingServer, startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
-import { writeSyntheticDataset, EMPTY } from '../support/synthetic-lines';
-import { spawnCommand } from '../support/command-process';
+import { seededRandom } from '../../../src/core/random';
+import { restartMisbehavingServer, startMisbehavingServer, Misbehaving } from '../../support/misbehaving-server';
+import { writeSyntheticDataset, EMPTY } from '../../support/synthetic-lines';
+import { spawnCommand } from '../../support/command-process';
 
 const LINES = 20;
 const METHODS = 3;

@@ -1,5 +1,5 @@
 /** A bug's details hide every secret the process was given, however it was given. */
-import { withoutSecrets } from '../../src/cli/error-details';
+import { withoutSecrets } from '../../../src/cli/error-details';
 
 const argv = ['node', 'dataset.ts', 'build', '--rpc', 'http://bob:url-pw@127.0.0.1:8332', '--rpc-password', "it's-mine", '--rpcPassword=camel-pw', '--rpc-user', 'bob'];
 const env = { ELECTRUM_BENCH_RPC_PASSWORD: 'env-pw', ELECTRUM_BENCH_PROMETHEUS_RW_PASSWORD: 'prom-pw', ELECTRUM_BENCH_RPC_USER: 'bob', HOME: '/home/bob' };

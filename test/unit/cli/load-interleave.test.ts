@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { startMisbehavingServerProcess } from '../support/misbehaving-server';
-import { reportOptions } from '../../src/report/options';
-import { writeReport } from '../../src/report/report';
-import { writeSyntheticDataset } from '../support/synthetic-lines';
-import { cli } from '../support/cli';
+import { startMisbehavingServerProcess } from '../../support/misbehaving-server';
+import { reportOptions } from '../../../src/report/options';
+import { writeReport } from '../../../src/report/report';
+import { writeSyntheticDataset } from '../../support/synthetic-lines';
+import { cli } from '../../support/cli';
 
 let tmp: string;
 let dataset: string;

@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { restartMisbehavingServer, startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
-import { reportOptions } from '../../src/report/options';
-import { readModels } from '../../src/report/report';
-import { loadRunTable } from '../../src/report/load-tables';
-import { writeSyntheticDataset, EMPTY } from '../support/synthetic-lines';
-import { cli } from '../support/cli';
+import { restartMisbehavingServer, startMisbehavingServer, Misbehaving } from '../../support/misbehaving-server';
+import { reportOptions } from '../../../src/report/options';
+import { readModels } from '../../../src/report/report';
+import { loadRunTable } from '../../../src/report/load-tables';
+import { writeSyntheticDataset, EMPTY } from '../../support/synthetic-lines';
+import { cli } from '../../support/cli';
 
 let tmp: string;
 const servers: Misbehaving[] = [];

@@ -10,13 +10,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { reportError, runCommand } from '../../src/cli/run-cli';
-import { fileAboutToBeCreated } from '../../src/core/created-file';
-import { claimOutputFile } from '../../src/core/output-path';
-import { UserError } from '../../src/core/user-error';
-import { holdsAnyRun, ResultsStore } from '../../src/store/results';
+import { reportError, runCommand } from '../../../src/cli/run-cli';
+import { fileAboutToBeCreated } from '../../../src/core/created-file';
+import { claimOutputFile } from '../../../src/core/output-path';
+import { UserError } from '../../../src/core/user-error';
+import { holdsAnyRun, ResultsStore } from '../../../src/store/results';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 const src = (file: string) => JSON.stringify(path.join(ROOT, 'src', file));
 
 let tmp: string;

@@ -13,10 +13,10 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
 import Database from 'better-sqlite3';
-import { scriptHashOfAddress } from '../../src/electrum/scripthash';
-import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
-import { GENESIS_HEADER } from '../support/genesis';
-import { cli, COMMAND_NAMES, type CommandName } from '../support/cli';
+import { scriptHashOfAddress } from '../../../src/electrum/scripthash';
+import { startMisbehavingServer, Misbehaving } from '../../support/misbehaving-server';
+import { GENESIS_HEADER } from '../../support/genesis';
+import { cli, COMMAND_NAMES, type CommandName } from '../../support/cli';
 
 
 /** Paths a case can use: read-only fixtures, its own directory (the command's cwd), a dead port. */

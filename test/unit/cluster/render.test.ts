@@ -9,8 +9,8 @@ import path from 'node:path';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
 import { Job } from 'kubernetes-models/batch/v1/Job';
-import { manifestList, renderManifests, specProblems, type ClusterSpec } from '../../src/cluster/render';
-import { cli } from '../support/cli';
+import { manifestList, renderManifests, specProblems, type ClusterSpec } from '../../../src/cluster/render';
+import { cli } from '../../support/cli';
 
 const spec = (over: Partial<ClusterSpec> = {}): ClusterSpec => ({
   name: 'eb-test',

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AtomicWriteError, discardStagedFiles, stageFile, writeFileAtomic } from '../../src/core/atomic-write';
+import { AtomicWriteError, discardStagedFiles, stageFile, writeFileAtomic } from '../../../src/core/atomic-write';
 
 let dir: string;
 beforeEach(() => {

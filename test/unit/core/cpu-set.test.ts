@@ -1,5 +1,5 @@
 /** CPU lists as taskset writes them, checked against the CPUs this process may use. */
-import { allowedCpus, cpuListText, cpuSetProblems, parseCpuList } from '../../src/core/cpu-set';
+import { allowedCpus, cpuListText, cpuSetProblems, parseCpuList } from '../../../src/core/cpu-set';
 
 test('a list reads as taskset writes it, and writes back the same way', () => {
   expect(parseCpuList('1')).toEqual([1]);

@@ -3,11 +3,11 @@
  * delay is a material share of that unit's latency. A quiet run at a low rate is not flagged; a run
  * whose generator is starved (the test blocks the event loop 50 ms in every 100) is, with its reason.
  */
-import { generatorVerdict, unitAtRisk } from '../../src/core/generator-check';
-import { LoadRunner, type LoadOptions } from '../../src/engine/runner';
-import { startMisbehavingServerProcess } from '../support/misbehaving-server';
-import { syntheticLines } from '../support/synthetic-lines';
-import { loadOptions, localTarget } from '../support/load-options';
+import { generatorVerdict, unitAtRisk } from '../../../src/core/generator-check';
+import { LoadRunner, type LoadOptions } from '../../../src/engine/runner';
+import { startMisbehavingServerProcess } from '../../support/misbehaving-server';
+import { syntheticLines } from '../../support/synthetic-lines';
+import { loadOptions, localTarget } from '../../support/load-options';
 
 test('a delay is judged against the latency it is part of, above the floor of any client’s own work', () => {
   expect(unitAtRisk(1.5, 30)).toBe(false); // 1.5 ms of lag beside 30 ms answers: what the old 1 ms limit flagged

@@ -4,8 +4,8 @@
  * still open at the end has no end. A server's turns of an interleaved run are joined by the same
  * rule, and so is whether it stopped answering.
  */
-import { OutageLog, outageText, readOutages } from '../../src/core/outages';
-import { AnswerWatch, stoppedAnswering } from '../../src/core/stopped-answering';
+import { OutageLog, outageText, readOutages } from '../../../src/core/outages';
+import { AnswerWatch, stoppedAnswering } from '../../../src/core/stopped-answering';
 
 const s = (x: number) => x * 1e9;
 

@@ -2,9 +2,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { claimInput, claimOutputDir, claimOutputFile, makeDirs, releaseClaims, sameFile } from '../../src/core/output-path';
-import { claimDatabase } from '../../src/store/ownership';
-import { refusal } from '../support/refusal';
+import { claimInput, claimOutputDir, claimOutputFile, makeDirs, releaseClaims, sameFile } from '../../../src/core/output-path';
+import { claimDatabase } from '../../../src/store/ownership';
+import { refusal } from '../../support/refusal';
 
 let dir: string;
 beforeEach(() => {

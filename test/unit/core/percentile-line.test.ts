@@ -2,13 +2,13 @@
  * The one percentile line: monotone, never above the exact max, p99.9 only over 1,000 samples —
  * over random HdrHistograms (the shape the load engine records) and over sorted samples.
  */
-import { OutageLog } from '../../src/core/outages';
-import { AnswerWatch } from '../../src/core/stopped-answering';
-import { newHistogram } from '../../src/engine/sinks/hdr-intervals';
-import { seededRandom } from '../../src/core/random';
-import { histogramAt, histogramLine, P999_MIN_SAMPLES, percentileLine, sortedLine, type PercentileLine } from '../../src/core/percentile-line';
-import { percentileSpectrum } from '../../src/report/spectrum';
-import { summarise } from '../../src/engine/summary';
+import { OutageLog } from '../../../src/core/outages';
+import { AnswerWatch } from '../../../src/core/stopped-answering';
+import { newHistogram } from '../../../src/engine/sinks/hdr-intervals';
+import { seededRandom } from '../../../src/core/random';
+import { histogramAt, histogramLine, P999_MIN_SAMPLES, percentileLine, sortedLine, type PercentileLine } from '../../../src/core/percentile-line';
+import { percentileSpectrum } from '../../../src/report/spectrum';
+import { summarise } from '../../../src/engine/summary';
 
 function expectHonest(line: PercentileLine): void {
   const values = [line.p50, line.p90, line.p99, line.p999].filter((v): v is number => v !== null);

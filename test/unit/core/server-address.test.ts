@@ -1,8 +1,8 @@
 /** The one parser of "which server": schemes, IPv6 in brackets, labels, and one-line UserErrors. */
-import { checkHost, formatHostPort, formatServerUrl, parseServerAddress, parseServerSpec } from '../../src/core/server-address';
-import { completeTarget, parseServerSpec as parseBenchSpec, targetUrl } from '../../src/servers/targets';
-import { electrumTarget } from '../../src/dataset/options';
-import { UserError } from '../../src/core/user-error';
+import { checkHost, formatHostPort, formatServerUrl, parseServerAddress, parseServerSpec } from '../../../src/core/server-address';
+import { completeTarget, parseServerSpec as parseBenchSpec, targetUrl } from '../../../src/servers/targets';
+import { electrumTarget } from '../../../src/dataset/options';
+import { UserError } from '../../../src/core/user-error';
 
 function userError(f: () => unknown): UserError {
   try {

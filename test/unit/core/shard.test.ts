@@ -1,6 +1,6 @@
 /** Shard I of N: parsing, and shares that add back up to the whole test. */
-import { formatShard, linesOfShard, parseShard, rateShareOf, shareOf } from '../../src/core/shard';
-import { UserError } from '../../src/core/user-error';
+import { formatShard, linesOfShard, parseShard, rateShareOf, shareOf } from '../../../src/core/shard';
+import { UserError } from '../../../src/core/user-error';
 
 describe('parseShard', () => {
   it('reads I/N', () => {

@@ -1,5 +1,5 @@
 /** Slots keep their limit even when a holder gives its slot back and asks again in the same turn. */
-import { Slots } from '../../src/core/slots';
+import { Slots } from '../../../src/core/slots';
 
 test('a slot given back goes to the first waiter, not to a holder asking again at once', async () => {
   const slots = new Slots(1);

@@ -1,5 +1,5 @@
 /** The terminal table: aligned columns two spaces apart, rules, no borders, colours or trailing blanks. */
-import { textTable } from '../../src/core/text-table';
+import { textTable } from '../../../src/core/text-table';
 
 test('aligned, ruled under the header and where asked, splittable on whitespace', () => {
   const out = textTable(['txs', 'lines', 'share'], [['1-9', '12', '50.0%'], ['10-99', '1234', '50.0%'], ['all', '1246', '100.0%']], {

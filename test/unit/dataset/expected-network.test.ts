@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as bitcoin from 'bitcoinjs-lib';
-import { expectedNetwork, wrongChain } from '../../src/dataset/expected-network';
-import { headerHash } from '../../src/dataset/network';
-import type { DatasetLine } from '../../src/core/dataset-line';
-import { GENESIS_HEADER } from '../support/genesis';
+import { expectedNetwork, wrongChain } from '../../../src/dataset/expected-network';
+import { headerHash } from '../../../src/dataset/network';
+import type { DatasetLine } from '../../../src/core/dataset-line';
+import { GENESIS_HEADER } from '../../support/genesis';
 
 const MAINNET = headerHash(GENESIS_HEADER.mainnet);
 const REGTEST = headerHash(GENESIS_HEADER.regtest);

@@ -3,8 +3,8 @@
  * JSON.stringify would and never overwrites bytes handed to the socket, and the ring of pending
  * calls finds every id whatever the order calls are answered in.
  */
-import { Outbox } from '../../src/electrum/outbox';
-import { PendingTable } from '../../src/electrum/pending-table';
+import { Outbox } from '../../../src/electrum/outbox';
+import { PendingTable } from '../../../src/electrum/pending-table';
 
 const line = (id: number, method: string, param: string) => JSON.stringify({ jsonrpc: '2.0', id, method, params: [param] }) + '\n';
 

@@ -3,11 +3,11 @@
  * right error category, promptly, without ever pairing an answer with the wrong call.
  */
 import net from 'node:net';
-import { ElectrumClient } from '../../src/electrum/client';
-import { ConnectionSet } from '../../src/transports/electrum-connections';
-import { ElectrumError } from '../../src/electrum/errors';
-import { classify, PROFILES } from '../../src/servers/profiles';
-import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+import { ElectrumClient } from '../../../src/electrum/client';
+import { ConnectionSet } from '../../../src/transports/electrum-connections';
+import { ElectrumError } from '../../../src/electrum/errors';
+import { classify, PROFILES } from '../../../src/servers/profiles';
+import { startMisbehavingServer, Misbehaving } from '../../support/misbehaving-server';
 
 let srv: Misbehaving;
 const clients: ElectrumClient[] = [];

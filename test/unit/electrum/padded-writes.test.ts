@@ -2,7 +2,7 @@
  * The Electrum wallet's padded writes, as the electrum workload's connection makes them: what goes
  * out when, cut where, padded how. Against a clock of the test's own.
  */
-import { PaddedWrites } from '../../src/electrum/padded-writes';
+import { PaddedWrites } from '../../../src/electrum/padded-writes';
 
 /** A request line of exactly `bytes` bytes with its newline. */
 const line = (id: number, bytes: number) => {

@@ -1,7 +1,7 @@
-import { scriptHashOfAddress, outputScriptOf, addressOfScript, scriptType, NETWORK_NAMES } from '../../src/electrum/scripthash';
+import { scriptHashOfAddress, outputScriptOf, addressOfScript, scriptType, NETWORK_NAMES } from '../../../src/electrum/scripthash';
 import * as bitcoin from 'bitcoinjs-lib';
-import { bitcoinNetwork } from '../../src/electrum/scripthash';
-import { UserError } from '../../src/core/user-error';
+import { bitcoinNetwork } from '../../../src/electrum/scripthash';
+import { UserError } from '../../../src/core/user-error';
 
 test('matches the protocol documentation example (genesis coinbase address)', () => {
   // Electrum protocol docs, "Script Hashes".

@@ -1,7 +1,7 @@
 /** The coordinated test's wire, on loopback: registration, one start for all, results, and every way it fails. */
-import { Coordinator, ShardLink, StepStopped, type TestTag } from '../../src/engine/coordinator';
-import { isUserError } from '../../src/core/user-error';
-import { meetingTag } from '../../src/runs/test-identity';
+import { Coordinator, ShardLink, StepStopped, type TestTag } from '../../../src/engine/coordinator';
+import { isUserError } from '../../../src/core/user-error';
+import { meetingTag } from '../../../src/runs/test-identity';
 
 const HOST = '127.0.0.1';
 const open: Array<{ close(): void }> = [];

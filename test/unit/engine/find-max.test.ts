@@ -4,9 +4,9 @@
  * alone (its service time, from the actual write, is over the SLO even after the loop's delay, or
  * its errors alone are over the limit): then the figure is the server's, and says so.
  */
-import { findMax, type FindMaxOptions } from '../../src/engine/find-max';
-import type { LoadRunner, ServerResult } from '../../src/engine/runner';
-import { IntervalRecorder } from '../../src/engine/sinks/hdr-intervals';
+import { findMax, type FindMaxOptions } from '../../../src/engine/find-max';
+import type { LoadRunner, ServerResult } from '../../../src/engine/runner';
+import { IntervalRecorder } from '../../../src/engine/sinks/hdr-intervals';
 
 const o: FindMaxOptions = {
   slo: { percentile: 99, thresholdMs: 100, text: 'p99<100ms' },

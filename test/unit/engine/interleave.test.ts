@@ -7,15 +7,15 @@
  * the run after the turn under way; a server gone between its turns is an outage, not a failure.
  */
 import * as hdr from 'hdr-histogram-js';
-import { LoadOptions, LoadRunner, type ServerResult } from '../../src/engine/runner';
-import { serversInTurns, turnSchedule } from '../../src/engine/interleave';
-import { summarise } from '../../src/engine/summary';
-import { sumOf } from '../../src/engine/sinks/hdr-intervals';
-import { histogramLine } from '../../src/core/percentile-line';
-import type { IntervalRecord } from '../../src/core/load-types';
-import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
-import { syntheticLines } from '../support/synthetic-lines';
-import { loadOptions, localTarget } from '../support/load-options';
+import { LoadOptions, LoadRunner, type ServerResult } from '../../../src/engine/runner';
+import { serversInTurns, turnSchedule } from '../../../src/engine/interleave';
+import { summarise } from '../../../src/engine/summary';
+import { sumOf } from '../../../src/engine/sinks/hdr-intervals';
+import { histogramLine } from '../../../src/core/percentile-line';
+import type { IntervalRecord } from '../../../src/core/load-types';
+import { startMisbehavingServer, Misbehaving } from '../../support/misbehaving-server';
+import { syntheticLines } from '../../support/synthetic-lines';
+import { loadOptions, localTarget } from '../../support/load-options';
 
 const servers: Misbehaving[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@
  * flight: a blocked loop with an answer awaited is seen, with its length; the same block with
  * nothing in flight is not (nothing measured waited on it), and costs no timer.
  */
-import { LoopDelay } from '../../src/engine/loop-delay';
+import { LoopDelay } from '../../../src/engine/loop-delay';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function blockLoop(ms: number): void {

@@ -4,20 +4,20 @@
  * as latency from the intended send and as dropped requests once every pipeline is full, errors are
  * categorised, and every interval's histograms survive an encode/decode round trip.
  */
-import { answeringOf } from '../../src/core/answering';
+import { answeringOf } from '../../../src/core/answering';
 import * as hdr from 'hdr-histogram-js';
-import { LoadOptions, LoadRunner } from '../../src/engine/runner';
-import { intervalLine, summaryText } from '../../src/load/summary';
-import { summarise } from '../../src/engine/summary';
-import { arrivalOffsetsNs } from '../../src/engine/arrival-driver';
-import { rampingArrivals } from '../../src/engine/executors/ramping-arrival-rate';
-import { problemsOf } from '../../src/engine/executors/registry';
-import { parseSourceAddresses } from '../../src/load/source-addresses';
-import type { IntervalRecord } from '../../src/core/load-types';
-import { startMisbehavingServer, startMisbehavingServerProcess, Misbehaving, MisbehavingOptions } from '../support/misbehaving-server';
-import { syntheticLines } from '../support/synthetic-lines';
-import { loadOptions, localTarget } from '../support/load-options';
-import { inWorker } from '../support/in-worker';
+import { LoadOptions, LoadRunner } from '../../../src/engine/runner';
+import { intervalLine, summaryText } from '../../../src/load/summary';
+import { summarise } from '../../../src/engine/summary';
+import { arrivalOffsetsNs } from '../../../src/engine/arrival-driver';
+import { rampingArrivals } from '../../../src/engine/executors/ramping-arrival-rate';
+import { problemsOf } from '../../../src/engine/executors/registry';
+import { parseSourceAddresses } from '../../../src/load/source-addresses';
+import type { IntervalRecord } from '../../../src/core/load-types';
+import { startMisbehavingServer, startMisbehavingServerProcess, Misbehaving, MisbehavingOptions } from '../../support/misbehaving-server';
+import { syntheticLines } from '../../support/synthetic-lines';
+import { loadOptions, localTarget } from '../../support/load-options';
+import { inWorker } from '../../support/in-worker';
 
 const servers: Misbehaving[] = [];
 afterEach(async () => {

@@ -4,7 +4,7 @@
  * gives none in time: it is put off, never lost.
  */
 import fs from 'node:fs';
-import { giveSpareMoment, givingSpareMoments, spareMoment } from '../../src/engine/spare-time';
+import { giveSpareMoment, givingSpareMoments, spareMoment } from '../../../src/engine/spare-time';
 
 const nowMs = () => performance.now();
 

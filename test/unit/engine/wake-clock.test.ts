@@ -6,10 +6,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { blockUntil, MAX_BLOCK_NS, sleepUntil, wakeNear } from '../../src/engine/wake-clock';
+import { blockUntil, MAX_BLOCK_NS, sleepUntil, wakeNear } from '../../../src/engine/wake-clock';
 
 const nowNs = () => Number(process.hrtime.bigint());
-const ROOT = path.join(__dirname, '..', '..');
+const ROOT = path.join(__dirname, '..', '..', '..');
 
 test('wakes shortly before the due time, every time', async () => {
   const early: number[] = [];

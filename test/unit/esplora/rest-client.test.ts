@@ -5,11 +5,11 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import { EsploraRestClient, restScriptHash } from '../../src/esplora/rest-client';
-import { toElectrumError } from '../../src/electrum/errors';
-import { classify, PROFILES } from '../../src/servers/profiles';
-import { METHOD_RPC } from '../../src/core/methods';
-import { until } from '../support/until';
+import { EsploraRestClient, restScriptHash } from '../../../src/esplora/rest-client';
+import { toElectrumError } from '../../../src/electrum/errors';
+import { classify, PROFILES } from '../../../src/servers/profiles';
+import { METHOD_RPC } from '../../../src/core/methods';
+import { until } from '../../support/until';
 
 const SH = '0f'.repeat(31) + 'a1';
 /** How the server answers the next requests. */

@@ -1,6 +1,6 @@
 /** Phases from timed log lines, and the medians of repeated builds. */
-import { phasesOf, PHASE_RULES } from '../../src/indexing/phases';
-import { summarizeBuilds, type IndexBuild } from '../../src/core/index-builds';
+import { phasesOf, PHASE_RULES } from '../../../src/indexing/phases';
+import { summarizeBuilds, type IndexBuild } from '../../../src/core/index-builds';
 
 test('a matching line starts its phase; repeats of one phase merge; the last runs to ready', () => {
   const lines = [

@@ -1,6 +1,6 @@
 /** `lab up --with SERVER@VERSION`: what is accepted, what is refused and why, and where each version listens. */
-import { labConfig, parseLabVersion, versionPorts, VERSIONS } from '../../src/lab/config';
-import { labPolling, LAB_POLLING } from '../../src/lab/polling';
+import { labConfig, parseLabVersion, versionPorts, VERSIONS } from '../../../src/lab/config';
+import { labPolling, LAB_POLLING } from '../../../src/lab/polling';
 
 test('electrumx@X.Y.Z names a version, called electrumx-X.Y.Z wherever it shows', () => {
   expect(parseLabVersion('electrumx@1.20.0')).toEqual({ server: 'electrumx', version: '1.20.0', name: 'electrumx-1.20.0' });

@@ -5,7 +5,7 @@
  * our own: the recorder, not a server, is under test.
  */
 import net from 'node:net';
-import { WireRecorder, wireProfile } from '../../src/lab/wire-recorder';
+import { WireRecorder, wireProfile } from '../../../src/lab/wire-recorder';
 
 /** Answers every request (a line, or each element of an array line) with its id. */
 function echoServer(): Promise<{ port: number; close: () => void }> {

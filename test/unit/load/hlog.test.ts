@@ -6,12 +6,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as hdr from 'hdr-histogram-js';
-import type { IntervalCell, LoadOutcome } from '../../src/core/load-types';
-import type { MethodName } from '../../src/core/methods';
-import { writeHlog } from '../../src/load/hlog';
-import { LoadStore } from '../../src/store/load-results';
-import { ResultsStore } from '../../src/store/results';
-import { UserError } from '../../src/core/user-error';
+import type { IntervalCell, LoadOutcome } from '../../../src/core/load-types';
+import type { MethodName } from '../../../src/core/methods';
+import { writeHlog } from '../../../src/load/hlog';
+import { LoadStore } from '../../../src/store/load-results';
+import { ResultsStore } from '../../../src/store/results';
+import { UserError } from '../../../src/core/user-error';
 
 
 const T0 = 1_700_000_000_000;

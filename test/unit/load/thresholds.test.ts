@@ -4,10 +4,10 @@
  * per-server results, the printed lines, and state that stays bounded over a long run.
  */
 import * as hdr from 'hdr-histogram-js';
-import type { MethodName } from '../../src/core/methods';
-import type { IntervalCell, IntervalRecord, LoadOutcome } from '../../src/core/load-types';
-import { UserError } from '../../src/core/user-error';
-import { createThresholdTracker, formatThresholdResults, parseThreshold, ThresholdResult } from '../../src/load/thresholds';
+import type { MethodName } from '../../../src/core/methods';
+import type { IntervalCell, IntervalRecord, LoadOutcome } from '../../../src/core/load-types';
+import { UserError } from '../../../src/core/user-error';
+import { createThresholdTracker, formatThresholdResults, parseThreshold, ThresholdResult } from '../../../src/load/thresholds';
 
 function encode(valuesUs: number[]): string {
   const h = hdr.build({ numberOfSignificantValueDigits: 3 });

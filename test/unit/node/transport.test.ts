@@ -1,10 +1,10 @@
 /** The node transport: btcd's dialect normalised once, errors as values, failures by kind. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NodeTransport, normaliseResult, TransportError } from '../../src/node/transport';
-import { NodeRpc, NodeRpcError } from '../../src/node/rpc';
-import { BtcdClient, BtcdUnavailable } from '../../src/lab/adapter/btcd-client';
-import { UserError } from '../../src/core/user-error';
+import { NodeTransport, normaliseResult, TransportError } from '../../../src/node/transport';
+import { NodeRpc, NodeRpcError } from '../../../src/node/rpc';
+import { BtcdClient, BtcdUnavailable } from '../../../src/lab/adapter/btcd-client';
+import { UserError } from '../../../src/core/user-error';
 
 describe('normaliseResult', () => {
   test("btcd's getblock 2 `rawtx` becomes `tx`, in place of it", () => {

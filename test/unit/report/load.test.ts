@@ -8,12 +8,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { migrate } from '../../src/store/schema';
-import { reportOptions } from '../../src/report/options';
-import { readModels, writeReport } from '../../src/report/report';
-import { CHARTS } from '../../src/report/charts/definitions';
-import { UserError } from '../../src/core/user-error';
-import { INTERVALS, SERVERS, writeBenchRun, writeLoadRun, type Written } from '../support/synthetic-runs';
+import { migrate } from '../../../src/store/schema';
+import { reportOptions } from '../../../src/report/options';
+import { readModels, writeReport } from '../../../src/report/report';
+import { CHARTS } from '../../../src/report/charts/definitions';
+import { UserError } from '../../../src/core/user-error';
+import { INTERVALS, SERVERS, writeBenchRun, writeLoadRun, type Written } from '../../support/synthetic-runs';
 
 const LOAD_SUFFIXES = ['throughput', 'latency', 'errors', 'find-max', 'percentiles'];
 

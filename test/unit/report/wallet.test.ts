@@ -9,17 +9,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ResultsStore } from '../../src/store/results';
-import { computeStatistics } from '../../src/store/statistics';
-import { WalletStore, type NotificationRecord } from '../../src/store/wallets';
-import type { RequestSample } from '../../src/wallet/session';
-import { reportOptions } from '../../src/report/options';
-import { readModels, writeReport } from '../../src/report/report';
-import { CHARTS } from '../../src/report/charts/definitions';
-import { chartSpec } from '../../src/report/charts/scaling-spec';
-import { walletSections } from '../../src/report/wallet';
-import { BusyTime } from '../../src/report/wallet-mix';
-import { UserError } from '../../src/core/user-error';
+import { ResultsStore } from '../../../src/store/results';
+import { computeStatistics } from '../../../src/store/statistics';
+import { WalletStore, type NotificationRecord } from '../../../src/store/wallets';
+import type { RequestSample } from '../../../src/wallet/session';
+import { reportOptions } from '../../../src/report/options';
+import { readModels, writeReport } from '../../../src/report/report';
+import { CHARTS } from '../../../src/report/charts/definitions';
+import { chartSpec } from '../../../src/report/charts/scaling-spec';
+import { walletSections } from '../../../src/report/wallet';
+import { BusyTime } from '../../../src/report/wallet-mix';
+import { UserError } from '../../../src/core/user-error';
 
 const SERVERS = ['alpha', 'beta'] as const;
 type Server = (typeof SERVERS)[number];

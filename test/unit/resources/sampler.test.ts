@@ -9,13 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { ResourceSampler, type ResourceRow } from '../../src/resources/sampler';
-import { readProcessTree } from '../../src/resources/proc';
-import { dirSizeBytes } from '../../src/resources/dir-size';
-import { parsePrometheusText } from '../../src/resources/prometheus';
-import { migrate } from '../../src/store/schema';
-import { resourceSummaries, resourceWriter } from '../../src/store/resources';
-import { createRun } from '../../src/store/run-record';
+import { ResourceSampler, type ResourceRow } from '../../../src/resources/sampler';
+import { readProcessTree } from '../../../src/resources/proc';
+import { dirSizeBytes } from '../../../src/resources/dir-size';
+import { parsePrometheusText } from '../../../src/resources/prometheus';
+import { migrate } from '../../../src/store/schema';
+import { resourceSummaries, resourceWriter } from '../../../src/store/resources';
+import { createRun } from '../../../src/store/run-record';
 
 const MiB = 1024 * 1024;
 

@@ -10,23 +10,23 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as hdr from 'hdr-histogram-js';
-import type { IntervalCell } from '../../src/core/load-types';
-import type { LoadModel } from '../../src/engine/executors/registry';
-import type { MethodName } from '../../src/core/methods';
-import { mergeShards, mergeWalletShards } from '../../src/runs/merge';
-import { LoadStore } from '../../src/store/load-results';
-import { ResultsStore } from '../../src/store/results';
-import { UserError } from '../../src/core/user-error';
-import { executorFor } from '../../src/engine/executors/registry';
-import { WalletStore } from '../../src/store/wallets';
-import { ResultsReader } from '../../src/store/read';
-import { testIdentity, type TestIdentity } from '../../src/runs/test-identity';
-import type { ServerLoadSummary } from '../../src/wallet/load';
-import { startMisbehavingServerProcess } from '../support/misbehaving-server';
-import { writeSyntheticDataset } from '../support/synthetic-lines';
-import { refusal } from '../support/refusal';
-import { cli } from '../support/cli';
-import { exitOf, spawnCommand } from '../support/command-process';
+import type { IntervalCell } from '../../../src/core/load-types';
+import type { LoadModel } from '../../../src/engine/executors/registry';
+import type { MethodName } from '../../../src/core/methods';
+import { mergeShards, mergeWalletShards } from '../../../src/runs/merge';
+import { LoadStore } from '../../../src/store/load-results';
+import { ResultsStore } from '../../../src/store/results';
+import { UserError } from '../../../src/core/user-error';
+import { executorFor } from '../../../src/engine/executors/registry';
+import { WalletStore } from '../../../src/store/wallets';
+import { ResultsReader } from '../../../src/store/read';
+import { testIdentity, type TestIdentity } from '../../../src/runs/test-identity';
+import type { ServerLoadSummary } from '../../../src/wallet/load';
+import { startMisbehavingServerProcess } from '../../support/misbehaving-server';
+import { writeSyntheticDataset } from '../../support/synthetic-lines';
+import { refusal } from '../../support/refusal';
+import { cli } from '../../support/cli';
+import { exitOf, spawnCommand } from '../../support/command-process';
 
 const T0 = 1_700_000_000_000;
 const SERVERS = ['alpha', 'beta'];
@@ -441,7 +441,7 @@ describe('mergeShards: request shards stored before identities', () => {
 
 /** Real shards: `load --shard I/N` against a local responder, each storing its test's identity. */
 describe('load merge: shards of different tests', () => {
-  const ROOT = path.resolve(__dirname, '..', '..');
+  const ROOT = path.resolve(__dirname, '..', '..', '..');
   let dir: string;
   let srv: { port: number; close(): void };
   beforeAll(async () => {

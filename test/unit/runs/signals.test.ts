@@ -9,12 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
-import { writeSyntheticDataset } from '../support/synthetic-lines';
-import { countIn } from '../support/count-in';
-import { until } from '../support/until';
+import { startMisbehavingServer, Misbehaving } from '../../support/misbehaving-server';
+import { writeSyntheticDataset } from '../../support/synthetic-lines';
+import { countIn } from '../../support/count-in';
+import { until } from '../../support/until';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
 let tmp: string;
 let srv: Misbehaving;

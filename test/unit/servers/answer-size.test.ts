@@ -7,15 +7,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { answerSizeProblem } from '../../src/servers/answer-size';
-import { PROFILES } from '../../src/servers/profiles';
-import type { DatasetLine } from '../../src/core/dataset-line';
-import { BenchMeasure } from '../../src/runs/kinds/bench';
-import { LoadRunner } from '../../src/engine/runner';
-import { ResultsStore } from '../../src/store/results';
-import { readDataset } from '../../src/dataset/line';
-import { startMisbehavingServer } from '../support/misbehaving-server';
-import { loadOptions, localTarget } from '../support/load-options';
+import { answerSizeProblem } from '../../../src/servers/answer-size';
+import { PROFILES } from '../../../src/servers/profiles';
+import type { DatasetLine } from '../../../src/core/dataset-line';
+import { BenchMeasure } from '../../../src/runs/kinds/bench';
+import { LoadRunner } from '../../../src/engine/runner';
+import { ResultsStore } from '../../../src/store/results';
+import { readDataset } from '../../../src/dataset/line';
+import { startMisbehavingServer } from '../../support/misbehaving-server';
+import { loadOptions, localTarget } from '../../support/load-options';
 
 const line = (txCount: number, utxoCount = 2, confirmed = 5000): DatasetLine => ({
   address: null,

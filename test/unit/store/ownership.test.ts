@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { ResultsStore } from '../../src/store/results';
-import { refusal } from '../support/refusal';
+import { ResultsStore } from '../../../src/store/results';
+import { refusal } from '../../support/refusal';
 
 let dir: string;
 beforeEach(() => {

@@ -6,12 +6,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ResultsStore } from '../../src/store/results';
-import { LoadStore } from '../../src/store/load-results';
-import { WalletStore } from '../../src/store/wallets';
-import { IndexStore } from '../../src/store/index-results';
-import { ResultsReader } from '../../src/store/read';
-import { readLatestIndexRun } from '../../src/report/resources';
+import { ResultsStore } from '../../../src/store/results';
+import { LoadStore } from '../../../src/store/load-results';
+import { WalletStore } from '../../../src/store/wallets';
+import { IndexStore } from '../../../src/store/index-results';
+import { ResultsReader } from '../../../src/store/read';
+import { readLatestIndexRun } from '../../../src/report/resources';
 
 let tmp: string;
 let store: ResultsStore;

@@ -8,13 +8,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { reportOptions } from '../../src/report/options';
-import { writeReport } from '../../src/report/report';
-import { ResultsStore } from '../../src/store/results';
-import { SCHEMA_VERSION } from '../../src/store/schema';
-import { cli } from '../support/cli';
+import { reportOptions } from '../../../src/report/options';
+import { writeReport } from '../../../src/report/report';
+import { ResultsStore } from '../../../src/store/results';
+import { SCHEMA_VERSION } from '../../../src/store/schema';
+import { cli } from '../../support/cli';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'db-v7');
 const EXPECTED = path.join(FIXTURES, 'expected');
 /** Where the previous version's reports were made; the expected files name their databases there. */

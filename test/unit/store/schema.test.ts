@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { migrate, SCHEMA_VERSION } from '../../src/store/schema';
-import { ResultsStore } from '../../src/store/results';
-import { LoadStore } from '../../src/store/load-results';
-import { ResultsReader } from '../../src/store/read';
-import { selectRuns } from '../../src/report/selection';
+import { migrate, SCHEMA_VERSION } from '../../../src/store/schema';
+import { ResultsStore } from '../../../src/store/results';
+import { LoadStore } from '../../../src/store/load-results';
+import { ResultsReader } from '../../../src/store/read';
+import { selectRuns } from '../../../src/report/selection';
 
 
 let tmp: string;

@@ -3,15 +3,15 @@
  * definition (nearest rank), computed from SQLite in bounded memory and checked against a plain
  * in-memory computation of the same samples.
  */
-import { P999_MIN_SAMPLES } from '../../src/core/percentile-line';
+import { P999_MIN_SAMPLES } from '../../../src/core/percentile-line';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { plannedCalls, CallOrder } from '../../src/bench/order';
-import { ResultsStore } from '../../src/store/results';
-import { computeStatistics } from '../../src/store/statistics';
-import { median, percentile, quantileRank, StreamingQuantiles } from '../../src/core/quantiles';
-import { seededRandom } from '../../src/core/random';
+import { plannedCalls, CallOrder } from '../../../src/bench/order';
+import { ResultsStore } from '../../../src/store/results';
+import { computeStatistics } from '../../../src/store/statistics';
+import { median, percentile, quantileRank, StreamingQuantiles } from '../../../src/core/quantiles';
+import { seededRandom } from '../../../src/core/random';
 
 const METHODS = ['balance', 'history', 'utxos'] as const;
 

@@ -4,9 +4,9 @@
  * acquire timeout never above the call timeout, and close() cutting short a pending connect.
  */
 import net from 'node:net';
-import { ConnectionSet } from '../../src/transports/electrum-connections';
-import { outcome } from '../support/outcome';
-import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
+import { ConnectionSet } from '../../../src/transports/electrum-connections';
+import { outcome } from '../../support/outcome';
+import { startMisbehavingServer, Misbehaving } from '../../support/misbehaving-server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -3,10 +3,10 @@
  * by what it did, never by the pool's own wait ("ResourceRequest timed out") and never called
  * unreachable.
  */
-import { ConnectionSet } from '../../src/transports/electrum-connections';
-import { HandshakeSilence } from '../../src/electrum/errors';
-import { startFailure } from '../../src/transports/transport';
-import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../support/misbehaving-server';
+import { ConnectionSet } from '../../../src/transports/electrum-connections';
+import { HandshakeSilence } from '../../../src/electrum/errors';
+import { startFailure } from '../../../src/transports/transport';
+import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../../support/misbehaving-server';
 
 const servers: Misbehaving[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));

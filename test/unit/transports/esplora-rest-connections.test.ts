@@ -7,10 +7,10 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import { RestConnectionSet } from '../../src/transports/esplora-rest-connections';
-import { outcome } from '../support/outcome';
-import { METHOD_RPC } from '../../src/core/methods';
-import { until } from '../support/until';
+import { RestConnectionSet } from '../../../src/transports/esplora-rest-connections';
+import { outcome } from '../../support/outcome';
+import { METHOD_RPC } from '../../../src/core/methods';
+import { until } from '../../support/until';
 
 const SH = '0f'.repeat(31) + 'a1';
 const BALANCE = '{"chain_stats":{"funded_txo_sum":5,"spent_txo_sum":0},"mempool_stats":{"funded_txo_sum":0,"spent_txo_sum":0}}';

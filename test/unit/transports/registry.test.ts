@@ -3,9 +3,9 @@
  * addresses are written in (the same as core's targetUrl, which reads it from the profile), and
  * what it can do beyond the three questions.
  */
-import { PROFILE_NAMES, type ProfileName } from '../../src/servers/profiles';
-import { targetUrl } from '../../src/servers/targets';
-import { transportOf } from '../../src/transports/registry';
+import { PROFILE_NAMES, type ProfileName } from '../../../src/servers/profiles';
+import { targetUrl } from '../../../src/servers/targets';
+import { transportOf } from '../../../src/transports/registry';
 
 const EXPECTED: Record<ProfileName, { label: string; scheme: string; speaksElectrum: boolean; bindsSourceAddresses: boolean }> = {
   electrumx: { label: 'Electrum', scheme: 'tcp', speaksElectrum: true, bindsSourceAddresses: true },

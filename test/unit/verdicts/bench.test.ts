@@ -2,10 +2,10 @@
  * Bench verdicts (src/verdicts/bench.ts) of an A/B run, `bench --baseline`: every other server of
  * the run judged against the recorded baseline, paired by address over simulated passes.
  */
-import { seededRandom } from '../../src/core/random';
-import { benchAbComparison, type BenchRunLatency } from '../../src/verdicts/bench';
-import { regressions } from '../../src/verdicts/comparison';
-import { addresses, gaussian } from '../support/simulated-latency';
+import { seededRandom } from '../../../src/core/random';
+import { benchAbComparison, type BenchRunLatency } from '../../../src/verdicts/bench';
+import { regressions } from '../../../src/verdicts/comparison';
+import { addresses, gaussian } from '../../support/simulated-latency';
 
 describe('an A/B run (bench --baseline): every other server judged against the recorded baseline', () => {
   /** One run of servers measured interleaved: each pass's drift hits every server alike. */

@@ -6,10 +6,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compareDatabases } from '../../src/verdicts/databases';
-import { regressions } from '../../src/verdicts/comparison';
-import { compareMarkdown, deltaTitle } from '../../src/report/compare';
-import { INTERVALS, writeBenchRun, writeLoadRun } from '../support/synthetic-runs';
+import { compareDatabases } from '../../../src/verdicts/databases';
+import { regressions } from '../../../src/verdicts/comparison';
+import { compareMarkdown, deltaTitle } from '../../../src/report/compare';
+import { INTERVALS, writeBenchRun, writeLoadRun } from '../../support/synthetic-runs';
 
 let tmp: string;
 

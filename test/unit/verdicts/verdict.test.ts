@@ -3,9 +3,9 @@
  * noise differs (and at most 5 % of A/A pairs called otherwise), slower or faster with an interval
  * that excludes zero where one side really moved, and no verdict at all on too few samples.
  */
-import { pairedVerdict, pairsVerdict, unpairedVerdict, verdictText } from '../../src/verdicts/verdict';
-import { seededRandom } from '../../src/core/random';
-import { addresses, gaussian } from '../support/simulated-latency';
+import { pairedVerdict, pairsVerdict, unpairedVerdict, verdictText } from '../../../src/verdicts/verdict';
+import { seededRandom } from '../../../src/core/random';
+import { addresses, gaussian } from '../../support/simulated-latency';
 
 /**
  * One run: `passes` passes over the addresses, each value the true median times `factor`, times the

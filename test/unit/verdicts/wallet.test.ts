@@ -2,10 +2,10 @@
  * Wallet sync verdicts (src/verdicts/wallet.ts) between two wallet bench runs, on simulated syncs:
  * per server over all wallets (paired by wallet), and per wallet.
  */
-import { seededRandom } from '../../src/core/random';
-import { compareWalletRuns, type WalletSyncs } from '../../src/verdicts/wallet';
-import { regressions } from '../../src/verdicts/comparison';
-import { gaussian } from '../support/simulated-latency';
+import { seededRandom } from '../../../src/core/random';
+import { compareWalletRuns, type WalletSyncs } from '../../../src/verdicts/wallet';
+import { regressions } from '../../../src/verdicts/comparison';
+import { gaussian } from '../../support/simulated-latency';
 
 describe('wallet syncs between two runs: per server over all wallets (paired by wallet), and per wallet', () => {
   /** A wallet bench run with `passes` counted syncs of each lab-like wallet on one server. */

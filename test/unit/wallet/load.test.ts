@@ -6,19 +6,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ResultsStore } from '../../src/store/results';
-import { walletLoadRun } from '../support/wallet-load-run';
-import { WalletLoad, type ServerLoadSummary } from '../../src/wallet/load';
-import { electrumWorkload } from '../../src/wallet/workloads/electrum';
-import { reportOptions } from '../../src/report/options';
-import { readModels } from '../../src/report/report';
-import { walletLoadTable } from '../../src/report/wallet-tables';
-import type { LoadModel } from '../../src/engine/executors/registry';
-import { walletSyncIteration } from '../../src/wallet/sync-iteration';
-import { hold } from '../../src/engine/executors/hold';
-import { RunClock } from '../../src/engine/run-clock';
-import { unusedWallet } from '../support/unused-wallet';
-import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../support/misbehaving-server';
+import { ResultsStore } from '../../../src/store/results';
+import { walletLoadRun } from '../../support/wallet-load-run';
+import { WalletLoad, type ServerLoadSummary } from '../../../src/wallet/load';
+import { electrumWorkload } from '../../../src/wallet/workloads/electrum';
+import { reportOptions } from '../../../src/report/options';
+import { readModels } from '../../../src/report/report';
+import { walletLoadTable } from '../../../src/report/wallet-tables';
+import type { LoadModel } from '../../../src/engine/executors/registry';
+import { walletSyncIteration } from '../../../src/wallet/sync-iteration';
+import { hold } from '../../../src/engine/executors/hold';
+import { RunClock } from '../../../src/engine/run-clock';
+import { unusedWallet } from '../../support/unused-wallet';
+import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../../support/misbehaving-server';
 
 const wallet = unusedWallet;
 

@@ -7,16 +7,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ResultsStore } from '../../src/store/results';
-import { WalletStore } from '../../src/store/wallets';
-import { WalletLoad, type ServerLoadSummary } from '../../src/wallet/load';
-import { electrumWorkload } from '../../src/wallet/workloads/electrum';
-import { reportOptions } from '../../src/report/options';
-import { readModels } from '../../src/report/report';
-import { walletLoadTable } from '../../src/report/wallet-tables';
-import { outageText } from '../../src/core/outages';
-import { unusedWallet } from '../support/unused-wallet';
-import { restartMisbehavingServer, startMisbehavingServer, type Misbehaving } from '../support/misbehaving-server';
+import { ResultsStore } from '../../../src/store/results';
+import { WalletStore } from '../../../src/store/wallets';
+import { WalletLoad, type ServerLoadSummary } from '../../../src/wallet/load';
+import { electrumWorkload } from '../../../src/wallet/workloads/electrum';
+import { reportOptions } from '../../../src/report/options';
+import { readModels } from '../../../src/report/report';
+import { walletLoadTable } from '../../../src/report/wallet-tables';
+import { outageText } from '../../../src/core/outages';
+import { unusedWallet } from '../../support/unused-wallet';
+import { restartMisbehavingServer, startMisbehavingServer, type Misbehaving } from '../../support/misbehaving-server';
 
 const wallet = unusedWallet;
 const HELD = 6;

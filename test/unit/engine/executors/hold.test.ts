@@ -3,10 +3,10 @@
  * the pacing): it fills exactly the sessions asked for, never more than its concurrency at once,
  * replaces units that ended badly up to its failure limit, and a stop ends it at once.
  */
-import { hold } from '../../src/engine/executors/hold';
-import type { HoldFill } from '../../src/engine/executors/hold';
-import type { IterationContext } from '../../src/engine/iteration';
-import { RunClock } from '../../src/engine/run-clock';
+import { hold } from '../../../../src/engine/executors/hold';
+import type { HoldFill } from '../../../../src/engine/executors/hold';
+import type { IterationContext } from '../../../../src/engine/iteration';
+import { RunClock } from '../../../../src/engine/run-clock';
 
 /** Units that end after `ms`, well unless `fails(k)` says the k-th fails. */
 function iteration(ms: number, fails: (k: number) => boolean = () => false) {

@@ -4,9 +4,9 @@
  * name. So these hold for every executor in the registry, including one added after this test:
  * its options reach `load`'s yargs, its flag chooses it, and it is named when the choice is unclear.
  */
-import { loadArgs } from '../../src/cli/load';
-import { arrivalModel, loadPlan, type LoadPlan } from '../../src/cli/load-plan';
-import { CHOOSABLE, executorOptions } from '../../src/engine/executors/registry';
+import { loadArgs } from '../../../../src/cli/load';
+import { arrivalModel, loadPlan, type LoadPlan } from '../../../../src/cli/load-plan';
+import { CHOOSABLE, executorOptions } from '../../../../src/engine/executors/registry';
 
 async function plan(argv: string[]): Promise<LoadPlan> {
   return loadPlan(await loadArgs(['--server', 'electrumx', ...argv]).parseAsync());

@@ -12,19 +12,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { arrivalOffsetsNs } from '../../src/engine/arrival-driver';
-import { poissonArrivals, type PoissonArrivalRate } from '../../src/engine/executors/poisson-arrival-rate';
-import { executorFor, isLoadModelKind, problemsOf } from '../../src/engine/executors/registry';
-import { LoadRunner } from '../../src/engine/runner';
-import { summarise } from '../../src/engine/summary';
-import { loadArgs } from '../../src/cli/load';
-import { arrivalModel, loadPlan } from '../../src/cli/load-plan';
-import type { IntervalRecord } from '../../src/core/load-types';
-import { startMisbehavingServer, startMisbehavingServerProcess } from '../support/misbehaving-server';
-import { syntheticLines } from '../support/synthetic-lines';
-import { loadOptions, localTarget } from '../support/load-options';
-import { cli } from '../support/cli';
-import { exitOf, spawnCommand } from '../support/command-process';
+import { arrivalOffsetsNs } from '../../../../src/engine/arrival-driver';
+import { poissonArrivals, type PoissonArrivalRate } from '../../../../src/engine/executors/poisson-arrival-rate';
+import { executorFor, isLoadModelKind, problemsOf } from '../../../../src/engine/executors/registry';
+import { LoadRunner } from '../../../../src/engine/runner';
+import { summarise } from '../../../../src/engine/summary';
+import { loadArgs } from '../../../../src/cli/load';
+import { arrivalModel, loadPlan } from '../../../../src/cli/load-plan';
+import type { IntervalRecord } from '../../../../src/core/load-types';
+import { startMisbehavingServer, startMisbehavingServerProcess } from '../../../support/misbehaving-server';
+import { syntheticLines } from '../../../support/synthetic-lines';
+import { loadOptions, localTarget } from '../../../support/load-options';
+import { cli } from '../../../support/cli';
+import { exitOf, spawnCommand } from '../../../support/command-process';
 
 const model = (rate: number, seed = 'electrum-bench'): PoissonArrivalRate => ({ kind: 'poisson-arrival-rate', rate, seed });
 const schedule = (m: PoissonArrivalRate, durationMs: number, shard?: { index: number; count: number }) => [...arrivalOffsetsNs(poissonArrivals(m, durationMs, shard))];
@@ -154,7 +154,7 @@ test('the load runner sends exactly its schedule, each arrival one outcome, a sh
 });
 
 describe('load --poisson-rate', () => {
-  const ROOT = path.resolve(__dirname, '..', '..');
+  const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
   let tmp: string;
   let srv: { port: number; close(): void };
   let dataset: string;

@@ -2,8 +2,8 @@
  * Every load executor describes itself and puts its shards' shares back together, so a new one is
  * its file and one registry line: nothing in the report or in load merge has to learn it.
  */
-import { executorFor, isLoadModelKind, type LoadModel } from '../../src/engine/executors/registry';
-import { describeModel } from '../../src/report/load-tables';
+import { executorFor, isLoadModelKind, type LoadModel } from '../../../../src/engine/executors/registry';
+import { describeModel } from '../../../../src/report/load-tables';
 
 const MODELS: LoadModel[] = [
   { kind: 'rate', rate: 400 },

@@ -1,12 +1,12 @@
 /**
  * The sequential executor alone, over an in-memory plan whose units are timers: what it starts,
  * how many at once (in all, or per server), and what a stop leaves. The bench and wallet bench
- * that run on it are tested against servers in bench-runner.test.ts and the lab tier.
+ * that run on it are tested against servers in test/unit/bench/runner.test.ts and the lab tier.
  */
-import { RunClock } from '../../src/engine/run-clock';
-import type { PlanBatch, PlanContext, PlanPart } from '../../src/engine/iteration';
-import { planExecutorFor, planProblemsOf } from '../../src/engine/executors/registry';
-import type { SequentialPlan } from '../../src/engine/executors/sequential';
+import { RunClock } from '../../../../src/engine/run-clock';
+import type { PlanBatch, PlanContext, PlanPart } from '../../../../src/engine/iteration';
+import { planExecutorFor, planProblemsOf } from '../../../../src/engine/executors/registry';
+import type { SequentialPlan } from '../../../../src/engine/executors/sequential';
 
 interface Unit {
   pass: number;

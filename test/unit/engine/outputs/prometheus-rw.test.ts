@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as hdr from 'hdr-histogram-js';
-import type { IntervalRecord } from '../../src/core/load-types';
-import { newHistogram } from '../../src/engine/sinks/hdr-intervals';
-import { CLASSIC_BOUNDS, LatencyBuckets, nativeBucketIndex, NATIVE_SCHEMA } from '../../src/engine/outputs/prometheus/latency-buckets';
-import { decodeWriteRequest, encodeWriteRequest, type TimeSeries } from '../../src/engine/outputs/prometheus/write-request';
-import { prometheusRemoteWrite, redactedUrl } from '../../src/engine/outputs/prometheus-rw';
+import type { IntervalRecord } from '../../../../src/core/load-types';
+import { newHistogram } from '../../../../src/engine/sinks/hdr-intervals';
+import { CLASSIC_BOUNDS, LatencyBuckets, nativeBucketIndex, NATIVE_SCHEMA } from '../../../../src/engine/outputs/prometheus/latency-buckets';
+import { decodeWriteRequest, encodeWriteRequest, type TimeSeries } from '../../../../src/engine/outputs/prometheus/write-request';
+import { prometheusRemoteWrite, redactedUrl } from '../../../../src/engine/outputs/prometheus-rw';
 
 function histogramOf(valuesUs: number[]): hdr.Histogram {
   const h = newHistogram();

@@ -3,9 +3,9 @@
  * second, seconds follow each other on one grid, and a server's last second closes when it is done.
  */
 import * as hdr from 'hdr-histogram-js';
-import type { IntervalRecord } from '../../src/core/load-types';
-import { LiveSeconds } from '../../src/engine/sinks/live-seconds';
-import type { LiveState } from '../../src/engine/outputs/output';
+import type { IntervalRecord } from '../../../../src/core/load-types';
+import { LiveSeconds } from '../../../../src/engine/sinks/live-seconds';
+import type { LiveState } from '../../../../src/engine/outputs/output';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

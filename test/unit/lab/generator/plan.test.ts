@@ -1,5 +1,5 @@
 /** The lab chain's scale: scale 1 is the default plan exactly; larger scales spread like mainnet. */
-import { DEFAULT_MAX_TX_COUNT, makePlan, scaleShape } from '../../src/lab/generator/plan';
+import { DEFAULT_MAX_TX_COUNT, makePlan, scaleShape } from '../../../../src/lab/generator/plan';
 
 test('scale 1 is the default chain, address for address', () => {
   const { maxTxCount, addressesPerSize } = scaleShape(1);

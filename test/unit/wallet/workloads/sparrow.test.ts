@@ -5,7 +5,7 @@
  * only past it, or the one named) with fee targets up to 25; ElectrumPersonalServer neither batches
  * nor is asked server.features; any other server gets single calls.
  */
-import { sparrowCapability } from '../../src/wallet/workloads/sparrow';
+import { sparrowCapability } from '../../../../src/wallet/workloads/sparrow';
 
 const batching = { batches: true, maxFeeTarget: 50, features: true };
 const single = { batches: false, maxFeeTarget: 50, features: true };
