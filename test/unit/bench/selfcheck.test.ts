@@ -1,10 +1,9 @@
 /**
  * The generator's self-check counts only our own loop's busy time inside measured calls (a stall
- * between calls cannot touch a sequential measurement), and --ca adds to the trusted roots.
+ * between calls cannot touch a sequential measurement).
  */
-import tls from 'node:tls';
 import { SelfMonitor, selfCheckWarning } from '../../../src/bench/selfcheck';
-import { ElectrumClient, trustedCertificates } from '../../../src/electrum/client';
+import { ElectrumClient } from '../../../src/electrum/client';
 import { startMisbehavingServerProcess } from '../../support/misbehaving-server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,13 +68,4 @@ test('the warning names the lowest percentile our own time may have moved, and s
   expect(warningFor(5)).toMatch(/5 of 201 counted calls .*p99 and above/);
   expect(warningFor(40)).toMatch(/p90 and above/);
   expect(warningFor(150)).toMatch(/even the medians/);
-});
-
-test('--ca adds to the bundled root certificates instead of replacing them', () => {
-  const extra = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-  const trusted = trustedCertificates(extra)!;
-  expect(trusted).toHaveLength(tls.rootCertificates.length + 1);
-  expect(trusted).toContain(extra);
-  expect(trusted).toEqual(expect.arrayContaining([...tls.rootCertificates]));
-  expect(trustedCertificates(undefined)).toBeUndefined(); // Node's defaults
 });

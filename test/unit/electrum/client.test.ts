@@ -1,9 +1,11 @@
 /**
  * The client and pool against a deliberately misbehaving server: every fault must surface as the
- * right error category, promptly, without ever pairing an answer with the wrong call.
+ * right error category, promptly, without ever pairing an answer with the wrong call; and --ca
+ * adds to the trusted roots.
  */
 import net from 'node:net';
-import { ElectrumClient } from '../../../src/electrum/client';
+import tls from 'node:tls';
+import { ElectrumClient, trustedCertificates } from '../../../src/electrum/client';
 import { ConnectionSet } from '../../../src/transports/electrum-connections';
 import { ElectrumError } from '../../../src/electrum/errors';
 import { classify, PROFILES } from '../../../src/servers/profiles';
@@ -164,4 +166,13 @@ test('the pool never hands out a client whose call timed out', async () => {
   expect(pool.stats.created).toBe(2);
   expect(srv.connections).toBe(2);
   await pool.close();
+});
+
+test('--ca adds to the bundled root certificates instead of replacing them', () => {
+  const extra = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+  const trusted = trustedCertificates(extra)!;
+  expect(trusted).toHaveLength(tls.rootCertificates.length + 1);
+  expect(trusted).toContain(extra);
+  expect(trusted).toEqual(expect.arrayContaining([...tls.rootCertificates]));
+  expect(trustedCertificates(undefined)).toBeUndefined(); // Node's defaults
 });
