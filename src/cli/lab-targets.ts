@@ -2,6 +2,7 @@
  * The running lab's Electrum servers as bench targets, found through the lab's own status (never
  * guessed from default ports). Resolved here, in the CLI, so the bench itself never knows the lab.
  */
+import fs from 'node:fs';
 import { UserError } from '../core/user-error';
 import { isProfileName } from '../servers/profiles';
 import type { ServerTarget } from '../servers/targets';
@@ -62,4 +63,21 @@ export async function labSetups(onLab: Map<string, string>): Promise<Map<string,
     if (p) out.set(target, { polling: p.how, pollMs: p.pollMs });
   }
   return out;
+}
+
+/**
+ * The lab's dataset, for a command given no --dataset: only when every target is a server of the
+ * running lab (found by port), whose chain that dataset describes.
+ */
+export async function labDatasetFor(targets: ReadonlyArray<{ host: string; port: number }>): Promise<string> {
+  const { labStatus } = await import('../lab/lab');
+  const status = await labStatus();
+  const labPorts = new Set(
+    Object.values(status.electrum).flatMap((e) =>
+      e ? [e.port, e.tls?.port, e.rest ? Number(new URL(e.rest).port) : undefined].filter((p): p is number => p !== undefined) : [],
+    ),
+  );
+  for (const v of status.versions) if (v.running) labPorts.add(v.port);
+  if (targets.length > 0 && targets.every((t) => labPorts.has(t.port)) && fs.existsSync(status.datasetPath)) return status.datasetPath;
+  throw new UserError('--dataset FILE is required (only lab servers default to the lab dataset)');
 }

@@ -4,7 +4,6 @@
  * second into the results database; k6-style thresholds decide the exit code (99 when one fails).
  * Options are validated and completed here, before any connection is made.
  */
-import fs from 'node:fs';
 import yargs from 'yargs';
 import { runCli } from './run-cli';
 import { configFileParser } from './declared-options';
@@ -12,6 +11,7 @@ import { fileAboutToBeCreated } from '../core/created-file';
 import { claimInput, claimOutputFile } from '../core/output-path';
 import { claimDatabase } from '../store/ownership';
 import { readCa, resolveTargets } from './server-targets';
+import { labDatasetFor } from './lab-targets';
 import { transportOf } from '../transports/registry';
 import { resourceTargets, withResourceOptions } from './resource-targets';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
@@ -20,7 +20,7 @@ import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
 import { checkTurns } from './load-ab';
 import { LoadStore } from '../store/load-results';
-import { CHOOSABLE, executorFor } from '../engine/executors/registry';
+import { CHOOSABLE, executorFor, executorOptions } from '../engine/executors/registry';
 import { withWatchOptions } from './watch-options';
 import { formatThresholdResults, parseThreshold } from '../load/thresholds';
 import { isWalletMerge, mergeShards } from '../runs/merge';
@@ -93,25 +93,22 @@ export function loadArgs(argv: string[]) {
       .option('natural-wait', { type: 'string', default: '30m', describe: '--notify with no way to mine (not the lab, no --mine-via): how long to wait for each natural block' })
       .option('slo-notify', { type: 'string', describe: '--workload --find-max: the most held wallets told of a block within this, e.g. "p99<5s" (from --hold, × --step-factor a step)' })
       .option('max-hold', { type: 'number', default: 10_000, describe: '--slo-notify: hold at most this many wallets' })
-      .config('config', 'JSON file with any of these options', configFileParser(y)),
+      .config('config', 'JSON file with any of these options', configFileParser(y))
+      .group(['server', 'lab', 'host', 'port', 'tls', 'tls-insecure', 'ca', 'source-addresses'], 'Servers:')
+      .group([...executorOptions().map(([name]) => name), 'duration'], 'Load model (give one):')
+      .group(['dataset', 'mix', 'seed', 'connections', 'pipeline', 'timeout', 'max-line-bytes', 'samples'], 'Requests:')
+      .group(['threshold', 'ignore-unanswered'], 'Pass or fail:')
+      .group(['interleave', 'baseline', 'fail-on-regression'], 'A/B in turns:')
+      .group(['find-max', 'slo', 'max-error-rate', 'dwell', 'warmup', 'step-factor', 'max-rate', 'bisect-steps'], 'Find the max (--find-max):')
+      .group(['workload', 'wallets', 'hold', 'hold-concurrency', 'wallet-max-txs', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'slo-notify', 'max-hold'], 'Whole wallets (--workload):')
+      .group(['shard', 'start-at', 'coordinator', 'ready-timeout', 'cpu'], 'Shards and the generator:')
+      .group(['db', 'json', 'summary-export', 'progress', 'out', 'dashboard', 'dashboard-export', 'config'], 'Outputs:')
+      .group(['server-pid', 'server-pidfile', 'server-datadir', 'metrics', 'sample-every', 'resources'], "Servers' resources:"),
     argv,
   );
 }
 
 type Argv = Awaited<ReturnType<ReturnType<typeof loadArgs>['parseAsync']>>;
-
-async function datasetPath(a: Argv, targets: Array<{ host: string; port: number }>): Promise<string> {
-  if (a.dataset) return a.dataset;
-  const { labStatus } = await import('../lab/lab');
-  const status = await labStatus();
-  const labPorts = new Set(
-    Object.values(status.electrum).flatMap((e) =>
-      e ? [e.port, e.tls?.port, e.rest ? Number(new URL(e.rest).port) : undefined].filter((p): p is number => p !== undefined) : [],
-    ),
-  );
-  if (targets.every((t) => labPorts.has(t.port)) && fs.existsSync(status.datasetPath)) return status.datasetPath;
-  throw new UserError('--dataset FILE is required (only a lab server defaults to the lab dataset)');
-}
 
 /**
  * The plan with its servers, dataset (this shard's lines) and CA resolved, and its turns checked
@@ -123,7 +120,7 @@ async function loadRunOf(a: Argv, plan: LoadPlan, argv: string[]): Promise<LoadR
   if (rest && a['source-addresses'] !== undefined) throw new UserError(`--source-addresses spreads Electrum connections; ${rest.name} is Esplora's REST API (drop one of the two)`);
   checkTurns(plan, targets.map((t) => t.name));
   const caFile = a.ca ?? labCaFile;
-  const file = await datasetPath(a, targets);
+  const file = a.dataset ?? (await labDatasetFor(targets));
   claimInput(file, '--dataset');
   const dataset = readDataset(file);
   const lines = linesOfShard(dataset.lines, plan.shard);
