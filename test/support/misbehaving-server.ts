@@ -11,7 +11,7 @@
  *   test.error(code, msg) → a JSON-RPC error object
  * With `silent`, it accepts connections and never answers anything (not even server.version): a
  * server that hangs; with `hangAfterHandshake`, it negotiates and then never answers a scripthash
- * call or a headers subscription; with `answerFirst: N`, it answers the first N scripthash calls (as it otherwise would)
+ * call (with `hangHeaders`, nor a headers subscription: a wallet sync gets no answer at all); with `answerFirst: N`, it answers the first N scripthash calls (as it otherwise would)
  * and then never answers one again: a server that stopped answering mid-run; with
  * `answerConnections: N`, it answers them on the first N connections that ask one and on no later
  * one (a server that stops after N wallet syncs, however their calls interleave). With
@@ -44,6 +44,8 @@ export interface MisbehavingOptions {
   port?: number;
   silent?: boolean;
   hangAfterHandshake?: boolean;
+  /** Never answer blockchain.headers.subscribe (a wallet's first question). */
+  hangHeaders?: boolean;
   /** Answer this many scripthash calls (counted over every connection, a batch's each), then never answer another. */
   answerFirst?: number;
   /**
@@ -132,8 +134,8 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
             state.answered++;
             if (!socket.destroyed) handle(socket, msg);
           }, stallRemainingMs() + (opts.delayMs ?? 0));
-        } else if (opts.hangAfterHandshake && msg.method.startsWith('blockchain.headers.')) {
-          // A wallet's first question (the tip) goes as unanswered as its scripthash calls.
+        } else if (opts.hangHeaders && msg.method.startsWith('blockchain.headers.')) {
+          // Never answered: a wallet's first question (the tip) goes as unanswered as its scripthash calls.
         } else if (!msg.method.startsWith('blockchain.scripthash.') || !(opts.delayMs || opts.hangAfterHandshake)) {
           if (msg.method.startsWith('blockchain.scripthash.')) state.answered++;
           handle(socket, msg);

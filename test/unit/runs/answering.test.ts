@@ -167,7 +167,7 @@ test('load: a server that answered none of its requests is said first and in the
 });
 
 test('wallet bench: a server that answered none of its syncs is said first and in the JSON, and the run exits 3', async () => {
-  const s = await server({ hangAfterHandshake: true });
+  const s = await server({ hangAfterHandshake: true, hangHeaders: true });
   const file = path.join(tmp, 'w.jsonl');
   fs.writeFileSync(file, JSON.stringify(unusedWallet) + '\n');
   const wallets = readWallets(file);
