@@ -7,9 +7,7 @@
 import yargs from 'yargs';
 import { runCli } from './run-cli';
 import { configFileParser } from './declared-options';
-import { fileAboutToBeCreated } from '../core/created-file';
 import { claimInput, claimOutputFile } from '../core/output-path';
-import { claimDatabase } from '../store/ownership';
 import { readCa, resolveTargets } from './server-targets';
 import { labDatasetFor } from './lab-targets';
 import { transportOf } from '../transports/registry';
@@ -23,7 +21,7 @@ import { LoadStore } from '../store/load-results';
 import { CHOOSABLE, executorFor, executorOptions } from '../engine/executors/registry';
 import { withWatchOptions } from './watch-options';
 import { formatThresholdResults, parseThreshold } from '../load/thresholds';
-import { isWalletMerge, mergeShards } from '../runs/merge';
+import { isWalletMerge, mergeSession } from '../runs/merge';
 import { writeHlog } from '../load/hlog';
 import { linesOfShard } from '../core/shard';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
@@ -165,21 +163,13 @@ async function merge(argv: string[]): Promise<number> {
   const problems: string[] = [];
   for (const t of thresholds) collecting(problems)(() => parseThreshold(t));
   if (problems.length) throw new UserError(problems.join('; '));
-  for (const input of inputs) claimInput(input, 'shard database');
-  claimDatabase(a.db);
-  const created = fileAboutToBeCreated(a.db);
-  try {
-    const merged = mergeShards(inputs, a.db, { thresholds, onNote: (note) => process.stderr.write(`electrum-bench: note: ${note}\n`) });
-    const { runId, status } = merged;
-    const verdicts = isWalletMerge(merged) ? [] : merged.thresholds;
-    const run = isWalletMerge(merged) ? `wallet load run ${runId} of ${a.db} (${status}); report it with: npm run report -- --db ${a.db} --wallet-run ${runId}` : `load run ${runId} of ${a.db} (${merged.intervals} intervals, ${status}); report it with: npm run report -- --db ${a.db} --load-run ${runId}`;
-    process.stdout.write(`merged ${inputs.length} shards into ${run}\n`);
-    if (verdicts.length) process.stdout.write(`\n${formatThresholdResults(verdicts)}\n`);
-    return verdicts.some((t) => !t.pass) ? 99 : 0;
-  } catch (err) {
-    created?.remove();
-    throw err;
-  }
+  const { merged, code } = mergeSession(inputs, a.db, { thresholds, onNote: (note) => process.stderr.write(`electrum-bench: note: ${note}\n`) });
+  const { runId, status } = merged;
+  const verdicts = isWalletMerge(merged) ? [] : merged.thresholds;
+  const run = isWalletMerge(merged) ? `wallet load run ${runId} of ${a.db} (${status}); report it with: npm run report -- --db ${a.db} --wallet-run ${runId}` : `load run ${runId} of ${a.db} (${merged.intervals} intervals, ${status}); report it with: npm run report -- --db ${a.db} --load-run ${runId}`;
+  process.stdout.write(`merged ${inputs.length} shards into ${run}\n`);
+  if (verdicts.length) process.stdout.write(`\n${formatThresholdResults(verdicts)}\n`);
+  return code;
 }
 
 /** `load hlog --db FILE [--run ID] --out FILE.hlog [--method M]`: HdrHistogram interval log. */
