@@ -112,7 +112,7 @@ type Argv = Awaited<ReturnType<ReturnType<typeof loadArgs>['parseAsync']>>;
  * The plan with its servers, dataset (this shard's lines) and CA resolved, and its turns checked
  * against the servers: what the session runs. Files are read here, nothing is written.
  */
-async function loadRunOf(a: Argv, plan: LoadPlan, argv: string[]): Promise<LoadRun> {
+async function loadRunOf(a: Argv, plan: LoadPlan): Promise<LoadRun> {
   const { targets, labCaFile } = await resolveTargets(a);
   const rest = targets.find((t) => !transportOf(t).bindsSourceAddresses);
   if (rest && a['source-addresses'] !== undefined) throw new UserError(`--source-addresses spreads Electrum connections; ${rest.name} is Esplora's REST API (drop one of the two)`);
@@ -142,7 +142,6 @@ async function loadRunOf(a: Argv, plan: LoadPlan, argv: string[]): Promise<LoadR
     title: dashboardTitle(a, plan),
     log: (line) => process.stderr.write(line + '\n'),
   };
-  void argv;
 }
 
 /** `load merge A.sqlite B.sqlite … --db ALL.sqlite`: one run from the shards of a test. */
@@ -208,7 +207,7 @@ export async function main(argv: string[]): Promise<number> {
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);
   const plan = loadPlan(withPodAddress(a));
-  const { outcome, code } = await loadSession(await loadRunOf(a, plan, argv));
+  const { outcome, code } = await loadSession(await loadRunOf(a, plan));
   printLoad(outcome, { json: a.json, log: (line) => process.stderr.write(line + '\n') }).forEach((t) => process.stdout.write(t + '\n'));
   return code;
 }
