@@ -4,8 +4,9 @@
  * globalSetup writes it to a file because it runs in another context than the test files.
  */
 import fs from 'node:fs';
-import { LAB_SERVERS, labConfig, labPaths, type ElectrumServerName } from '../../src/lab/config';
+import { labConfig, labPaths } from '../../src/lab/config';
 import type { LabStatus } from '../../src/lab/lab';
+import { LAB_SERVER_NAMES, type LabServerName } from '../../src/lab/servers/registry';
 
 export interface LabEnv {
   rpcUrl: string; // http://127.0.0.1:PORT, the adapter in front of btcd
@@ -42,7 +43,7 @@ export function labEnvFile(): string {
 }
 
 export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}, clientsWithout: LabEnv['clientsWithout'] = {}): LabEnv {
-  const endpoint = (name: ElectrumServerName) => {
+  const endpoint = (name: LabServerName) => {
     const e = s.electrum[name];
     if (!e) throw new Error(`lab status has no ${name} endpoint`);
     return { host: e.host, port: e.port };
@@ -56,7 +57,7 @@ export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}, cli
     electrum: {
       electrumx: endpoint('electrumx'),
       electrs: endpoint('electrs'),
-      ...Object.fromEntries(LAB_SERVERS.filter((n) => (n === 'esplora' || n === 'fulcrum') && !(n in without)).map((n) => [n, endpoint(n)])),
+      ...Object.fromEntries(LAB_SERVER_NAMES.filter((n) => (n === 'esplora' || n === 'fulcrum') && !(n in without)).map((n) => [n, endpoint(n)])),
     },
     without,
     clientsWithout,
