@@ -71,7 +71,8 @@ async function labBuilds(a: { repeat: number; 'sample-every': number }, names: L
     pidFile: pidFile(paths, s.name),
     datadir: s.datadir(cfg.stateDir),
     logFile: logFile(paths, s.name),
-    ...(s.name === 'esplora' ? { observe: { verbosity: '3' } } : {}),
+    phases: s.index.phases,
+    ...(s.index.observe ? { observe: s.index.observe } : {}),
   }));
 
   return {

@@ -64,4 +64,11 @@ export const electrs: LabServer<'electrs', 'monitoring'> = {
   // blockchain.headers.subscribe in that window kills it (electrum.rs, headers_subscribe:
   // tip_height().unwrap() on an empty chain); the tip's header is refused, not fatal, until then.
   beforeTip: (ask, tip) => ask([{ method: 'blockchain.block.header', params: [tip] }]),
+  index: {
+    // bindex says when it opens its database and when it has indexed, not when it starts indexing.
+    phases: [
+      [/bindex::chain\] index:|bindex::db\] CF /, 'opening the index and indexing blocks'],
+      [/indexed \d+ blocks/, 'compaction and first sync'],
+    ],
+  },
 };

@@ -108,6 +108,12 @@ export const electrumx: LabServer<'electrumx', 'rpc' | 'tls'> = {
   },
   settingsAre: 'env var',
   polling: POLLING,
+  index: {
+    phases: [
+      [/catching up to daemon height/, 'indexing blocks'],
+      [/caught up to height/, 'flushing and opening listeners'],
+    ],
+  },
   // Every e-x release from 1.16 is on PyPI and installs in seconds into a venv of its own. They
   // run with the lab's settings, but plain TCP only.
   otherVersions: {

@@ -65,4 +65,16 @@ export const esplora: LabServer<'esplora', 'http' | 'monitoring'> = {
   settingsAre: '--flag',
   // Fixed in its source (src/bin/electrs.rs), not a setting.
   polling: { pollMs: 5000, how: 'every 5 s, fixed in its main loop (a SIGUSR1 wakes it early)' },
+  index: {
+    // With -vvv (debug), as `observe` starts it.
+    phases: [
+      [/opening DB/, 'opening the index'],
+      [/adding transactions from/, 'adding transactions'],
+      [/starting full compaction/, 'compaction'],
+      [/indexing history from/, 'indexing history'],
+      [/flushing to disk/, 'flushing'],
+      [/updating synced tip/, 'finishing'],
+    ],
+    observe: { verbosity: '3' },
+  },
 };

@@ -58,4 +58,10 @@ export const fulcrum: LabServer<'fulcrum', 'tls' | 'admin' | 'stats'> = {
   },
   settingsAre: 'config key',
   polling: { pollMs: 500, how: 'polltime = 0.5 s (the lab\'s; its default is 2 s)' },
+  index: {
+    phases: [
+      [/downloading new blocks/, 'downloading and indexing blocks'],
+      [/Processed \d+ new blocks/, 'merkle cache and listeners'],
+    ],
+  },
 };

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { Credentials } from '../adapter/credentials';
 import type { LabConfig, LabPaths, ServerSettings } from '../config';
+import type { PhaseRules } from '../../indexing/phases';
 import type { ProfileName } from '../../servers/profiles';
 
 /** What a server is started from: the lab's settings and files, the node's credentials, its own ports on this lab. */
@@ -77,6 +78,8 @@ export interface LabServer<Name extends string = string, Slot extends string = s
   readonly polling: Polling;
   /** Asked before its tip while it starts, for a server that must not be asked its tip too early. */
   beforeTip?(ask: ElectrumAsk, tip: number): Promise<unknown>;
+  /** index-bench: the log lines that start each phase of an index build, and settings that make them show. */
+  readonly index: { phases: PhaseRules; observe?: ServerSettings };
   readonly otherVersions?: OtherVersions;
 }
 
