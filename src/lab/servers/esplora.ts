@@ -30,7 +30,7 @@ export const esplora: LabServer<'esplora', 'http' | 'monitoring'> = {
   ports: { electrum: 8, http: 9, monitoring: 10 },
   rest: { port: 'http', profile: 'esplora-rest' },
   metrics: 'monitoring',
-  install: { target: 'esplora', path: (home) => path.join(builtAt(home, 'esplora', COMMIT), 'bin', 'electrs') },
+  install: { target: 'esplora', path: (home) => path.join(builtAt(home, 'esplora', COMMIT), 'bin', 'electrs'), fromSource: true },
   datadir,
   start({ cfg, creds, ports }, settings) {
     const dir = datadir(cfg.stateDir);

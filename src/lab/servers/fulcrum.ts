@@ -27,7 +27,7 @@ export const fulcrum: LabServer<'fulcrum', 'tls' | 'admin' | 'stats'> = {
   version: COMMIT,
   ports: { electrum: 11, tls: 12, admin: 13, stats: 14 },
   tls: 'tls',
-  install: { target: 'fulcrum', path: (home) => path.join(builtAt(home, 'fulcrum', COMMIT), 'bin', 'Fulcrum') },
+  install: { target: 'fulcrum', path: (home) => path.join(builtAt(home, 'fulcrum', COMMIT), 'bin', 'Fulcrum'), fromSource: true },
   datadir,
   start({ cfg, paths, ports }, settings) {
     const dir = datadir(cfg.stateDir);

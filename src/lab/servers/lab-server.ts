@@ -67,8 +67,12 @@ export interface LabServer<Name extends string = string, Slot extends string = s
   readonly rest?: { port: Slot; profile: ProfileName };
   /** Its port that exports Prometheus metrics: scraped by the lab's Prometheus, sampled with `--lab`. */
   readonly metrics?: Slot;
-  /** scripts/install-lab.sh's target for it, and where that caches its install under the lab's home. */
-  readonly install: { target: string; path(home: string): string };
+  /**
+   * scripts/install-lab.sh's target for it, and where that caches its install under the lab's home.
+   * `fromSource`: built from a git repository or source archive, which a machine may not reach; the
+   * test tier then goes without it and reports its tests skipped.
+   */
+  readonly install: { target: string; path(home: string): string; fromSource?: true };
   /** Its index, under the lab's state dir: wiped at every start, so every start is a fresh index. */
   datadir(stateDir: string): string;
   /** Wipes its datadir, writes the files it reads, and says what to run: the lab's settings, overridden by `settings`. */
