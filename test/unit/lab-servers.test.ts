@@ -18,14 +18,16 @@ test('every port of the lab is its own, below the ports of servers in other vers
 });
 
 // docs/lab.md lists these and users have them in their scripts: a server added takes free offsets.
+const DOCUMENTED_PORTS: Record<string, Record<string, number>> = {
+  electrumx: { electrum: 3, rpc: 4, tls: 7 },
+  electrs: { electrum: 5, monitoring: 6 },
+  esplora: { electrum: 8, http: 9, monitoring: 10 },
+  fulcrum: { electrum: 11, tls: 12, admin: 13, stats: 14 },
+};
+
 test('the servers keep the ports docs/lab.md gives them', () => {
-  const ports = Object.fromEntries(LAB_SERVERS.map((s) => [s.name, s.ports]));
-  expect(ports).toEqual({
-    electrumx: { electrum: 3, rpc: 4, tls: 7 },
-    electrs: { electrum: 5, monitoring: 6 },
-    esplora: { electrum: 8, http: 9, monitoring: 10 },
-    fulcrum: { electrum: 11, tls: 12, admin: 13, stats: 14 },
-  });
+  const ports = Object.fromEntries(SERVERS.filter((s) => s.name in DOCUMENTED_PORTS).map((s) => [s.name, s.ports]));
+  expect(ports).toEqual(DOCUMENTED_PORTS);
 });
 
 test('each server is measured as a known profile, and its TLS, REST and metrics ports are among its own', () => {
