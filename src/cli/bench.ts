@@ -193,18 +193,18 @@ async function sweepOf(a: Argv, opts: BenchOptions): Promise<Sweep | null> {
   if (a.param === undefined) return null;
   const { name, values } = parseParamSweep(a.param);
   if (opts.servers.length !== 1) throw new UserError('--param sweeps a setting of one lab server: measure exactly one, e.g. --server fulcrum (with the lab up)');
-  const { LAB_SERVERS } = await import('../lab/config');
+  const { isLabServerName } = await import('../lab/servers/registry');
   const { labRestartServer } = await import('../lab/lab');
   const target = opts.servers[0];
   const server = (await labServersAmong([target])).servers.get(target.name);
-  if (!server || !(LAB_SERVERS as readonly string[]).includes(server)) {
+  if (!server || !isLabServerName(server)) {
     throw new UserError(`--param restarts a lab server with each value, and ${target.name} (${targetUrl(target)}) is not one the lab started; measure a lab server, e.g. --server fulcrum with the lab up`);
   }
   return {
     server,
     name,
     values,
-    restart: (settings: Record<string, string>) => labRestartServer(server as never, { settings }),
+    restart: (settings: Record<string, string>) => labRestartServer(server, { settings }),
   };
 }
 
