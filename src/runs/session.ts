@@ -70,6 +70,20 @@ export class RunSession {
     return new RunSession(options, await openOutputs(options.watch, options.title));
   }
 
+  /**
+   * A run from its claims to its exit code: `measure` gets the session (outputs claimed) and
+   * returns the run's outcome, which the session finishes; closed whatever happens.
+   */
+  static async run<D>(options: SessionOptions, measure: (session: RunSession) => Promise<RunOutcome<D>>): Promise<{ outcome: RunOutcome<D>; code: number }> {
+    const session = await RunSession.claim(options);
+    try {
+      const outcome = await measure(session);
+      return { outcome, code: await session.finish(outcome) };
+    } finally {
+      await session.close();
+    }
+  }
+
   /** The results database (`file`, or the session's --db), opened for the run; created if new. */
   openStore(file = this.options.db): ResultsStore {
     if (file === null) throw new Error('this part of the test writes no database');
