@@ -109,6 +109,15 @@ export class RunSession {
     return made;
   }
 
+  /**
+   * The run is finished in the database: it is closed now (its WAL checkpointed), so that the
+   * file is whole for what comes next (a shard's database sent to the coordinator).
+   */
+  closeStore(): void {
+    this.results?.close();
+    this.results = undefined;
+  }
+
   /** Nothing worth keeping was stored (stopped before the first unit): the database this command created goes. */
   discard(): void {
     this.results?.close();

@@ -248,6 +248,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
     thresholds,
     findMax: search ? searches : undefined,
   });
+  session.closeStore();
   if (failure) throw failure;
   const answering = summaries.map((s) => answeringOf(s.server, s.outcomes, { unit: 'request', timeoutMs: plan.timeoutMs, stoppedAnswering: s.stoppedAnswering }));
   const detail: LoadDetail = { part: 'run', summaries, searches, ab, failOnPct: plan.failOnRegressionPct, costs, aborted: runner.aborted };

@@ -230,6 +230,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     throw err;
   } finally {
     store.finishRun(runId, status, { servers: done.summaries, setups: Object.fromEntries(run.setups), findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined });
+    session.closeStore();
   }
   // What the database or an output refused on the way fails the command, the run kept.
   if (done.failure) throw done.failure;
