@@ -1,5 +1,6 @@
 /**
- * A server that answered nothing, or stopped answering, is said so in every run kind: first in the
+ * A server that answered nothing, or stopped answering, is said so in every run kind (bench, load,
+ * wallet bench, wallet load): first in the
  * printed summary, in the JSON, in the report, and (answered nothing) by exit code 3 unless
  * --ignore-unanswered. Against a local server that negotiates and then never answers a scripthash
  * call, and one that answers its first few and then nothing (test/support/misbehaving-server.ts).
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { BenchMeasure, benchSession, type BenchRun } from '../../../src/runs/kinds/bench';
 import { loadSession, type LoadRun } from '../../../src/runs/kinds/load';
 import { walletBenchSession } from '../../../src/runs/kinds/wallet-bench';
+import { walletLoadSession } from '../../../src/runs/kinds/wallet-load';
 import { exitCodeOf, EXIT_UNANSWERED } from '../../../src/runs/exit-code';
 import { releaseClaims } from '../../../src/core/output-path';
 import { releaseSignalHandlers } from '../../../src/runs/signals';
@@ -20,7 +22,7 @@ import { loadModel } from '../../../src/report/load';
 import { serversTable } from '../../../src/report/tables';
 import { printBench } from '../../../src/cli/print-bench';
 import { printLoad } from '../../../src/cli/print-load';
-import { printWalletBench } from '../../../src/cli/print-wallet';
+import { printWalletBench, printWalletLoad } from '../../../src/cli/print-wallet';
 import { workloadNamed } from '../../../src/wallet/workloads';
 import { startMisbehavingServer, type Misbehaving, type MisbehavingOptions } from '../../support/misbehaving-server';
 import { writeSyntheticDataset } from '../../support/synthetic-lines';
@@ -184,4 +186,38 @@ test('wallet bench: a server that answered none of its syncs is said first and i
   expect(outcome.answering).toEqual([{ server: 'a', answered: 0, of: 2, silence: 'every wallet sync timed out after 0.3 s', stoppedAnswering: null }]);
   expect(outcome.json.answering).toEqual(outcome.answering);
   expect(printWalletBench(outcome, { json: false }).split('\n')[1]).toBe('a: answered 0 of 2: every wallet sync timed out after 0.3 s');
+});
+
+test('wallet load: a server that answered none of the syncs filling its hold is said first and in the JSON, and the run exits 3', async () => {
+  const s = await server({ hangAfterHandshake: true, hangHeaders: true });
+  const file = path.join(tmp, 'w.jsonl');
+  fs.writeFileSync(file, JSON.stringify(unusedWallet) + '\n');
+  const wallets = readWallets(file);
+  const { outcome, code } = await walletLoadSession({
+    plan: { workload: workloadNamed('electrum'), hold: 2, notify: false, notifyWaitMs: 1000, naturalWaitMs: 1000, watch: { outputs: [], dashboard: undefined } },
+    servers: [localTarget(s.port, 'a')],
+    wallets,
+    chosen: wallets.wallets,
+    holdConcurrency: 2,
+    blocks: 1,
+    payWallets: 0,
+    tlsInsecure: false,
+    timeoutMs: 300,
+    maxLineBytes: 1 << 20,
+    db: path.join(tmp, 'r.sqlite'),
+    ignoreUnanswered: false,
+    testOptions: {},
+    title: 'wallet load',
+    setups: new Map(),
+    blockMaker: () => Promise.reject(new Error('no blocks in this test')),
+    notes: [],
+    log: () => undefined,
+  });
+  expect(code).toBe(EXIT_UNANSWERED);
+  // The hold tries again until it holds or the run ends: as many syncs as it tried, none answered.
+  const [a] = outcome.answering;
+  expect(a).toEqual({ server: 'a', answered: 0, of: a.of, silence: 'every wallet sync timed out after 0.3 s', stoppedAnswering: null });
+  expect(a.of).toBeGreaterThanOrEqual(2);
+  expect(outcome.json.answering).toEqual(outcome.answering);
+  expect(printWalletLoad(outcome, { json: false }).split('\n')[1]).toBe(`a: wallet syncs answered 0 of ${a.of}: every wallet sync timed out after 0.3 s`);
 });
