@@ -592,6 +592,8 @@ export class ElectrumClient extends EventEmitter {
     this.pending.clear();
     for (const [, p] of failing) p.failed(reason);
     this.socket?.destroy();
+    // A closed client may be kept a while (a retired connection, for its late replies): its unfinished line is not.
+    this.decoder.clear();
     this.emit('close', reason);
   }
 }
