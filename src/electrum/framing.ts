@@ -5,6 +5,8 @@
  * it held of it. A chunk is only borrowed: what the decoder keeps of it is copied, so the caller
  * may read the next chunk into the same buffer.
  */
+import { HeldBytes } from '../core/held-bytes';
+
 export class LineTooLongError extends Error {
   constructor(readonly limit: number) {
     super(`response line exceeds ${limit} bytes`);
@@ -13,27 +15,13 @@ export class LineTooLongError extends Error {
 
 const NO_TEXT = { text: '', ascii: true };
 
-/**
- * An unfinished line longer than a socket read is held in blocks of that size (so a connection
- * that stops in the middle of a long line holds no more than it did in the read's own buffer).
- */
-const BLOCK_BYTES = 64 * 1024;
-
-/**
- * Blocks of long lines that ended or were refused, for the next long line of any decoder. Without
- * them a refused line's bytes stay garbage until the next full collection while the next line
- * fills new memory: a server answering every call with an oversized line took us to twice the cap.
- * Each decoder gives back no more than fills the list to its cap.
- */
-const freeBlocks: Buffer[] = [];
-
 export class LineDecoder {
-  /** The unfinished line, in order: while short, copies of the pieces it came in; then blocks, each full but the last. */
-  private parts: Buffer[] = [];
-  private inBlocks = false;
-  private pendingBytes = 0;
+  /** The unfinished line. */
+  private readonly held: HeldBytes;
 
-  constructor(private readonly maxLineBytes: number) {}
+  constructor(private readonly maxLineBytes: number) {
+    this.held = new HeldBytes(maxLineBytes);
+  }
 
   /** Returns every complete line in arrival order (without the newline), as raw bytes. */
   push(chunk: Buffer): Buffer[] {
@@ -43,10 +31,10 @@ export class LineDecoder {
       const nl = chunk.indexOf(0x0a, start);
       if (nl < 0) break;
       const piece = chunk.subarray(start, nl);
-      if (this.pendingBytes + piece.length > this.maxLineBytes) this.refuse();
-      if (this.pendingBytes > 0) {
-        lines.push(this.joinedWith(piece));
-        this.clear();
+      if (this.held.bytes + piece.length > this.maxLineBytes) this.refuse();
+      if (this.held.bytes > 0) {
+        lines.push(this.held.joinedWith(piece));
+        this.held.clear();
       } else {
         lines.push(piece);
       }
@@ -70,10 +58,10 @@ export class LineDecoder {
       return NO_TEXT;
     }
     let complete = chunk.subarray(0, last + 1);
-    if (this.pendingBytes > 0) {
-      if (this.pendingBytes + chunk.indexOf(0x0a) > this.maxLineBytes) this.refuse();
-      complete = this.joinedWith(complete);
-      this.clear();
+    if (this.held.bytes > 0) {
+      if (this.held.bytes + chunk.indexOf(0x0a) > this.maxLineBytes) this.refuse();
+      complete = this.held.joinedWith(complete);
+      this.held.clear();
     }
     if (last + 1 < chunk.length) this.hold(chunk.subarray(last + 1));
     const text = complete.toString('utf8');
@@ -82,59 +70,22 @@ export class LineDecoder {
 
   /** Forgets the unfinished line, if any. */
   clear(): void {
-    if (this.inBlocks) {
-      for (const block of this.parts) if (freeBlocks.length * BLOCK_BYTES < this.maxLineBytes) freeBlocks.push(block);
-    }
-    this.parts = [];
-    this.inBlocks = false;
-    this.pendingBytes = 0;
+    this.held.clear();
   }
 
   /** Bytes of an unfinished line held right now. */
   get buffered(): number {
-    return this.pendingBytes;
-  }
-
-  /** The unfinished line followed by `more`, copied into one new buffer. */
-  private joinedWith(more: Buffer): Buffer {
-    const parts = [...this.parts, more];
-    if (this.inBlocks) {
-      const last = this.parts.length - 1;
-      parts[last] = parts[last].subarray(0, this.pendingBytes - last * BLOCK_BYTES);
-    }
-    return Buffer.concat(parts, this.pendingBytes + more.length);
+    return this.held.bytes;
   }
 
   private hold(piece: Buffer): void {
-    if (this.pendingBytes + piece.length > this.maxLineBytes) this.refuse();
-    if (!this.inBlocks && this.pendingBytes + piece.length > BLOCK_BYTES) {
-      const short = this.parts;
-      this.parts = [];
-      this.pendingBytes = 0;
-      this.inBlocks = true;
-      for (const part of short) this.fill(part);
-    }
-    if (this.inBlocks) this.fill(piece);
-    else {
-      this.parts.push(Buffer.from(piece));
-      this.pendingBytes += piece.length;
-    }
-  }
-
-  /** Copies `piece` after the line's bytes, taking a block whenever the last is full. */
-  private fill(piece: Buffer): void {
-    for (let from = 0; from < piece.length; ) {
-      const at = this.pendingBytes % BLOCK_BYTES;
-      if (at === 0) this.parts.push(freeBlocks.pop() ?? Buffer.allocUnsafeSlow(BLOCK_BYTES));
-      const copied = piece.copy(this.parts[this.parts.length - 1], at, from);
-      from += copied;
-      this.pendingBytes += copied;
-    }
+    if (this.held.bytes + piece.length > this.maxLineBytes) this.refuse();
+    this.held.append(piece);
   }
 
   /** A refused line's bytes are let go of at once, not when its decoder is. */
   private refuse(): never {
-    this.clear();
+    this.held.clear();
     throw new LineTooLongError(this.maxLineBytes);
   }
 }
