@@ -6,14 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
-import { spawn } from 'node:child_process';
-import Database from 'better-sqlite3';
 import { ElectrumClient, DEFAULT_MAX_LINE_BYTES } from '../../src/electrum/client';
 import { ConnectionSet } from '../../src/transports/electrum-connections';
 import { ElectrumError } from '../../src/electrum/errors';
 import { classify, PROFILES } from '../../src/servers/profiles';
 import { startMisbehavingServer, Misbehaving } from '../support/misbehaving-server';
 import { writeSyntheticDataset } from '../support/synthetic-lines';
+import { benchInItsOwnProcess, outcomesIn } from '../support/bench-process';
 
 let srv: Misbehaving;
 const clients: ElectrumClient[] = [];
@@ -123,9 +122,7 @@ test("a server answering every call with a 100 MB line keeps the bench's peak RS
     const argv = ['--no-progress', '--server', `generic@127.0.0.1:${big.port}`, '--dataset', dataset, '--passes', '2', '--db', db];
     const ended = await benchInItsOwnProcess(argv);
     expect(ended.code).toBe(0);
-    const c = new Database(db, { readonly: true });
-    const samples = c.prepare('SELECT status, error FROM samples').all() as Array<{ status: string; error: string }>;
-    c.close();
+    const samples = outcomesIn(db);
     expect(samples).toHaveLength(2 * 3);
     for (const s of samples) {
       expect(s.status).toBe('protocol');
@@ -137,19 +134,6 @@ test("a server answering every call with a 100 MB line keeps the bench's peak RS
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 });
-
-/** The bench command run in a process of its own (its peak memory is then the bench's alone): its exit code and peak RSS. */
-async function benchInItsOwnProcess(argv: string[]): Promise<{ code: number; maxRssBytes: number }> {
-  const src = path.resolve(__dirname, '..', '..', 'src', 'cli');
-  const code = `require(${JSON.stringify(path.join(src, 'run-cli'))})
-    .runCommand(require(${JSON.stringify(path.join(src, 'bench'))}).main, ${JSON.stringify(argv)})
-    .then((code) => { console.log(JSON.stringify({ code, maxRssBytes: process.resourceUsage().maxRSS * 1024 })); process.exit(); });`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  await new Promise((resolve) => child.once('exit', resolve));
-  return JSON.parse(out.trim().split('\n').pop()!);
-}
 
 test('a disconnect in the middle of a reply fails the call as a disconnect', async () => {
   const c = await connect();
