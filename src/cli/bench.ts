@@ -58,7 +58,7 @@ export function benchArgs(argv: string[]) {
       .option('limit', { type: 'number', describe: 'only the first N dataset lines' })
       .option('concurrency', { type: 'number', default: 1, describe: 'requests in flight per server (1 = sequential)' })
       .option('timeout', { type: 'number', default: 30, describe: 'seconds before a call counts as a timeout' })
-      .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted' })
+      .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted (over REST: response body)' })
       .option('db', { type: 'string', default: 'results/bench.sqlite', describe: 'results database (SQLite)' })
       .option('verify', { type: 'boolean', default: false, describe: "compare every answer with the dataset's expected values" })
       .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })

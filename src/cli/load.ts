@@ -51,7 +51,7 @@ export function loadArgs(argv: string[]) {
       .option('connections', { type: 'number', describe: 'sockets per server (default 8; --vus: one per client)' })
       .option('pipeline', { type: 'number', default: 16, describe: 'open model: requests in flight per socket; beyond, requests are dropped' })
       .option('timeout', { type: 'number', default: 10, describe: 'seconds before a request counts as a timeout' })
-      .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted' })
+      .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted (over REST: response body)' })
       .option('db', { type: 'string', default: 'results/load.sqlite', describe: 'results database (SQLite)' })
       .option('threshold', { type: 'string', array: true, describe: 'k6-style pass/fail criterion, e.g. "latency:p(99)<250" (repeatable)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
