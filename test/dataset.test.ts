@@ -17,6 +17,7 @@ import { NodeRpc } from '../src/node/rpc';
 import { normaliseResult } from '../src/node/transport';
 import { parseDatasetLine, DatasetLine } from '../src/dataset/line';
 import { buildOptions } from '../src/dataset/options';
+import { releaseClaims } from '../src/core/output-path';
 import { buildDataset, BuildInterrupted } from '../src/dataset/build';
 import { BuildEvents } from '../src/dataset/events';
 import { scanBlocks } from '../src/dataset/scan';
@@ -39,6 +40,8 @@ let tmp: string;
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-dataset-'));
 });
+// Each build here stands for a command of its own: what it claimed is released when it ends.
+afterEach(() => releaseClaims());
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** The CLI as a child process; asynchronous, so servers living in this process keep answering. */
@@ -181,6 +184,8 @@ describe('dataset build over the lab range (ElectrumX)', () => {
     const journal = fs.readFileSync(`${resumed}.checkpoint`, 'utf8').trim().split('\n');
     const scannedThrough = JSON.parse(journal[journal.length - 1]).through as number;
     expect(scannedThrough).toBeLessThan(env.tip);
+    // The interrupted build's command ended here: what it claimed is free for the one that resumes.
+    releaseClaims();
 
     const notes: string[] = [];
     const again = new BuildEvents();

@@ -12,6 +12,7 @@ import { NodeRpc } from '../src/node/rpc';
 import { parseDatasetLine } from '../src/dataset/line';
 import { ChainClient, diffTruths, historyDigest, readManifest, utxoKey, walkChain } from '../src/lab/generator';
 import type { LabManifest, ManifestAddress, ScriptTruth } from '../src/lab/generator';
+import { LAB_SERVER_NAMES, labServer } from '../src/lab/servers/registry';
 
 const env = labEnv();
 const manifest: LabManifest = readManifest(env.manifestPath);
@@ -84,10 +85,10 @@ describe('lab dataset against the node', () => {
 });
 
 /** Each lab server over the Electrum protocol, and Esplora over its REST API too. */
-const SERVERS = ['electrumx', 'electrs', 'esplora', 'fulcrum', 'esplora-rest'] as const;
+const SERVERS = [...LAB_SERVER_NAMES, 'esplora-rest'] as const;
 
 for (const server of SERVERS) {
-  const built = server === 'electrumx' || server === 'electrs' ? null : server === 'fulcrum' ? 'fulcrum' : 'esplora';
+  const built = server === 'esplora-rest' ? 'esplora' : labServer(server).install.fromSource ? server : null;
   (built ? (t: string, f: () => void) => describeBuilt(built, t, f) : describe)(`${server} answers what the manifest expects`, () => groundTruth(server));
 }
 

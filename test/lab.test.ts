@@ -4,6 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { labConfig, labPaths } from '../src/lab/config';
 import { labStatus } from '../src/lab/lab';
+import { electrsConfFile, electrs } from '../src/lab/servers/electrs';
+import { electrumx } from '../src/lab/servers/electrumx';
+import { portsOf } from '../src/lab/servers/lab-server';
 import { NodeRpc } from '../src/node/rpc';
 import { labEnv } from './lab/env';
 
@@ -40,7 +43,7 @@ test('`npm run lab -- status --json` prints the same status and exits 0', () => 
 
 test('credentials files are private (0600) and hold user:password', () => {
   const paths = labPaths(labConfig());
-  for (const f of [paths.cookieFile, paths.electrsConf]) {
+  for (const f of [paths.cookieFile, electrsConfFile(labConfig().stateDir)]) {
     expect(fs.statSync(f).mode & 0o777).toBe(0o600);
   }
   expect(fs.readFileSync(paths.cookieFile, 'utf8')).toMatch(/^[^:\s]+:[0-9a-f]{48}$/);
@@ -56,7 +59,7 @@ test('every lab port is bound to 127.0.0.1 only', () => {
     .map((l) => l.trim().split(/\s+/))
     .filter((f) => f[3] === '0A')
     .map((f) => f[1]);
-  for (const port of [cfg.ports.btcdRpc, cfg.ports.adapter, cfg.ports.electrumx, cfg.ports.electrs]) {
+  for (const port of [cfg.ports.btcdRpc, cfg.ports.adapter, portsOf(cfg, electrumx).electrum, portsOf(cfg, electrs).electrum]) {
     const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
     const binds = listening.filter((a) => a.endsWith(':' + hexPort));
     expect(binds).toEqual(['0100007F:' + hexPort]);

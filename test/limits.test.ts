@@ -19,7 +19,8 @@ import { EsploraRestClient } from '../src/esplora/rest-client';
 import { METHOD_RPC } from '../src/core/methods';
 import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { labConfig, labPaths } from '../src/lab/config';
+import { labConfig } from '../src/lab/config';
+import { fulcrumConfFile } from '../src/lab/servers/fulcrum';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -159,6 +160,6 @@ describeBuilt('fulcrum', 'a bench --param sweep', () => {
     expect(runs.map((x) => JSON.parse(x.config_json).serverSettings)).toEqual([{ max_history: '1000' }, { max_history: '125000' }]);
     expect(runs[0].refused).toBeGreaterThan(0);
     expect(runs[1].refused).toBe(0);
-    expect(fs.readFileSync(path.join(labPaths(labConfig()).fulcrumConf), 'utf8')).not.toMatch(/max_history/);
+    expect(fs.readFileSync(fulcrumConfFile(labConfig().stateDir), 'utf8')).not.toMatch(/max_history/);
   });
 });

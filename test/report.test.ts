@@ -179,7 +179,13 @@ test('errors are drawn as their own mark, not dropped', () => {
 });
 
 test('compare prints a delta table; user errors exit 2 with one line', () => {
-  const cmp = cli('report.ts', ['compare', '--db', db, '--db', db, '--out', tmp]);
+  // A copy of the run's database is another database with the same run in it; the database itself twice is refused.
+  const copy = path.join(tmp, 'copy.sqlite');
+  fs.copyFileSync(db, copy);
+  const itself = cli('report.ts', ['compare', '--db', db, '--db', db]);
+  expect(itself.status).toBe(2);
+  expect(itself.stderr.trim().split('\n')).toEqual([expect.stringMatching(/are one database/)]);
+  const cmp = cli('report.ts', ['compare', '--db', db, '--db', copy, '--out', tmp]);
   expect(cmp.status).toBe(0);
   // The run behind it counted one pass (--passes 2, one of them warm-up): too few to tell a change
   // from the machine's drift, and the table says so instead of a verdict.

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { labEnv } from './lab/env';
 import { labStatus, labUp } from '../src/lab/lab';
-import { parseLabVersion, type LabVersion } from '../src/lab/config';
+import { parseLabVersion, type LabVersion } from '../src/lab/versions';
 
 const ROOT = path.resolve(__dirname, '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');

@@ -36,12 +36,13 @@ function cli(script: string, args: string[]): { code: number | null; stdout: str
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-function benchWorkload(workload: string): { rows: Row[]; db: Database.Database } {
+/** `code`: 3 when a server answered none of the workload's syncs (the run is written all the same). */
+function benchWorkload(workload: string, code = 0): { rows: Row[]; answering: Array<{ server: string; silence: string | null }>; db: Database.Database } {
   const file = path.join(tmp, `${workload}.sqlite`);
   const r = cli('bench.ts', ['--lab', '--workload', workload, '--wallets', env.walletsPath, '--verify', '--passes', '2', '--warmup', '1', '--json', '--no-progress', '--db', file]);
-  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: r.stderr });
-  const out = JSON.parse(r.stdout) as { rows: Row[] };
-  return { rows: out.rows, db: new Database(file, { readonly: true }) };
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code, stderr: r.stderr });
+  const out = JSON.parse(r.stdout) as { rows: Row[]; answering: Array<{ server: string; silence: string | null }> };
+  return { rows: out.rows, answering: out.answering, db: new Database(file, { readonly: true }) };
 }
 
 const labServers = () => Object.keys(env.electrum);
@@ -86,8 +87,8 @@ test('electrum: every lab wallet syncs on every lab server with 0 mismatches, as
   db.close();
 });
 
-test('sparrow: its opening calls, batches of at most 100; on Esplora, which closes the connection on server.features, every sync fails as Sparrow 2.5.4 does', () => {
-  const { rows, db } = benchWorkload('sparrow');
+test('sparrow: its opening calls, batches of at most 100; on Esplora, which closes the connection on server.features, every sync fails as Sparrow 2.5.4 does, and the run says Esplora answered none (exit 3)', () => {
+  const { rows, answering, db } = benchWorkload('sparrow', labServers().includes('esplora') ? 3 : 0);
   for (const server of labServers()) {
     const software = (db.prepare('SELECT software FROM run_servers WHERE name = ?').get(server) as { software: string }).software;
     const row = rows.find((r) => r.server === server)!;
@@ -95,6 +96,7 @@ test('sparrow: its opening calls, batches of at most 100; on Esplora, which clos
       // Sparrow's transport stops reading at the close: its next call fails, and the connection with it.
       expect(row).toEqual({ ...row, syncs: 2 * wallets.length, failed: 2 * wallets.length });
       expect(row.firstFailure).toMatch(/^headers: .* closed the connection$/);
+      expect(answering.find((a) => a.server === server)?.silence).toBe('every wallet sync lost its connection before an answer');
       for (const s of perSync(db, server)) expect([...s.by.keys()].sort()).toEqual(['blockchain.headers.subscribe', 'server.features', 'server.version']);
       continue;
     }

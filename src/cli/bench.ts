@@ -13,7 +13,7 @@ import { CALL_ORDERS, isCallOrder } from '../bench/order';
 import { METHOD_NAMES, isMethodName, MethodName } from '../bench/methods';
 import { attachProgress } from '../bench/progress';
 import { readCa, resolveTargets } from './server-targets';
-import { labServersAmong } from './lab-targets';
+import { labDatasetFor, labServersAmong } from './lab-targets';
 import { targetUrl } from '../servers/targets';
 import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
@@ -42,7 +42,7 @@ export function benchArgs(argv: string[]) {
       .option('tls-insecure', { type: 'boolean', default: false, describe: 'accept any TLS certificate (self-signed servers)' })
       .option('ca', { type: 'string', describe: 'PEM file of extra CA certificates to trust' })
       .option('lab', { type: 'boolean', default: false, describe: "measure every Electrum server of the running lab" })
-      .option('dataset', { type: 'string', describe: 'JSONL dataset of addresses' })
+      .option('dataset', { type: 'string', describe: "JSONL dataset of addresses (default with lab servers: the lab's dataset)" })
       .option('methods', { type: 'string', default: METHOD_NAMES.join(','), describe: 'comma-separated: balance,history,utxos' })
       .option('passes', { type: 'number', default: 10, describe: 'passes over the dataset, warm-up included' })
       .option('warmup', { type: 'number', default: 1, describe: 'leading passes stored but excluded from statistics' })
@@ -58,7 +58,7 @@ export function benchArgs(argv: string[]) {
       .option('limit', { type: 'number', describe: 'only the first N dataset lines' })
       .option('concurrency', { type: 'number', default: 1, describe: 'requests in flight per server (1 = sequential)' })
       .option('timeout', { type: 'number', default: 30, describe: 'seconds before a call counts as a timeout' })
-      .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted' })
+      .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted (over REST: response body)' })
       .option('db', { type: 'string', default: 'results/bench.sqlite', describe: 'results database (SQLite)' })
       .option('verify', { type: 'boolean', default: false, describe: "compare every answer with the dataset's expected values" })
       .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
@@ -68,7 +68,15 @@ export function benchArgs(argv: string[]) {
       .option('param', { type: 'string', describe: 'sweep a setting of the one lab server measured: NAME=v1,v2 (one run per value)' })
       .option('workload', { type: 'string', describe: `sync whole wallets as a wallet does: ${WORKLOAD_NAMES.join(', ')} (with --wallets)` })
       .option('wallets', { type: 'string', describe: 'wallets JSONL file for --workload (e.g. datasets/regtest-lab-wallets.jsonl)' })
-      .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y)),
+      .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
+      .group(['server', 'lab', 'host', 'port', 'tls', 'tls-insecure', 'ca'], 'Servers:')
+      .group(['dataset', 'methods', 'limit', 'verify', 'timeout', 'max-line-bytes'], 'Calls:')
+      .group(['passes', 'warmup', 'concurrency', 'order', 'shuffle', 'seed', 'resume'], 'Plan:')
+      .group(['baseline', 'fail-on-regression', 'ignore-unanswered'], 'Pass or fail:')
+      .group(['param'], 'Sweep a lab server setting:')
+      .group(['workload', 'wallets'], 'Whole wallets (--workload):')
+      .group(['db', 'json', 'progress', 'out', 'dashboard', 'dashboard-export', 'config'], 'Outputs:')
+      .group(['server-pid', 'server-pidfile', 'server-datadir', 'metrics', 'sample-every', 'resources'], "Servers' resources:"),
     argv,
   );
 }
@@ -81,14 +89,14 @@ function positiveInt(name: string, v: number | undefined, min = 1): number {
 }
 
 export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
-  if (!a.dataset) throw new UserError('--dataset FILE is required');
-  claimInput(a.dataset, '--dataset');
   const methods = [...new Set(a.methods.split(',').map((m) => m.trim()).filter(Boolean))];
   const bad = methods.filter((m) => !isMethodName(m));
   if (bad.length || methods.length === 0) throw new UserError(`--methods: unknown ${bad.join(', ') || '(empty)'}; known: ${METHOD_NAMES.join(', ')}`);
   const { passes, warmup, concurrency } = checkedPlan({ kind: 'sequential', passes: a.passes, warmup: a.warmup, concurrency: a.concurrency });
   const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   const { targets, labCaFile } = await resolveTargets(a);
+  const datasetPath = a.dataset ?? (await labDatasetFor(targets));
+  claimInput(datasetPath, '--dataset');
   // A lab server over TLS is verified against the lab's own CA unless the user names another.
   const caFile = a.ca ?? labCaFile;
   const ca = caFile ? readCa(caFile) : undefined;
@@ -96,7 +104,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   checkBaseline(a.baseline, a['fail-on-regression'], targets.map((t) => t.name));
   return {
     servers: targets,
-    datasetPath: a.dataset,
+    datasetPath,
     methods: methods as MethodName[],
     passes,
     warmup,
@@ -185,18 +193,18 @@ async function sweepOf(a: Argv, opts: BenchOptions): Promise<Sweep | null> {
   if (a.param === undefined) return null;
   const { name, values } = parseParamSweep(a.param);
   if (opts.servers.length !== 1) throw new UserError('--param sweeps a setting of one lab server: measure exactly one, e.g. --server fulcrum (with the lab up)');
-  const { LAB_SERVERS } = await import('../lab/config');
+  const { isLabServerName } = await import('../lab/servers/registry');
   const { labRestartServer } = await import('../lab/lab');
   const target = opts.servers[0];
   const server = (await labServersAmong([target])).servers.get(target.name);
-  if (!server || !(LAB_SERVERS as readonly string[]).includes(server)) {
+  if (!server || !isLabServerName(server)) {
     throw new UserError(`--param restarts a lab server with each value, and ${target.name} (${targetUrl(target)}) is not one the lab started; measure a lab server, e.g. --server fulcrum with the lab up`);
   }
   return {
     server,
     name,
     values,
-    restart: (settings: Record<string, string>) => labRestartServer(server as never, { settings }),
+    restart: (settings: Record<string, string>) => labRestartServer(server, { settings }),
   };
 }
 

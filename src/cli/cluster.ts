@@ -28,6 +28,11 @@ const OUTPUT_FILES = ['db', 'summary-export'];
 const SET_PER_POD = ['shard', 'coordinator', 'start-at'];
 const DEFAULT_DB = 'results/load.sqlite';
 
+const CLUSTER_USAGE = [
+  'electrum-bench cluster render --shards N [options] -- load …ARGS     Kubernetes manifests of one load test as N coordinated shards (an Indexed Job)',
+  'electrum-bench cluster simulate --shards N [options] -- load …ARGS   the same pods as local processes: one start, one merged run, one verdict',
+].join('\n');
+
 function clusterArgs(argv: string[]) {
   const y = yargs(argv);
   return refusingMistakes(
@@ -187,6 +192,11 @@ async function simulate(argv: string[]): Promise<number> {
 export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'render') return render(argv.slice(1));
   if (argv[0] === 'simulate') return simulate(argv.slice(1));
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    // The options are both subcommands'.
+    process.stdout.write(`${CLUSTER_USAGE}\n\n${await clusterArgs([]).getHelp()}\n`);
+    return 0;
+  }
   throw new UserError(`cluster: expected render or simulate, got ${argv[0] === undefined ? 'nothing' : JSON.stringify(argv[0])}`);
 }
 

@@ -6,6 +6,7 @@
 import yargs, { Argv } from 'yargs';
 import { runCli } from './run-cli';
 import { onStopSignal } from '../runs/signals';
+import { stoppedCode } from '../runs/exit-code';
 import { UserError } from '../core/user-error';
 import { addressesOptions, buildOptions, filterOptions, statsOptions, ENV_RPC_USER, ENV_RPC_PASSWORD } from '../dataset/options';
 import { addressesOf, datasetFromAddresses } from '../dataset/from-addresses';
@@ -157,7 +158,11 @@ async function build(argv: Record<string, unknown>): Promise<number> {
   const events = new BuildEvents();
   const stopBars = attachProgress(events, { bars: argv.progress !== false });
   const controller = new AbortController();
-  const releaseSignals = onStopSignal(() => controller.abort());
+  let stoppedBy: NodeJS.Signals | undefined;
+  const releaseSignals = onStopSignal((signal) => {
+    stoppedBy = signal;
+    controller.abort();
+  });
   const started = Date.now();
   try {
     const result = await buildDataset(opts, events, controller.signal);
@@ -168,7 +173,7 @@ async function build(argv: Record<string, unknown>): Promise<number> {
     removeTemporaries();
     if (err instanceof BuildInterrupted) {
       process.stderr.write(`electrum-bench: ${err.message}\n`);
-      return 130;
+      return stoppedCode(stoppedBy);
     }
     throw err;
   } finally {

@@ -2,38 +2,42 @@
  * The running lab's Electrum servers as bench targets, found through the lab's own status (never
  * guessed from default ports). Resolved here, in the CLI, so the bench itself never knows the lab.
  */
+import fs from 'node:fs';
 import { UserError } from '../core/user-error';
-import { isProfileName } from '../servers/profiles';
 import type { ServerTarget } from '../servers/targets';
 import type { LabStatus } from '../lab/lab';
+
+type Registry = typeof import('../lab/servers/registry');
 
 /** A lab server; over TLS it comes with the lab CA that signed its certificate. */
 export type LabTarget = ServerTarget & { caFile?: string };
 
 /**
- * With `tls`, only the servers the lab also serves over TLS, on their TLS ports. Esplora is also
- * measured over its REST API, as the target `esplora-rest`. Servers in other versions (`lab up
- * --with`) are named SERVER-VERSION (`electrumx-1.20.0`) and listen on plain TCP only.
+ * With `tls`, only the servers the lab also serves over TLS, on their TLS ports. A server with a
+ * REST API (Esplora) is also measured over it, as a target named by its profile (`esplora-rest`).
+ * Servers in other versions (`lab up --with`) are named SERVER-VERSION (`electrumx-1.20.0`) and
+ * listen on plain TCP only.
  */
 export async function labTargets(opts: { quiet?: boolean; tls?: boolean } = {}): Promise<LabTarget[]> {
   const { labStatus } = await import('../lab/lab');
-  const targets = targetsOf(await labStatus(), !!opts.tls);
+  const targets = targetsOf(await import('../lab/servers/registry'), await labStatus(), !!opts.tls);
   if (targets.length === 0 && !opts.quiet) throw new UserError('--lab: no lab server is running; start it with: npm run lab -- up');
   return targets;
 }
 
-function targetsOf(status: LabStatus, tls: boolean): LabTarget[] {
+function targetsOf({ LAB_SERVERS, labServer }: Registry, status: LabStatus, tls: boolean): LabTarget[] {
   const targets: LabTarget[] = [];
-  for (const [name, server] of Object.entries(status.electrum)) {
-    if (!server || !server.running || !isProfileName(name)) continue;
-    if (!tls) targets.push({ name, profile: name, host: server.host, port: server.port, tls: false });
-    else if (server.tls) targets.push({ name, profile: name, host: server.tls.host, port: server.tls.port, tls: true, caFile: server.tls.caFile });
-    if (!tls && server.rest) {
+  for (const { name, profile, rest: restApi } of LAB_SERVERS) {
+    const server = status.electrum[name];
+    if (!server || !server.running) continue;
+    if (!tls) targets.push({ name, profile, host: server.host, port: server.port, tls: false });
+    else if (server.tls) targets.push({ name, profile, host: server.tls.host, port: server.tls.port, tls: true, caFile: server.tls.caFile });
+    if (!tls && restApi && server.rest) {
       const rest = new URL(server.rest);
-      targets.push({ name: 'esplora-rest', profile: 'esplora-rest', host: rest.hostname, port: Number(rest.port), tls: false });
+      targets.push({ name: restApi.profile, profile: restApi.profile, host: rest.hostname, port: Number(rest.port), tls: false });
     }
   }
-  if (!tls) for (const v of status.versions) if (v.running) targets.push({ name: v.name, profile: v.server, host: v.host, port: v.port, tls: false });
+  if (!tls) for (const v of status.versions) if (v.running) targets.push({ name: v.name, profile: labServer(v.server).profile, host: v.host, port: v.port, tls: false });
   return targets;
 }
 
@@ -43,8 +47,9 @@ function targetsOf(status: LabStatus, tls: boolean): LabTarget[] {
  */
 export async function labServersAmong(targets: ServerTarget[]): Promise<{ servers: Map<string, string>; walletsPath: string }> {
   const { labStatus } = await import('../lab/lab');
+  const registry = await import('../lab/servers/registry');
   const status = await labStatus();
-  const lab = [...targetsOf(status, false), ...targetsOf(status, true)];
+  const lab = [...targetsOf(registry, status, false), ...targetsOf(registry, status, true)];
   const servers = new Map<string, string>();
   for (const t of targets) {
     const match = lab.find((l) => l.host === t.host && l.port === t.port && l.tls === t.tls);
@@ -62,4 +67,21 @@ export async function labSetups(onLab: Map<string, string>): Promise<Map<string,
     if (p) out.set(target, { polling: p.how, pollMs: p.pollMs });
   }
   return out;
+}
+
+/**
+ * The lab's dataset, for a command given no --dataset: only when every target is a server of the
+ * running lab (found by port), whose chain that dataset describes.
+ */
+export async function labDatasetFor(targets: ReadonlyArray<{ host: string; port: number }>): Promise<string> {
+  const { labStatus } = await import('../lab/lab');
+  const status = await labStatus();
+  const labPorts = new Set(
+    Object.values(status.electrum).flatMap((e) =>
+      e ? [e.port, e.tls?.port, e.rest ? Number(new URL(e.rest).port) : undefined].filter((p): p is number => p !== undefined) : [],
+    ),
+  );
+  for (const v of status.versions) if (v.running) labPorts.add(v.port);
+  if (targets.length > 0 && targets.every((t) => labPorts.has(t.port)) && fs.existsSync(status.datasetPath)) return status.datasetPath;
+  throw new UserError('--dataset FILE is required (only lab servers default to the lab dataset)');
 }

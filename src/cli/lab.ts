@@ -6,7 +6,9 @@
  * the user can fix (missing tool, lab already up).
  */
 import yargs from 'yargs';
-import { LAB_DEFAULT_SEED, LAB_OPTIONAL, LAB_SERVERS, parseLabVersion, versionProblems, type ElectrumServerName, type LabOptional, type LabVersion } from '../lab/config';
+import { LAB_DEFAULT_SEED } from '../lab/config';
+import { isLabServerName, LAB_OPTIONAL, LAB_SERVERS, type LabOptional } from '../lab/servers/registry';
+import { parseLabVersion, versionProblems, type LabVersion } from '../lab/versions';
 import { labDown, labInterruptUp, labMine, labStatus, labUp, type LabStatus } from '../lab/lab';
 import { UserError } from '../core/user-error';
 import { textTable } from '../core/text-table';
@@ -49,8 +51,8 @@ function printStatus(s: LabStatus, json: boolean): void {
     if (c.name === 'adapter') {
       endpoint = s.node.rpcUrl;
       tip = s.node.tip === null ? '-' : String(s.node.tip);
-    } else if ((LAB_SERVERS as readonly string[]).includes(c.name)) {
-      const e = s.electrum[c.name as ElectrumServerName]!;
+    } else if (isLabServerName(c.name)) {
+      const e = s.electrum[c.name]!;
       endpoint = e.url;
       tip = tipText(e, s.node.tip);
     } else if (c.name === 'prometheus') {
@@ -66,16 +68,18 @@ function printStatus(s: LabStatus, json: boolean): void {
   const lines = [textTable(rows[0], rows.slice(1)), ''];
   lines.push(`lab:         ${s.up ? 'UP' : 'not up'}${s.seed ? ` (seed ${s.seed})` : ''}`);
   lines.push(`node RPC:    ${s.node.rpcUrl}  (credentials: ${s.node.cookieFile})`);
-  for (const name of LAB_SERVERS) {
+  for (const { name } of LAB_SERVERS) {
     const e = s.electrum[name];
     const tls = e?.running ? e.tls : undefined;
     if (!tls) continue;
     const tip = tls.tip === null ? (tls.error ? `, not answering: ${tls.error}` : '') : `, tip ${tls.tip}`;
     lines.push(`TLS:         ${name.padEnd(10)}${tls.url}  (--ca ${tls.caFile}${tip})`);
   }
-  const esplora = s.electrum.esplora;
   for (const v of s.versions) lines.push(`version:     ${v.name}  ${v.url}  (--server ${v.name}: ${v.server} ${v.version} on the same chain)`);
-  if (esplora?.running && esplora.rest) lines.push(`REST:        esplora   ${esplora.rest}  (--server esplora-rest@${esplora.rest})`);
+  for (const { name, rest } of LAB_SERVERS) {
+    const e = s.electrum[name];
+    if (rest && e?.running && e.rest) lines.push(`REST:        ${name.padEnd(10)}${e.rest}  (--server ${rest.profile}@${e.rest})`);
+  }
   if (s.prometheus) lines.push(`Prometheus:  ${s.prometheus.url}  (the servers' metrics; load --out prometheus-rw=${s.prometheus.remoteWrite} graphs a run beside them)`);
   lines.push(`dataset:     ${s.datasetPath}`);
   lines.push(`wallets:     ${s.walletsPath}`);
@@ -85,6 +89,12 @@ function printStatus(s: LabStatus, json: boolean): void {
   if (s.cpus) lines.push(`CPUs:        ${s.cpus} (every lab process; run the generator elsewhere: load --cpu)`);
   lines.push(`state dir:   ${s.stateDir}`);
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** "ElectrumX, electrs, Esplora and Fulcrum" */
+function serverTitles(): string {
+  const titles = LAB_SERVERS.map((s) => s.title);
+  return `${titles.slice(0, -1).join(', ')} and ${titles[titles.length - 1]}`;
 }
 
 async function up(args: Args): Promise<number> {
@@ -138,7 +148,7 @@ export async function main(commandLine: string[]): Promise<number> {
   let run: ((a: Args) => Promise<number>) | undefined;
   const argv = await yargs(commandLine)
     .scriptName('npm run lab --')
-    .command('up', 'install if needed, start btcd + adapter, generate the chain, start ElectrumX, electrs, Esplora and Fulcrum, wait for their tips', {}, () => { run = up; })
+    .command('up', `install if needed, start btcd + adapter, generate the chain, start ${serverTitles()}, wait for their tips`, {}, () => { run = up; })
     .command('down', 'stop every lab process (by pid file)', {}, () => { run = down; })
     .command('status', "each component's state, endpoints and tips (exit 1 unless fully up)", {}, () => { run = status; })
     .command('reset', 'down, then up', {}, () => { run = reset; })

@@ -4,14 +4,12 @@
  * second into the results database; k6-style thresholds decide the exit code (99 when one fails).
  * Options are validated and completed here, before any connection is made.
  */
-import fs from 'node:fs';
 import yargs from 'yargs';
 import { runCli } from './run-cli';
 import { configFileParser } from './declared-options';
-import { fileAboutToBeCreated } from '../core/created-file';
 import { claimInput, claimOutputFile } from '../core/output-path';
-import { claimDatabase } from '../store/ownership';
 import { readCa, resolveTargets } from './server-targets';
+import { labDatasetFor } from './lab-targets';
 import { transportOf } from '../transports/registry';
 import { resourceTargets, withResourceOptions } from './resource-targets';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
@@ -20,10 +18,10 @@ import { ResultsStore } from '../store/results';
 import { UserError } from '../core/user-error';
 import { checkTurns } from './load-ab';
 import { LoadStore } from '../store/load-results';
-import { CHOOSABLE, executorFor } from '../engine/executors/registry';
+import { CHOOSABLE, executorFor, executorOptions } from '../engine/executors/registry';
 import { withWatchOptions } from './watch-options';
 import { formatThresholdResults, parseThreshold } from '../load/thresholds';
-import { isWalletMerge, mergeShards } from '../runs/merge';
+import { isWalletMerge, mergeSession } from '../runs/merge';
 import { writeHlog } from '../load/hlog';
 import { linesOfShard } from '../core/shard';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
@@ -53,7 +51,7 @@ export function loadArgs(argv: string[]) {
       .option('connections', { type: 'number', describe: 'sockets per server (default 8; --vus: one per client)' })
       .option('pipeline', { type: 'number', default: 16, describe: 'open model: requests in flight per socket; beyond, requests are dropped' })
       .option('timeout', { type: 'number', default: 10, describe: 'seconds before a request counts as a timeout' })
-      .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted' })
+      .option('max-line-bytes', { type: 'number', default: DEFAULT_MAX_LINE_BYTES, describe: 'largest response line accepted (over REST: response body)' })
       .option('db', { type: 'string', default: 'results/load.sqlite', describe: 'results database (SQLite)' })
       .option('threshold', { type: 'string', array: true, describe: 'k6-style pass/fail criterion, e.g. "latency:p(99)<250" (repeatable)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
@@ -93,37 +91,34 @@ export function loadArgs(argv: string[]) {
       .option('natural-wait', { type: 'string', default: '30m', describe: '--notify with no way to mine (not the lab, no --mine-via): how long to wait for each natural block' })
       .option('slo-notify', { type: 'string', describe: '--workload --find-max: the most held wallets told of a block within this, e.g. "p99<5s" (from --hold, × --step-factor a step)' })
       .option('max-hold', { type: 'number', default: 10_000, describe: '--slo-notify: hold at most this many wallets' })
-      .config('config', 'JSON file with any of these options', configFileParser(y)),
+      .config('config', 'JSON file with any of these options', configFileParser(y))
+      .group(['server', 'lab', 'host', 'port', 'tls', 'tls-insecure', 'ca', 'source-addresses'], 'Servers:')
+      .group([...executorOptions().map(([name]) => name), 'duration'], 'Load model (give one):')
+      .group(['dataset', 'mix', 'seed', 'connections', 'pipeline', 'timeout', 'max-line-bytes', 'samples'], 'Requests:')
+      .group(['threshold', 'ignore-unanswered'], 'Pass or fail:')
+      .group(['interleave', 'baseline', 'fail-on-regression'], 'A/B in turns:')
+      .group(['find-max', 'slo', 'max-error-rate', 'dwell', 'warmup', 'step-factor', 'max-rate', 'bisect-steps'], 'Find the max (--find-max):')
+      .group(['workload', 'wallets', 'hold', 'hold-concurrency', 'wallet-max-txs', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'slo-notify', 'max-hold'], 'Whole wallets (--workload):')
+      .group(['shard', 'start-at', 'coordinator', 'ready-timeout', 'cpu'], 'Shards and the generator:')
+      .group(['db', 'json', 'summary-export', 'progress', 'out', 'dashboard', 'dashboard-export', 'config'], 'Outputs:')
+      .group(['server-pid', 'server-pidfile', 'server-datadir', 'metrics', 'sample-every', 'resources'], "Servers' resources:"),
     argv,
   );
 }
 
 type Argv = Awaited<ReturnType<ReturnType<typeof loadArgs>['parseAsync']>>;
 
-async function datasetPath(a: Argv, targets: Array<{ host: string; port: number }>): Promise<string> {
-  if (a.dataset) return a.dataset;
-  const { labStatus } = await import('../lab/lab');
-  const status = await labStatus();
-  const labPorts = new Set(
-    Object.values(status.electrum).flatMap((e) =>
-      e ? [e.port, e.tls?.port, e.rest ? Number(new URL(e.rest).port) : undefined].filter((p): p is number => p !== undefined) : [],
-    ),
-  );
-  if (targets.every((t) => labPorts.has(t.port)) && fs.existsSync(status.datasetPath)) return status.datasetPath;
-  throw new UserError('--dataset FILE is required (only a lab server defaults to the lab dataset)');
-}
-
 /**
  * The plan with its servers, dataset (this shard's lines) and CA resolved, and its turns checked
  * against the servers: what the session runs. Files are read here, nothing is written.
  */
-async function loadRunOf(a: Argv, plan: LoadPlan, argv: string[]): Promise<LoadRun> {
+async function loadRunOf(a: Argv, plan: LoadPlan): Promise<LoadRun> {
   const { targets, labCaFile } = await resolveTargets(a);
   const rest = targets.find((t) => !transportOf(t).bindsSourceAddresses);
   if (rest && a['source-addresses'] !== undefined) throw new UserError(`--source-addresses spreads Electrum connections; ${rest.name} is Esplora's REST API (drop one of the two)`);
   checkTurns(plan, targets.map((t) => t.name));
   const caFile = a.ca ?? labCaFile;
-  const file = await datasetPath(a, targets);
+  const file = a.dataset ?? (await labDatasetFor(targets));
   claimInput(file, '--dataset');
   const dataset = readDataset(file);
   const lines = linesOfShard(dataset.lines, plan.shard);
@@ -147,7 +142,6 @@ async function loadRunOf(a: Argv, plan: LoadPlan, argv: string[]): Promise<LoadR
     title: dashboardTitle(a, plan),
     log: (line) => process.stderr.write(line + '\n'),
   };
-  void argv;
 }
 
 /** `load merge A.sqlite B.sqlite … --db ALL.sqlite`: one run from the shards of a test. */
@@ -168,21 +162,13 @@ async function merge(argv: string[]): Promise<number> {
   const problems: string[] = [];
   for (const t of thresholds) collecting(problems)(() => parseThreshold(t));
   if (problems.length) throw new UserError(problems.join('; '));
-  for (const input of inputs) claimInput(input, 'shard database');
-  claimDatabase(a.db);
-  const created = fileAboutToBeCreated(a.db);
-  try {
-    const merged = mergeShards(inputs, a.db, { thresholds, onNote: (note) => process.stderr.write(`electrum-bench: note: ${note}\n`) });
-    const { runId, status } = merged;
-    const verdicts = isWalletMerge(merged) ? [] : merged.thresholds;
-    const run = isWalletMerge(merged) ? `wallet load run ${runId} of ${a.db} (${status}); report it with: npm run report -- --db ${a.db} --wallet-run ${runId}` : `load run ${runId} of ${a.db} (${merged.intervals} intervals, ${status}); report it with: npm run report -- --db ${a.db} --load-run ${runId}`;
-    process.stdout.write(`merged ${inputs.length} shards into ${run}\n`);
-    if (verdicts.length) process.stdout.write(`\n${formatThresholdResults(verdicts)}\n`);
-    return verdicts.some((t) => !t.pass) ? 99 : 0;
-  } catch (err) {
-    created?.remove();
-    throw err;
-  }
+  const { merged, code } = mergeSession(inputs, a.db, { thresholds, onNote: (note) => process.stderr.write(`electrum-bench: note: ${note}\n`) });
+  const { runId, status } = merged;
+  const verdicts = isWalletMerge(merged) ? [] : merged.thresholds;
+  const run = isWalletMerge(merged) ? `wallet load run ${runId} of ${a.db} (${status}); report it with: npm run report -- --db ${a.db} --wallet-run ${runId}` : `load run ${runId} of ${a.db} (${merged.intervals} intervals, ${status}); report it with: npm run report -- --db ${a.db} --load-run ${runId}`;
+  process.stdout.write(`merged ${inputs.length} shards into ${run}\n`);
+  if (verdicts.length) process.stdout.write(`\n${formatThresholdResults(verdicts)}\n`);
+  return code;
 }
 
 /** `load hlog --db FILE [--run ID] --out FILE.hlog [--method M]`: HdrHistogram interval log. */
@@ -221,7 +207,7 @@ export async function main(argv: string[]): Promise<number> {
   if (a.workload !== undefined) return walletLoad({ ...a, workload: a.workload }, argv);
   refuseWalletOptions(argv);
   const plan = loadPlan(withPodAddress(a));
-  const { outcome, code } = await loadSession(await loadRunOf(a, plan, argv));
+  const { outcome, code } = await loadSession(await loadRunOf(a, plan));
   printLoad(outcome, { json: a.json, log: (line) => process.stderr.write(line + '\n') }).forEach((t) => process.stdout.write(t + '\n'));
   return code;
 }

@@ -89,19 +89,19 @@ export async function labResourceTargets(): Promise<ResourceTarget[]> {
   const { labConfig, labPaths } = await import('../lab/config');
   const { pidFile } = await import('../lab/processes');
   const { labStatus } = await import('../lab/lab');
+  const { LAB_SERVERS } = await import('../lab/servers/registry');
+  const { portsOf } = await import('../lab/servers/lab-server');
   const cfg = labConfig();
   const paths = labPaths(cfg);
-  const datadirs: Record<string, string> = {
-    btcd: paths.btcdDir,
-    electrumx: paths.electrumxDir,
-    electrs: paths.electrsDir,
-    esplora: paths.esploraDir,
-    fulcrum: paths.fulcrumDir,
-  };
-  const metrics: Record<string, string> = {
-    electrs: `http://${cfg.host}:${cfg.ports.electrsMonitoring}/`,
-    esplora: `http://${cfg.host}:${cfg.ports.esploraMonitoring}/`,
-  };
+  const datadirs: Record<string, string> = { btcd: paths.btcdDir };
+  const metrics: Record<string, string> = {};
+  const served: Record<string, string[]> = {};
+  for (const s of LAB_SERVERS) {
+    datadirs[s.name] = s.datadir(cfg.stateDir);
+    if (s.metrics) metrics[s.name] = `http://${cfg.host}:${portsOf(cfg, s)[s.metrics]}/`;
+    // One process serves both its Electrum port and its REST API (Esplora).
+    if (s.rest) served[s.name] = [s.name, s.rest.profile];
+  }
   const status = await labStatus();
   return status.components
     .filter((c) => c.running)
@@ -110,7 +110,6 @@ export async function labResourceTargets(): Promise<ResourceTarget[]> {
       pidFile: pidFile(paths, c.name),
       ...(datadirs[c.name] ? { datadir: datadirs[c.name] } : {}),
       ...(metrics[c.name] ? { metricsUrl: metrics[c.name] } : {}),
-      // One Esplora process serves both its Electrum port and its REST API.
-      ...(c.name === 'esplora' ? { servers: ['esplora', 'esplora-rest'] } : {}),
+      ...(served[c.name] ? { servers: served[c.name] } : {}),
     }));
 }

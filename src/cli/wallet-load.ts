@@ -218,7 +218,13 @@ async function labRss(onLab: Map<string, string>): Promise<(server: string) => P
   return async (server) => {
     const t = targets.find((x) => x.name === onLab.get(server));
     if (!t?.pidFile) return null;
-    const pid = Number(fs.readFileSync(t.pidFile, 'utf8').trim());
+    let pid: number;
+    try {
+      pid = Number(fs.readFileSync(t.pidFile, 'utf8').trim());
+    } catch {
+      // Between a restart's kill and its start the server has no pid file: no RSS to read now.
+      return null;
+    }
     return (await readProcessTree(pid))?.rssBytes ?? null;
   };
 }

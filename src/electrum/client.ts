@@ -380,19 +380,31 @@ export class ElectrumClient extends EventEmitter {
           servername: net.isIP(this.host) ? undefined : this.host,
           rejectUnauthorized: !this.opts.tlsInsecure,
           ca: trustedCertificates(this.opts.ca),
+          // tls.connect reads into onread's buffer too (nodejs/node#35753); @types/node leaves it out of its options.
+          ...({ onread: this.reads() } as object),
         });
         this.socket.once('secureConnect', onConnect);
       } else {
-        this.socket = net.connect({ host: this.host, port: this.port, localAddress: this.opts.localAddress });
+        this.socket = net.connect({ host: this.host, port: this.port, localAddress: this.opts.localAddress, onread: this.reads() });
         this.socket.once('connect', onConnect);
       }
       this.socket.once('error', onError);
     });
   }
 
+  /** The socket's reads, each into the shared READ_BUFFER and decoded (what it leaves unfinished copied) at once. */
+  private reads(): net.OnReadOpts {
+    return {
+      buffer: READ_BUFFER,
+      callback: (bytes: number) => {
+        this.onData(READ_BUFFER.subarray(0, bytes));
+        return true;
+      },
+    };
+  }
+
   private attach(): void {
     this.socket.setNoDelay(true);
-    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
     this.socket.on('error', (err: NodeJS.ErrnoException) =>
       this.shutdown(new ElectrumError('disconnect', `${this.label}: ${err.code ?? ''} ${err.message}`.trim())),
     );
@@ -592,6 +604,8 @@ export class ElectrumClient extends EventEmitter {
     this.pending.clear();
     for (const [, p] of failing) p.failed(reason);
     this.socket?.destroy();
+    // A closed client may be kept a while (a retired connection, for its late replies): its unfinished line is not.
+    this.decoder.clear();
     this.emit('close', reason);
   }
 }
@@ -600,6 +614,14 @@ export class ElectrumClient extends EventEmitter {
 function walletRequestLine(id: number, method: string, params: unknown[]): string {
   return JSON.stringify(params.length ? { jsonrpc: '2.0', method, id, params } : { jsonrpc: '2.0', method, id }) + '\n';
 }
+
+/**
+ * Every connection reads into this one buffer (net's `onread`): a read is decoded, and the line it
+ * leaves unfinished copied, before its callback returns, and no socket reads again before that.
+ * A socket's own reads would each allocate 64 KiB, garbage once decoded: a long line's added a
+ * third of the line cap to our peak memory before a collection freed them.
+ */
+const READ_BUFFER = Buffer.allocUnsafeSlow(64 * 1024);
 
 /** How many reply lines of a chunk are handled between two calls of `betweenReplies`. */
 const REPLIES_BETWEEN_CALLS = 32;

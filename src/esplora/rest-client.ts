@@ -11,12 +11,15 @@
  * Same rules as the Electrum client: one deadline per call (all its pages), a reply that comes after
  * it is counted late, never as a sample; HTTP 400 bodies are the server's error messages ("Too many
  * history entries" is a limit), 5xx a server error, a body that is not the expected JSON a protocol
- * error, a refused or reset connection a disconnect.
+ * error, a refused or reset connection a disconnect. And as with the Electrum client's line cap, a
+ * body past `maxBodyBytes` fails its call as a protocol error as soon as its bytes pass it (or its
+ * Content-Length says it will), and its connection is dropped unread.
  */
 import { Pool, type Dispatcher } from 'undici';
 import { ElectrumError, toElectrumError } from '../electrum/errors';
-import type { CallOutcome } from '../electrum/client';
+import { DEFAULT_MAX_LINE_BYTES, type CallOutcome } from '../electrum/client';
 import { METHOD_RPC } from '../core/methods';
+import { HeldBytes } from '../core/held-bytes';
 
 /** Esplora's confirmed-history page size (`/txs/chain/:last_seen_txid`). */
 export const CHAIN_PAGE = 25;
@@ -41,6 +44,8 @@ export interface RestClientOptions {
   pipelining?: number;
   /** With it, CallOutcome.loopBusyMs: our event loop's busy time during the call, as the Electrum client measures it. */
   measureLoop?: boolean;
+  /** The longest response body accepted (default: the Electrum client's line cap). */
+  maxBodyBytes?: number;
 }
 
 export interface RestCallOutcome<T = unknown> extends CallOutcome<T> {
@@ -121,7 +126,7 @@ export class EsploraRestClient {
     const left = deadline - Date.now();
     if (left <= 0) return Promise.reject(new ElectrumError('timeout', `no complete answer within the call's timeout (at ${path})`));
     return new Promise((resolve, reject) => {
-      const request = new RestRequest(path, this.opts.measureLoop === true, resolve, reject, (answered) => {
+      const request = new RestRequest(path, this.opts.measureLoop === true, this.opts.maxBodyBytes ?? DEFAULT_MAX_LINE_BYTES, resolve, reject, (answered) => {
         this.open.delete(request);
         if (answered && request.timedOut) this.lateReplies++; // the call already failed with a timeout: counted, never a sample
       });
@@ -145,6 +150,8 @@ export class EsploraRestClient {
   }
 }
 
+const NO_BYTES = Buffer.alloc(0);
+
 /** One answered GET. */
 interface Page {
   json: unknown;
@@ -166,18 +173,22 @@ class RestRequest implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
   private abortWanted = false;
   private status = 0;
-  private readonly chunks: Buffer[] = [];
+  /** The body so far. */
+  private readonly body: HeldBytes;
   private sentNs = 0n;
   private activeAtSend: number | undefined;
 
   constructor(
     private readonly path: string,
     private readonly measureLoop: boolean,
+    private readonly maxBodyBytes: number,
     private readonly resolve: (r: Page) => void,
     private readonly reject: (err: unknown) => void,
     /** The request is over: answered (a whole response), or not (an error, or aborted by us). */
     private readonly ended: (answered: boolean) => void,
-  ) {}
+  ) {
+    this.body = new HeldBytes(maxBodyBytes);
+  }
 
   /** The request is handed to undici now: its round trip starts. */
   sent(): void {
@@ -190,20 +201,24 @@ class RestRequest implements Dispatcher.DispatchHandler {
     if (this.abortWanted) controller.abort(new ElectrumError('disconnect', 'client closed'));
   }
 
-  onResponseStart(_: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     this.status = statusCode;
+    if (Number(headers['content-length']) > this.maxBodyBytes) this.refuseBody(controller);
   }
 
-  onResponseData(_: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.chunks.push(chunk);
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (controller.aborted) return;
+    if (this.body.bytes + chunk.length > this.maxBodyBytes) this.refuseBody(controller);
+    else this.body.append(chunk);
   }
 
   onResponseEnd(): void {
     const arrivedNs = process.hrtime.bigint();
     const busyMs = this.activeAtSend !== undefined ? performance.eventLoopUtilization().active - this.activeAtSend : undefined;
     this.ended(true);
-    if (this.settled) return;
-    const body = Buffer.concat(this.chunks);
+    if (this.settled) return this.body.clear();
+    const body = this.body.joinedWith(NO_BYTES);
+    this.body.clear();
     try {
       this.succeed({ json: parseReply(this.path, this.status, body), bytes: body.length, roundTripNs: arrivedNs - this.sentNs, busyMs });
     } catch (err) {
@@ -212,6 +227,7 @@ class RestRequest implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_: Dispatcher.DispatchController, err: Error): void {
+    this.body.clear();
     this.ended(false);
     this.fail(toElectrumError(err));
   }
@@ -227,6 +243,14 @@ class RestRequest implements Dispatcher.DispatchHandler {
   abort(): void {
     this.abortWanted = true;
     this.controller?.abort(new ElectrumError('disconnect', 'client closed'));
+  }
+
+  /** A body past the cap: the call fails now, what came of the body is let go of, and its connection dropped unread. */
+  private refuseBody(controller: Dispatcher.DispatchController): void {
+    this.body.clear();
+    const err = new ElectrumError('protocol', `${this.path}: response body exceeds ${this.maxBodyBytes} bytes`);
+    this.fail(err);
+    controller.abort(err);
   }
 
   private succeed(r: Page): void {

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { ResourceSampler } from '../resources/sampler';
 import type { IndexStore } from '../store/index-results';
-import { LogFollower, PHASE_RULES, phasesOf } from './phases';
+import { LogFollower, phasesOf, type PhaseRules } from './phases';
 import type { IndexBuild } from '../core/index-builds';
 import { plannedIteration } from '../engine/iterations/planned';
 import { sequential, type SequentialPlan } from '../engine/executors/sequential';
@@ -18,6 +18,8 @@ export interface IndexedServer {
   pidFile: string;
   datadir: string;
   logFile: string;
+  /** Its log lines that start each phase of a build. */
+  phases: PhaseRules;
   /** Settings the build needs to be observable (e.g. Esplora's debug log for its phases). */
   observe?: Record<string, string>;
 }
@@ -111,7 +113,7 @@ async function buildOnce(store: IndexStore, runId: number, opts: IndexBenchOptio
     if (started) await sampler.stop();
   });
   const [cost] = samples.summaries();
-  const phases = phasesOf(PHASE_RULES[server.name] ?? [], follower?.lines ?? [], indexMs);
+  const phases = phasesOf(server.phases, follower?.lines ?? [], indexMs);
   const build: IndexBuild = {
     server: server.name,
     settings: swept,

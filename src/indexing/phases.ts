@@ -1,38 +1,15 @@
 /**
- * What each server says it is doing while it builds its index, read from its own log: a line that
- * matches a rule starts that phase, which lasts until the next phase starts or the index is at the
- * node's tip. Lines are timed when we read them (the log is followed every 50 ms), so every
- * server's phases are on one clock, whether or not its log has timestamps (ElectrumX's has none).
- * Everything before the first matching line is "start-up".
+ * What a server says it is doing while it builds its index, read from its own log: a line that
+ * matches one of its rules (given with the server; the lab's are in src/lab/servers/) starts that
+ * phase, which lasts until the next phase starts or the index is at the node's tip. Lines are
+ * timed when we read them (the log is followed every 50 ms), so every server's phases are on one
+ * clock, whether or not its log has timestamps (ElectrumX's has none). Everything before the first
+ * matching line is "start-up".
  */
 
 import type { Phase } from '../core/index-builds';
+/** A log line's pattern, and the phase such a line starts. */
 export type PhaseRules = Array<[RegExp, string]>;
-
-export const PHASE_RULES: Record<string, PhaseRules> = {
-  electrumx: [
-    [/catching up to daemon height/, 'indexing blocks'],
-    [/caught up to height/, 'flushing and opening listeners'],
-  ],
-  // bindex says when it opens its database and when it has indexed, not when it starts indexing.
-  electrs: [
-    [/bindex::chain\] index:|bindex::db\] CF /, 'opening the index and indexing blocks'],
-    [/indexed \d+ blocks/, 'compaction and first sync'],
-  ],
-  // With -vvv (debug), as index-bench starts it.
-  esplora: [
-    [/opening DB/, 'opening the index'],
-    [/adding transactions from/, 'adding transactions'],
-    [/starting full compaction/, 'compaction'],
-    [/indexing history from/, 'indexing history'],
-    [/flushing to disk/, 'flushing'],
-    [/updating synced tip/, 'finishing'],
-  ],
-  fulcrum: [
-    [/downloading new blocks/, 'downloading and indexing blocks'],
-    [/Processed \d+ new blocks/, 'merkle cache and listeners'],
-  ],
-};
 
 export interface TimedLine {
   atMs: number; // ms since the server was started

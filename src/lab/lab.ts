@@ -1,7 +1,8 @@
 /**
  * The regtest lab as one unit: `labUp` installs and starts btcd, the Core-dialect adapter, the chain
- * generator, ElectrumX, electrs, Esplora and Fulcrum and returns once every server is at the node's
- * tip (and has the generator's mempool); `labDown` stops exactly what `up` started, through pid files; `labStatus`
+ * generator and the Electrum servers (each as its file in `servers/` says, listed in
+ * `servers/registry.ts`), and returns once every server is at the node's tip (and has the
+ * generator's mempool); `labDown` stops exactly what `up` started, through pid files; `labStatus`
  * reports each component and each server's tip. Everything binds 127.0.0.1; all state lives in
  * `labConfig().stateDir`.
  */
@@ -17,33 +18,13 @@ import { UserError } from '../core/user-error';
 import { readCredentials, writeFreshCredentials } from './adapter/credentials';
 import { startBtcd } from './btcd';
 import { generateLabCertificates, labCertificateFiles } from './certificates';
-import {
-  LAB_COMPONENTS,
-  LAB_DEFAULT_SEED,
-  LAB_TIMEOUTS,
-  labConfig,
-  labPaths,
-  LAB_SERVERS,
-  MAX_VERSIONS,
-  versionProblems,
-  versionPorts,
-  type ElectrumServerName,
-  type LabComponent,
-  type LabConfig,
-  type LabOptional,
-  type LabPaths,
-  type LabProcess,
-  type LabVersion,
-  type ServerSettings,
-  type VersionName,
-} from './config';
+import { LAB_DEFAULT_SEED, LAB_TIMEOUTS, labConfig, labPaths, type LabConfig, type LabPaths, type ServerSettings } from './config';
 import type { Credentials } from './adapter/credentials';
-import { startElectrs } from './electrs';
-import { startElectrumx, versionElectrumx } from './electrumx';
-import { startEsplora } from './esplora';
-import { startFulcrum } from './fulcrum';
+import { portsOf, type ElectrumAsk, type LabServer } from './servers/lab-server';
+import { LAB_COMPONENTS, LAB_SERVERS, labComponentPorts, labServer, type LabComponent, type LabOptional, type LabServerName, type RegisteredServer } from './servers/registry';
+import { isVersionName, MAX_VERSIONS, versionDbDir, versionPorts, versionProblems, type LabVersion, type VersionName } from './versions';
 import { prometheusReady, prometheusUrl, remoteWriteUrl, startPrometheus } from './prometheus';
-import { labCpusText, runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock } from './processes';
+import { labCpusText, runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock, type LabProcess } from './processes';
 import { cpuListText, pinProcess } from '../core/cpu-set';
 import { makeDirs } from '../core/output-path';
 
@@ -87,8 +68,8 @@ export interface ServerStatus extends ElectrumEndpoint {
   running: boolean;
   tip: number | null;
   error?: string;
-  tls?: TlsEndpoint & { tip: number | null; error?: string }; // ElectrumX and Fulcrum
-  rest?: string; // Esplora's HTTP REST API, http://127.0.0.1:PORT
+  tls?: TlsEndpoint & { tip: number | null; error?: string }; // a server with a `tls` port (ElectrumX, Fulcrum)
+  rest?: string; // a server's HTTP REST API (Esplora's), http://127.0.0.1:PORT
 }
 
 /** A server the lab runs in another version (`lab up --with`), on ports of its own. */
@@ -110,7 +91,7 @@ export interface LabStatus {
   stateDir: string;
   node: { rpcUrl: string; cookieFile: string; tip: number | null; error?: string };
   components: ComponentStatus[];
-  electrum: Partial<Record<ElectrumServerName, ServerStatus>>;
+  electrum: Partial<Record<LabServerName, ServerStatus>>;
   /** Servers in other versions started with `--with`, in the order they were asked for. */
   versions: VersionStatus[];
   datasetPath: string;
@@ -220,14 +201,14 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
   await checkPortsFree(cfg, slotted);
   setLabCpus(paths, opts.cpus ?? null);
   if (opts.cpus) log(`lab processes pinned to CPUs ${cpuListText(opts.cpus)}`);
-  if (!opts.skipInstall) await runInstall([...components, ...versions.map(installTarget)], log);
+  if (!opts.skipInstall) await runInstall([...components.map(installTargetOf), ...versions.map(installTarget)], log);
   // Loaded here, not at the top: `down` and `status` must work even if the generator is mid-edit.
   const generator = await import('./generator');
 
   makeDirs(cfg.stateDir);
   for (const c of LAB_COMPONENTS) fs.rmSync(path.join(paths.pidDir, `${c}.pid`), { force: true });
   const creds = writeFreshCredentials(paths.cookieFile);
-  if (components.some((c) => electrumTlsEndpoint(cfg, paths, c as ElectrumServerName))) await generateLabCertificates(paths);
+  if (LAB_SERVERS.some((s) => s.tls && components.includes(s.name))) await generateLabCertificates(paths);
   const state: LabState = {
     seed,
     ...(scale > 1 ? { scale } : {}),
@@ -258,11 +239,11 @@ async function up(opts: LabUpOptions): Promise<LabStatus> {
     const watch = await mempoolWatch(rpc);
     log(`chain at height ${tip} with ${watch.length} mempool transactions (${secs(t1)} s); starting Electrum servers`);
     await Promise.all([
-      ...LAB_SERVERS.filter((s) => components.includes(s)).map(async (s) => {
+      ...LAB_SERVERS.filter((s) => components.includes(s.name)).map(async (s) => {
         const t2 = Date.now();
         const pid = startServer(cfg, paths, creds, s);
-        await waitServerSynced(paths, s, electrumEndpoint(cfg, s), electrumTlsEndpoint(cfg, paths, s), pid, tip, watch, undefined, undefined, LAB_TIMEOUTS.readyMs * scale);
-        log(`${s} at height ${tip}, mempool seen (${secs(t2)} s)`);
+        await waitServerSynced(paths, s.name, s, electrumEndpoint(cfg, s), electrumTlsEndpoint(cfg, paths, s), pid, tip, watch, undefined, undefined, LAB_TIMEOUTS.readyMs * scale);
+        log(`${s.name} at height ${tip}, mempool seen (${secs(t2)} s)`);
       }),
       startVersions(cfg, paths, creds, slotted, tip, watch, scale, log),
     ]);
@@ -317,10 +298,10 @@ export async function labStatus(): Promise<LabStatus> {
   }
 
   const servers = await Promise.all(
-    LAB_SERVERS.map(async (s): Promise<[ElectrumServerName, ServerStatus]> => {
+    LAB_SERVERS.map(async (s): Promise<[LabServerName, ServerStatus]> => {
       const ep = electrumEndpoint(cfg, s);
-      const st: ServerStatus = { ...ep, running: running(s), tip: null };
-      if (s === 'esplora') st.rest = `http://${cfg.host}:${cfg.ports.esploraHttp}`;
+      const st: ServerStatus = { ...ep, running: running(s.name), tip: null };
+      if (s.rest) st.rest = `http://${cfg.host}:${portsOf(cfg, s)[s.rest.port]}`;
       const tlsEp = electrumTlsEndpoint(cfg, paths, s);
       if (tlsEp) st.tls = { ...tlsEp, tip: null };
       if (st.running) {
@@ -335,7 +316,7 @@ export async function labStatus(): Promise<LabStatus> {
           else st.tls.error = (secure.reason as Error).message;
         }
       }
-      return [s, st];
+      return [s.name, st];
     }),
   );
   const electrum: LabStatus['electrum'] = Object.fromEntries(servers);
@@ -359,9 +340,7 @@ export async function labStatus(): Promise<LabStatus> {
     state !== null &&
     components.every((c) => !c.expected || c.running) &&
     node.tip !== null &&
-    LAB_SERVERS.every(
-      (s) => !state.components.includes(s) || (electrum[s]?.tip === node.tip && (!electrum[s]?.tls || electrum[s]?.tls?.tip === node.tip)),
-    );
+    LAB_SERVERS.every(({ name: s }) => !state.components.includes(s) || (electrum[s]?.tip === node.tip && (!electrum[s]?.tls || electrum[s]?.tls?.tip === node.tip)));
   const up = ownUp && versions.every((v) => v.tip === node.tip);
   return {
     up,
@@ -381,15 +360,15 @@ export async function labStatus(): Promise<LabStatus> {
   };
 }
 
-export function electrumEndpoint(cfg: LabConfig, s: ElectrumServerName): ElectrumEndpoint {
-  const port = cfg.ports[s];
+function electrumEndpoint(cfg: LabConfig, s: LabServer): ElectrumEndpoint {
+  const port = portsOf(cfg, s).electrum;
   return { url: `electrum://${cfg.host}:${port}`, host: cfg.host, port };
 }
 
 /** The server's TLS listener, if it has one (ElectrumX, Fulcrum; electrs and Esplora have no TLS of their own). */
-export function electrumTlsEndpoint(cfg: LabConfig, paths: LabPaths, s: ElectrumServerName): TlsEndpoint | null {
-  const port = s === 'electrumx' ? cfg.ports.electrumxTls : s === 'fulcrum' ? cfg.ports.fulcrumTls : null;
-  if (port === null) return null;
+function electrumTlsEndpoint(cfg: LabConfig, paths: LabPaths, s: LabServer): TlsEndpoint | null {
+  if (!s.tls) return null;
+  const port = portsOf(cfg, s)[s.tls];
   return { url: `ssl://${cfg.host}:${port}`, host: cfg.host, port, caFile: labCertificateFiles(paths).caFile };
 }
 
@@ -401,7 +380,12 @@ function versionEndpoint(cfg: LabConfig, slot: number): ElectrumEndpoint {
 
 /** What scripts/install-lab.sh is asked for to have a version installed: `electrumx@1.20.0`. */
 function installTarget(v: LabVersion): string {
-  return `${v.server}@${v.version}`;
+  return `${labServer(v.server).install.target}@${v.version}`;
+}
+
+/** What scripts/install-lab.sh is asked for to have a component installed (the adapter is ours: none). */
+function installTargetOf(c: LabComponent): string {
+  return LAB_SERVERS.find((s) => s.name === c)?.install.target ?? c;
 }
 
 /** Servers in other versions that have a pid file: what `down` must stop besides the components. */
@@ -416,7 +400,7 @@ function versionPidNames(paths: LabPaths): VersionName[] {
   return files
     .filter((f) => f.endsWith('.pid'))
     .map((f) => f.slice(0, -'.pid'.length))
-    .filter((n): n is VersionName => !components.includes(n) && /^[a-z]+-\d+\.\d+\.\d+$/.test(n));
+    .filter((n): n is VersionName => !components.includes(n) && isVersionName(n));
 }
 
 /** Starts servers in other versions on fresh indexes and waits until each has the node's tip and mempool. */
@@ -433,8 +417,10 @@ async function startVersions(
   await Promise.all(
     versions.map(async (v) => {
       const t0 = Date.now();
-      const pid = startElectrumx(cfg, paths, creds, {}, versionElectrumx(cfg, v, v.slot));
-      await waitServerSynced(paths, v.name, versionEndpoint(cfg, v.slot), null, pid, tip, watch, undefined, undefined, LAB_TIMEOUTS.readyMs * scale);
+      const server = labServer(v.server);
+      const lab = { cfg, paths, creds, ports: versionPorts(cfg, v.slot) };
+      const pid = spawnDetached(paths, { name: v.name, ...server.otherVersions!.start(lab, v.version, versionDbDir(cfg, v.name)) });
+      await waitServerSynced(paths, v.name, server, versionEndpoint(cfg, v.slot), null, pid, tip, watch, undefined, undefined, LAB_TIMEOUTS.readyMs * scale);
       log(`${v.name} at height ${tip}, mempool seen (${secs(t0)} s)`);
     }),
   );
@@ -491,17 +477,8 @@ async function reconcileVersions(
 }
 
 /** Starts one lab server on a fresh index, with `settings` beyond the lab's own; returns its pid. */
-function startServer(cfg: LabConfig, paths: LabPaths, creds: Credentials, s: ElectrumServerName, settings: ServerSettings = {}): number {
-  switch (s) {
-    case 'electrumx':
-      return startElectrumx(cfg, paths, creds, settings);
-    case 'electrs':
-      return startElectrs(cfg, paths, creds, settings);
-    case 'esplora':
-      return startEsplora(cfg, paths, creds, settings);
-    case 'fulcrum':
-      return startFulcrum(cfg, paths, settings);
-  }
+function startServer(cfg: LabConfig, paths: LabPaths, creds: Credentials, s: RegisteredServer, settings: ServerSettings = {}): number {
+  return spawnDetached(paths, { name: s.name, ...s.start({ cfg, paths, creds, ports: portsOf(cfg, s) }, settings) });
 }
 
 function adapterUrl(cfg: LabConfig): string {
@@ -556,6 +533,7 @@ async function mempoolWatch(rpc: NodeRpc): Promise<MempoolProbe[]> {
 async function waitServerSynced(
   paths: LabPaths,
   s: LabProcess,
+  server: LabServer,
   { host, port }: ElectrumEndpoint,
   tlsEp: TlsEndpoint | null,
   pid: number,
@@ -567,10 +545,8 @@ async function waitServerSynced(
 ): Promise<void> {
   const what = `at the node's tip ${tip} with its mempool${tlsEp ? ', TLS verified with the lab CA' : ''}`;
   await waitReady(paths, s, pid, what, readyMs, async () => {
-    // electrs 0.12 serves its Electrum port before it has read a single header, and a
-    // blockchain.headers.subscribe in that window kills it (electrum.rs, headers_subscribe:
-    // tip_height().unwrap() on an empty chain); the tip's header is refused, not fatal, until then.
-    if (s === 'electrs') await electrumCalls(host, port, [{ method: 'blockchain.block.header', params: [tip] }]);
+    const ask: ElectrumAsk = (calls) => electrumCalls(host, port, calls);
+    await server.beforeTip?.(ask, tip);
     const height = await electrumTip(host, port);
     if (height !== tip) throw new Error(`${s} at height ${height}, node at ${tip}`);
     // ElectrumX opens its client ports only once caught up, and only logs a listener that fails:
@@ -644,7 +620,7 @@ async function electrumCalls(
  */
 async function checkPortsFree(cfg: LabConfig, versions: Array<LabVersion & { slot: number }> = [], components = true): Promise<void> {
   const ports = [
-    ...(components ? Object.entries(cfg.ports).filter(([name]) => name !== 'versionsBase') : []),
+    ...(components ? labComponentPorts(cfg) : []),
     ...versions.flatMap((v) => Object.entries(versionPorts(cfg, v.slot)).map(([what, port]): [string, number] => [`${v.name} ${what}`, port])),
   ];
   for (const [name, port] of ports) {
@@ -734,7 +710,7 @@ function secs(since: number): string {
  * answering at the tip again).
  */
 export async function labRestartServer(
-  s: ElectrumServerName,
+  name: LabServerName,
   opts: {
     killSignal?: NodeJS.Signals;
     settings?: ServerSettings;
@@ -750,13 +726,14 @@ export async function labRestartServer(
 ): Promise<{ downMs: number; indexMs: number }> {
   const cfg = labConfig();
   const paths = labPaths(cfg);
-  return withLabLock(paths, `restart ${s}`, async () => {
-    const pid = runningPid(paths, s);
-    if (pid === null) throw new UserError(`lab ${s} is not running; start the lab with: npm run lab -- up`);
+  const s = labServer(name);
+  return withLabLock(paths, `restart ${name}`, async () => {
+    const pid = runningPid(paths, name);
+    if (pid === null) throw new UserError(`lab ${name} is not running; start the lab with: npm run lab -- up`);
     const t0 = Date.now();
     let startedAt = t0;
     if (opts.killSignal) signalGroup(pid, opts.killSignal);
-    await stopComponent(paths, s, 5_000);
+    await stopComponent(paths, name, 5_000);
     const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 30_000 });
     try {
       const tip = await rpc.call<number>('getblockcount');
@@ -768,7 +745,7 @@ export async function labRestartServer(
       // A server started with other settings may refuse the very histories the mempool probe asks
       // for (a limit under test): its readiness is then its tip alone.
       const limited = Object.keys(opts.settings ?? {}).length > 0;
-      await waitServerSynced(paths, s, electrumEndpoint(cfg, s), electrumTlsEndpoint(cfg, paths, s), started, tip, limited || opts.tipOnly ? [] : watch, opts.pollMs, opts.indexed);
+      await waitServerSynced(paths, name, s, electrumEndpoint(cfg, s), electrumTlsEndpoint(cfg, paths, s), started, tip, limited || opts.tipOnly ? [] : watch, opts.pollMs, opts.indexed);
     } finally {
       rpc.close();
     }

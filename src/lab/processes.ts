@@ -9,9 +9,14 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../core/user-error';
-import type { LabProcess, LabPaths } from './config';
+import type { LabPaths } from './config';
+import type { LabComponent } from './servers/registry';
+import type { VersionName } from './versions';
 import { makeDirs } from '../core/output-path';
 import { cpuListText, parseCpuList, pinnedCommand } from '../core/cpu-set';
+
+/** What the lab starts, stops and logs by name: its components and servers in other versions. */
+export type LabProcess = LabComponent | VersionName;
 
 export interface SpawnSpec {
   name: LabProcess;

@@ -1,13 +1,15 @@
 /**
- * Prometheus 2.42 from Debian's package: it scrapes the lab servers that export metrics (electrs
- * and Esplora on their monitoring ports; ElectrumX and Fulcrum export none in Prometheus' format)
+ * Prometheus 2.42 from Debian's package: it scrapes the lab servers that export metrics (those with
+ * a `metrics` port: electrs and Esplora; ElectrumX and Fulcrum export none in Prometheus' format)
  * and receives the generator's `--out prometheus-rw=URL`, so one page graphs the load beside what
  * the servers say of it. Remote-write receiving and native histograms are features off by default.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { LabComponent, LabConfig, LabPaths } from './config';
+import type { LabConfig, LabPaths } from './config';
 import { spawnDetached } from './processes';
+import { portsOf } from './servers/lab-server';
+import { LAB_SERVERS, type LabComponent } from './servers/registry';
 import { makeDirs } from '../core/output-path';
 
 /** The URL `--out prometheus-rw=` takes to write into the lab's Prometheus. */
@@ -23,8 +25,7 @@ export function remoteWriteUrl(cfg: LabConfig): string {
 export function prometheusConfig(cfg: LabConfig, components: readonly LabComponent[]): string {
   const h = cfg.host;
   const targets: Array<[string, number]> = [['prometheus', cfg.ports.prometheus]];
-  if (components.includes('electrs')) targets.push(['electrs', cfg.ports.electrsMonitoring]);
-  if (components.includes('esplora')) targets.push(['esplora', cfg.ports.esploraMonitoring]);
+  for (const s of LAB_SERVERS) if (s.metrics && components.includes(s.name)) targets.push([s.name, portsOf(cfg, s)[s.metrics]]);
   const jobs = targets.map(([job, port]) => `  - job_name: ${job}\n    static_configs:\n      - targets: ['${h}:${port}']\n`);
   return `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n${jobs.join('')}`;
 }

@@ -4,6 +4,7 @@
  * histograms are reduced to their percentiles as they are read and never kept, so an hour-long run
  * costs 3,600 small rows per server, not 3,600 histograms.
  */
+import type { Answering } from '../core/answering';
 import type { Histogram } from 'hdr-histogram-js';
 import type { LoadRunRow, LoadServerRow } from '../store/load-results';
 import type { StoppedAnswering } from '../core/stopped-answering';
@@ -81,6 +82,8 @@ export interface LoadServerReport {
   generator: GeneratorVerdict | null;
   /** Stored with the run (schema 8): the server went silent before the run ended; null otherwise or before. */
   stoppedAnswering: StoppedAnswering | null;
+  /** Whether it answered the requests it was given, from the stored outcomes; null for a run stored without them. */
+  answering: Answering | null;
   /** Stored with the run: when the server was gone; empty when it never was (or before they were stored). */
   outages: Outage[];
   /** An interleaved run's turns, in order; empty for a run whose servers went one after another. */

@@ -1,4 +1,5 @@
 /** The table of a load run, one row per server, rendered the same way into Markdown and HTML. */
+import { answeringText } from '../core/answering';
 import type { Stage, StoredLoadModel } from '../core/load-types';
 import type { LoadRunReport, LoadServerReport } from './load-model';
 import { fmtErrors, fmtMs, Table } from './table';
@@ -81,7 +82,7 @@ export function loadRunTable(report: LoadRunReport): Table {
   const withOutages = report.servers.some((s) => s.outages.length > 0);
   const head = ['server', 'model', 'duration', 'target', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', ...(withOutages ? ['outages'] : []), 'dropped', 'generator-bound', ...(withThresholds ? ['thresholds'] : [])];
   const rows = report.servers.map((s) => [
-    s.stoppedAnswering ? `${s.label}: ${stoppedAnsweringText(s.stoppedAnswering)}` : s.label,
+    serverCell(s),
     describeModel(report.model, report.run.model_text ?? null),
     `${s.totals.durationS.toFixed(1)} s`,
     target(s),
@@ -108,4 +109,10 @@ export function loadRunTable(report: LoadRunReport): Table {
     align: head.map((h, i) => (i < 2 || ['errors', 'outages', 'generator-bound', 'thresholds'].includes(h) ? 'left' : 'right')),
     rows,
   };
+}
+
+/** A server's name, with first what makes its figures partial: it answered nothing, or stopped answering. */
+function serverCell(s: LoadServerReport): string {
+  const said = s.answering ? answeringText(s.answering) : s.stoppedAnswering ? stoppedAnsweringText(s.stoppedAnswering) : null;
+  return said ? `${s.label}: ${said}` : s.label;
 }

@@ -3,6 +3,7 @@
  * Statistics come from the tables the bench runner derived (medians, summaries); only the error
  * categories per address are read from the samples, since medians keep just a failure count.
  */
+import { benchAnswering } from '../store/answering';
 import { ResultsStore, RunRecord } from '../store/results';
 import { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
@@ -38,9 +39,11 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: Result
     const reader = new ResultsReader(store);
     const servers: ReportServer[] = [];
     for (const run of runs) {
-      for (const record of reader.benchServers(run.id)) {
+      const records = reader.benchServers(run.id);
+      const answering = new Map(benchAnswering(store, run.id, records.map((r) => r.name), timeoutOf(run.config_json)).map((a) => [a.server, a]));
+      for (const record of records) {
         const label = runs.length > 1 ? `${record.name} (${sweptSetting(run.config_json) ?? `run ${run.id}`})` : record.name;
-        servers.push({ label, run, record });
+        servers.push({ label, run, record, answering: answering.get(record.name) });
       }
     }
     if (servers.length === 0) throw new UserError(`--run: run ${runs.map((r) => r.id).join(', ')} of ${dbPath} has no servers`);
@@ -118,5 +121,15 @@ function sweptSetting(configJson: string): string | null {
     return settings && Object.keys(settings).length ? Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ') : null;
   } catch {
     return null;
+  }
+}
+
+/** The call timeout a bench run was stored with (said with its timeouts); undefined for a config without one. */
+function timeoutOf(configJson: string): number | undefined {
+  try {
+    const t = (JSON.parse(configJson) as { timeoutMs?: unknown }).timeoutMs;
+    return typeof t === 'number' ? t : undefined;
+  } catch {
+    return undefined;
   }
 }

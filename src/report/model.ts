@@ -3,6 +3,7 @@
  * its address's size, every counted error, the stored summaries, and the runs' metadata. Charts,
  * tables and exporters all read this model; none of them touches the database.
  */
+import type { Answering } from '../core/answering';
 import type { RunRecord, ServerRecord } from '../store/results';
 import type { Comparison } from '../verdicts/comparison';
 
@@ -50,6 +51,8 @@ export interface ReportServer {
   label: string;
   run: RunRecord;
   record: ServerRecord;
+  /** Whether it answered the calls it was given: said first when it answered none, or went silent. */
+  answering?: Answering;
 }
 
 export interface ReportModel {

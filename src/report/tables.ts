@@ -3,6 +3,7 @@
  * measured, and per server × method the latency distribution, errors by category, the ratio of
  * each p50 to a baseline server's and a least-squares slope against the address's size.
  */
+import { answeringText } from '../core/answering';
 import type { ReportMethod, ReportModel } from './model';
 import { SLOPE_AXIS } from './charts/definitions';
 import { leastSquares } from './fit';
@@ -154,6 +155,9 @@ export function runsTable(model: ReportModel): Table {
 
 export function serversTable(model: ReportModel): Table {
   const head = ['server', 'run', 'profile', 'via', 'software', 'protocol', 'endpoint'];
-  const rows = model.servers.map((s) => [s.label, String(s.run.id), s.record.profile, viaOf(model, s.label), s.record.software ?? '–', s.record.protocol ?? '–', s.record.url]);
+  const rows = model.servers.map((s) => {
+    const said = s.answering ? answeringText(s.answering) : null;
+    return [said ? `${s.label}: ${said}` : s.label, String(s.run.id), s.record.profile, viaOf(model, s.label), s.record.software ?? '–', s.record.protocol ?? '–', s.record.url];
+  });
   return { title: 'Servers', head, align: head.map(() => 'left'), rows };
 }

@@ -4,6 +4,7 @@
  * sync, the requests a sync sent per step, and for load runs the arrivals, held wallets and block
  * notifications. Charts and tables read this model; none of them touches the database.
  */
+import type { Answering } from '../core/answering';
 import type { HeldReconnects } from '../core/held-reconnects';
 import type { StoppedAnswering } from '../core/stopped-answering';
 
@@ -23,6 +24,8 @@ export interface WalletServerReport {
   name: string;
   record: WalletServerRow;
   polling: PollingSetup | null;
+  /** A wallet bench's server: whether it answered the syncs it was given; null for a wallet load (its arrivals say it). */
+  answering: Answering | null;
 }
 
 /** One wallet on one server, over the counted (non-warm-up) syncs. */

@@ -4,6 +4,7 @@
  * definition of src/stats/quantiles.ts; a run's summary_json is read only for what the rows do not
  * hold (how many wallets stayed held, the server's memory per held wallet).
  */
+import { answeringOf } from '../core/answering';
 import { readHeldReconnects } from '../core/held-reconnects';
 import type { ResultsReader } from '../store/read';
 import { medianOf } from './median';
@@ -179,7 +180,15 @@ function readHeld(run: WalletRunRow): HeldSummary[] {
 
 export function readWalletRun(reader: ResultsReader, run: WalletRunRow): WalletRunReport {
   const records = reader.walletServers(run.id);
-  const servers = records.map((record) => ({ name: record.name, record, polling: pollingOf(record.setup_json) }));
+  // A wallet bench's servers: did each answer the syncs it was given (a wallet load says it of its arrivals).
+  const outcomes = run.kind === 'bench' ? reader.walletSyncOutcomes(run.id) : undefined;
+  const timeoutMs = (parseStoredJson(run.config_json) as { timeoutMs?: unknown } | null)?.timeoutMs;
+  const servers = records.map((record) => ({
+    name: record.name,
+    record,
+    polling: pollingOf(record.setup_json),
+    answering: outcomes ? answeringOf(record.name, outcomes.get(record.id) ?? {}, { unit: 'wallet sync', timeoutMs: typeof timeoutMs === 'number' ? timeoutMs : undefined }) : null,
+  }));
   const nameOf = new Map(records.map((r) => [r.id, r.name]));
   const failures = readFailures(reader, run.id, nameOf);
   return {

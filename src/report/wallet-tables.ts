@@ -3,6 +3,7 @@
  * time to synced per server, every failed sync, held wallets and arrivals of load runs, block
  * notifications beside each server's polling setup, and the request mix per step.
  */
+import { answeringText } from '../core/answering';
 import { heldReconnectsText, type HeldReconnects } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import { SYNC_STEPS } from '../core/sync-steps';
@@ -88,9 +89,11 @@ export function syncTimeTable(r: WalletRunReport): Table {
     const medians = mine.map((p) => p.medianMs as number).sort((a, b) => a - b);
     const big = largest && mine.find((p) => p.wallet === largest.wallet);
     const fit = leastSquares(mine.map((p) => p.txs), mine.map((p) => p.medianMs as number));
+    const server = r.servers.find((s) => s.name === t.server);
+    const said = server?.answering ? answeringText(server.answering) : null;
     return [
-      t.server,
-      r.servers.find((s) => s.name === t.server)?.record.software ?? '–',
+      said ? `${t.server}: ${said}` : t.server,
+      server?.record.software ?? '–',
       String(t.wallets),
       String(t.counted),
       String(t.ok),

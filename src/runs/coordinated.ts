@@ -15,6 +15,7 @@ import { formatShard, type Shard } from '../core/shard';
 import type { CoordinatorAddress } from '../engine/coordinator';
 import { ResultsStore } from '../store/results';
 import { LoadStore } from '../store/load-results';
+import { isObject, parseStoredJson } from '../core/stored-json';
 import * as hdr from 'hdr-histogram-js';
 import { newHistogram } from '../engine/sinks/hdr-intervals';
 import { histogramLine } from '../core/percentile-line';
@@ -109,7 +110,7 @@ export async function mergeTest(c: CoordinatedShard, shard: Shard, db: string, t
   try {
     const loads = new LoadStore(results);
     const run = loads.run(merged.runId)!;
-    const servers = loads.servers(run.id).map((s) => ({ server: s.name, ...storedObject(s.outcome_json ?? null), ...okLatency(loads, run.id, s.id) }));
+    const servers = loads.servers(run.id).map((s) => ({ server: s.name, ...storedObjectOf(s.outcome_json ?? null), ...okLatency(loads, run.id, s.id) }));
     const json = { runId: run.number, db, status: merged.status, shards: merged.shards, startSkew, servers, thresholds: merged.thresholds };
     return { runId: run.number, status: merged.status, thresholds: merged.thresholds, startSkew, json };
   } finally {
@@ -117,13 +118,10 @@ export async function mergeTest(c: CoordinatedShard, shard: Shard, db: string, t
   }
 }
 
-function storedObject(text: string | null): Record<string, unknown> {
-  try {
-    const v = JSON.parse(text ?? 'null') as unknown;
-    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+/** A stored JSON object; an unreadable one is none. */
+function storedObjectOf(text: string | null): Record<string, unknown> {
+  const v = parseStoredJson(text);
+  return isObject(v) ? v : {};
 }
 
 /** The latency of a server's ok answers over the whole run (ms), every second's histogram added. */

@@ -8,6 +8,10 @@
  * (src/core/run-status.ts), and it is written in one transaction: it appears whole or not at all.
  * What each kind adds up is its own part: src/load/merge.ts, src/wallet/merge.ts.
  */
+import { claimInput } from '../core/output-path';
+import { fileAboutToBeCreated } from '../core/created-file';
+import { claimDatabase } from '../store/ownership';
+import { exitCodeOf } from './exit-code';
 import fs from 'node:fs';
 import path from 'node:path';
 import { toolInfo } from '../core/tool-info';
@@ -235,4 +239,26 @@ function parseOr(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/**
+ * `load merge`: the shards' databases claimed as inputs and `output` as the one written, the
+ * merge, and its exit code from the one table (a threshold failed on the whole test: 99). A
+ * database this created and a refusal left empty is removed.
+ */
+export function mergeSession(inputs: string[], output: string, opts: MergeOptions): { merged: MergeResult; code: number } {
+  for (const input of inputs) claimInput(input, 'shard database');
+  claimDatabase(output);
+  const created = fileAboutToBeCreated(output);
+  let merged: MergeResult;
+  try {
+    merged = mergeShards(inputs, output, opts);
+  } catch (err) {
+    created?.remove();
+    throw err;
+  }
+  const thresholds = isWalletMerge(merged) ? [] : merged.thresholds;
+  // The shards' own stops are theirs, not this command's: a merge of an interrupted test is written, and exits by its checks alone.
+  const code = exitCodeOf({ status: 'completed', thresholdsFailed: thresholds.some((t) => !t.pass), regressed: false, unanswered: [], ignoreUnanswered: true });
+  return { merged, code };
 }

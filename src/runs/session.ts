@@ -70,6 +70,20 @@ export class RunSession {
     return new RunSession(options, await openOutputs(options.watch, options.title));
   }
 
+  /**
+   * A run from its claims to its exit code: `measure` gets the session (outputs claimed) and
+   * returns the run's outcome, which the session finishes; closed whatever happens.
+   */
+  static async run<D>(options: SessionOptions, measure: (session: RunSession) => Promise<RunOutcome<D>>): Promise<{ outcome: RunOutcome<D>; code: number }> {
+    const session = await RunSession.claim(options);
+    try {
+      const outcome = await measure(session);
+      return { outcome, code: await session.finish(outcome) };
+    } finally {
+      await session.close();
+    }
+  }
+
   /** The results database (`file`, or the session's --db), opened for the run; created if new. */
   openStore(file = this.options.db): ResultsStore {
     if (file === null) throw new Error('this part of the test writes no database');
@@ -93,6 +107,15 @@ export class RunSession {
     this.recorded = true;
     this.outputs.start({ run: made.runId, shard });
     return made;
+  }
+
+  /**
+   * The run is finished in the database: it is closed now (its WAL checkpointed), so that the
+   * file is whole for what comes next (a shard's database sent to the coordinator).
+   */
+  closeStore(): void {
+    this.results?.close();
+    this.results = undefined;
   }
 
   /** Nothing worth keeping was stored (stopped before the first unit): the database this command created goes. */

@@ -2,6 +2,7 @@
  * The one reader of a results database: the report reads every kind of run through it. It hands
  * out rows as stored; what they mean (percentiles, medians, shares) is the report's to compute.
  */
+import { WalletStore } from './wallets';
 import type { ResultsStore, RunRecord, ServerRecord } from './results';
 import { LoadStore, type LoadRunRow } from './load-results';
 import { IndexStore } from './index-results';
@@ -210,6 +211,11 @@ export class ResultsReader {
 
   walletRuns(): WalletRunRow[] {
     return this.db.prepare(`${WALLET_RUNS} ORDER BY r.id`).all() as WalletRunRow[];
+  }
+
+  /** How each server's wallet syncs of a run ended, counts by status, by server id. */
+  walletSyncOutcomes(runId: number): Map<number, Record<string, number>> {
+    return new WalletStore(this.store).syncOutcomes(runId);
   }
 
   walletServers(runId: number): WalletServerRow[] {

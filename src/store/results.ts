@@ -78,6 +78,16 @@ export interface SampleRow {
   requests?: number | null;
 }
 
+/** How a server's calls of a run ended (ResultsStore.callEnds). */
+export interface CallEnds {
+  byOutcome: Record<string, number>;
+  answered: number;
+  unansweredAfter: number;
+  firstAtMs: number;
+  lastAnswerEndMs: number | null;
+  lastEndMs: number;
+}
+
 export type NewRun = Omit<RunRecord, 'id' | 'finished_at' | 'status' | 'selfcheck_json' | 'pool_json' | 'holder' | 'legacy_id'>;
 
 /** A bench run is its row of `runs` with its detail row. */
@@ -221,14 +231,32 @@ export class ResultsStore {
   }
 
   /**
-   * How each server's calls ended, in the order they were made: every call a server was given
-   * (warm-up included), its outcome, and when it was made and ended (ms since the epoch).
+   * How each server's calls of a run ended (warm-up included): counts by status; of them, how many
+   * were answered (`answered`: the statuses that are answers); when the first was made, the last
+   * answer came back and the last call ended (ms since the epoch); and the unanswered calls made
+   * after that last answer came back.
    */
-  forEachCallEnd(runId: number, fn: (server: string, status: string, atMs: number, endMs: number) => void): void {
+  callEnds(runId: number, answered: readonly string[]): Map<string, CallEnds> {
+    const inAnswered = answered.map(() => '?').join(', ');
     const rows = this.db
-      .prepare('SELECT s.name, x.status, x.at_ms, x.at_ms + x.latency_ns / 1000000.0 FROM samples x JOIN run_servers s ON s.id = x.server_id WHERE x.run_id = ? ORDER BY x.at_ms, x.id')
-      .raw();
-    for (const [name, status, at, end] of rows.iterate(runId) as IterableIterator<[string, string, number, number]>) fn(name, status, at, end);
+      .prepare(
+        `WITH x AS (SELECT s.name AS name, c.status AS status, c.at_ms AS at, c.at_ms + c.latency_ns / 1000000.0 AS "end", c.status IN (${inAnswered}) AS ok
+                      FROM samples c JOIN run_servers s ON s.id = c.server_id WHERE c.run_id = ?),
+              last AS (SELECT name, max(CASE WHEN ok THEN "end" END) AS answer, min(at) AS first, max("end") AS final FROM x GROUP BY name)
+         SELECT x.name, x.status, count(*) AS n, sum(x.ok) AS answered, sum(NOT x.ok AND last.answer IS NOT NULL AND x.at + 1 > last.answer) + sum(NOT x.ok AND last.answer IS NULL) AS after,
+                last.answer, last.first, last.final
+           FROM x JOIN last ON last.name = x.name GROUP BY x.name, x.status`,
+      )
+      .all(...answered, runId) as Array<{ name: string; status: string; n: number; answered: number; after: number; answer: number | null; first: number; final: number }>;
+    const out = new Map<string, CallEnds>();
+    for (const r of rows) {
+      const c = out.get(r.name) ?? { byOutcome: {}, answered: 0, unansweredAfter: 0, firstAtMs: r.first, lastAnswerEndMs: r.answer, lastEndMs: r.final };
+      c.byOutcome[r.status] = r.n;
+      c.answered += r.answered;
+      c.unansweredAfter += r.after;
+      out.set(r.name, c);
+    }
+    return out;
   }
 
   /** Every call of a run already measured, streamed (a resumed run skips them; memory stays flat). */

@@ -16,7 +16,7 @@ export const ESPLORA_REST: Transport = {
   scheme: TRANSPORT_SCHEMES['esplora-rest'],
   speaksElectrum: false,
   bindsSourceAddresses: false,
-  openPool: (t, o) => new RestConnectionSet({ ...socketOptions(t, o), measureLoop: true }, o.concurrency, 1),
-  followTip: (t, o) => RestTipFollower.start({ ...socketOptions(t, o), maxSockets: 1 }),
-  openConnections: (t, o) => new RestConnectionSet(socketOptions(t, o), o.connections, Math.min(o.pipeline, MAX_SOCKETS)),
+  openPool: (t, o) => new RestConnectionSet({ ...socketOptions(t, o), maxBodyBytes: o.maxLineBytes, measureLoop: true }, o.concurrency, 1),
+  followTip: (t, o) => RestTipFollower.start({ ...socketOptions(t, o), maxBodyBytes: o.maxLineBytes, maxSockets: 1 }),
+  openConnections: (t, o) => new RestConnectionSet({ ...socketOptions(t, o), maxBodyBytes: o.maxLineBytes }, o.connections, Math.min(o.pipeline, MAX_SOCKETS)),
 };

@@ -4,14 +4,15 @@
  * globalSetup writes it to a file because it runs in another context than the test files.
  */
 import fs from 'node:fs';
-import { LAB_SERVERS, labConfig, labPaths, type ElectrumServerName } from '../../src/lab/config';
+import { labConfig, labPaths } from '../../src/lab/config';
 import type { LabStatus } from '../../src/lab/lab';
+import { LAB_SERVER_NAMES, type LabServerName } from '../../src/lab/servers/registry';
 
 export interface LabEnv {
   rpcUrl: string; // http://127.0.0.1:PORT, the adapter in front of btcd
   rpcCookieFile: string; // user:password
-  /** ElectrumX and electrs always; Esplora and Fulcrum unless this run goes without them. */
-  electrum: Record<'electrumx' | 'electrs', Endpoint> & Partial<Record<BuiltFromSource, Endpoint>>;
+  /** Every lab server but those this run goes without (built from source: Esplora, Fulcrum). */
+  electrum: Record<'electrumx' | 'electrs', Endpoint> & Partial<Record<LabServerName, Endpoint>>;
   /** Lab servers this run goes without, and why (their source could not be had): their tests skip saying so. */
   without: Partial<Record<BuiltFromSource, string>>;
   /** Real wallets installed from a source archive that this run goes without, and why: their tests skip saying so. */
@@ -32,8 +33,8 @@ interface Endpoint {
   host: string;
   port: number;
 }
-/** The lab servers built from source archives: a run may go without them (and says why). */
-export type BuiltFromSource = 'esplora' | 'fulcrum';
+/** A lab server built from source (`install.fromSource`): a run may go without it (and says why). */
+export type BuiltFromSource = LabServerName;
 /** The real wallets installed from a source archive (install-lab.sh targets): a run may go without them too. */
 export type ArchivedClient = 'electrum-wallet';
 
@@ -42,7 +43,7 @@ export function labEnvFile(): string {
 }
 
 export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}, clientsWithout: LabEnv['clientsWithout'] = {}): LabEnv {
-  const endpoint = (name: ElectrumServerName) => {
+  const endpoint = (name: LabServerName) => {
     const e = s.electrum[name];
     if (!e) throw new Error(`lab status has no ${name} endpoint`);
     return { host: e.host, port: e.port };
@@ -56,7 +57,7 @@ export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}, cli
     electrum: {
       electrumx: endpoint('electrumx'),
       electrs: endpoint('electrs'),
-      ...Object.fromEntries(LAB_SERVERS.filter((n) => (n === 'esplora' || n === 'fulcrum') && !(n in without)).map((n) => [n, endpoint(n)])),
+      ...Object.fromEntries(LAB_SERVER_NAMES.filter((n) => !(n in without)).map((n) => [n, endpoint(n)])),
     },
     without,
     clientsWithout,

@@ -1,26 +1,27 @@
 /**
  * jest globalSetup: a fresh lab for the run (labUp), or, with ELECTRUM_BENCH_LAB_KEEP=1, the lab
  * that is already up if every component runs at the same tip. Throws (failing the whole run, never
- * skipping) if the lab cannot come up. The one exception: Esplora, Fulcrum and the real Electrum
- * wallet install from source archives (or git), and where their source cannot be had the run goes
- * without them, and every test of theirs is reported skipped with that reason. A build that fails
- * still fails the run.
+ * skipping) if the lab cannot come up. The one exception: the servers built from source (Esplora,
+ * Fulcrum: `install.fromSource` in their files) and the real Electrum wallet install from source
+ * archives (or git), and where their source cannot be had the run goes without them, and every test
+ * of theirs is reported skipped with that reason. A build that fails still fails the run.
  */
 import fs from 'node:fs';
 import { labDown, labStatus, labUp, runInstall } from '../../src/lab/lab';
+import { LAB_SERVERS } from '../../src/lab/servers/registry';
 import { isUserError } from '../../src/core/user-error';
 import { envFromStatus, labEnvFile, type ArchivedClient, type BuiltFromSource } from './env';
 
-/** Installs each target, or names why it cannot be had here (install-lab.sh's exit 2); a failed build throws. */
-async function unavailable<T extends string>(targets: readonly T[], log: (line: string) => void): Promise<Partial<Record<T, string>>> {
+/** Installs each (its install-lab.sh target), or names why it cannot be had here (install-lab.sh's exit 2); a failed build throws. */
+async function unavailable<T extends string>(installs: ReadonlyArray<{ name: T; target: string }>, log: (line: string) => void): Promise<Partial<Record<T, string>>> {
   const without: Partial<Record<T, string>> = {};
-  for (const s of targets) {
+  for (const { name, target } of installs) {
     try {
-      await runInstall([s], log);
+      await runInstall([target], log);
     } catch (err) {
       if (!isUserError(err)) throw err;
-      without[s] = (err as Error).message;
-      log(`going without ${s}: ${without[s]}`);
+      without[name] = (err as Error).message;
+      log(`going without ${name}: ${without[name]}`);
     }
   }
   return without;
@@ -32,9 +33,10 @@ export default async function globalSetup(): Promise<void> {
   // From PyPI in seconds, so a fresh machine's `npm test` has them: the A/B test's second ElectrumX
   // and the real BDK the bdk workload is held to.
   await runInstall(['electrumx@1.20.0', 'bdk'], log);
-  const without = await unavailable<BuiltFromSource>(['esplora', 'fulcrum'], log);
+  const fromSource = LAB_SERVERS.filter((s) => s.install.fromSource).map((s) => ({ name: s.name, target: s.install.target }));
+  const without = await unavailable<BuiltFromSource>(fromSource, log);
   // The real Electrum wallet comes from its release archive (../shared/mirror), which a machine may lack.
-  const clientsWithout = await unavailable<ArchivedClient>(['electrum-wallet'], log);
+  const clientsWithout = await unavailable<ArchivedClient>([{ name: 'electrum-wallet', target: 'electrum-wallet' }], log);
   let status = await labStatus();
   // Reuse only a full lab (not one started with --without): the tests use every server.
   // A lab whose chain changed since generation (a notification test mines) has stale datasets.

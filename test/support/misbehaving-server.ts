@@ -6,12 +6,12 @@
  *   test.late(ms, x)      → answers x after ms
  *   test.garbage          → a line that is not JSON
  *   test.wrong_id         → an answer with an id nobody asked for
- *   test.oversized(bytes) → one answer line of about that many bytes
+ *   test.oversized(bytes) → one answer line of about that many bytes, written as the client takes it
  *   test.cut              → half an answer, then closes the connection
  *   test.error(code, msg) → a JSON-RPC error object
  * With `silent`, it accepts connections and never answers anything (not even server.version): a
  * server that hangs; with `hangAfterHandshake`, it negotiates and then never answers a scripthash
- * call; with `answerFirst: N`, it answers the first N scripthash calls (as it otherwise would)
+ * call (with `hangHeaders`, nor a headers subscription: a wallet sync gets no answer at all); with `answerFirst: N`, it answers the first N scripthash calls (as it otherwise would)
  * and then never answers one again: a server that stopped answering mid-run; with
  * `answerConnections: N`, it answers them on the first N connections that ask one and on no later
  * one (a server that stops after N wallet syncs, however their calls interleave). With
@@ -24,7 +24,8 @@
  * With `noNewline`, its answers (server.version's too) never end their line; with `dripMs`, each
  * answer is written one byte every that many ms (a server, or a middlebox, that trickles).
  * With `genesisHeader`, blockchain.block.header answers that header for block 0 (the chain it
- * claims to be on).
+ * claims to be on). With `oversizedAnswers: N`, every scripthash call is answered as
+ * test.oversized(N) is.
  * It is not a fake of a real server: no test uses it for anything a real server answers.
  */
 import net from 'node:net';
@@ -44,6 +45,8 @@ export interface MisbehavingOptions {
   port?: number;
   silent?: boolean;
   hangAfterHandshake?: boolean;
+  /** Never answer blockchain.headers.subscribe (a wallet's first question). */
+  hangHeaders?: boolean;
   /** Answer this many scripthash calls (counted over every connection, a batch's each), then never answer another. */
   answerFirst?: number;
   /**
@@ -69,7 +72,11 @@ export interface MisbehavingOptions {
   dripMs?: number;
   /** Block 0's header (hex) for blockchain.block.header. */
   genesisHeader?: string;
+  /** Answer every scripthash call with one line of about this many bytes. */
+  oversizedAnswers?: number;
 }
+
+const FILLER = Buffer.alloc(1024 * 1024, 'x');
 
 interface Req {
   id: number;
@@ -132,6 +139,8 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
             state.answered++;
             if (!socket.destroyed) handle(socket, msg);
           }, stallRemainingMs() + (opts.delayMs ?? 0));
+        } else if (opts.hangHeaders && msg.method.startsWith('blockchain.headers.')) {
+          // Never answered: a wallet's first question (the tip) goes as unanswered as its scripthash calls.
         } else if (!msg.method.startsWith('blockchain.scripthash.') || !(opts.delayMs || opts.hangAfterHandshake)) {
           if (msg.method.startsWith('blockchain.scripthash.')) state.answered++;
           handle(socket, msg);
@@ -179,6 +188,7 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
   }
 
   function handle(socket: net.Socket, r: Req): void {
+    if (opts.oversizedAnswers !== undefined && r.method.startsWith('blockchain.scripthash.')) return sendOversized(socket, r.id, opts.oversizedAnswers);
     switch (r.method) {
       case 'test.stall':
         return;
@@ -191,14 +201,8 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
       case 'test.wrong_id':
         socket.write(JSON.stringify({ jsonrpc: '2.0', id: r.id + 1000, result: 'for someone else' }) + '\n');
         return;
-      case 'test.oversized': {
-        const filler = 'x'.repeat(1024 * 1024);
-        const chunks = Math.ceil((r.params[0] as number) / filler.length);
-        socket.write(`{"jsonrpc":"2.0","id":${r.id},"result":"`);
-        for (let i = 0; i < chunks && !socket.destroyed; i++) socket.write(filler);
-        socket.write('"}\n');
-        return;
-      }
+      case 'test.oversized':
+        return sendOversized(socket, r.id, r.params[0] as number);
       case 'test.cut':
         socket.write(`{"jsonrpc":"2.0","id":${r.id},"result":"half`, () => socket.destroy());
         return;
@@ -208,6 +212,24 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         else if (a) send(socket, JSON.stringify(a));
       }
     }
+  }
+
+  /**
+   * One answer line of about `bytes`, a MiB at a time as the client takes them: however long the
+   * line, this server never holds more than a socket's buffer of it (a test may measure the memory
+   * of the process it runs in).
+   */
+  function sendOversized(socket: net.Socket, id: number, bytes: number): void {
+    let left = Math.ceil(bytes / FILLER.length);
+    socket.write(`{"jsonrpc":"2.0","id":${id},"result":"`);
+    const more = () => {
+      while (left > 0 && !socket.destroyed) {
+        left--;
+        if (!socket.write(FILLER)) return void socket.once('drain', more);
+      }
+      if (!socket.destroyed) socket.write('"}\n');
+    };
+    more();
   }
 
   function send(socket: net.Socket, line: string): void {

@@ -147,3 +147,24 @@ test('the check sees a cycle when there is one', () => {
     'core/c.ts': "import fs from 'node:fs';",
   }))).toEqual([]);
 });
+
+/**
+ * What only the run session does (src/runs/): making or finishing a run's record, the status
+ * rule, a merge, a run's statistics, a database made for a run. The CLI parses, validates, plans,
+ * calls the session and prints.
+ */
+const LIFECYCLE = /\.createRun\(|\.finishRun\(|\bstatusOf\(|\bworstStatus\(|\bmerge(?:Request|Wallet)?Shards\(|\bcomputeStatistics\(|\bfileAboutToBeCreated\(|\.addInterval\(|\bstartSampling\(/g;
+
+function lifecycleIn(file: string, text: string): string[] {
+  return [...text.matchAll(LIFECYCLE)].map((m) => `${path.relative(SRC, file)}: ${m[0]}`);
+}
+
+test('src/cli/ holds no run lifecycle: no record made or finished, no status rule, no merge, no statistics', () => {
+  expect(sources(path.join(SRC, 'cli')).flatMap((file) => lifecycleIn(file, fs.readFileSync(file, 'utf8')))).toEqual([]);
+});
+
+test('the check sees a run lifecycle in the CLI when there is one', () => {
+  const cli = path.join(SRC, 'cli', 'load.ts');
+  expect(lifecycleIn(cli, 'const { runId } = store.createRun(run, servers);\nstore.finishRun(runId, status);')).toEqual(['cli/load.ts: .createRun(', 'cli/load.ts: .finishRun(']);
+  expect(lifecycleIn(cli, "const status = statusOf(ending);\nconst m = mergeShards(inputs, db);")).toEqual(['cli/load.ts: statusOf(', 'cli/load.ts: mergeShards(']);
+});

@@ -10,13 +10,12 @@ import type { LoadedDataset } from '../../core/dataset-line';
 import { hostInfo } from '../../core/host-info';
 import { toolInfo } from '../../core/tool-info';
 import { UserError } from '../../core/user-error';
-import { AnswerWatch, stoppedAnswering } from '../../core/stopped-answering';
 import { statusOf } from '../../core/run-status';
-import { answeringOf, type Answering } from '../../core/answering';
-import { isAnswered } from '../../core/outcomes';
+import type { Answering } from '../../core/answering';
 import { targetUrl } from '../../servers/targets';
 import { ResultsStore } from '../../store/results';
 import { computeStatistics } from '../../store/statistics';
+import { benchAnswering } from '../../store/answering';
 import type { ResourceTarget } from '../../resources/sampler';
 import { expectedNetwork } from '../../dataset/expected-network';
 import { BenchRunner, StoppedBeforeStart, storedConfig, type BenchOptions, type BenchRecords, type MeasuredCall, type RunResult } from '../../bench/runner';
@@ -195,7 +194,7 @@ export class BenchMeasure {
       samples: end.samples,
       lateReplies: end.lateReplies,
       order: opts.order ?? 'address',
-      answering: answeringOfRun(store, end.runId, opts.servers.map((t) => t.name), opts.timeoutMs),
+      answering: benchAnswering(store, end.runId, opts.servers.map((t) => t.name), opts.timeoutMs),
     };
   }
 }
@@ -277,36 +276,6 @@ function reopenRun(store: ResultsStore, runId: number, dataset: LoadedDataset, o
     if (s !== undefined && m >= 0 && pass < opts.passes && addressIdx < run.dataset_lines) done.add(s, pass, addressIdx, m);
   });
   return { runId, serverIds, done };
-}
-
-/**
- * Each server's answering over every call it was given (warm-up passes too: a server that never
- * answered is silent whatever the pass), and whether it went silent part-way, judged as load
- * judges it (src/core/stopped-answering.ts) on the calls' own times.
- */
-export function answeringOfRun(store: ResultsStore, runId: number, servers: readonly string[], timeoutMs: number): Answering[] {
-  const seen = new Map(servers.map((s) => [s, { byOutcome: {} as Record<string, number>, watch: new AnswerWatch(), first: Infinity, last: 0 }]));
-  store.forEachCallEnd(runId, (server, status, atMs, endMs) => {
-    const s = seen.get(server);
-    if (!s) return;
-    s.byOutcome[status] = (s.byOutcome[status] ?? 0) + 1;
-    s.first = Math.min(s.first, atMs);
-    s.last = Math.max(s.last, endMs);
-    s.watch.note(isAnswered(status), atMs, endMs);
-  });
-  return servers.map((server) => {
-    const s = seen.get(server)!;
-    const of = Object.values(s.byOutcome).reduce((a, b) => a + b, 0);
-    const t0 = Number.isFinite(s.first) ? s.first : 0;
-    const stopped = stoppedAnswering({
-      answered: s.watch.answered,
-      of,
-      lastAnswerS: s.watch.lastAnswer === null ? null : (s.watch.lastAnswer - t0) / 1000,
-      unansweredAfterLastAnswer: s.watch.unansweredAfter,
-      endS: (s.last - t0) / 1000,
-    });
-    return answeringOf(server, s.byOutcome, { unit: 'call', timeoutMs, stoppedAnswering: stopped });
-  });
 }
 
 /** A call's sample as the watchers take it (--dashboard, --out). */

@@ -36,47 +36,44 @@ export interface IndexBenchDetail {
  * error there changes nothing).
  */
 export async function indexBenchSession(db: string, prepared: () => Promise<IndexBenchRun>): Promise<{ outcome: RunOutcome<IndexBenchDetail>; code: number }> {
-  const session = await RunSession.claim({ db, watch: { outputs: [], dashboard: undefined }, title: 'index-bench' });
+  return RunSession.run({ db, watch: { outputs: [], dashboard: undefined }, title: 'index-bench' }, async (session) => measure(session, db, await prepared()));
+}
+
+async function measure(session: RunSession, db: string, run: IndexBenchRun): Promise<RunOutcome<IndexBenchDetail>> {
+  const store = new IndexStore(session.openStore());
+  const tool = toolInfo();
+  const { runId } = session.record(() => ({
+    runId: store.createRun({ tool_version: tool.version, git_commit: tool.gitCommit, chain: run.chain, config: { servers: run.servers.map((s) => s.name), repeat: run.repeat, sweep: run.sweep ?? null } }),
+  }));
+  session.onStop(() => run.log('stopping after the build in progress'));
   let builds: Awaited<ReturnType<typeof runIndexBench>> | undefined;
+  let failure: unknown;
   try {
-    const run = await prepared();
-    const store = new IndexStore(session.openStore());
-    const tool = toolInfo();
-    const runId = session.record(() => ({
-      runId: store.createRun({ tool_version: tool.version, git_commit: tool.gitCommit, chain: run.chain, config: { servers: run.servers.map((s) => s.name), repeat: run.repeat, sweep: run.sweep ?? null } }),
-    })).runId;
-    session.onStop(() => run.log('stopping after the build in progress'));
-    let failure: unknown;
-    try {
-      builds = await runIndexBench(store, runId, { servers: run.servers, repeat: run.repeat, sweep: run.sweep, sampleEveryMs: run.sampleEveryMs, log: run.log }, async (server, o) => {
-        if (session.stopped) throw new StoppedBetweenBuilds();
-        return run.restart(server, o);
-      });
-    } catch (err) {
-      if (!(err instanceof StoppedBetweenBuilds)) failure = err;
-    } finally {
-      // Each server goes back to the lab's own settings, at the tip, whatever happened.
-      for (const s of run.servers) await run.restore(s.name).catch((e) => run.log(`could not restore ${s.name}: ${(e as Error).message}`));
-    }
-    const status = session.statusOf({ failed: failure !== undefined, aborted: false, planDone: builds !== undefined });
-    store.finishRun(runId, status);
-    if (failure !== undefined) throw failure;
-    const summaries = builds ? summarizeBuilds(builds) : [];
-    const outcome: RunOutcome<IndexBenchDetail> = {
-      kind: 'index',
-      runId,
-      db,
-      status,
-      answering: [],
-      thresholds: [],
-      regressed: [],
-      json: { runId, db, status, tipHeight: run.chain.tipHeight, servers: summaries },
-      detail: { summaries, tipHeight: run.chain.tipHeight, sweep: run.sweep ?? null },
-    };
-    return { outcome, code: await session.finish(outcome) };
+    builds = await runIndexBench(store, runId, { servers: run.servers, repeat: run.repeat, sweep: run.sweep, sampleEveryMs: run.sampleEveryMs, log: run.log }, async (server, o) => {
+      if (session.stopped) throw new StoppedBetweenBuilds();
+      return run.restart(server, o);
+    });
+  } catch (err) {
+    if (!(err instanceof StoppedBetweenBuilds)) failure = err;
   } finally {
-    await session.close();
+    // Each server goes back to the lab's own settings, at the tip, whatever happened.
+    for (const s of run.servers) await run.restore(s.name).catch((e) => run.log(`could not restore ${s.name}: ${(e as Error).message}`));
   }
+  const status = session.statusOf({ failed: failure !== undefined, aborted: false, planDone: builds !== undefined });
+  store.finishRun(runId, status);
+  if (failure !== undefined) throw failure;
+  const summaries = builds ? summarizeBuilds(builds) : [];
+  return {
+    kind: 'index',
+    runId,
+    db,
+    status,
+    answering: [],
+    thresholds: [],
+    regressed: [],
+    json: { runId, db, status, tipHeight: run.chain.tipHeight, servers: summaries },
+    detail: { summaries, tipHeight: run.chain.tipHeight, sweep: run.sweep ?? null },
+  };
 }
 
 /** A stop asked for while a build ran: the next one does not start. */

@@ -121,16 +121,11 @@ export async function loadSession(run: LoadRun): Promise<{ outcome: RunOutcome<L
   const { plan } = run;
   // A coordinated test's shards other than 1 write no --db: their run goes to the coordinator.
   const writesDb = plan.coordinator === undefined || plan.shard?.index === 1;
-  const session = await RunSession.claim({ db: writesDb ? run.db : null, summaryExport: run.summaryExport, watch: plan, title: run.title, ignoreUnanswered: run.ignoreUnanswered });
-  try {
-    // First of all the test's shards meet, so that one which cannot go on fails the whole test at once.
-    const meet = plan.coordinator && { address: plan.coordinator, shard: plan.shard!, readyTimeoutMs: plan.readyTimeoutMs };
-    const outcome = await asShard(meet, run.testOptions, (test, handOver) => measure(session, run, test, handOver));
-    const code = await session.finish(outcome);
-    return { outcome, code };
-  } finally {
-    await session.close();
-  }
+  // First of all the test's shards meet, so that one which cannot go on fails the whole test at once.
+  const meet = plan.coordinator && { address: plan.coordinator, shard: plan.shard!, readyTimeoutMs: plan.readyTimeoutMs };
+  return RunSession.run({ db: writesDb ? run.db : null, summaryExport: run.summaryExport, watch: plan, title: run.title, ignoreUnanswered: run.ignoreUnanswered }, (session) =>
+    asShard(meet, run.testOptions, (test, handOver) => measure(session, run, test, handOver)),
+  );
 }
 
 async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard | undefined, handOver: () => void): Promise<RunOutcome<LoadDetail>> {
@@ -253,6 +248,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
     thresholds,
     findMax: search ? searches : undefined,
   });
+  session.closeStore();
   if (failure) throw failure;
   const answering = summaries.map((s) => answeringOf(s.server, s.outcomes, { unit: 'request', timeoutMs: plan.timeoutMs, stoppedAnswering: s.stoppedAnswering }));
   const detail: LoadDetail = { part: 'run', summaries, searches, ab, failOnPct: plan.failOnRegressionPct, costs, aborted: runner.aborted };

@@ -7,7 +7,6 @@
 import { toolInfo } from '../../core/tool-info';
 import { formatServerUrl } from '../../core/server-address';
 import { medianOfUnsorted as median } from '../../core/quantiles';
-import { statusOf } from '../../core/run-status';
 import { answeringOf, type Answering } from '../../core/answering';
 import type { LoadedWallets } from '../../core/wallet-line';
 import { walletsNetwork } from '../../dataset/expected-network';
@@ -52,49 +51,47 @@ export interface WalletBenchDetail {
 }
 
 export async function walletBenchSession(run: WalletBenchRun): Promise<{ outcome: RunOutcome<WalletBenchDetail>; code: number }> {
-  const session = await RunSession.claim({ db: run.db, watch: run.watch, title: run.title, ignoreUnanswered: run.ignoreUnanswered });
-  try {
-    const { opts } = run;
-    await ensureReachable(opts.servers, { timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, tlsInsecure: opts.tlsInsecure, ca: opts.ca }, walletsNetwork(run.wallets));
-    const results = session.openStore();
-    const servers = opts.servers.map((t) => t.name);
-    let bench: WalletBench | undefined;
-    const live = session.outputs.empty ? undefined : new PlannedRunLive(session.outputs, { passes: opts.passes, warmup: opts.warmup, concurrency: 1, servers }, () => bench?.stop());
-    bench = new WalletBench(opts, results, live ? [mapped(live, syncEnd)] : []);
-    const running = bench;
-    session.onStop(() => running.stop());
-    run.observe?.(bench);
-    if (live) {
-      bench.on('start', ({ total }: { total: number }) => live.start(total, 0));
-      bench.on('call', ({ server }: { server: string }) => live.started(server));
-    }
-    let end: Awaited<ReturnType<WalletBench['run']>>;
-    try {
-      end = await bench.run(run.wallets, { open: () => session.record(() => createRun(results, run)) });
-    } finally {
-      // What an output threw on the way fails the command, the run kept.
-      await live?.stop();
-    }
-    const store = new WalletStore(results);
-    const status = statusOf({ failed: false, aborted: false, stopped: session.stopped, planDone: end.planDone });
-    const rows = figures(store, end);
-    store.finishRun(end.runId, status, { rows });
-    const answering = answeringOfSyncs(store, end.runId, end.serverIds, opts.timeoutMs);
-    const outcome: RunOutcome<WalletBenchDetail> = {
-      kind: 'wallet-bench',
-      runId: end.runId,
-      db: run.db,
-      status,
-      answering,
-      thresholds: [],
-      regressed: [],
-      json: { db: run.db, workload: opts.workload.name, runId: end.runId, status, rows, answering },
-      detail: { workload: opts.workload.name, verify: opts.verify, rows },
-    };
-    return { outcome, code: await session.finish(outcome) };
-  } finally {
-    await session.close();
+  return RunSession.run({ db: run.db, watch: run.watch, title: run.title, ignoreUnanswered: run.ignoreUnanswered }, (session) => measure(session, run));
+}
+
+async function measure(session: RunSession, run: WalletBenchRun): Promise<RunOutcome<WalletBenchDetail>> {
+  const { opts } = run;
+  await ensureReachable(opts.servers, { timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, tlsInsecure: opts.tlsInsecure, ca: opts.ca }, walletsNetwork(run.wallets));
+  const results = session.openStore();
+  const servers = opts.servers.map((t) => t.name);
+  let bench: WalletBench | undefined;
+  const live = session.outputs.empty ? undefined : new PlannedRunLive(session.outputs, { passes: opts.passes, warmup: opts.warmup, concurrency: 1, servers }, () => bench?.stop());
+  bench = new WalletBench(opts, results, live ? [mapped(live, syncEnd)] : []);
+  const running = bench;
+  session.onStop(() => running.stop());
+  run.observe?.(bench);
+  if (live) {
+    bench.on('start', ({ total }: { total: number }) => live.start(total, 0));
+    bench.on('call', ({ server }: { server: string }) => live.started(server));
   }
+  let end: Awaited<ReturnType<WalletBench['run']>>;
+  try {
+    end = await bench.run(run.wallets, { open: () => session.record(() => createRun(results, run)) });
+  } finally {
+    // What an output threw on the way fails the command, the run kept.
+    await live?.stop();
+  }
+  const store = new WalletStore(results);
+  const status = session.statusOf({ failed: false, aborted: false, planDone: end.planDone });
+  const rows = figures(store, end);
+  store.finishRun(end.runId, status, { rows });
+  const answering = answeringOfSyncs(store, end.runId, end.serverIds, opts.timeoutMs);
+  return {
+    kind: 'wallet-bench',
+    runId: end.runId,
+    db: run.db,
+    status,
+    answering,
+    thresholds: [],
+    regressed: [],
+    json: { db: run.db, workload: opts.workload.name, runId: end.runId, status, rows, answering },
+    detail: { workload: opts.workload.name, verify: opts.verify, rows },
+  };
 }
 
 function createRun(results: ResultsStore, run: WalletBenchRun) {

@@ -101,15 +101,10 @@ export interface WalletLoadDetail {
 export async function walletLoadSession(run: WalletLoadRun): Promise<{ outcome: RunOutcome<WalletLoadDetail>; code: number }> {
   const c = run.plan.coordinated;
   const writesDb = c === undefined || c.shard.index === 1;
-  const session = await RunSession.claim({ db: writesDb ? run.db : null, summaryExport: run.summaryExport, watch: run.plan.watch, title: run.title, ignoreUnanswered: run.ignoreUnanswered });
-  try {
-    const meet = c && { address: c.coordinator, shard: c.shard, readyTimeoutMs: c.readyTimeoutMs };
-    const outcome = await asShard(meet, run.testOptions, (test, handOver) => measure(session, run, test, handOver));
-    const code = await session.finish(outcome);
-    return { outcome, code };
-  } finally {
-    await session.close();
-  }
+  const meet = c && { address: c.coordinator, shard: c.shard, readyTimeoutMs: c.readyTimeoutMs };
+  return RunSession.run({ db: writesDb ? run.db : null, summaryExport: run.summaryExport, watch: run.plan.watch, title: run.title, ignoreUnanswered: run.ignoreUnanswered }, (session) =>
+    asShard(meet, run.testOptions, (test, handOver) => measure(session, run, test, handOver)),
+  );
 }
 
 async function measure(session: RunSession, run: WalletLoadRun, test: CoordinatedShard | undefined, handOver: () => void): Promise<RunOutcome<WalletLoadDetail>> {
@@ -235,6 +230,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     throw err;
   } finally {
     store.finishRun(runId, status, { servers: done.summaries, setups: Object.fromEntries(run.setups), findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined });
+    session.closeStore();
   }
   // What the database or an output refused on the way fails the command, the run kept.
   if (done.failure) throw done.failure;

@@ -3,13 +3,18 @@
  * right error category, promptly, without ever pairing an answer with the wrong call; and --ca
  * adds to the trusted roots.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import net from 'node:net';
 import tls from 'node:tls';
-import { ElectrumClient, trustedCertificates } from '../../../src/electrum/client';
+import { ElectrumClient, DEFAULT_MAX_LINE_BYTES, trustedCertificates } from '../../../src/electrum/client';
 import { ConnectionSet } from '../../../src/transports/electrum-connections';
 import { ElectrumError } from '../../../src/electrum/errors';
 import { classify, PROFILES } from '../../../src/servers/profiles';
 import { startMisbehavingServer, Misbehaving } from '../../support/misbehaving-server';
+import { writeSyntheticDataset } from '../../support/synthetic-lines';
+import { benchInItsOwnProcess, outcomesIn } from '../../support/bench-process';
 
 let srv: Misbehaving;
 const clients: ElectrumClient[] = [];
@@ -105,6 +110,31 @@ test('an oversized line is refused at the limit with bounded memory', async () =
   expect(err.category).toBe('protocol');
   expect(err.message).toMatch(/exceeds 1048576 bytes/);
   expect(process.memoryUsage().rss - before).toBeLessThan(24 * 1024 * 1024);
+});
+
+test("a server answering every call with a 100 MB line keeps the bench's peak RSS under 250 MB, each call a protocol error at the default cap", async () => {
+  const big = await startMisbehavingServer({ oversizedAnswers: 100_000_000 });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-line-cap-'));
+  try {
+    const dataset = path.join(tmp, 'd.jsonl');
+    const db = path.join(tmp, 'r.sqlite');
+    writeSyntheticDataset(dataset, 1, 'line-cap');
+    // Six lines in a row: one line refused stays within the cap anyway; what a refused line leaves
+    // behind while the next one arrives is what added up (774 MB measured 2026-11-27).
+    const argv = ['--no-progress', '--server', `generic@127.0.0.1:${big.port}`, '--dataset', dataset, '--passes', '2', '--db', db];
+    const ended = await benchInItsOwnProcess(argv);
+    expect(ended.code).toBe(0);
+    const samples = outcomesIn(db);
+    expect(samples).toHaveLength(2 * 3);
+    for (const s of samples) {
+      expect(s.status).toBe('protocol');
+      expect(s.error).toContain(`response line exceeds ${DEFAULT_MAX_LINE_BYTES} bytes`);
+    }
+    expect(ended.maxRssBytes).toBeLessThanOrEqual(250e6);
+  } finally {
+    await big.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 });
 
 test('a disconnect in the middle of a reply fails the call as a disconnect', async () => {

@@ -1,22 +1,36 @@
 /**
  * The Esplora REST client's fault rules, against a deliberately misbehaving local HTTP server (the
  * real Esplora is the lab tier's): limit errors, server errors, bodies that are not what Esplora
- * sends, timeouts with late answers counted, and a refused connection.
+ * sends, bodies past the size cap, timeouts with late answers counted, and a refused connection.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import net from 'node:net';
 import { EsploraRestClient, restScriptHash } from '../../../src/esplora/rest-client';
+import { DEFAULT_MAX_LINE_BYTES } from '../../../src/electrum/client';
 import { toElectrumError } from '../../../src/electrum/errors';
 import { classify, PROFILES } from '../../../src/servers/profiles';
 import { METHOD_RPC } from '../../../src/core/methods';
 import { until } from '../../support/until';
+import { writeSyntheticDataset } from '../../support/synthetic-lines';
+import { benchInItsOwnProcess, outcomesIn } from '../../support/bench-process';
 
 const SH = '0f'.repeat(31) + 'a1';
 /** How the server answers the next requests. */
-let next: 'ok' | 'limit' | 'busy' | 'garbage' | 'slow' | 'paged' = 'ok';
+let next: 'ok' | 'limit' | 'busy' | 'garbage' | 'slow' | 'paged' | 'huge' | 'declared' = 'ok';
 /** In 'paged' mode: how long each history page takes, and how many pages of 25 come before the short last one. */
 const PAGE_DELAY_MS = 40;
 const FULL_PAGES = 2;
+/**
+ * In 'huge' mode every answer but the tip's is a body this long, sent as the client takes it (so
+ * this process never holds it); 'declared' says its length up front. How many of them the client
+ * dropped before their end.
+ */
+const HUGE_BODY_BYTES = 100_000_000;
+const FILLER = Buffer.alloc(1024 * 1024, 'x');
+let hugeBodiesCut = 0;
 let server: http.Server;
 let port: number;
 const seen: string[] = [];
@@ -29,7 +43,21 @@ beforeAll(async () => {
       res.end(body);
     };
     const mode = next;
-    if (mode === 'limit') reply(400, 'Too many history entries');
+    // Every mode answers the tip (what the bench asks first).
+    if (req.url === '/blocks/tip/height') reply(200, '100');
+    else if (mode === 'huge' || mode === 'declared') {
+      res.writeHead(200, mode === 'declared' ? { 'content-length': HUGE_BODY_BYTES } : {});
+      res.on('close', () => (hugeBodiesCut += res.writableFinished ? 0 : 1));
+      let left = HUGE_BODY_BYTES / FILLER.length;
+      const more = () => {
+        while (left > 0 && !res.destroyed) {
+          left--;
+          if (!res.write(FILLER)) return void res.once('drain', more);
+        }
+        if (!res.destroyed) res.end();
+      };
+      more();
+    } else if (mode === 'limit') reply(400, 'Too many history entries');
     else if (mode === 'busy') reply(503, 'upstream unavailable');
     else if (mode === 'garbage') reply(200, '<html>not json</html>');
     else if (mode === 'paged') {
@@ -86,6 +114,52 @@ test("a paged history's latency is its pages' round trips summed: every page's s
   // Less 1 ms a page: a timer fires on the loop's cached time, up to 1 ms before the clock says.
   expect(latencyMs).toBeGreaterThanOrEqual((PAGE_DELAY_MS - 1) * (FULL_PAGES + 1));
   expect(latencyMs).toBeLessThanOrEqual(wallMs);
+});
+
+test('a body past the cap is a protocol error as its bytes arrive (or once its Content-Length says it will be), and its connection is dropped unread', async () => {
+  const c = new EsploraRestClient({ host: '127.0.0.1', port, tls: false, timeoutMs: 10_000, maxSockets: 1, maxBodyBytes: 1 << 20 });
+  const cutBefore = hugeBodiesCut;
+  try {
+    for (const mode of ['huge', 'declared'] as const) {
+      next = mode;
+      const err = await failure(c.call(METHOD_RPC.utxos, [SH]));
+      expect(err.category).toBe('protocol');
+      expect(err.message).toMatch(/response body exceeds 1048576 bytes/);
+    }
+    await until('both bodies cut short', () => hugeBodiesCut === cutBefore + 2, 2000);
+    next = 'ok';
+    expect((await c.call(METHOD_RPC.utxos, [SH])).result).toEqual([]);
+  } finally {
+    next = 'ok';
+    c.close();
+  }
+});
+
+test("a server answering every request with a 100 MB body adds less than two and a half caps to the bench's peak RSS, each call a protocol error", async () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-rest-cap-'));
+  try {
+    const dataset = path.join(tmp, 'd.jsonl');
+    writeSyntheticDataset(dataset, 1, 'rest-cap');
+    const bench = (db: string) => benchInItsOwnProcess(['--no-progress', '--server', `r=esplora-rest@http://127.0.0.1:${port}`, '--dataset', dataset, '--passes', '2', '--db', path.join(tmp, db)]);
+    // The same bench against small answers: what the REST path costs anyway (its undici alone is tens of MB).
+    next = 'ok';
+    const small = await bench('small.sqlite');
+    next = 'huge';
+    const huge = await bench('huge.sqlite');
+    expect([small.code, huge.code]).toEqual([0, 0]);
+    const samples = outcomesIn(path.join(tmp, 'huge.sqlite'));
+    expect(samples).toHaveLength(2 * 3);
+    for (const s of samples) {
+      expect(s.status).toBe('protocol');
+      expect(s.error).toContain(`response body exceeds ${DEFAULT_MAX_LINE_BYTES} bytes`);
+    }
+    // The cap held, and what undici's reads of it leave until a collection (about as much again),
+    // never the whole body: without the cap, five caps' worth.
+    expect(huge.maxRssBytes - small.maxRssBytes).toBeLessThanOrEqual(2.5 * DEFAULT_MAX_LINE_BYTES);
+  } finally {
+    next = 'ok';
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 });
 
 test('a call past its timeout fails with timeout, and the answer that comes later is counted late', async () => {

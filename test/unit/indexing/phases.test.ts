@@ -1,6 +1,8 @@
 /** Phases from timed log lines, and the medians of repeated builds. */
-import { phasesOf, PHASE_RULES } from '../../../src/indexing/phases';
+import { phasesOf } from '../../../src/indexing/phases';
 import { summarizeBuilds, type IndexBuild } from '../../../src/core/index-builds';
+import { electrumx } from '../../../src/lab/servers/electrumx';
+import { fulcrum } from '../../../src/lab/servers/fulcrum';
 
 test('a matching line starts its phase; repeats of one phase merge; the last runs to ready', () => {
   const lines = [
@@ -10,12 +12,12 @@ test('a matching line starts its phase; repeats of one phase merge; the last run
     { atMs: 600, line: 'INFO:BlockProcessor:caught up to height 469' },
     { atMs: 900, line: 'INFO:BlockProcessor:caught up to height 469' },
   ];
-  expect(phasesOf(PHASE_RULES.electrumx, lines, 700)).toEqual([
+  expect(phasesOf(electrumx.index.phases, lines, 700)).toEqual([
     { name: 'start-up', startMs: 0, endMs: 200 },
     { name: 'indexing blocks', startMs: 200, endMs: 600 },
     { name: 'flushing and opening listeners', startMs: 600, endMs: 700 },
   ]);
-  expect(phasesOf(PHASE_RULES.fulcrum, [], 500)).toEqual([{ name: 'start-up', startMs: 0, endMs: 500 }]);
+  expect(phasesOf(fulcrum.index.phases, [], 500)).toEqual([{ name: 'start-up', startMs: 0, endMs: 500 }]);
 });
 
 test('the summary is the median build, with each phase its median share of the median time', () => {

@@ -1,0 +1,80 @@
+/**
+ * Esplora's backend (Blockstream's electrs, `new-index` branch), pointed at the adapter with
+ * `--jsonrpc-import`: it fetches blocks over JSON-RPC (getblock HASH false) instead of reading
+ * bitcoind's block files, which btcd does not have. It takes credentials from `--cookie` (argv,
+ * visible in ps) or from `<daemon-dir>/regtest/.cookie`: the lab writes the latter, mode 0600.
+ * It is in no registry: scripts/install-lab.sh builds it from source at this commit.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ServerSettings } from '../config';
+import { builtAt, type LabServer } from './lab-server';
+
+const COMMIT = 'abfbce73eb0504630a09f1e6599114ef4fa25bda';
+
+/**
+ * The lab's own limits: the defaults (`--electrum-txs-limit 500`, `--utxos-limit 500`) refuse the
+ * lab's largest addresses with "Too many history entries"; raised, every lab address is served.
+ * A test restarts Esplora with the defaults to see the refusals.
+ */
+export const ESPLORA_LAB_LIMITS: ServerSettings = { 'electrum-txs-limit': '100000', 'utxos-limit': '100000' };
+
+/** Its index, and the daemon dir where it reads the lab cookie (regtest/.cookie). */
+const datadir = (stateDir: string) => path.join(stateDir, 'esplora');
+
+export const esplora: LabServer<'esplora', 'http' | 'monitoring'> = {
+  name: 'esplora',
+  title: 'Esplora',
+  profile: 'esplora',
+  version: COMMIT,
+  ports: { electrum: 8, http: 9, monitoring: 10 },
+  rest: { port: 'http', profile: 'esplora-rest' },
+  metrics: 'monitoring',
+  install: { target: 'esplora', path: (home) => path.join(builtAt(home, 'esplora', COMMIT), 'bin', 'electrs'), fromSource: true },
+  datadir,
+  start({ cfg, creds, ports }, settings) {
+    const dir = datadir(cfg.stateDir);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(path.join(dir, 'regtest'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'regtest', '.cookie'), `${creds.user}:${creds.password}`, { mode: 0o600 });
+    const h = cfg.host;
+    const args = [
+      '--network',
+      'regtest',
+      '--jsonrpc-import',
+      '--daemon-rpc-addr',
+      `${h}:${cfg.ports.adapter}`,
+      '--daemon-dir',
+      dir,
+      '--db-dir',
+      path.join(dir, 'db'),
+      '--electrum-rpc-addr',
+      `${h}:${ports.electrum}`,
+      '--http-addr',
+      `${h}:${ports.http}`,
+      '--monitoring-addr',
+      `${h}:${ports.monitoring}`,
+    ];
+    // `verbosity: N` is -v repeated N times (1 = warnings, the lab's; 3 = debug, whose lines
+    // index-bench reads its phases from); every other setting is a --flag.
+    const { verbosity = '1', ...flags } = settings;
+    args.push(`-${'v'.repeat(Math.max(1, Number(verbosity) || 1))}`);
+    for (const [name, value] of Object.entries({ ...ESPLORA_LAB_LIMITS, ...flags })) args.push(`--${name}`, value);
+    return { command: esplora.install.path(cfg.home), args };
+  },
+  settingsAre: '--flag',
+  // Fixed in its source (src/bin/electrs.rs), not a setting.
+  polling: { pollMs: 5000, how: 'every 5 s, fixed in its main loop (a SIGUSR1 wakes it early)' },
+  index: {
+    // With -vvv (debug), as `observe` starts it.
+    phases: [
+      [/opening DB/, 'opening the index'],
+      [/adding transactions from/, 'adding transactions'],
+      [/starting full compaction/, 'compaction'],
+      [/indexing history from/, 'indexing history'],
+      [/flushing to disk/, 'flushing'],
+      [/updating synced tip/, 'finishing'],
+    ],
+    observe: { verbosity: '3' },
+  },
+};
