@@ -3,7 +3,7 @@
  * blocks; a chunk is only borrowed (the client reads every socket into one buffer); and a line
  * past the cap is refused before any of it is joined, with nothing of it kept.
  */
-import { LineDecoder, LineTooLongError } from '../../src/electrum/framing';
+import { LineDecoder, LineTooLongError } from '../../../src/electrum/framing';
 
 /** Feeds `stream` cut every `cut` bytes through one reused buffer, overwritten after each push, as the client's reads are. */
 function decodeInReads(decoder: LineDecoder, stream: Buffer, cut: number, take: 'bytes' | 'text'): string[] {

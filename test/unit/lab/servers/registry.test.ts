@@ -1,13 +1,13 @@
 /** The lab's servers as the registry lists them: ports that never overlap or move, and every server complete. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { labConfig } from '../../src/lab/config';
-import type { LabServer } from '../../src/lab/servers/lab-server';
-import { LAB_SERVERS, labComponentPorts } from '../../src/lab/servers/registry';
-import { isProfileName } from '../../src/servers/profiles';
+import { labConfig } from '../../../../src/lab/config';
+import type { LabServer } from '../../../../src/lab/servers/lab-server';
+import { LAB_SERVERS, labComponentPorts } from '../../../../src/lab/servers/registry';
+import { isProfileName } from '../../../../src/servers/profiles';
 
 const SERVERS: readonly LabServer[] = LAB_SERVERS;
-const INSTALL_SCRIPT = fs.readFileSync(path.join(__dirname, '..', '..', 'scripts', 'install-lab.sh'), 'utf8');
+const INSTALL_SCRIPT = fs.readFileSync(path.join(__dirname, '..', '..', '..', '..', 'scripts', 'install-lab.sh'), 'utf8');
 
 test('every port of the lab is its own, below the ports of servers in other versions', () => {
   const cfg = labConfig({ ELECTRUM_BENCH_LAB_PORT_BASE: '30000' });
