@@ -15,15 +15,23 @@
  *             the way in to 0.5 s before the end: start-up's compiling left out), and how often its
  *             threads slept and were woken (wakes/s), the bare socket's too; and beside both a
  *             blocking Python loop sending the same (no event loop: what a wake alone costs here)
+ *   table     issue #41's table: the bench's null responder (null-responder.ts) on CPU 0, the engine
+ *             alone on CPU 1, one process per rate as a `load` run is (start-up included), get_balance
+ *             only, 8 connections of 16 in flight (load's defaults): the generator's CPU, µs of it per
+ *             answered request, lag p50/p99, answered, dropped, and the load average. With --against
+ *             DIR, the same from another checkout of the project (e.g. the parent commit's tree, its
+ *             node_modules linked), rate by rate in turn with this one, so both see the same moments
  *
  *   npx tsx bench/load-generator.ts [capacity|memory|stall|cost|all] [--requests N] [--seconds S] [--from RATE] [--rates 50,400]
+ *   npx tsx bench/load-generator.ts table [--rates 400,2000,5000,10000,20000] [--seconds 12] [--rounds 3] [--against DIR]
  *
  * --from starts capacity's search at RATE instead of 1000/s: on a shared machine every step is
  * another chance for another process's burst to end the search far below the limit.
  */
 import fs from 'node:fs';
 import net from 'node:net';
-import { spawn, ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { LoadOptions, LoadRunner } from '../src/engine/runner';
 import type { DatasetLine } from '../src/core/dataset-line';
@@ -315,9 +323,88 @@ async function stall(seconds: number) {
   }
 }
 
+/** One table row: `tree`'s engine at `rate` against the responder at `port`, in this process (pinned by the caller). */
+async function tableRow(tree: string, port: number, rate: number, seconds: number) {
+  // Another checkout's engine, so a tree and its parent run the same measurement.
+  const { LoadRunner: Runner } = (await import(path.resolve(tree, 'src/engine/runner.ts'))) as { LoadRunner: typeof LoadRunner };
+  // Addresses that never received anything: the responder's zero balance is their right answer.
+  const empty = lines.map((l) => ({ ...l, txCount: 0, utxoCount: 0, balance: { confirmed: 0, unconfirmed: 0 } }));
+  const opts = options(port, rate, seconds * 1000, { lines: empty, mix: { balance: 1 }, connections: 8, pipeline: 16 });
+  const w0 = wakes();
+  const t0 = performance.now();
+  const runner = new Runner(opts);
+  // Drops in the first second apart: a fresh process compiles its hot paths then.
+  let droppedFirstSecond = 0;
+  runner.once('interval', (e: { record: { dropped: number } }) => (droppedFirstSecond = e.record.dropped));
+  const r = await runner.runServer(opts.servers[0], 0);
+  const wakesPerS = perSecond(w0, wakes(), performance.now() - t0);
+  const answered = r.totals.byOutcome.get('ok') ?? 0;
+  return {
+    cpu: r.generator.cpuUtilisation,
+    // As issue #41 counts it: the run's share of a core over its answered rate.
+    usPerAnswered: answered > 0 ? (r.generator.cpuUtilisation * 1e6) / (answered / seconds) : NaN,
+    lagP50Ms: r.totals.lag.totalCount > 0 ? r.totals.lag.getValueAtPercentile(50) / 1000 : 0,
+    lagP99Ms: (r.generator.lagP99Us ?? 0) / 1000,
+    answered,
+    scheduled: Math.round(rate * seconds),
+    dropped: r.totals.dropped,
+    droppedFirstSecond,
+    // Requests the generator check counts as delayed by us (lag over 10 % of their latency and 0.1 ms).
+    atRiskShare: r.totals.generator.units > 0 ? r.totals.generator.atRisk / r.totals.generator.units : 0,
+    wakesPerS,
+  };
+}
+
+/** A child process of this script on CPU `cpu` (taskset), running `args`; its last stdout line as JSON. */
+function pinnedChild(cpu: number, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('taskset', ['--cpu-list', String(cpu), process.execPath, '--import', 'tsx', __filename, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out.trim().split('\n').pop()!) : reject(new Error(`table child exited ${code}`))));
+  });
+}
+
+async function table(seconds: number, rates: number[], rounds: number, against: string | undefined) {
+  const here = path.resolve(__dirname, '..');
+  const trees = against ? [here, path.resolve(against)] : [here];
+  const responderFile = path.join(__dirname, 'null-responder.ts');
+  const child = spawn('taskset', ['--cpu-list', '0', process.execPath, '--import', 'tsx', responderFile], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve) => child.stdout!.once('data', (d) => resolve(Number(String(d).trim()))));
+  const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+  try {
+    console.log(`null responder on CPU 0 (port ${port}), the engine alone on CPU 1, ${seconds} s per rate, get_balance only, 8 connections x 16`);
+    console.log('round | tree | rate | generator CPU | µs CPU per answered | lag p50 / p99 ms | answered / scheduled | dropped (in 1st s) | at risk | wakes/s | load avg');
+    for (let round = 1; round <= rounds; round++) {
+      for (const rate of rates) {
+        // Every other round the other tree goes first: neither always inherits the other's moment.
+        for (const tree of round % 2 === 1 ? trees : [...trees].reverse()) {
+          const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+          const r = JSON.parse(await pinnedChild(1, ['table-row', '--tree', tree, '--port', String(port), '--rate', String(rate), '--seconds', String(seconds)]));
+          const name = tree === here ? 'this tree' : path.basename(tree);
+          console.log(`${round} | ${name} | ${rate}/s | ${pct(r.cpu)} | ${r.usPerAnswered.toFixed(1)} | ${r.lagP50Ms.toFixed(3)} / ${r.lagP99Ms.toFixed(3)} | ${r.answered} / ${r.scheduled} | ${r.dropped} (${r.droppedFirstSecond}) | ${pct(r.atRiskShare)} | ${r.wakesPerS} | ${load}`);
+        }
+      }
+    }
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
 async function main() {
   const what = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 'all';
   const seconds = Number(arg('seconds', '5'));
+  if (what === 'table-row') {
+    const row = await tableRow(arg('tree', '.'), Number(arg('port', '0')), Number(arg('rate', '400')), seconds);
+    console.log(JSON.stringify(row));
+    return;
+  }
+  if (what === 'table') {
+    if (spawnSync('taskset', ['--version']).error) throw new Error('table needs taskset (util-linux)');
+    await table(Number(arg('seconds', '12')), arg('rates', '400,2000,5000,10000,20000').split(',').map(Number), Number(arg('rounds', '3')), process.argv.includes('--against') ? arg('against', '') : undefined);
+    return;
+  }
   if (what === 'capacity' || what === 'all') await capacity(seconds, Number(arg('from', '1000')));
   if (what === 'stall' || what === 'all') await stall(Math.max(20, seconds));
   if (what === 'memory' || what === 'all') await memory(Number(arg('requests', '100000')));

@@ -9,7 +9,7 @@
 import type { IterationContext } from './iteration';
 import type { Pacer } from './executors/executor';
 import type { Shard } from '../core/shard';
-import { blockUntil, MAX_BLOCK_NS, shortestWakeNs, wakeNear } from './wake-clock';
+import { batchWindowNs, blockUntil, MAX_BLOCK_NS, shortestWakeNs, wakeNear } from './wake-clock';
 import { giveSpareMoment, givingSpareMoments } from './spare-time';
 
 /** Requests sent in one turn before yielding to I/O, so a backlog cannot starve replies. */
@@ -19,13 +19,6 @@ const MAX_PER_TURN = 2_000;
  * first of a turn does not wait for the last to be encoded (its lag is measured at its write).
  */
 const FLUSH_EVERY = 64;
-/**
- * How long a queued request may wait for the next ones to share its write, when they are due that
- * soon. A write costs ~10 µs of kernel time on loopback, far more than the rest of a request, so
- * at high rates a write per request would be most of the generator's work; at rates below
- * 1/HOLD_NS (20 000/s) nothing waits. The wait is part of the measured lag (actual − intended).
- */
-const HOLD_NS = 50_000;
 /**
  * A wait of 1.5 ms or more starts on a timer, aimed 2 ms before the send (but 1 ms at least):
  * libuv's timers count whole ms and fire up to 1 ms early, so it fires 0.5–4 ms before the send
@@ -72,8 +65,87 @@ export function* arrivalOffsetsNs(cursor: ArrivalCursor): Generator<number> {
 }
 
 /**
+ * The schedule read ahead of the sends: the intended times drawn from the cursor and not yet sent,
+ * so that a turn can tell which requests the next wake can take together. (Exported for its tests.)
+ */
+export class ScheduleAhead {
+  private readonly times: number[] = [];
+  private head = 0;
+  /** lastWithin's answer for the head and window it was asked with. */
+  private memo = { head: -1, windowNs: -1, atNs: Infinity };
+
+  constructor(private readonly cursor: ArrivalCursor) {}
+
+  /** The first request not sent yet (Infinity: none left). */
+  get first(): number {
+    return this.head < this.times.length ? this.times[this.head] : this.pull();
+  }
+
+  /** The first request's time, taken: it is being sent (or counted as not sent). */
+  take(): number {
+    const t = this.first;
+    if (t === Infinity) return t;
+    if (++this.head > 1024 && this.head * 2 > this.times.length) {
+      // What was sent is dropped now and then: the array stays about the size of a window.
+      this.times.splice(0, this.head);
+      this.head = 0;
+      this.memo.head = -1;
+    }
+    return t;
+  }
+
+  /**
+   * The last intended time at most `windowNs` after the first's: a wake then sends every request
+   * up to it, and none of them waits longer than the window (the first the longest). With no other
+   * request that close, the first's own time.
+   */
+  lastWithin(windowNs: number): number {
+    const { memo } = this;
+    if (memo.head === this.head && memo.windowNs === windowNs) return memo.atNs;
+    const first = this.first;
+    if (first === Infinity) return Infinity;
+    const end = first + windowNs;
+    let i = this.head;
+    for (;;) {
+      const after = i + 1 < this.times.length ? this.times[i + 1] : this.pull();
+      if (after > end) break;
+      i++;
+    }
+    memo.head = this.head;
+    memo.windowNs = windowNs;
+    memo.atNs = this.times[i];
+    return memo.atNs;
+  }
+
+  /** Requests not sent: those read ahead and the rest of the schedule. */
+  left(): number {
+    let n = 0;
+    for (let t = this.take(); t !== Infinity; t = this.take()) n++;
+    return n;
+  }
+
+  /** Reads the next time from the cursor onto the end (once the end, Infinity, is read, no more). */
+  private pull(): number {
+    const last = this.times.length > 0 ? this.times[this.times.length - 1] : 0;
+    if (last === Infinity) return Infinity;
+    const t = this.cursor.next();
+    this.times.push(t);
+    return t;
+  }
+}
+
+/**
  * Open model: follows the arrival schedule until it ends or stop() is called. Resolves once the
  * schedule is done (in-flight requests are the runner's to wait for).
+ *
+ * A wake per batch (issue #41): a wake costs this machine more than everything else a request
+ * needs, so requests closer together than the batch window (wake-clock.ts, from what a wake
+ * costs here) share one. A turn is aimed at the last request due within the window of the first
+ * not sent, and sends everything due by the time it runs, one write per connection. None goes out
+ * before its intended time, as none does in k6 or wrk2; each is timed from its own intended time,
+ * and what it waited for the others of its batch, at most the window (and the wake's own
+ * lateness), is its scheduling lag like any other. Requests further apart than the window each
+ * get a wake of their own, as before.
  */
 export class ArrivalDriver implements Pacer {
   private stopped = false;
@@ -83,54 +155,42 @@ export class ArrivalDriver implements Pacer {
   private timer: NodeJS.Timeout | undefined;
   private timerGeneration = 0;
   private finish: (() => void) | undefined;
-  private started = false;
-  /** The first request of the schedule not sent, once the run is done (Infinity: none left). */
-  private next = Infinity;
+  private readonly ahead: ScheduleAhead;
 
   constructor(
     private readonly ctx: IterationContext,
-    private readonly arrivals: ArrivalCursor,
-  ) {}
+    arrivals: ArrivalCursor,
+  ) {
+    this.ahead = new ScheduleAhead(arrivals);
+  }
 
-  /** Requests of the schedule not sent (a stop came first): each must still end as an outcome. */
+  /** Requests of the schedule not sent (a stop came first, or it never began): each must still end as an outcome. */
   unsent(): number {
-    if (!this.started) {
-      // Stopped before it began: the whole schedule is left.
-      this.started = true;
-      this.next = this.arrivals.next();
-    }
-    let n = 0;
-    for (let t = this.next; t !== Infinity; t = this.arrivals.next()) n++;
-    this.next = Infinity;
-    return n;
+    return this.ahead.left();
   }
 
   run(): Promise<void> {
-    const { ctx, arrivals } = this;
+    const { ctx, ahead } = this;
     const batch = ctx.batch();
-    this.started = true;
-    let next = arrivals.next();
-    // Queues every request due by now and writes them, unless the next is due so soon that the
-    // oldest queued one can wait for it (HOLD_NS) and share the write.
+    // Queues every request due by now and writes them (one write per connection).
     const sendDue = () => {
       let now = ctx.clock.now();
       let n = 0;
-      while (next <= now && n < MAX_PER_TURN) {
-        batch.add(next);
-        next = arrivals.next();
+      while (ahead.first <= now && n < MAX_PER_TURN) {
+        batch.add(ahead.take());
         n++;
         if (batch.size >= FLUSH_EVERY) {
           batch.flush();
           now = ctx.clock.now();
         }
       }
-      if (batch.size > 0 && (now - batch.oldestNs >= HOLD_NS || next - batch.oldestNs > HOLD_NS)) batch.flush();
+      if (batch.size > 0) batch.flush();
     };
-    const dueNs = () => Math.min(next, batch.oldestNs + HOLD_NS);
+    // When the next batch is due: the last request within the window of the first not sent.
+    const dueNs = () => ahead.lastWithin(batchWindowNs());
     return new Promise<void>((resolve) => {
       const done = () => {
         batch.flush(); // nothing queued is left unwritten
-        this.next = next; // where a stop left the schedule
         resolve();
       };
       this.finish = done;
@@ -142,28 +202,31 @@ export class ArrivalDriver implements Pacer {
         this.pending = () => clearImmediate(immediate);
         return true;
       };
-      // Sends what is due, then waits for the next send in the cheapest way that is on time:
-      // - nothing in flight and the send within MAX_BLOCK_NS: the loop is blocked until it (no
+      // Sends what is due (unless `send` is false: the wait is only chosen again), then waits for
+      // the next batch in the cheapest way that is on time:
+      // - nothing in flight and the batch within MAX_BLOCK_NS: the loop is blocked until it (no
       //   answer can arrive to be timed late meanwhile), a single sleep of this thread, once any
       //   bookkeeping waiting for a spare moment had it;
-      // - the send TIMER_MIN_NS away or more: a timer, then this again;
+      // - the batch TIMER_MIN_NS away or more: a timer, then this again;
       // - else the wake clock (wake-clock.ts), whose worker wakes us about on time without
-      //   spinning; a wake still early asks again, and the last µs, or a gap too short to sleep in,
-      //   are waited in loop turns (I/O is still handled between them).
+      //   spinning; a wake early sends what is due by then, and the rest starts the next batch.
+      //   A gap too short to sleep in is waited in loop turns (I/O is still handled between them).
       // One block per turn: a turn that sent nothing (every connection down) goes back to the loop.
-      const turn = (mayBlock = true): void => {
+      const turn = (mayBlock = true, send = true): void => {
         this.pending = undefined;
         this.timer = undefined;
         if (this.stopped) return done();
-        sendDue();
-        if (next === Infinity) return done();
+        if (send) sendDue();
+        if (ahead.first === Infinity) return done();
         const waitNs = dueNs() - ctx.clock.now();
         if (mayBlock && waitNs <= MAX_BLOCK_NS && ctx.quiet?.()) {
           if (spared(waitNs)) return;
           // Not past a whole second of the run's clock: the runner closes its intervals on them,
           // and a send blocked past one would be counted in the second before.
+          // A batch's wake need not end to the µs: what is not due yet when it ends starts the next.
           const now = ctx.clock.now();
-          blockUntil(Number(ctx.clock.t0) + Math.min(dueNs(), (Math.floor(now / 1e9) + 1) * 1e9));
+          const atNs = Math.min(dueNs(), (Math.floor(now / 1e9) + 1) * 1e9);
+          blockUntil(Number(ctx.clock.t0) + atNs, atNs === ahead.first);
           return turn(false);
         }
         if (waitNs >= TIMER_MIN_NS) {
@@ -179,17 +242,19 @@ export class ArrivalDriver implements Pacer {
           this.pending = () => clearImmediate(immediate);
         }
       };
-      // Replies are read in chunks of up to thousands: requests falling due meanwhile go out
-      // between them rather than after the whole chunk. The last answer in, with the next send
-      // near, the wait for it becomes a block (no timer or worker wake more).
+      // Replies are read in chunks of up to thousands: a batch falling due meanwhile goes out
+      // between them rather than after the whole chunk (requests due before their batch is wait
+      // for it: sent between chunks, they would cost a write and an answer of their own). The last
+      // answer in, with the next batch near, the wait for it becomes a block (no timer or worker
+      // wake more).
       ctx.onProgress(() => {
         if (this.stopped || !this.pending) return;
         const now = ctx.clock.now();
-        if (next <= now || batch.oldestNs + HOLD_NS <= now) return sendDue();
+        if (dueNs() <= now) return sendDue();
         if (!ctx.quiet?.()) return;
         if (dueNs() - now > MAX_BLOCK_NS) return spareWhileRoom(); // the turn due later stays as it is
         this.pending();
-        turn();
+        turn(true, false);
       });
       // Nothing in flight and the next send far off: the waiting bookkeeping has its moments, one
       // per loop turn, while that lasts.
@@ -219,4 +284,3 @@ export class ArrivalDriver implements Pacer {
     this.finish?.();
   }
 }
-

@@ -7,12 +7,13 @@ import type { Request } from './requests';
 import type { UnitBatch } from '../iteration';
 
 /**
- * Requests queued per connection and written together: at the end of the turn that queued them,
- * or up to HOLD_NS later (arrival-driver.ts). Requests written together stay on one connection (the next batch takes
- * the next one, round robin): a write costs more than everything else a request needs (on
- * loopback, the kernel delivers it to the server within the call), and spreading a batch over
- * every connection would mean a write per request again. Each request's lag is its own
- * connection's write time minus its own intended time.
+ * Requests queued per connection and written together, at the end of the turn that queued them (in
+ * the open model, every request due by a batch's wake: arrival-driver.ts). Requests written
+ * together stay on one connection while it has room (the next batch takes the next one, round
+ * robin): a write costs more than everything else a request needs (on loopback, the kernel
+ * delivers it to the server within the call), and spreading a batch over every connection would
+ * mean a write per request again. Each request's lag is its own connection's write time minus its
+ * own intended time.
  */
 export class TurnBatch implements UnitBatch {
   /** Intended time of the oldest request queued and not yet written (Infinity: none). */
