@@ -8,9 +8,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { labEnv } from './lab/env';
+import { finished } from './support/command-process';
 import { spawn } from 'node:child_process';
 import { labMiner, labStatus } from '../src/lab/lab';
 
@@ -48,11 +48,15 @@ test(`${HELD} held wallets per lab server hear of a mined block, none missing, a
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-notify-'));
   const db = path.join(tmp, 'notify.sqlite');
   const lines = path.join(tmp, 'notify.jsonl');
-  const r = spawnSync(
-    'bash',
-    [path.join(ROOT, 'scripts', 'raise-fd-limit.sh'), TSX, path.join(ROOT, 'src', 'cli', 'load.ts'), '--lab', '--workload', 'electrum', '--hold', String(HELD), '--wallet-max-txs', '10', '--notify', '--blocks', '1', '--pay-wallets', '3', '--json', '--db', db,
-      '--out', `json=${lines}`, '--out', `prometheus-rw=${env.prometheus.remoteWrite}`],
-    { cwd: ROOT, encoding: 'utf8', timeout: 600_000 },
+  // Not spawnSync: the run takes minutes, and Prometheus is read over fetch's pool afterwards.
+  const r = await finished(
+    spawn(
+      'bash',
+      [path.join(ROOT, 'scripts', 'raise-fd-limit.sh'), TSX, path.join(ROOT, 'src', 'cli', 'load.ts'), '--lab', '--workload', 'electrum', '--hold', String(HELD), '--wallet-max-txs', '10', '--notify', '--blocks', '1', '--pay-wallets', '3', '--json', '--db', db,
+        '--out', `json=${lines}`, '--out', `prometheus-rw=${env.prometheus.remoteWrite}`],
+      { cwd: ROOT },
+    ),
+    600_000,
   );
   expect({ code: r.status, stderr: r.stderr }).toEqual({ code: 0, stderr: r.stderr });
   const out = JSON.parse(r.stdout) as { servers: Summary[] };

@@ -12,6 +12,26 @@ export function spawnCommand(command: CommandName, args: string[], options: Spaw
   return spawn(process.execPath, [...flags, module, ...args], options);
 }
 
+/**
+ * A process's end, its output collected: as spawnSync gives it, without blocking this process's
+ * event loop meanwhile (a loop blocked for minutes leaves the sockets of its HTTP pool unserviced:
+ * a keep-alive connection the other side closed meanwhile is still taken for open by the next
+ * request). Killed at `timeoutMs`.
+ */
+export function finished(child: ChildProcess, timeoutMs: number): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) =>
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    }),
+  );
+}
+
 /** Its exit code (null: ended by a signal). */
 export function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
