@@ -88,7 +88,14 @@ test(`${HELD} held wallets per lab server hear of a mined block, none missing, a
     const promql = (q: string) => `${env.prometheus.url}/api/v1/query?query=${encodeURIComponent(q)}`;
     const selector = `server="${s.server}",test_start="${testStart}"`;
     const value = async (q: string) => {
-      const body = (await (await fetch(promql(q))).json()) as { data: { result: Array<{ value: [number, string] }> } };
+      // Once more on a connection Prometheus dropped (CI, 2026-11-27: "other side closed" on the
+      // first query after the run, Prometheus up and logging nothing): the pool's next try opens a
+      // new one. An HTTP error or a wrong value is not retried.
+      const response = await fetch(promql(q)).catch((err: Error & { cause?: { code?: string } }) => {
+        if (err.cause?.code !== 'UND_ERR_SOCKET') throw err;
+        return fetch(promql(q));
+      });
+      const body = (await response.json()) as { data: { result: Array<{ value: [number, string] }> } };
       return body.data.result.length ? Number(body.data.result[0].value[1]) : undefined;
     };
     expect({ server: s.server, held: await value(`max_over_time(electrum_bench_wallets_held{${selector}}[1h])`) }).toEqual({ server: s.server, held: HELD });

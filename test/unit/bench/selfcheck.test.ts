@@ -31,14 +31,15 @@ test('a stall between calls shows in the loop delay but not in the calls', async
   for (let i = 0; i < 5; i++) {
     const o = await client.call('server.ping');
     monitor.recordCall(o.loopBusyMs, o.latencyNs);
-    blockLoop(60); // between calls
+    blockLoop(200); // between calls
     await sleep(5);
   }
   const check = monitor.stop();
-  expect(check.eventLoopDelayMs.max).toBeGreaterThan(40);
+  expect(check.eventLoopDelayMs.max).toBeGreaterThan(150);
   expect(check.inFlightStallMs.calls).toBe(5);
-  // None of the 60 ms stalls is counted (jest's own work on this loop may add a few ms to a call).
-  expect(check.inFlightStallMs.max).toBeLessThan(45);
+  // None of the 200 ms stalls is counted (jest's own work on this loop, and other test files on
+  // this machine's two cores, may add some to a call).
+  expect(check.inFlightStallMs.max).toBeLessThan(150);
 });
 
 test('a stall while a call awaits its reply is counted and warned about', async () => {

@@ -11,6 +11,8 @@ import { BLOCK_SPIN_NS, blockUntil, MAX_BLOCK_NS, sleepUntil, wakeNear } from '.
 
 const nowNs = () => Number(process.hrtime.bigint());
 const ROOT = path.join(__dirname, '..', '..', '..');
+/** How late a wake, sleep or block may end on a busy machine: what they promise is never early. */
+const LATE_MS = 250;
 
 test('wakes shortly before the due time, every time', async () => {
   const early: number[] = [];
@@ -20,10 +22,11 @@ test('wakes shortly before the due time, every time', async () => {
     early.push((due - nowNs()) / 1e6);
   }
   // Before the due time by at most the hop cap and margin (0.3 ms), or 1 ms while the worker starts;
-  // after it only by what a busy machine adds (generous: this is not a speed test).
+  // after it only by what a busy machine adds (generous: this is not a speed test; the unit tier
+  // runs four files at a time on two cores, and a wake read 59 ms late there once).
   for (const ms of early) {
     expect(ms).toBeLessThanOrEqual(1.01);
-    expect(ms).toBeGreaterThan(-50);
+    expect(ms).toBeGreaterThan(-LATE_MS);
   }
 });
 
@@ -40,7 +43,7 @@ test('a sleep ends at its time or after, never before, and does not spin while i
   const cpu = process.cpuUsage(cpu0);
   for (const ms of lateMs) {
     expect(ms).toBeGreaterThanOrEqual(0);
-    expect(ms).toBeLessThan(50); // generous: a busy machine is late, not this
+    expect(ms).toBeLessThan(LATE_MS); // generous: a busy machine is late, not this
   }
   // Loop turns for the whole wait would take a core; the clock's worker and our wakes, a fraction.
   expect((cpu.user + cpu.system) * 1000).toBeLessThan(0.5 * (nowNs() - t0));
@@ -80,13 +83,13 @@ test('a block ends at its time, not before it, and never outlasts MAX_BLOCK_NS',
   // Never early (the last µs are waited in place); late only by what a busy machine adds.
   for (const ms of late) {
     expect(ms).toBeGreaterThanOrEqual(0);
-    expect(ms).toBeLessThan(50);
+    expect(ms).toBeLessThan(LATE_MS);
   }
   const t0 = nowNs();
   blockUntil(t0 + 10 * MAX_BLOCK_NS);
   const blockedNs = nowNs() - t0;
   expect(blockedNs).toBeGreaterThanOrEqual(MAX_BLOCK_NS);
-  expect(blockedNs).toBeLessThan(MAX_BLOCK_NS + 50e6);
+  expect(blockedNs).toBeLessThan(MAX_BLOCK_NS + LATE_MS * 1e6);
 });
 
 test('a block not exact ends at most its last µs before its time', () => {
@@ -96,6 +99,6 @@ test('a block not exact ends at most its last µs before its time', () => {
     // Never earlier than the stretch an exact block waits in place; late only by a busy machine.
     const lateNs = nowNs() - due;
     expect(lateNs).toBeGreaterThanOrEqual(-BLOCK_SPIN_NS);
-    expect(lateNs).toBeLessThan(50e6);
+    expect(lateNs).toBeLessThan(LATE_MS * 1e6);
   }
 });
