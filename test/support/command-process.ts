@@ -14,9 +14,8 @@ export function spawnCommand(command: CommandName, args: string[], options: Spaw
 
 /**
  * A process's end, its output collected: as spawnSync gives it, without blocking this process's
- * event loop meanwhile (a loop blocked for minutes leaves the sockets of its HTTP pool unserviced:
- * a keep-alive connection the other side closed meanwhile is still taken for open by the next
- * request). Killed at `timeoutMs`.
+ * event loop meanwhile, so that its timers and sockets (its HTTP pool's included) are serviced
+ * while a command runs for minutes. Killed at `timeoutMs`.
  */
 export function finished(child: ChildProcess, timeoutMs: number): Promise<{ status: number | null; stdout: string; stderr: string }> {
   let stdout = '';
