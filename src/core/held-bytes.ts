@@ -11,6 +11,7 @@
 const BLOCK_BYTES = 64 * 1024;
 
 const freeBlocks: Buffer[] = [];
+const NO_BYTES = Buffer.alloc(0);
 
 export class HeldBytes {
   /** In order: while short, copies of the pieces; then blocks, each full but the last. */
@@ -41,14 +42,16 @@ export class HeldBytes {
     }
   }
 
-  /** The bytes held followed by `more`, copied into one new buffer. */
-  joinedWith(more: Buffer): Buffer {
+  /** The bytes held followed by `more`, copied into one new buffer; nothing is held afterwards. */
+  take(more: Buffer = NO_BYTES): Buffer {
     const parts = [...this.parts, more];
     if (this.inBlocks) {
       const last = this.parts.length - 1;
       parts[last] = parts[last].subarray(0, this.held - last * BLOCK_BYTES);
     }
-    return Buffer.concat(parts, this.held + more.length);
+    const joined = Buffer.concat(parts, this.held + more.length);
+    this.clear();
+    return joined;
   }
 
   /** Lets go of the bytes held; their blocks go back to the shared list. */

@@ -33,8 +33,7 @@ export class LineDecoder {
       const piece = chunk.subarray(start, nl);
       if (this.held.bytes + piece.length > this.maxLineBytes) this.refuse();
       if (this.held.bytes > 0) {
-        lines.push(this.held.joinedWith(piece));
-        this.held.clear();
+        lines.push(this.held.take(piece));
       } else {
         lines.push(piece);
       }
@@ -60,8 +59,7 @@ export class LineDecoder {
     let complete = chunk.subarray(0, last + 1);
     if (this.held.bytes > 0) {
       if (this.held.bytes + chunk.indexOf(0x0a) > this.maxLineBytes) this.refuse();
-      complete = this.held.joinedWith(complete);
-      this.held.clear();
+      complete = this.held.take(complete);
     }
     if (last + 1 < chunk.length) this.hold(chunk.subarray(last + 1));
     const text = complete.toString('utf8');

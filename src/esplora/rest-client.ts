@@ -150,8 +150,6 @@ export class EsploraRestClient {
   }
 }
 
-const NO_BYTES = Buffer.alloc(0);
-
 /** One answered GET. */
 interface Page {
   json: unknown;
@@ -217,8 +215,7 @@ class RestRequest implements Dispatcher.DispatchHandler {
     const busyMs = this.activeAtSend !== undefined ? performance.eventLoopUtilization().active - this.activeAtSend : undefined;
     this.ended(true);
     if (this.settled) return this.body.clear();
-    const body = this.body.joinedWith(NO_BYTES);
-    this.body.clear();
+    const body = this.body.take();
     try {
       this.succeed({ json: parseReply(this.path, this.status, body), bytes: body.length, roundTripNs: arrivedNs - this.sentNs, busyMs });
     } catch (err) {

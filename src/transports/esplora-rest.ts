@@ -7,6 +7,7 @@ import { RestTipFollower } from '../esplora/rest-tip';
 import { TRANSPORT_LABELS, TRANSPORT_SCHEMES } from '../servers/profiles';
 import { RestConnectionSet } from './esplora-rest-connections';
 import { socketOptions, type Transport } from './transport';
+import type { ServerTarget } from '../servers/targets';
 
 /** Sockets per REST client under a closed model, whose pipeline is unbounded: HTTP/1.1 takes a socket per request in flight. */
 const MAX_SOCKETS = 1024;
@@ -16,7 +17,12 @@ export const ESPLORA_REST: Transport = {
   scheme: TRANSPORT_SCHEMES['esplora-rest'],
   speaksElectrum: false,
   bindsSourceAddresses: false,
-  openPool: (t, o) => new RestConnectionSet({ ...socketOptions(t, o), maxBodyBytes: o.maxLineBytes, measureLoop: true }, o.concurrency, 1),
-  followTip: (t, o) => RestTipFollower.start({ ...socketOptions(t, o), maxBodyBytes: o.maxLineBytes, maxSockets: 1 }),
-  openConnections: (t, o) => new RestConnectionSet({ ...socketOptions(t, o), maxBodyBytes: o.maxLineBytes }, o.connections, Math.min(o.pipeline, MAX_SOCKETS)),
+  openPool: (t, o) => new RestConnectionSet({ ...restOptions(t, o), measureLoop: true }, o.concurrency, 1),
+  followTip: (t, o) => RestTipFollower.start({ ...restOptions(t, o), maxSockets: 1 }),
+  openConnections: (t, o) => new RestConnectionSet(restOptions(t, o), o.connections, Math.min(o.pipeline, MAX_SOCKETS)),
 };
+
+/** A REST client's options: the socket's, and the line cap as the cap of a response body. */
+function restOptions(t: ServerTarget, o: Parameters<typeof socketOptions>[1] & { maxLineBytes: number }) {
+  return { ...socketOptions(t, o), maxBodyBytes: o.maxLineBytes };
+}
