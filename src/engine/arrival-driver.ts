@@ -10,7 +10,7 @@ import type { IterationContext } from './iteration';
 import type { Pacer } from './executors/executor';
 import type { Shard } from '../core/shard';
 import { batchWindowNs, blockUntil, MAX_BLOCK_NS, shortestWakeNs, wakeNear } from './wake-clock';
-import { giveSpareMoment, givingSpareMoments } from './spare-time';
+import { giveSpareMoment, givingSpareMoments } from '../core/spare-time';
 
 /** Requests sent in one turn before yielding to I/O, so a backlog cannot starve replies. */
 const MAX_PER_TURN = 2_000;

@@ -19,7 +19,7 @@ import { AnswerWatch } from '../../core/stopped-answering';
 import { GeneratorTally } from '../../core/generator-check';
 import { OutageLog } from '../../core/outages';
 import type { RequestSink } from './request-sink';
-import { spareMoment } from '../spare-time';
+import { spareMoment } from '../../core/spare-time';
 
 /** Integer µs, 3 significant digits, as the issue and HdrHistogram's tools expect. */
 export function newHistogram(): hdr.Histogram {

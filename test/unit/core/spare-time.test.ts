@@ -1,10 +1,10 @@
 /**
- * Spare moments (src/engine/spare-time.ts): deferred bookkeeping runs when a pacer gives it a
+ * Spare moments (src/core/spare-time.ts): deferred bookkeeping runs when a pacer gives it a
  * moment, at the next loop turn when no pacer gives any, and after a bounded wait when a pacer
  * gives none in time: it is put off, never lost.
  */
 import fs from 'node:fs';
-import { giveSpareMoment, givingSpareMoments, spareMoment } from '../../../src/engine/spare-time';
+import { giveSpareMoment, givingSpareMoments, spareMoment } from '../../../src/core/spare-time';
 
 const nowMs = () => performance.now();
 
