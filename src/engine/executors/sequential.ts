@@ -9,6 +9,7 @@
  * server: every server gets its own N workers over its own share of the plan, so a slow server
  * cannot take the workers a fast one should have had.
  */
+import { giveSpareMoment, givingSpareMoments } from '../../core/spare-time';
 import { untilEnded, type PlanBatch, type PlanContext } from '../iteration';
 import { countOrZeroProblem, countProblem, type Pacer, type PlanExecutor } from './executor';
 
@@ -54,11 +55,20 @@ class SequentialWorkers implements Pacer {
   async run(): Promise<void> {
     const { plan, ctx } = this;
     const parts = plan.concurrency === 1 ? [undefined] : Array.from({ length: ctx.servers }, (_, s) => s);
-    await Promise.all(parts.map((server) => this.runPart(server)));
+    // One unit in flight in all: between two units nothing is being timed, the moment the
+    // bookkeeping that waits for one (core/spare-time.ts) has, so none of it runs while an answer
+    // is awaited. With more in flight no moment is ever free, and it runs after its bounded wait.
+    const gives = plan.concurrency === 1;
+    if (gives) givingSpareMoments(true);
+    try {
+      await Promise.all(parts.map((server) => this.runPart(server, gives)));
+    } finally {
+      if (gives) givingSpareMoments(false);
+    }
   }
 
   /** One cursor per pass, shared by the part's workers: a worker moves on to the next pass as soon as this one has nothing left to start, without waiting for the others. */
-  private async runPart(server: number | undefined): Promise<void> {
+  private async runPart(server: number | undefined, givesSpareMoments: boolean): Promise<void> {
     const { plan, ctx } = this;
     if (plan.passes < 1) return; // nothing planned (validate() refuses it; a caller that skipped it gets no pass)
     let pass = 0;
@@ -77,6 +87,7 @@ class SequentialWorkers implements Pacer {
         this.active++;
         await untilEnded(b, ctx.clock.now());
         this.active--;
+        if (givesSpareMoments && giveSpareMoment()) await betweenUnits();
       }
     };
     await Promise.all(Array.from({ length: plan.concurrency }, worker));
@@ -89,4 +100,13 @@ class SequentialWorkers implements Pacer {
   vusAt(): number {
     return this.active;
   }
+}
+
+/**
+ * The rest of the spare moments due now, and a loop turn for what they set going: a step resumes
+ * as a microtask chain of its own, which must have run before the next unit's write, not after.
+ */
+function betweenUnits(): Promise<void> {
+  while (giveSpareMoment());
+  return new Promise((resolve) => setImmediate(resolve));
 }

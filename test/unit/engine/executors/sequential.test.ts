@@ -7,6 +7,7 @@ import { RunClock } from '../../../../src/engine/run-clock';
 import type { PlanBatch, PlanContext, PlanPart } from '../../../../src/engine/iteration';
 import { planExecutorFor, planProblemsOf } from '../../../../src/engine/executors/registry';
 import type { SequentialPlan } from '../../../../src/engine/executors/sequential';
+import { spareMoment } from '../../../../src/core/spare-time';
 
 interface Unit {
   pass: number;
@@ -123,4 +124,38 @@ test('a stop mid-plan starts nothing more, and the executor resolves once the un
   expect(p.started).toHaveLength(atStop);
   expect(p.inFlight).toEqual([0, 0]);
   expect(pacer.vusAt(0)).toBe(0);
+});
+
+/** Bookkeeping that waits for spare moments while `pacer` runs: what was in flight when each step ran. */
+async function stepsDuring(p: ReturnType<typeof timerPlan>, c: SequentialPlan): Promise<{ queued: number; inFlightAtStep: number[] }> {
+  const inFlightAtStep: number[] = [];
+  let queued = 0;
+  const step = async () => {
+    await spareMoment();
+    // A step goes on for a few microtask hops after its moment: all of it before the next unit.
+    for (let hop = 0; hop < 5; hop++) await null;
+    inFlightAtStep.push(p.inFlight.reduce((a, b) => a + b, 0));
+  };
+  const ticker = setInterval(() => {
+    queued++;
+    void step();
+  }, 3);
+  await planExecutorFor(c).create(p.ctx, c).run();
+  clearInterval(ticker);
+  await new Promise((r) => setTimeout(r, 50)); // the steps still waiting when the plan ended
+  return { queued, inFlightAtStep };
+}
+
+test('one unit in flight in all: bookkeeping waiting for a spare moment runs between units, never while one is in flight', async () => {
+  const { queued, inFlightAtStep } = await stepsDuring(timerPlan(2, 15, () => 4), plan({ passes: 2, warmup: 0 }));
+  expect(queued).toBeGreaterThan(10);
+  expect(inFlightAtStep).toHaveLength(queued);
+  expect(inFlightAtStep.filter((n) => n > 0)).toEqual([]);
+});
+
+test('with more in flight no moment is free: the bookkeeping still runs, after its bounded wait', async () => {
+  const { queued, inFlightAtStep } = await stepsDuring(timerPlan(1, 40, () => 4), plan({ passes: 2, warmup: 0, concurrency: 2 }));
+  expect(queued).toBeGreaterThan(10);
+  expect(inFlightAtStep).toHaveLength(queued);
+  expect(inFlightAtStep.some((n) => n > 0)).toBe(true);
 });
