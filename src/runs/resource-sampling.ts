@@ -3,21 +3,29 @@
  * it into the run's rows and summed up per request at its end (src/resources/).
  */
 import type Database from 'better-sqlite3';
-import { ResourceSampler, type ResourceTarget } from '../resources/sampler';
+import type { ResourceTarget } from '../resources/sampler';
+import { SamplerThread } from '../resources/sampler-thread';
 import { costTable, type CostRow } from '../resources/summary';
 import { resourceSummaries, resourceWriter } from '../store/resources';
 import type { RunKind } from '../store/run-record';
 
 /**
- * Samples `targets` into the run's rows from now until `stop()`, which then gives what each spent,
- * per request of the servers it serves (`requests`: the run's calls per measured server name).
+ * Sampling of `targets`, its thread made now (await `ready` before the run, so the first readings
+ * are at its start); start(runId) samples into the run's rows until stop(), which then gives what
+ * each spent, per request of the servers it serves (`requests`: the run's calls per server name).
  */
-export function startSampling(db: Database.Database, kind: RunKind, runId: number, targets: ResourceTarget[], everyS: number) {
-  const sampler = new ResourceSampler(targets, resourceWriter(db, { runId }), { everyMs: Math.round(everyS * 1000) });
-  sampler.start();
+export function prepareSampling(db: Database.Database, kind: RunKind, targets: ResourceTarget[], everyS: number) {
+  const sampler = new SamplerThread(targets, { everyMs: Math.round(everyS * 1000) });
+  let runId: number | undefined;
   return {
-    async stop(requests: Map<string, number>): Promise<string> {
+    ready: sampler.ready,
+    start(id: number): void {
+      runId = id;
+      sampler.start(resourceWriter(db, { runId }));
+    },
+    async stop(requests: Map<string, number>): Promise<string | undefined> {
       await sampler.stop();
+      if (runId === undefined) return undefined;
       const rows: CostRow[] = resourceSummaries(db, { runId }).map((s) => {
         const served = targets.find((t) => t.name === s.target)?.servers ?? [s.target];
         const n = served.reduce((sum, name) => sum + (requests.get(name) ?? 0), 0);
@@ -27,4 +35,3 @@ export function startSampling(db: Database.Database, kind: RunKind, runId: numbe
     },
   };
 }
-

@@ -29,7 +29,7 @@ import { runSweep, type Sweep } from '../../engine/sweep';
 import { benchAbVerdicts } from '../../verdicts/bench';
 import type { AbVerdicts } from '../../verdicts/comparison';
 import { ensureReachable } from '../reachable';
-import { startSampling } from '../resource-sampling';
+import { prepareSampling } from '../resource-sampling';
 import { stoppedCode } from '../exit-code';
 import { RunSession } from '../session';
 import type { WatchPlan } from '../outputs';
@@ -108,17 +108,18 @@ async function measureOnce(session: RunSession, store: ResultsStore, run: BenchR
     runner.once('start', ({ total, alreadyDone }: { total: number; alreadyDone: number }) => live.start(total, alreadyDone));
     runner.on('call', ({ server }: { server: string }) => live.started(server));
   }
-  let sampling: ReturnType<typeof startSampling> | undefined;
+  const sampling = run.resources.length ? prepareSampling(store.db, 'bench', run.resources, run.sampleEveryS) : undefined;
   let sampledRun = 0;
-  if (run.resources.length) {
+  if (sampling) {
     runner.once('start', ({ runId }: { runId: number }) => {
-      sampling = startSampling(store.db, 'bench', runId, run.resources, run.sampleEveryS);
+      sampling.start(runId);
       sampledRun = runId;
     });
   }
   let result: BenchResult;
   let costs: string | undefined;
   try {
+    await sampling?.ready;
     result = await measure.run(run.dataset);
   } catch (err) {
     if (err instanceof StoppedBeforeStart) {

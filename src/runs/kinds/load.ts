@@ -33,7 +33,7 @@ import { expectedNetwork } from '../../dataset/expected-network';
 import { asShard, mergeTest, sendResults, type CoordinatedShard } from '../coordinated';
 import { ensureReachable } from '../reachable';
 import { testIdentity } from '../test-identity';
-import { startSampling } from '../resource-sampling';
+import { prepareSampling } from '../resource-sampling';
 import { pinGenerator } from '../pin';
 import { RunSession } from '../session';
 import type { WatchPlan } from '../outputs';
@@ -223,7 +223,9 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
     }),
   );
 
-  const sampling = run.resources.length ? startSampling(results.db, 'load', runId, run.resources, run.sampleEveryS) : undefined;
+  const sampling = run.resources.length ? prepareSampling(results.db, 'load', run.resources, run.sampleEveryS) : undefined;
+  await sampling?.ready;
+  sampling?.start(runId);
   const serverDone = (target: { name: string }, r: { software: string | null; protocol: string | null }) => store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol);
   const done = plan.turnMs
     ? await serversInTurns(runner, opts.servers, { totalMs: plan.durationMs, turnMs: plan.turnMs }, { server: serverDone })
