@@ -5,10 +5,12 @@
  */
 import type { EventEmitter } from 'node:events';
 import { formatDuration, RemainingTime } from '../core/duration';
-import { progressBar } from '../core/progress-bar';
+import { progressBar, viewDrawer } from '../core/progress-bar';
 
 export function attachProgress(runner: EventEmitter, stream: NodeJS.WriteStream = process.stderr, now: () => number = Date.now): void {
-  const bar = progressBar({ label: 'bench', unit: 'calls', extra: 'errors {errors}', stream, ownEta: true });
+  // Drawn here, between calls (a sample has just ended one), not while an answer is awaited.
+  const bar = progressBar({ label: 'bench', unit: 'calls', extra: 'errors {errors}', stream, ownEta: true, drawnByView: true });
+  const draw = viewDrawer(bar, stream, now);
   let errors = 0;
   let startedAt = 0;
   let estimate = new RemainingTime(0, 0);
@@ -26,6 +28,7 @@ export function attachProgress(runner: EventEmitter, stream: NodeJS.WriteStream 
   runner.on('sample', ({ completed, sample }: { completed: number; sample: { status: string } }) => {
     if (sample.status !== 'ok') errors++;
     bar.update(completed, { errors, eta_text: etaText(completed) });
+    draw();
   });
   runner.once('pass-done', ({ completed }: { completed: number }) => {
     const at = now();

@@ -21,12 +21,23 @@ export interface ProgressBarOptions {
    * the view prints (bench's projected total); otherwise cli-progress's moving-window ETA is shown.
    */
   ownEta?: boolean;
+  /**
+   * Redrawn by its view (`drawNow`) at moments it chooses, not on a timer of its own: a bench's bar
+   * is drawn between calls, never while an answer is awaited (its drawing would be in the
+   * latency). The timer still redraws a bar whose view has not for a second (a slow call).
+   */
+  drawnByView?: boolean;
 }
+
+/** A redraw at most this often when the view draws. */
+const VIEW_DRAW_EVERY_MS = 100;
 
 export function progressBar(opts: ProgressBarOptions): cliProgress.SingleBar {
   return new cliProgress.SingleBar(
     {
       stream: opts.stream ?? process.stderr,
+      // cli-progress redraws every 1/fps s on its timer (and a drawn-by-view bar's view restarts it).
+      fps: opts.drawnByView ? 1 : 10,
       format: `${opts.label} [{bar}] {percentage}% | {value}/{total} ${opts.unit} | ETA ${opts.ownEta ? '{eta_text}' : '{eta_formatted}'}${opts.extra ? ` | ${opts.extra}` : ''}`,
       etaBuffer: opts.etaBuffer ?? 50,
       // cli-progress's own format prints "2m60s" (it rounds the seconds after splitting the minutes).
@@ -37,4 +48,17 @@ export function progressBar(opts: ProgressBarOptions): cliProgress.SingleBar {
     },
     cliProgress.Presets.shades_classic,
   );
+}
+
+/**
+ * The view's redraw of a `drawnByView` bar, at most every VIEW_DRAW_EVERY_MS: on a terminal only
+ * (off one, cli-progress prints a line per redraw, on its own 10 s schedule).
+ */
+export function viewDrawer(bar: cliProgress.SingleBar, stream: NodeJS.WriteStream, now: () => number = Date.now): () => void {
+  let drawnAt = -Infinity;
+  return () => {
+    if (!stream.isTTY || now() - drawnAt < VIEW_DRAW_EVERY_MS) return;
+    drawnAt = now();
+    bar.render();
+  };
 }

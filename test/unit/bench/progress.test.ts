@@ -45,3 +45,29 @@ test('the bar’s ETA and the estimated total printed after the first pass agree
   expect(barLines.at(-1)).toContain('ETA 16m40s');
   expect(text).not.toMatch(/\d+m60s/);
 });
+
+test('on a terminal the bar is drawn between calls, when a sample ends one, at most ten times a second, and not on a timer while a call is awaited', async () => {
+  const runner = new EventEmitter();
+  const bars: string[] = [];
+  const stream = { write: (s: string) => (s.includes('calls') && bars.push(s), true), isTTY: true, columns: 200, on: () => stream, removeListener: () => stream } as unknown as NodeJS.WriteStream;
+  let clock = 0;
+  attachProgress(runner, stream, () => clock);
+  runner.emit('start', { total: 1000, alreadyDone: 0 });
+  const atStart = bars.length;
+  // 200 calls over 2 s of the view's clock: a draw per 100 ms of it, 20 in all.
+  for (let i = 1; i <= 200; i++) {
+    clock = i * 10;
+    runner.emit('sample', { completed: i, sample: { status: 'ok' } });
+  }
+  const drawn = bars.length - atStart;
+  expect(drawn).toBeGreaterThanOrEqual(19);
+  expect(drawn).toBeLessThanOrEqual(21);
+  // A call ended too soon after the last draw to be drawn, then the next awaited for half a second
+  // of real time: the bar has news, and still nothing is drawn meanwhile.
+  clock += 1;
+  runner.emit('sample', { completed: 201, sample: { status: 'error' } });
+  const before = bars.length;
+  await new Promise((r) => setTimeout(r, 500));
+  expect(bars.length).toBe(before);
+  runner.emit('end');
+});
