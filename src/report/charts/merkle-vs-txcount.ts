@@ -2,8 +2,9 @@ import type { ChartDef } from './scaling-chart';
 
 /**
  * The proven transaction is the middle of the address's history (src/bench/wallet-subjects.ts),
- * so its position there grows with the history's length: a server that rebuilds the proof from
- * the whole block (romanz's electrs asks the node for it) is flat here and pays for the block.
+ * so its position there grows with the history's length. A server that builds the proof from the
+ * block's transactions as the node gives them (romanz's electrs keeps none) pays per block, not per
+ * history.
  */
 export const merkleVsTxCount: ChartDef = {
   id: 'merkle-vs-txcount',

@@ -1,6 +1,6 @@
 import type { ChartDef } from './scaling-chart';
 
-/** A server that fetches the transaction from its node (romanz's electrs) pays for its size there, one that stores it pays on disk. */
+/** A server that asks its node for the transaction (romanz's electrs keeps none) pays for its size twice: node to server, server to wallet. */
 export const txVsTxBytes: ChartDef = {
   id: 'tx-vs-txbytes',
   title: 'transaction.get latency vs transaction size',
