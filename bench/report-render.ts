@@ -28,6 +28,7 @@ function syntheticModel(points: number): ReportModel {
       type: 'p2wpkh',
       txCount,
       utxoCount: Math.floor(txCount * rand()),
+      txBytes: null,
       medianMs: 0.5 + txCount * (server === 'server-a' ? 0.01 : 0.2) * (0.8 + 0.4 * rand()),
       nOk: 9,
       nError: 0,

@@ -13,18 +13,21 @@ import { answerSizeProblem } from '../servers/answer-size';
 import { classify, PROFILES } from '../servers/profiles';
 import type { ServerTarget } from '../servers/targets';
 import type { SampleRow } from '../store/results';
-import { METHODS, type MethodName } from './methods';
+import { METHODS, isMethodName, type BenchMethodName } from './methods';
+import type { WalletSubject } from './wallet-subjects';
 import { plannedPass, type OrderPlan, type PlannedCall } from './order';
 import type { SelfMonitor } from './selfcheck';
 import type { MeasuringPool, Tip } from '../transports/transport';
 import type { DoneSet } from './done-set';
 
-export type BenchCall = PlannedCall<MethodName>;
+export type BenchCall = PlannedCall<BenchMethodName>;
 
 export interface BenchCalls {
-  plan: OrderPlan<MethodName>;
+  plan: OrderPlan<BenchMethodName>;
   servers: ServerTarget[];
   lines: DatasetLine[];
+  /** Per line, what its wallet calls ask for; present when any is planned. */
+  wallet?: WalletSubject[];
   pools: MeasuringPool[];
   serverIds: number[];
   tips: Tip[];
@@ -66,6 +69,7 @@ async function measure(calls: BenchCalls, call: BenchCall, warmup: boolean): Pro
   const spec = METHODS[call.method];
   const profile = PROFILES[calls.servers[call.server].profile];
   const line = calls.lines[call.addressIdx];
+  const subject = { line, wallet: calls.wallet?.[call.addressIdx] };
   const tip = calls.tips[call.server];
   const base = {
     serverId: calls.serverIds[call.server],
@@ -79,13 +83,13 @@ async function measure(calls: BenchCalls, call: BenchCall, warmup: boolean): Pro
   try {
     const outcome = await calls.pools[call.server].use((client) => {
       startedNs = process.hrtime.bigint();
-      return client.call(spec.rpc, [line.scripthash]);
+      return client.call(spec.rpc, spec.params(subject));
     });
     // Only the counted passes: the warm-up's stalls (JIT, first use of every code path) are not in any figure.
     if (!warmup) calls.monitor.recordCall(outcome.loopBusyMs, outcome.latencyNs);
-    const mismatch = calls.verify ? spec.mismatch(outcome.result, line) : null;
+    const mismatch = calls.verify ? spec.mismatch(outcome.result, subject) : null;
     // Too small an answer is its own outcome, counted like an error, whatever --verify says.
-    const short = answerSizeProblem(profile, call.method, outcome.result, line);
+    const short = isMethodName(call.method) ? answerSizeProblem(profile, call.method, outcome.result, line) : null;
     return {
       ...base,
       latencyNs: outcome.latencyNs,

@@ -12,7 +12,8 @@ import { ResultsStore, type SampleRow } from '../store/results';
 import type { MethodSummary } from '../store/statistics';
 import type { FinalStatus } from '../core/run-status';
 import { UserError } from '../core/user-error';
-import { MethodName } from './methods';
+import { isWalletCallName, type BenchMethodName } from './methods';
+import { walletSubjects } from './wallet-subjects';
 import { CallOrder } from './order';
 import { benchCallIteration } from './call-iteration';
 import { DoneSet } from './done-set';
@@ -38,7 +39,7 @@ export interface MeasuredCall {
 export interface BenchOptions {
   servers: ServerTarget[];
   datasetPath: string;
-  methods: MethodName[];
+  methods: BenchMethodName[];
   passes: number;
   warmup: number;
   shuffle: boolean;
@@ -202,6 +203,8 @@ export class BenchRunner extends EventEmitter {
         plan: { order: opts.order ?? 'address', passes: opts.passes, addresses: lines.length, servers: opts.servers.length, methods: opts.methods, shuffle: opts.shuffle, seed: opts.seed },
         servers: opts.servers,
         lines,
+        // The CLI refused a dataset without chain facts before anything was opened.
+        wallet: opts.methods.some(isWalletCallName) ? walletSubjects(lines, dataset.chainFacts!) : undefined,
         pools,
         serverIds,
         tips,

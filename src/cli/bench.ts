@@ -10,9 +10,12 @@ import { refuseForeignDatabase } from '../store/ownership';
 import { claimInput } from '../core/output-path';
 import type { BenchOptions } from '../bench/runner';
 import { CALL_ORDERS, isCallOrder } from '../bench/order';
-import { METHOD_NAMES, isMethodName, MethodName } from '../bench/methods';
+import { BENCH_METHOD_NAMES, METHOD_NAMES, isBenchMethodName, isWalletCallName, type BenchMethodName } from '../bench/methods';
+import { walletSubjects } from '../bench/wallet-subjects';
+import { readChainFacts } from '../dataset/chain-facts';
+import type { LoadedDataset } from '../core/dataset-line';
 import { attachProgress } from '../bench/progress';
-import { readCa, resolveTargets } from './server-targets';
+import { electrumTargets, readCa, resolveTargets } from './server-targets';
 import { labDatasetFor, labServersAmong } from './lab-targets';
 import { targetUrl } from '../servers/targets';
 import { ResultsStore } from '../store/results';
@@ -43,7 +46,7 @@ export function benchArgs(argv: string[]) {
       .option('ca', { type: 'string', describe: 'PEM file of extra CA certificates to trust' })
       .option('lab', { type: 'boolean', default: false, describe: "measure every Electrum server of the running lab" })
       .option('dataset', { type: 'string', describe: "JSONL dataset of addresses (default with lab servers: the lab's dataset)" })
-      .option('methods', { type: 'string', default: METHOD_NAMES.join(','), describe: 'comma-separated: balance,history,utxos' })
+      .option('methods', { type: 'string', default: METHOD_NAMES.join(','), describe: `comma-separated: ${BENCH_METHOD_NAMES.join(',')}` })
       .option('passes', { type: 'number', default: 10, describe: 'passes over the dataset, warm-up included' })
       .option('warmup', { type: 'number', default: 1, describe: 'leading passes stored but excluded from statistics' })
       .option('shuffle', { type: 'boolean', default: false, describe: 'a different seeded address order each pass' })
@@ -90,11 +93,15 @@ function positiveInt(name: string, v: number | undefined, min = 1): number {
 
 export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   const methods = [...new Set(a.methods.split(',').map((m) => m.trim()).filter(Boolean))];
-  const bad = methods.filter((m) => !isMethodName(m));
-  if (bad.length || methods.length === 0) throw new UserError(`--methods: unknown ${bad.join(', ') || '(empty)'}; known: ${METHOD_NAMES.join(', ')}`);
+  const bad = methods.filter((m) => !isBenchMethodName(m));
+  if (bad.length || methods.length === 0) throw new UserError(`--methods: unknown ${bad.join(', ') || '(empty)'}; known: ${BENCH_METHOD_NAMES.join(', ')}`);
   const { passes, warmup, concurrency } = checkedPlan({ kind: 'sequential', passes: a.passes, warmup: a.warmup, concurrency: a.concurrency });
   const timeoutMs = timeoutSeconds('--timeout', a.timeout);
-  const { targets, labCaFile } = await resolveTargets(a);
+  const resolved = await resolveTargets(a);
+  const { labCaFile } = resolved;
+  const walletCalls = methods.filter(isWalletCallName);
+  // Esplora's REST API has other shapes for these (text hex, its own proof format): measured over Electrum only.
+  const targets = walletCalls.length ? electrumTargets(resolved.targets, a.lab, `--methods ${walletCalls.join(',')} are calls of`) : resolved.targets;
   const datasetPath = a.dataset ?? (await labDatasetFor(targets));
   claimInput(datasetPath, '--dataset');
   // A lab server over TLS is verified against the lab's own CA unless the user names another.
@@ -105,7 +112,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   return {
     servers: targets,
     datasetPath,
-    methods: methods as MethodName[],
+    methods: methods as BenchMethodName[],
     passes,
     warmup,
     shuffle: a.shuffle,
@@ -163,7 +170,7 @@ export async function main(argv: string[]): Promise<number> {
   const opts = fresh ?? optionsFromRun(a.resume!, a, argv);
   // A resumed run's baseline is the stored one: --fail-on-regression needs it there.
   if (!fresh) checkBaseline(opts.baseline, a['fail-on-regression'], opts.servers.map((t) => t.name));
-  const dataset = readDataset(opts.datasetPath);
+  const dataset = withChainFacts(readDataset(opts.datasetPath), opts);
   const log = (line: string) => process.stderr.write(line + '\n');
   return benchSession({
     opts,
@@ -181,6 +188,26 @@ export async function main(argv: string[]): Promise<number> {
     print: (outcome) => printBench(outcome, { json: a.json, log }).forEach((t) => process.stdout.write(t + '\n')),
     log,
   });
+}
+
+/**
+ * The wallet calls ask for transactions and blocks of each address's history and are checked
+ * against them: only a dataset whose manifest holds the chain facts (the lab's) can serve them,
+ * and every address of the run must have a confirmed transaction.
+ */
+function withChainFacts(dataset: LoadedDataset, opts: BenchOptions): LoadedDataset {
+  const walletCalls = opts.methods.filter(isWalletCallName);
+  if (walletCalls.length === 0) return dataset;
+  const chainFacts = readChainFacts(dataset);
+  const asked = `--methods ${walletCalls.join(',')}`;
+  if (!chainFacts) throw new UserError(`${asked}: ${dataset.path} has no manifest with each address's history and the block headers (the lab's dataset has them)`);
+  try {
+    walletSubjects(opts.limit !== undefined ? dataset.lines.slice(0, opts.limit) : dataset.lines, chainFacts);
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError(`${asked}: ${err.message}`);
+    throw err;
+  }
+  return { ...dataset, chainFacts };
 }
 
 /**

@@ -24,10 +24,30 @@ export interface DatasetLine {
   balance: { confirmed: number; unconfirmed: number };
 }
 
+/** One entry of a blockchain.scripthash.get_history answer: height 0 or -1 in the mempool. */
+export interface HistoryEntry {
+  tx_hash: string;
+  height: number;
+}
+
+/**
+ * What a dataset's source knows of the chain beyond the lines' counts (the lab's manifest holds
+ * it; src/dataset/chain-facts.ts reads it): what the bench's wallet calls ask for and are checked
+ * against.
+ */
+export interface ChainFacts {
+  /** Each address's full get_history answer, by scripthash, confirmed entries by height. */
+  histories: Map<string, HistoryEntry[]>;
+  /** Block headers (80 bytes, hex) by height, genesis first. */
+  headers: string[];
+}
+
 /** A whole dataset as read from its file (src/dataset/line.ts reads it). */
 export interface LoadedDataset {
   path: string;
   id: string; // file name without .jsonl
   hash: string; // sha256 of the file's bytes
   lines: DatasetLine[];
+  /** Present when the bench's wallet calls were asked for (src/dataset/chain-facts.ts). */
+  chainFacts?: ChainFacts;
 }

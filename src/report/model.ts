@@ -6,8 +6,9 @@
 import type { Answering } from '../core/answering';
 import type { RunRecord, ServerRecord } from '../store/results';
 import type { Comparison } from '../verdicts/comparison';
+import type { BenchMethodName } from '../core/methods';
 
-export type ReportMethod = 'balance' | 'history' | 'utxos';
+export type ReportMethod = BenchMethodName;
 
 export interface MedianPoint {
   server: string;
@@ -18,6 +19,8 @@ export interface MedianPoint {
   type: string;
   txCount: number;
   utxoCount: number;
+  /** The address's transaction as `tx` answered it, in bytes; null when no server answered it. */
+  txBytes: number | null;
   medianMs: number | null; // null when every counted pass of this address failed
   nOk: number;
   nError: number;
@@ -30,6 +33,7 @@ export interface ErrorPoint {
   scripthash: string;
   txCount: number;
   utxoCount: number;
+  txBytes: number | null;
   address: string | null;
   category: string;
   count: number;

@@ -3,7 +3,7 @@
  * runs' and the wallet runs') → output files claimed → charts rendered once → every exporter
  * serializes the same rendered report → files written.
  */
-import { CHARTS } from './charts/definitions';
+import { benchCharts } from './charts/definitions';
 import { assignColours } from './colours';
 import { chartSpec } from './charts/scaling-spec';
 import { loadChartFiles } from './charts/load-definitions';
@@ -83,7 +83,7 @@ function resourceChartFiles(models: ReportModels): Array<ChartFile & { spec: () 
 /** Every chart file of the report, known from the models alone: output paths are claimed before rendering. */
 export function chartFiles(models: ReportModels): ChartFile[] {
   return [
-    ...(models.bench ? CHARTS : []),
+    ...(models.bench ? benchCharts(models.bench) : []),
     ...models.load.flatMap(loadChartFiles),
     ...(models.wallet ? walletChartIds(models.wallet) : []),
     ...resourceChartFiles(models).map(({ id, title }) => ({ id, title })),
@@ -92,7 +92,7 @@ export function chartFiles(models: ReportModels): ChartFile[] {
 
 async function renderBench(model: ReportModel, opts: ReportOptions): Promise<RenderedBench> {
   const charts: RenderedChart[] = [];
-  for (const def of CHARTS) {
+  for (const def of benchCharts(model)) {
     const spec = chartSpec(model, def, opts);
     charts.push({ def, spec, svg: await renderSvg(spec) });
   }

@@ -4,6 +4,7 @@
  * each p50 to a baseline server's and a least-squares slope against the address's size.
  */
 import { answeringText } from '../core/answering';
+import { isWalletCallName } from '../core/methods';
 import type { ReportMethod, ReportModel } from './model';
 import { SLOPE_AXIS } from './charts/definitions';
 import { leastSquares } from './fit';
@@ -22,8 +23,8 @@ export function summaryTable(model: ReportModel, baseline?: string): Table {
   const head = ['server', 'via', 'method', 'n', 'ok', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', ...(baseline ? [`p50 ÷ ${baseline}`] : []), 'slope ms/100'];
   const rows = model.summaries.map((s) => {
     const axis = SLOPE_AXIS[s.method];
-    const pts = model.points.filter((p) => p.server === s.server && p.method === s.method && p.medianMs !== null);
-    const fit = leastSquares(pts.map((p) => p[axis]), pts.map((p) => p.medianMs as number));
+    const pts = model.points.filter((p) => p.server === s.server && p.method === s.method && p.medianMs !== null && p[axis] !== null);
+    const fit = leastSquares(pts.map((p) => p[axis] as number), pts.map((p) => p.medianMs as number));
     const b = base.get(s.method);
     const ratio = b && s.p50Ms !== null ? `${(s.p50Ms / b).toFixed(2)}×` : '–';
     return [
@@ -47,6 +48,7 @@ export function summaryTable(model: ReportModel, baseline?: string): Table {
       'n counts every call of the counted passes (warm-up excluded); percentiles are over the successful calls. ' +
       'The slope is a least-squares fit of the per-address medians against the address size, in ms per 100 ' +
       'transactions for balance and history and per 100 unspent outputs for utxos (listunspent).' +
+      (model.summaries.some((s) => isWalletCallName(s.method)) ? ' For the wallet calls, per 100 bytes of the transaction for tx and per 100 transactions for merkle, header and mempool.' : '') +
       (baseline ? ` The ratio divides each p50 by ${baseline}'s p50 for the same method.` : ''),
     head,
     align: head.map((h, i) => (i < 3 || h === 'errors' ? 'left' : 'right')),

@@ -10,6 +10,15 @@ import { hasRunOf, resolveRun, RUN_NUMBER, serversOf, type RunFamily } from './r
 import { resourceSummaries, type ResourceSummary } from './resources';
 import type { WalletRunRow, WalletServerRow } from './wallets';
 
+/**
+ * Each address's transaction size, from the `tx` samples that answered it: the bench asks the same
+ * transaction of an address on every server and pass (src/bench/wallet-subjects.ts), and the
+ * addresses table predates the wallet calls.
+ */
+const TX_BYTES_JOIN = `LEFT JOIN (SELECT run_id, address_idx, max(result_size) AS tx_bytes FROM samples
+                                   WHERE run_id IN ($RUNS) AND method = 'tx' AND status = 'ok' GROUP BY run_id, address_idx) t
+                        ON t.run_id = $ON AND t.address_idx = a.idx`;
+
 export interface MedianRow {
   server_id: number;
   method: string;
@@ -22,6 +31,8 @@ export interface MedianRow {
   type: string;
   tx_count: number;
   utxo_count: number;
+  /** The size in bytes of the address's transaction as `tx` answered it (any server), null when none did. */
+  tx_bytes: number | null;
 }
 
 export interface ErrorRow {
@@ -34,6 +45,7 @@ export interface ErrorRow {
   scripthash: string;
   tx_count: number;
   utxo_count: number;
+  tx_bytes: number | null;
 }
 
 export interface SummaryRecord {
@@ -170,11 +182,12 @@ export class ResultsReader {
     return this.db
       .prepare(
         `SELECT m.server_id, m.method, m.address_idx, m.median_ns, m.n_ok, m.n_error,
-                a.address, a.scripthash, a.type, a.tx_count, a.utxo_count
+                a.address, a.scripthash, a.type, a.tx_count, a.utxo_count, t.tx_bytes
          FROM medians m JOIN addresses a ON a.run_id = m.run_id AND a.idx = m.address_idx
+         ${TX_BYTES_JOIN.replace('$RUNS', placeholders(runIds.length)).replace('$ON', 'm.run_id')}
          WHERE m.run_id IN (${placeholders(runIds.length)}) ORDER BY m.server_id, m.method, m.address_idx`,
       )
-      .all(...runIds) as MedianRow[];
+      .all(...runIds, ...runIds) as MedianRow[];
   }
 
   /** Every counted, answered call's latency by server, method, pass and address: what a verdict resamples. */
@@ -192,13 +205,14 @@ export class ResultsReader {
   errorsPerAddress(runIds: readonly number[]): ErrorRow[] {
     return this.db
       .prepare(
-        `SELECT s.server_id, s.method, s.address_idx, s.status, count(*) AS n, a.address, a.scripthash, a.tx_count, a.utxo_count
+        `SELECT s.server_id, s.method, s.address_idx, s.status, count(*) AS n, a.address, a.scripthash, a.tx_count, a.utxo_count, t.tx_bytes
          FROM samples s JOIN addresses a ON a.run_id = s.run_id AND a.idx = s.address_idx
+         ${TX_BYTES_JOIN.replace('$RUNS', placeholders(runIds.length)).replace('$ON', 's.run_id')}
          WHERE s.run_id IN (${placeholders(runIds.length)}) AND s.warmup = 0 AND s.status <> 'ok'
          GROUP BY s.server_id, s.method, s.address_idx, s.status
          ORDER BY s.server_id, s.method, s.address_idx, s.status`,
       )
-      .all(...runIds) as ErrorRow[];
+      .all(...runIds, ...runIds) as ErrorRow[];
   }
 
   summaries(runIds: readonly number[]): SummaryRecord[] {

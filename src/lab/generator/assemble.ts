@@ -66,6 +66,7 @@ export function assemble(input: AssembleInput): { text: string; manifest: LabMan
       maxTxCount: Math.max(...rows.map((r) => r.txCount)),
     },
     counts: { byType, byProfile },
+    headers: input.walk.headers,
     addresses: rows,
   };
   return { text, manifest };

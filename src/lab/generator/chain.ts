@@ -75,6 +75,16 @@ export class ChainClient {
     return out;
   }
 
+  /** Raw 80-byte headers (hex): getblockheader's `verbose` is a boolean in btcd and Core alike. */
+  async blockHeaders(hashes: string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (let i = 0; i < hashes.length; i += RPC_BATCH) {
+      const chunk = hashes.slice(i, i + RPC_BATCH);
+      out.push(...(await this.rpc.batch<string>(chunk.map((h) => ({ method: 'getblockheader', params: [h, false] })))));
+    }
+    return out;
+  }
+
   /** txids per block, verbosity 1 (integers only: btcd rejects booleans). */
   async blockTxids(hashes: string[]): Promise<Array<{ height: number; tx: string[] }>> {
     const out: Array<{ height: number; tx: string[] }> = [];

@@ -40,6 +40,8 @@ export interface LabManifest {
     maxTxCount: number; // longest confirmed history in the dataset
   };
   counts: { byType: Partial<Record<AddressType, number>>; byProfile: Record<Profile, number> };
+  /** Every block header (80 bytes, hex) by height, genesis first: what the bench's wallet calls are checked against. */
+  headers: string[];
   addresses: ManifestAddress[]; // in dataset order
 }
 

@@ -10,6 +10,7 @@
  * get_history gives mempool transactions height 0, or -1 when they spend an unconfirmed output.
  */
 import { createHash } from 'node:crypto';
+import type { HistoryEntry } from '../../core/dataset-line';
 import type { Owner } from './keys';
 import type { Ledger, LedgerTx } from './ledger';
 
@@ -21,11 +22,19 @@ export interface ScriptTruth {
   balance: { confirmed: number; unconfirmed: number };
   listunspent: string[]; // "tx_hash:tx_pos:value:height", sorted
   historyDigest: string; // historyDigest() of the full get_history answer
+  /** The full get_history answer in canonicalHistory() order: what the bench's wallet calls ask for. */
+  history: HistoryItem[];
 }
 
-export interface HistoryItem {
-  tx_hash: string;
-  height: number;
+export type HistoryItem = HistoryEntry;
+
+/**
+ * get_history's order (protocol docs: confirmed by height, then the mempool), ties by txid: servers
+ * differ in their order within a block, and the manifest's bytes must depend on the seed alone.
+ */
+export function canonicalHistory(items: HistoryItem[]): HistoryItem[] {
+  const rank = (h: number) => (h > 0 ? h : Number.MAX_SAFE_INTEGER - h);
+  return [...items].sort((a, b) => rank(a.height) - rank(b.height) || (a.tx_hash < b.tx_hash ? -1 : a.tx_hash > b.tx_hash ? 1 : 0));
 }
 
 /** Order-free fingerprint of a get_history answer (servers differ in their order within a block). */
@@ -79,6 +88,7 @@ export function truthFromLedger(ledger: Ledger, owners: Owner[]): Map<string, Sc
       balance: { confirmed, unconfirmed },
       listunspent: listunspent.sort(),
       historyDigest: historyDigest(history),
+      history: canonicalHistory(history),
     });
   }
   return out;

@@ -8,7 +8,7 @@
 import { confirmedCount, isConfirmedHeight } from '../../core/confirmed';
 import { scriptHashOfScript } from '../../electrum/scripthash';
 import { btcToSats, ChainClient, VerboseTx } from './chain';
-import { HistoryItem, historyDigest, ScriptTruth, utxoKey } from './truth';
+import { canonicalHistory, HistoryItem, historyDigest, ScriptTruth, utxoKey } from './truth';
 
 interface Out {
   scripthash: string;
@@ -28,6 +28,8 @@ export interface WalkResult {
   blocks: number;
   transactions: number; // confirmed, coinbases included
   truths: Map<string, ScriptTruth>;
+  /** Every block header (80 bytes, hex) by height, as the node serves it. */
+  headers: string[];
 }
 
 export async function walkChain(chain: ChainClient, scripthashes: Iterable<string>): Promise<WalkResult> {
@@ -113,7 +115,9 @@ export async function walkChain(chain: ChainClient, scripthashes: Iterable<strin
       balance: { confirmed, unconfirmed },
       listunspent: listunspent.sort(),
       historyDigest: historyDigest(history),
+      history: canonicalHistory(history),
     });
   }
-  return { tipHeight, tipHash, blocks: tipHeight + 1, transactions, truths };
+  const headers = await chain.blockHeaders([await chain.blockHashes([0]).then((h) => h[0]), ...hashes]);
+  return { tipHeight, tipHash, blocks: tipHeight + 1, transactions, truths, headers };
 }

@@ -23,12 +23,13 @@ export function bucketOf(size: number): number {
 export function bucketRows(points: MedianPoint[], axis: SizeAxis): BucketRow[] {
   const groups = new Map<string, { server: string; sizes: number[]; values: number[] }>();
   for (const p of points) {
-    if (p.medianMs === null) continue;
-    const bucket = bucketOf(p[axis]);
+    const size = p[axis];
+    if (p.medianMs === null || size === null) continue;
+    const bucket = bucketOf(size);
     const key = `${p.server}\u0000${bucket}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { server: p.server, sizes: [], values: [] }));
-    g.sizes.push(p[axis]);
+    g.sizes.push(size);
     g.values.push(p.medianMs);
   }
   const rows: BucketRow[] = [];

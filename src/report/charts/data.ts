@@ -25,13 +25,16 @@ export function chartData(model: ReportModel, def: ChartDef, shown: readonly str
   const sizes: number[] = [];
   const latencies: number[] = [];
   for (const p of points) {
-    if (p.medianMs === null) continue; // every pass failed: drawn from its errors in the lane
-    sizes.push(p[def.x]);
+    const x = p[def.x];
+    // Every pass failed: drawn from its errors in the lane. A size known only from answers (the
+    // transaction's bytes) is known whenever a pass succeeded.
+    if (p.medianMs === null || x === null) continue;
+    sizes.push(x);
     latencies.push(p.medianMs);
     values.push({
       layer: 'point',
       server: p.server,
-      x: p[def.x],
+      x,
       ms: p.medianMs,
       label: `${p.server}: ${who(p)} (${p.type}), ${p.txCount} tx, ${p.utxoCount} UTXOs, median ${p.medianMs.toFixed(3)} ms`,
     });
@@ -42,14 +45,17 @@ export function chartData(model: ReportModel, def: ChartDef, shown: readonly str
   }
   const errorsByServer = new Map<string, Record<string, number>>();
   for (const e of errors) {
-    sizes.push(e[def.x]);
+    const x = e[def.x];
     const tally = errorsByServer.get(e.server) ?? {};
     tally[e.category] = (tally[e.category] ?? 0) + e.count;
     errorsByServer.set(e.server, tally);
+    // An address whose transaction no server returned has no size to place it at: counted in the lane's title only.
+    if (x === null) continue;
+    sizes.push(x);
     values.push({
       layer: 'error',
       server: e.server,
-      x: e[def.x],
+      x,
       category: e.category,
       count: e.count,
       label: `${e.server}: ${e.count} × ${e.category} on ${who(e)}, ${e.txCount} tx, ${e.utxoCount} UTXOs`,

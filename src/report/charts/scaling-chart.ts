@@ -4,7 +4,7 @@
  */
 import type { ReportMethod } from '../model';
 
-export type SizeAxis = 'txCount' | 'utxoCount';
+export type SizeAxis = 'txCount' | 'utxoCount' | 'txBytes';
 
 export interface ChartDef {
   id: string; // file name stem

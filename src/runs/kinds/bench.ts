@@ -20,7 +20,7 @@ import type { ResourceTarget } from '../../resources/sampler';
 import { expectedNetwork } from '../../dataset/expected-network';
 import { BenchRunner, StoppedBeforeStart, storedConfig, type BenchOptions, type BenchRecords, type MeasuredCall, type RunResult } from '../../bench/runner';
 import { DoneSet } from '../../bench/done-set';
-import type { MethodName } from '../../bench/methods';
+import type { BenchMethodName } from '../../bench/methods';
 import { selfCheckWarning } from '../../bench/selfcheck';
 import { summaryObject } from '../../bench/summary';
 import { PlannedRunLive, type PlannedUnitEnd } from '../../engine/planned-live';
@@ -273,7 +273,7 @@ function reopenRun(store: ResultsStore, runId: number, dataset: LoadedDataset, o
   const serverIndex = new Map(serverIds.map((id, i) => [id, i]));
   store.forEachDone(runId, (serverId, pass, addressIdx, method) => {
     const s = serverIndex.get(serverId);
-    const m = opts.methods.indexOf(method as MethodName);
+    const m = opts.methods.indexOf(method as BenchMethodName);
     if (s !== undefined && m >= 0 && pass < opts.passes && addressIdx < run.dataset_lines) done.add(s, pass, addressIdx, m);
   });
   return { runId, serverIds, done };

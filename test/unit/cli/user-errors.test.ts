@@ -84,6 +84,12 @@ const DATASETS: Record<string, string> = {
   'duplicate.jsonl': `${line(1)}\n${line(1)}\n`,
   'empty.jsonl': '',
   'mainnet.jsonl': `${mainnetLine(1)}\n${mainnetLine(2)}\n`,
+  'facts.jsonl': `${line(1)}\n${line(2)}\n`,
+};
+
+/** Chain facts beside facts.jsonl that cannot serve the wallet calls: line 1 has only a mempool transaction, line 2 no history. */
+const MANIFESTS: Record<string, string> = {
+  'facts.manifest.json': JSON.stringify({ headers: ['00'.repeat(80)], addresses: [{ scripthash: JSON.parse(line(1)).scripthash, history: [{ tx_hash: 'ab'.repeat(32), height: 0 }] }] }),
 };
 
 const walletScript = (seed: number) => {
@@ -241,6 +247,15 @@ const CASES: Case[] = [
   { name: 'bench: --timeout -1', cli: 'bench', args: (c) => bench(c, '--timeout', '-1'), names: () => ['--timeout', '-1'] },
   { name: 'bench: --concurrency 0', cli: 'bench', args: (c) => bench(c, '--concurrency', '0'), names: () => ['--concurrency', '0'] },
   { name: 'bench: --methods foo', cli: 'bench', args: (c) => bench(c, '--methods', 'foo'), names: () => ['--methods', 'foo'] },
+  { name: 'bench: --methods tx,foo', cli: 'bench', args: (c) => bench(c, '--methods', 'tx,foo'), names: () => ['--methods', 'foo'] },
+  { name: 'bench: --methods tx on a dataset with no chain facts', cli: 'bench', args: (c) => bench(c, '--methods', 'tx'), names: () => ['--methods tx', 'good.jsonl'] },
+  {
+    name: 'bench: --methods merkle,header on chain facts without a confirmed transaction',
+    cli: 'bench',
+    args: (c) => [...benchData('facts.jsonl')(c), '--methods', 'merkle,header'],
+    names: () => ['--methods merkle,header', 'no confirmed transaction'],
+  },
+  { name: 'bench: --methods mempool over Esplora REST', cli: 'bench', args: (c) => [...benchServer('esplora-rest@http://127.0.0.1:DEAD')(c), '--methods', 'mempool'], names: () => ['--methods mempool', 'esplora-rest'] },
   { name: 'bench: --baseline of no measured server', cli: 'bench', args: (c) => bench(c, '--server', `b=electrumx@127.0.0.1:${c.dead}`, '--baseline', 'nope'), names: () => ['--baseline', 'nope'] },
   { name: 'bench: --baseline with one server', cli: 'bench', args: (c) => bench(c, '--baseline', 'electrumx'), names: () => ['--baseline', 'at least two'] },
   { name: 'bench: --fail-on-regression without --baseline', cli: 'bench', args: (c) => bench(c, '--fail-on-regression', '5'), names: () => ['--fail-on-regression', '--baseline'] },
@@ -523,7 +538,7 @@ const misbehaving: Misbehaving[] = [];
 
 beforeAll(async () => {
   fs.mkdirSync(fixtures);
-  for (const [name, text] of Object.entries({ ...DATASETS, ...CONFIGS, ...WALLETS, ...CERTS })) fs.writeFileSync(fx(name), text);
+  for (const [name, text] of Object.entries({ ...DATASETS, ...MANIFESTS, ...CONFIGS, ...WALLETS, ...CERTS })) fs.writeFileSync(fx(name), text);
   const dead = await deadPort();
   const [silent, noEol, drip, onMainnet, onRegtest, nullOnRegtest, nulls] = await Promise.all([
     startMisbehavingServer({ silent: true }),
@@ -581,5 +596,5 @@ test.each(CASES.map((c) => [c.name, c] as const))('%s: one line naming the input
 });
 
 test('no command touched the fixtures', () => {
-  expect(listing(fixtures).map((l) => l.split(' ')[0])).toEqual(Object.keys({ ...DATASETS, ...CONFIGS, ...WALLETS, ...CERTS }).sort());
+  expect(listing(fixtures).map((l) => l.split(' ')[0])).toEqual(Object.keys({ ...DATASETS, ...MANIFESTS, ...CONFIGS, ...WALLETS, ...CERTS }).sort());
 });
