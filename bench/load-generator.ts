@@ -20,7 +20,11 @@
  *             only, 8 connections of 16 in flight (load's defaults): the generator's CPU, µs of it per
  *             answered request, lag p50/p99, answered, dropped, and the load average. With --against
  *             DIR, the same from another checkout of the project (e.g. the parent commit's tree, its
- *             node_modules linked), rate by rate in turn with this one, so both see the same moments
+ *             node_modules linked), rate by rate in turn with this one, so both see the same moments.
+ *             Beside each row, an independent reference: bench/reference-client (a constant-rate Go
+ *             client, built once per run; skipped, in one line, without `go`), pinned to CPU 1 in
+ *             turn with the engine's rows against the same responder: its µs of CPU per answered
+ *             request, lag p99, answered, and engine ÷ reference in µs per answered request
  *
  *   npx tsx bench/load-generator.ts [capacity|memory|stall|cost|all] [--requests N] [--seconds S] [--from RATE] [--rates 50,400]
  *   npx tsx bench/load-generator.ts table [--rates 400,2000,5000,10000,20000] [--seconds 12] [--rounds 3] [--against DIR]
@@ -30,6 +34,7 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -366,29 +371,85 @@ function pinnedChild(cpu: number, args: string[]): Promise<string> {
   });
 }
 
+/**
+ * The reference client (bench/reference-client, Go) built into `dir`: its path, or why not (no Go,
+ * or the build's last line). Built with the local toolchain and no module proxy: it needs only Go's
+ * standard library, so the build never reaches the network.
+ */
+function buildReference(dir: string): { bin: string } | { skipped: string } {
+  const bin = path.join(dir, 'reference-client');
+  const build = spawnSync('go', ['build', '-o', bin, '.'], {
+    cwd: path.join(__dirname, 'reference-client'),
+    env: { ...process.env, GOTOOLCHAIN: 'local', GOPROXY: 'off', GOFLAGS: '' },
+    encoding: 'utf8',
+  });
+  if (build.error) return { skipped: `no \`go\` on PATH (${build.error.message})` };
+  if (build.status !== 0) return { skipped: `go build failed: ${(build.stderr || build.stdout).trim().split('\n').pop()}` };
+  return { bin };
+}
+
+/** One reference row: the Go client at `rate` on CPU 1 against the responder at `port`, the figures as tableRow counts them. */
+function referenceRow(bin: string, scripthashFile: string, port: number, rate: number, seconds: number) {
+  const args = ['--cpu-list', '1', bin, '-host', '127.0.0.1', '-port', String(port), '-rate', String(rate), '-seconds', String(seconds), '-connections', '8', '-inflight', '16', '-scripthash-file', scripthashFile];
+  return new Promise<{ cpu: number; usPerAnswered: number; lagP99Ms: number; answered: number }>((resolve, reject) => {
+    const child = spawn('taskset', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`reference client exited ${code}: ${err.trim().split('\n').pop()}`));
+      const r = JSON.parse(out.trim().split('\n').pop()!) as { answered: number; lagP99Us: number; cpuUserMs: number; cpuSysMs: number; wallMs: number };
+      const cpu = (r.cpuUserMs + r.cpuSysMs) / r.wallMs;
+      resolve({ cpu, usPerAnswered: r.answered > 0 ? (cpu * 1e6) / (r.answered / seconds) : NaN, lagP99Ms: r.lagP99Us / 1000, answered: r.answered });
+    });
+  });
+}
+
 async function table(seconds: number, rates: number[], rounds: number, against: string | undefined) {
   const here = path.resolve(__dirname, '..');
   const trees = against ? [here, path.resolve(against)] : [here];
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'load-table-'));
+  const reference = buildReference(scratch);
+  const referenceBin = 'bin' in reference ? reference.bin : undefined;
+  const scripthashFile = path.join(scratch, 'scripthashes.txt');
+  fs.writeFileSync(scripthashFile, lines.map((l) => `${l.scripthash}\n`).join(''));
   const responderFile = path.join(__dirname, 'null-responder.ts');
   const child = spawn('taskset', ['--cpu-list', '0', process.execPath, '--import', 'tsx', responderFile], { stdio: ['pipe', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout!.once('data', (d) => resolve(Number(String(d).trim()))));
   const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
   try {
     console.log(`null responder on CPU 0 (port ${port}), the engine alone on CPU 1, ${seconds} s per rate, get_balance only, 8 connections x 16`);
-    console.log('round | tree | rate | generator CPU | µs CPU per answered | lag p50 / p99 ms | answered / scheduled | dropped (in 1st s) | at risk | wakes/s | load avg');
+    if ('skipped' in reference) console.log(`reference client (bench/reference-client): skipped, ${reference.skipped}`);
+    else console.log('reference: the Go client of bench/reference-client on CPU 1 in turn with the engine, same responder, connections and in-flight cap');
+    const refHeader = referenceBin ? ' | ref µs CPU per answered | ref lag p99 ms | ref answered | engine ÷ ref µs' : '';
+    console.log(`round | tree | rate | generator CPU | µs CPU per answered | lag p50 / p99 ms | answered / scheduled | dropped (in 1st s) | at risk | wakes/s | load avg${refHeader}`);
     for (let round = 1; round <= rounds; round++) {
       for (const rate of rates) {
-        // Every other round the other tree goes first: neither always inherits the other's moment.
-        for (const tree of round % 2 === 1 ? trees : [...trees].reverse()) {
+        // Every other round the order is reversed: none always inherits another's moment.
+        const turns: Array<string | null> = [...trees, ...(referenceBin ? [null] : [])];
+        const rows: Array<{ tree: string; load: string; r: Awaited<ReturnType<typeof tableRow>> }> = [];
+        let ref: Awaited<ReturnType<typeof referenceRow>> | string | undefined;
+        for (const tree of round % 2 === 1 ? turns : turns.reverse()) {
+          if (tree === null) {
+            ref = await referenceRow(referenceBin!, scripthashFile, port, rate, seconds).catch((e: Error) => e.message);
+            continue;
+          }
           const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-          const r = JSON.parse(await pinnedChild(1, ['table-row', '--tree', tree, '--port', String(port), '--rate', String(rate), '--seconds', String(seconds)]));
+          rows.push({ tree, load, r: JSON.parse(await pinnedChild(1, ['table-row', '--tree', tree, '--port', String(port), '--rate', String(rate), '--seconds', String(seconds)])) });
+        }
+        if (typeof ref === 'string') console.log(`reference client at ${rate}/s failed: ${ref}`);
+        for (const { tree, load, r } of rows) {
           const name = tree === here ? 'this tree' : path.basename(tree);
-          console.log(`${round} | ${name} | ${rate}/s | ${pct(r.cpu)} | ${r.usPerAnswered.toFixed(1)} | ${r.lagP50Ms.toFixed(3)} / ${r.lagP99Ms.toFixed(3)} | ${r.answered} / ${r.scheduled} | ${r.dropped} (${r.droppedFirstSecond}) | ${pct(r.atRiskShare)} | ${r.wakesPerS} | ${load}`);
+          const beside = typeof ref === 'object' ? ` | ${ref.usPerAnswered.toFixed(1)} | ${ref.lagP99Ms.toFixed(3)} | ${ref.answered} | ${(r.usPerAnswered / ref.usPerAnswered).toFixed(2)}x` : refHeader ? ' | n/a | n/a | n/a | n/a' : '';
+          console.log(`${round} | ${name} | ${rate}/s | ${pct(r.cpu)} | ${r.usPerAnswered.toFixed(1)} | ${r.lagP50Ms.toFixed(3)} / ${r.lagP99Ms.toFixed(3)} | ${r.answered} / ${r.scheduled} | ${r.dropped} (${r.droppedFirstSecond}) | ${pct(r.atRiskShare)} | ${r.wakesPerS} | ${load}${beside}`);
         }
       }
     }
   } finally {
     child.kill('SIGKILL');
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
 

@@ -1,0 +1,3 @@
+module electrum-bench/reference-client
+
+go 1.22
