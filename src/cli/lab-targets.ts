@@ -41,8 +41,14 @@ function targetsOf({ LAB_SERVERS, labServer }: Registry, status: LabStatus, tls:
   return targets;
 }
 
+/** `--lab --websocket`: the running lab's WebSocket listeners. */
+export async function labWebSocketTargets(): Promise<LabTarget[]> {
+  const { labStatus } = await import('../lab/lab');
+  return webSocketTargetsOf(await import('../lab/servers/registry'), await labStatus());
+}
+
 /** The lab servers' WebSocket listeners, named SERVER-ws and SERVER-wss (wss:// with the lab CA). */
-export function webSocketTargetsOf({ LAB_SERVERS }: Registry, status: LabStatus): LabTarget[] {
+function webSocketTargetsOf({ LAB_SERVERS }: Registry, status: LabStatus): LabTarget[] {
   return LAB_SERVERS.flatMap(({ name, profile }) => {
     const ws = status.electrum[name]?.running ? status.electrum[name]?.websocket : undefined;
     if (!ws) return [];
