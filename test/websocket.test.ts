@@ -2,7 +2,8 @@
  * The Electrum protocol over WebSocket on the lab's real servers: ElectrumX (aiorpcx's WSTransport)
  * and Fulcrum serve ws:// and wss://, and a bench through the CLI as a user runs it answers the
  * lab's ground truth (`--verify` against the dataset the lab's chain was generated with) with 0
- * mismatches on each, storing the address as given; wss:// is verified as ssl:// is.
+ * mismatches on each, storing the address as given; wss:// is verified as ssl:// is. A load at a
+ * fixed rate has every request answered, and whole wallets synced over it match their balances.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import { readDataset } from '../src/dataset/line';
 const ROOT = path.resolve(__dirname, '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 const BENCH = path.join(ROOT, 'src', 'cli', 'bench.ts');
+const LOAD = path.join(ROOT, 'src', 'cli', 'load.ts');
 let tmp: string;
 
 beforeAll(() => {
@@ -80,4 +82,30 @@ describe('ElectrumX', () => {
   });
 });
 
-describeBuilt('fulcrum', 'Fulcrum', () => answersGroundTruth('fulcrum'));
+describeBuilt('fulcrum', 'Fulcrum', () => {
+  answersGroundTruth('fulcrum');
+
+  test('wallets synced over wss:// (the bdk workload): every balance and transaction count as the wallets file says', () => {
+    const env = labEnv();
+    const wss = env.websocket.fulcrum!.wss;
+    const db = path.join(tmp, 'wallets.sqlite');
+    const r = bench(['--server', `fulcrum-wss=fulcrum@wss://${wss.host}:${wss.port}`, '--ca', wss.caFile, '--workload', 'bdk', '--wallets', env.walletsPath, '--passes', '2', '--warmup', '1', '--verify', '--json', '--db', db]);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+    const [row] = JSON.parse(r.stdout).rows;
+    const wallets = fs.readFileSync(env.walletsPath, 'utf8').trim().split('\n').length;
+    expect({ wallets: row.wallets, syncs: row.syncs, failed: row.failed, mismatched: row.mismatched }).toEqual({ wallets, syncs: 2 * wallets, failed: 0, mismatched: 0 });
+  });
+});
+
+test('load at a fixed rate over ws://: every scheduled request answered', () => {
+  const env = labEnv();
+  const ws = env.websocket.electrumx!.ws;
+  const r = spawnSync(TSX, [LOAD, '--no-progress', '--server', `electrumx-ws=electrumx@ws://${ws.host}:${ws.port}`, '--dataset', env.datasetPath, '--rate', '20', '--duration', '3s', '--json', '--db', path.join(tmp, 'load.sqlite')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  expect(r.status).toBe(0);
+  const [s] = JSON.parse(r.stdout).servers;
+  expect({ url: s.url, scheduled: s.scheduled, outcomes: s.outcomes }).toEqual({ url: `ws://${ws.host}:${ws.port}`, scheduled: 60, outcomes: { ok: 60 } });
+});
