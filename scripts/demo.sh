@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole pipeline on the embedded regtest lab: install, lab up (fresh chain + ground-truth
-# dataset and wallets), bench every lab server (addresses, then whole wallets), export the report,
-# and say where everything is.
+# dataset and wallets), bench every lab server (addresses, over TCP and then over WebSocket where
+# served, then whole wallets), export the report, and say where everything is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +11,8 @@ REPORT=results/report-demo
 [ -d node_modules ] || npm ci --no-audit --no-fund
 npm run --silent lab -- up
 rm -f "$DB" "$DB-wal" "$DB-shm"
-npm run --silent bench -- --lab --dataset datasets/regtest-lab.jsonl --passes 5 --warmup 1 --verify --db "$DB"
+# --websocket: ElectrumX and Fulcrum over ws:// and wss:// too, in the same run, each its own row in the report.
+npm run --silent bench -- --lab --websocket --dataset datasets/regtest-lab.jsonl --passes 5 --warmup 1 --verify --db "$DB"
 # Whole wallets too: each lab wallet synced as Electrum syncs it, balances verified.
 npm run --silent bench -- --lab --workload electrum --wallets datasets/regtest-lab-wallets.jsonl --passes 3 --warmup 1 --verify --no-progress --db "$DB"
 npm run --silent report -- --db "$DB" --out "$REPORT" --force

@@ -58,9 +58,18 @@ install_electrumx() {
   # The lab's ElectrumX also listens with TLS on certificates made with the openssl CLI
   # (src/lab/certificates.ts); Debian base images lack it (package openssl, priority optional).
   command -v openssl >/dev/null 2>&1 || apt_install openssl
+  # The lab's own ElectrumX also serves ws:// and wss://, through aiorpcx's WSTransport, which needs
+  # the websockets package (e-x 2.0 requires aiorpcx[ws]; a venv made without it gains it here).
+  local modules=plyvel
+  [ "$version" = "$EX_VERSION" ] && modules="plyvel, websockets"
   # -f, not -x: e-x 1.16 installs the script unexecutable; the lab runs it with the venv's python.
-  if [ -f "$venv/bin/electrumx_server" ] && "$venv/bin/python" -c 'import plyvel' 2>/dev/null; then
+  if [ -f "$venv/bin/electrumx_server" ] && "$venv/bin/python" -c "import $modules" 2>/dev/null; then
     say "ElectrumX $version cached"; return
+  fi
+  if [ -f "$venv/bin/electrumx_server" ] && "$venv/bin/python" -c 'import plyvel' 2>/dev/null; then
+    say "adding websockets to ElectrumX $version's venv (its ws:// and wss:// listeners)"
+    "$venv/bin/pip" install -q --disable-pip-version-check "aiorpcx[ws]" >&2 && return
+    say "cannot install websockets into $venv from PyPI"; exit 2
   fi
   need python3 "Python 3.10 or newer"
   say "installing ElectrumX (e-x==$version) in a venv"

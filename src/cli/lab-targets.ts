@@ -41,6 +41,24 @@ function targetsOf({ LAB_SERVERS, labServer }: Registry, status: LabStatus, tls:
   return targets;
 }
 
+/** `--lab --websocket`: the running lab's WebSocket listeners. */
+export async function labWebSocketTargets(): Promise<LabTarget[]> {
+  const { labStatus } = await import('../lab/lab');
+  return webSocketTargetsOf(await import('../lab/servers/registry'), await labStatus());
+}
+
+/** The lab servers' WebSocket listeners, named SERVER-ws and SERVER-wss (wss:// with the lab CA). */
+function webSocketTargetsOf({ LAB_SERVERS }: Registry, status: LabStatus): LabTarget[] {
+  return LAB_SERVERS.flatMap(({ name, profile }) => {
+    const ws = status.electrum[name]?.running ? status.electrum[name]?.websocket : undefined;
+    if (!ws) return [];
+    return [
+      { name: `${name}-ws`, profile, host: ws.ws.host, port: ws.ws.port, tls: false, websocket: true },
+      { name: `${name}-wss`, profile, host: ws.wss.host, port: ws.wss.port, tls: true, websocket: true, caFile: ws.wss.caFile },
+    ];
+  });
+}
+
 /**
  * Which targets are servers of the running lab (by address, whether given by --lab or by hand),
  * mapped to the lab server each is: their setup and process are then known, and the lab can mine.
@@ -49,10 +67,10 @@ export async function labServersAmong(targets: ServerTarget[]): Promise<{ server
   const { labStatus } = await import('../lab/lab');
   const registry = await import('../lab/servers/registry');
   const status = await labStatus();
-  const lab = [...targetsOf(registry, status, false), ...targetsOf(registry, status, true)];
+  const lab = [...targetsOf(registry, status, false), ...targetsOf(registry, status, true), ...webSocketTargetsOf(registry, status)];
   const servers = new Map<string, string>();
   for (const t of targets) {
-    const match = lab.find((l) => l.host === t.host && l.port === t.port && l.tls === t.tls);
+    const match = lab.find((l) => l.host === t.host && l.port === t.port && l.tls === t.tls && !!l.websocket === !!t.websocket);
     if (match) servers.set(t.name, match.name);
   }
   return { servers, walletsPath: status.walletsPath };
@@ -78,7 +96,7 @@ export async function labDatasetFor(targets: ReadonlyArray<{ host: string; port:
   const status = await labStatus();
   const labPorts = new Set(
     Object.values(status.electrum).flatMap((e) =>
-      e ? [e.port, e.tls?.port, e.rest ? Number(new URL(e.rest).port) : undefined].filter((p): p is number => p !== undefined) : [],
+      e ? [e.port, e.tls?.port, e.websocket?.ws.port, e.websocket?.wss.port, e.rest ? Number(new URL(e.rest).port) : undefined].filter((p): p is number => p !== undefined) : [],
     ),
   );
   for (const v of status.versions) if (v.running) labPorts.add(v.port);

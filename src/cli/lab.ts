@@ -75,6 +75,13 @@ function printStatus(s: LabStatus, json: boolean): void {
     const tip = tls.tip === null ? (tls.error ? `, not answering: ${tls.error}` : '') : `, tip ${tls.tip}`;
     lines.push(`TLS:         ${name.padEnd(10)}${tls.url}  (--ca ${tls.caFile}${tip})`);
   }
+  for (const { name, profile } of LAB_SERVERS) {
+    const e = s.electrum[name];
+    const ws = e?.running ? e.websocket : undefined;
+    if (!ws) continue;
+    const tips = [ws.ws, ws.wss].map((l) => (l.tip === null ? (l.error ? `not answering: ${l.error}` : 'no tip') : `tip ${l.tip}`));
+    lines.push(`WebSocket:   ${name.padEnd(10)}${ws.ws.url} (${tips[0]}), ${ws.wss.url} (${tips[1]})  (--server ${name}-ws=${profile}@${ws.ws.url}; wss:// with --ca ${ws.wss.caFile})`);
+  }
   for (const v of s.versions) lines.push(`version:     ${v.name}  ${v.url}  (--server ${v.name}: ${v.server} ${v.version} on the same chain)`);
   for (const { name, rest } of LAB_SERVERS) {
     const e = s.electrum[name];

@@ -1,19 +1,21 @@
 /**
- * Which servers a command measures, from its `--server`, `--lab`, `--host`, `--port` and `--tls`
- * options (bench and load take the same ones). The lab is resolved here, in the CLI, so nothing
+ * Which servers a command measures, from its `--server`, `--lab`, `--websocket`, `--host`, `--port`
+ * and `--tls` options (bench and load take the same ones). The lab is resolved here, in the CLI, so nothing
  * under src/bench/ or src/load/ knows it.
  */
 import fs from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { completeTarget, parseServerSpec, ServerTarget, checkPort } from '../servers/targets';
 import { transportOf } from '../transports/registry';
-import { labTargets } from './lab-targets';
+import { labTargets, labWebSocketTargets } from './lab-targets';
 import { claimInput } from '../core/output-path';
 import { UserError } from '../core/user-error';
 
 export interface TargetArgs {
   server?: string[];
   lab: boolean;
+  /** With `lab`: the lab servers' WebSocket listeners too. */
+  websocket?: boolean;
   host?: string;
   port?: number;
   tls: boolean;
@@ -22,10 +24,16 @@ export interface TargetArgs {
 /** The servers to measure, and the lab CA to trust when a lab server is measured over TLS. */
 export async function resolveTargets(a: TargetArgs): Promise<{ targets: ServerTarget[]; labCaFile?: string }> {
   const specs = a.server ?? [];
+  if (a.websocket && !a.lab) throw new UserError('--websocket goes with --lab; for a server of your own write --server PROFILE@ws://HOST:PORT (or wss://)');
   if (a.lab) {
     if (specs.length) throw new UserError('--lab measures every lab server; do not combine it with --server');
     const lab = await labTargets({ tls: a.tls });
     if (lab.length === 0) throw new UserError('--lab --tls: no running lab server listens with TLS');
+    if (a.websocket) {
+      const ws = (await labWebSocketTargets()).filter((t) => !a.tls || t.tls);
+      if (ws.length === 0) throw new UserError('--lab --websocket: no running lab server serves WebSocket');
+      lab.push(...ws);
+    }
     return { targets: lab.map(({ caFile: _ca, ...t }) => t), labCaFile: lab.find((t) => t.caFile)?.caFile };
   }
   if (specs.length === 0) throw new UserError('no server to measure: give --server PROFILE[@HOST:PORT] (or --lab)');

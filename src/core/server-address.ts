@@ -3,8 +3,10 @@
  * (`--server [LABEL=]PROFILE[@[scheme://]HOST[:PORT]]`), dataset (`--count-via electrum://HOST:PORT`),
  * the lab and the scripts under bench/. An IPv6 address goes in brackets (`[::1]:50001`), as in
  * URLs (RFC 3986 §3.2.2): without them its colons cannot be told from the port's.
- * Schemes: tcp:// and electrum:// are plain TCP; ssl://, tls:// and electrums:// are TLS; http://
- * and https:// are for HTTP APIs (Esplora's REST), which their owners insist on.
+ * Schemes: tcp:// and electrum:// are plain TCP; ssl://, tls:// and electrums:// are TLS; ws:// and
+ * wss:// are the Electrum protocol over WebSocket (one JSON-RPC message per text frame, as ElectrumX
+ * and Fulcrum serve it); http:// and https:// are for HTTP APIs (Esplora's REST), which their owners
+ * insist on.
  * Every malformed input is a UserError naming the input.
  */
 import net from 'node:net';
@@ -14,6 +16,8 @@ export interface ServerAddress {
   host: string; // an IPv6 address without its brackets
   port: number;
   tls: boolean;
+  /** Over WebSocket (ws://, wss:// with `tls`) rather than newline-delimited on the socket itself. */
+  websocket?: boolean;
 }
 
 /** What an address text said; a missing port is left to the caller's default. */
@@ -21,6 +25,7 @@ export interface ParsedAddress {
   host: string;
   port?: number;
   tls: boolean;
+  websocket?: boolean;
   scheme?: string;
 }
 
@@ -31,8 +36,9 @@ export interface ServerSpec {
   address?: ParsedAddress;
 }
 
-const SCHEME_TLS: Record<string, boolean> = { tcp: false, electrum: false, ssl: true, tls: true, electrums: true, http: false, https: true };
+const SCHEME_TLS: Record<string, boolean> = { tcp: false, electrum: false, ssl: true, tls: true, electrums: true, ws: false, wss: true, http: false, https: true };
 export const HTTP_SCHEMES = ['http', 'https'];
+export const WEBSOCKET_SCHEMES = ['ws', 'wss'];
 export const SERVER_SCHEMES = Object.keys(SCHEME_TLS);
 
 const HOST_NAME = /^[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$/;
@@ -72,7 +78,7 @@ export function parseServerAddress(text: string, what: string, opts: { requireSc
     if (!(scheme in SCHEME_TLS)) throw new UserError(`${what}: unknown scheme ${scheme}://; known: ${SERVER_SCHEMES.map((s) => `${s}://`).join(', ')}`);
     rest = rest.slice(m[0].length).replace(/\/$/, '');
   } else if (opts.requireScheme) {
-    throw new UserError(`${what}: expected electrum://HOST[:PORT] or electrums://HOST[:PORT] (TLS)`);
+    throw new UserError(`${what}: expected electrum://HOST[:PORT] or electrums://HOST[:PORT] (TLS), or ws:// or wss:// (WebSocket)`);
   }
   const tls = scheme !== undefined && SCHEME_TLS[scheme];
   let hostText: string;
@@ -93,7 +99,8 @@ export function parseServerAddress(text: string, what: string, opts: { requireSc
   }
   if (hostText === '') throw new UserError(`${what}: no host`);
   const host = checkHost(hostText, what);
-  const out: ParsedAddress = { host, tls, ...(scheme !== undefined ? { scheme } : {}) };
+  const websocket = scheme !== undefined && WEBSOCKET_SCHEMES.includes(scheme);
+  const out: ParsedAddress = { host, tls, ...(websocket ? { websocket } : {}), ...(scheme !== undefined ? { scheme } : {}) };
   if (portText !== undefined) {
     if (!/^\d{1,5}$/.test(portText)) throw new UserError(`${what}: port must be 1..65535, got ${JSON.stringify(portText)}`);
     out.port = checkPort(Number(portText), what);
@@ -122,9 +129,17 @@ export function formatHostPort(host: string, port: number): string {
 
 /**
  * `electrum://` / `electrums://` (the dataset's and lab's spelling) or `tcp://` / `ssl://` (the
- * bench's, as stored in results databases: changing it would make old and new runs differ).
+ * bench's, as stored in results databases: changing it would make old and new runs differ); an
+ * address over WebSocket is `ws://` / `wss://` in either.
  */
-export function formatServerUrl(a: ServerAddress, style: 'electrum' | 'tcp' | 'http' = 'electrum'): string {
-  const scheme = style === 'http' ? (a.tls ? 'https' : 'http') : style === 'electrum' ? (a.tls ? 'electrums' : 'electrum') : a.tls ? 'ssl' : 'tcp';
+export function formatServerUrl(a: ServerAddress, style: 'electrum' | 'tcp' | 'ws' | 'http' = 'electrum'): string {
+  const scheme =
+    style === 'http'
+      ? a.tls ? 'https' : 'http'
+      : a.websocket || style === 'ws'
+        ? a.tls ? 'wss' : 'ws'
+        : style === 'electrum'
+          ? a.tls ? 'electrums' : 'electrum'
+          : a.tls ? 'ssl' : 'tcp';
   return `${scheme}://${formatHostPort(a.host, a.port)}`;
 }

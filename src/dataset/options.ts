@@ -7,7 +7,7 @@ import path from 'node:path';
 import { UserError } from '../core/user-error';
 import { claimInput, claimOutputFile, makeDirs } from '../core/output-path';
 import { MAX_TIMER_MS } from '../core/timer-limit';
-import { formatServerUrl, parseServerAddress } from '../core/server-address';
+import { formatServerUrl, HTTP_SCHEMES, parseServerAddress } from '../core/server-address';
 import { ADDRESS_TYPES, AddressType } from './line';
 import { NETWORK_NAMES, NetworkName } from '../electrum/scripthash';
 import { PROFILE_NAMES, ProfileName } from '../servers/profiles';
@@ -39,8 +39,9 @@ export interface ElectrumTarget {
   host: string;
   port: number;
   tls: boolean;
+  websocket?: boolean;
   tlsInsecure: boolean;
-  label: string; // electrum://host:port, for messages and the manifest
+  label: string; // electrum://host:port (ws:// over WebSocket), for messages and the manifest
 }
 
 /** What decides which counted candidates become dataset lines. */
@@ -224,11 +225,14 @@ function rpcTarget(raw: Raw, env: NodeJS.ProcessEnv): RpcTarget {
   return { url, ...(user !== undefined ? { user } : {}), ...(password !== undefined ? { password } : {}) };
 }
 
-/** electrum://host:port (plain TCP) or electrums://host:port (TLS); tcp:// and ssl:// are accepted too. */
+/** electrum://host:port (plain TCP) or electrums://host:port (TLS); tcp://, ssl://, ws:// and wss:// are accepted too. */
 export function electrumTarget(text: string, tlsInsecure: boolean): ElectrumTarget {
-  const a = parseServerAddress(text, `--count-via ${JSON.stringify(text)}`, { requireScheme: true });
+  const what = `--count-via ${JSON.stringify(text)}`;
+  const a = parseServerAddress(text, what, { requireScheme: true });
+  if (a.scheme !== undefined && HTTP_SCHEMES.includes(a.scheme)) throw new UserError(`${what}: counts are asked over the Electrum protocol, not ${a.scheme}://`);
+  if (a.websocket && a.port === undefined) throw new UserError(`${what}: ${a.scheme}:// needs a port (servers have no customary WebSocket port)`);
   // Electrum's customary ports: no profile is known before the server has answered.
-  const address = { host: a.host, port: a.port ?? (a.tls ? 50002 : 50001), tls: a.tls };
+  const address = { host: a.host, port: a.port ?? (a.tls ? 50002 : 50001), tls: a.tls, ...(a.websocket ? { websocket: true } : {}) };
   return { ...address, tlsInsecure, label: formatServerUrl(address) };
 }
 

@@ -1,5 +1,6 @@
 /**
- * Our Electrum client: newline-delimited JSON-RPC 2.0 over TCP or TLS.
+ * Our Electrum client: newline-delimited JSON-RPC 2.0 over TCP or TLS, or one message per frame
+ * over WebSocket (websocket-wire.ts).
  *
  * Why our own: the npm `electrum-client` is abandoned, and a benchmark needs things it never had —
  * a timeout on every call whose late reply can never resolve another call, a bounded line size,
@@ -15,6 +16,8 @@ import { ElectrumError, HandshakeSilence } from './errors';
 import { PendingTable } from './pending-table';
 import { Outbox } from './outbox';
 import { PaddedWrites } from './padded-writes';
+import type WebSocket from 'ws';
+import { MESSAGE_TOO_LONG, openWebSocket, sendLines } from './websocket-wire';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -26,6 +29,8 @@ export interface ClientOptions {
   host: string;
   port: number;
   tls?: boolean;
+  /** Over WebSocket (ws://, or wss:// with `tls`): each message a frame, and `maxLineBytes` the largest frame taken. */
+  websocket?: boolean;
   /** Accept any certificate (self-signed lab servers). Must be asked for explicitly. */
   tlsInsecure?: boolean;
   /** Extra CA certificate(s), PEM: trusted in addition to Node's bundled root CAs, never instead. */
@@ -153,6 +158,8 @@ export class ElectrumClient extends EventEmitter {
   private linesReceived = 0;
 
   private socket!: net.Socket;
+  /** With `websocket`: the connection, instead of `socket`. */
+  private ws: WebSocket | undefined;
   private decoder: LineDecoder;
   private readonly pending = new PendingTable<PendingCall>();
   /** Queued calls, encoded, written together by flush(). */
@@ -208,7 +215,7 @@ export class ElectrumClient extends EventEmitter {
   }
 
   get label(): string {
-    return formatServerUrl({ host: this.host, port: this.port, tls: !!this.opts.tls }, 'tcp');
+    return formatServerUrl({ host: this.host, port: this.port, tls: !!this.opts.tls, websocket: this.opts.websocket }, 'tcp');
   }
 
   /** False once the connection closed or a call on it timed out (its stream may be out of step). */
@@ -351,7 +358,7 @@ export class ElectrumClient extends EventEmitter {
         reject(new ElectrumError('disconnect', `cannot connect to ${this.label}: ${err.code ?? ''} ${err.message}`.trim()));
       };
       const timer = setTimeout(() => {
-        this.socket.destroy();
+        this.destroyConnection();
         cleanup();
         reject(new ElectrumError('timeout', `cannot connect to ${this.label}: no answer within ${connectTimeoutMs} ms`));
       }, connectTimeoutMs);
@@ -367,10 +374,27 @@ export class ElectrumClient extends EventEmitter {
       };
       const cleanup = () => {
         clearTimeout(timer);
-        this.socket.off('error', onError);
+        (this.ws ?? this.socket).off('error', onError);
         this.off('close', onShutdown);
       };
       this.once('close', onShutdown);
+      if (this.opts.websocket) {
+        this.ws = openWebSocket({
+          host: this.host,
+          port: this.port,
+          tls: !!this.opts.tls,
+          tlsInsecure: !!this.opts.tlsInsecure,
+          ca: trustedCertificates(this.opts.ca),
+          localAddress: this.opts.localAddress,
+          maxMessageBytes: this.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+        });
+        this.ws.once('open', onConnect);
+        this.ws.once('error', onError);
+        // After onError, which says the connect failed; and once it is gone, an error (a message
+        // over the cap, a connect cut short by a stop) must still be heard: `ws` throws one nobody hears.
+        this.ws.on('error', (err: NodeJS.ErrnoException) => this.shutdown(this.webSocketError(err)));
+        return;
+      }
       if (this.opts.tls) {
         this.socket = tls.connect({
           host: this.host,
@@ -404,11 +428,16 @@ export class ElectrumClient extends EventEmitter {
   }
 
   private attach(): void {
-    this.socket.setNoDelay(true);
-    this.socket.on('error', (err: NodeJS.ErrnoException) =>
-      this.shutdown(new ElectrumError('disconnect', `${this.label}: ${err.code ?? ''} ${err.message}`.trim())),
-    );
-    this.socket.on('close', () => this.shutdown(new ElectrumError('disconnect', `${this.label} closed the connection`)));
+    if (this.ws) {
+      this.ws.on('message', (data: Buffer) => this.onFrame(data));
+      this.ws.on('close', () => this.shutdown(new ElectrumError('disconnect', `${this.label} closed the connection`)));
+    } else {
+      this.socket.setNoDelay(true);
+      this.socket.on('error', (err: NodeJS.ErrnoException) =>
+        this.shutdown(new ElectrumError('disconnect', `${this.label}: ${err.code ?? ''} ${err.message}`.trim())),
+      );
+      this.socket.on('close', () => this.shutdown(new ElectrumError('disconnect', `${this.label} closed the connection`)));
+    }
     const every = this.opts.keepaliveMs ?? 60_000;
     if (every > 0) {
       this.keepaliveTimer = setInterval(() => this.keepalive(every), Math.max(1000, Math.floor(every / 2)));
@@ -494,7 +523,29 @@ export class ElectrumClient extends EventEmitter {
   private write(line: string | Buffer): void {
     if (this.closed) return; // the caller's promise was already rejected
     this.lastTraffic = Date.now();
-    this.socket.write(line);
+    if (this.ws) sendLines(this.ws, typeof line === 'string' ? line : line.toString('utf8'));
+    else this.socket.write(line);
+  }
+
+  /** One WebSocket message: one reply (or batch, or notification), as a line is over TCP. */
+  private onFrame(data: Buffer): void {
+    const endNs = process.hrtime.bigint();
+    const activeAtEnd = this.opts.measureLoop ? performance.eventLoopUtilization().active : undefined;
+    this.lastTraffic = Date.now();
+    this.bytesReceived += data.length;
+    this.onLine(data.toString('utf8'), data.length, endNs, activeAtEnd);
+    this.opts.betweenReplies?.();
+  }
+
+  /** The ws package's errors: a message over the cap is the line cap's protocol error, as over TCP. */
+  private webSocketError(err: NodeJS.ErrnoException): ElectrumError {
+    if (err.code === MESSAGE_TOO_LONG) return new ElectrumError('protocol', `${this.label}: ${new LineTooLongError(this.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES).message}`);
+    return new ElectrumError('disconnect', `${this.label}: ${err.code ?? ''} ${err.message}`.trim());
+  }
+
+  private destroyConnection(): void {
+    if (this.ws) this.ws.terminate();
+    else this.socket?.destroy();
   }
 
   private onData(chunk: Buffer): void {
@@ -603,7 +654,7 @@ export class ElectrumClient extends EventEmitter {
     const failing = this.pending.entries();
     this.pending.clear();
     for (const [, p] of failing) p.failed(reason);
-    this.socket?.destroy();
+    this.destroyConnection();
     // A closed client may be kept a while (a retired connection, for its late replies): its unfinished line is not.
     this.decoder.clear();
     this.emit('close', reason);
@@ -662,5 +713,5 @@ export function trustedCertificates(extra: string | Buffer | undefined): Array<s
 }
 
 function abortError(o: ClientOptions): ElectrumError {
-  return new ElectrumError('disconnect', `${formatServerUrl({ host: o.host, port: o.port, tls: !!o.tls }, 'tcp')}: connection attempt abandoned (stopping)`);
+  return new ElectrumError('disconnect', `${formatServerUrl({ host: o.host, port: o.port, tls: !!o.tls, websocket: o.websocket }, 'tcp')}: connection attempt abandoned (stopping)`);
 }

@@ -104,7 +104,7 @@ export class Reconnector {
 }
 
 function closingError(o: ClientOptions): ElectrumError {
-  return new ElectrumError('disconnect', `pool ${formatServerUrl({ host: o.host, port: o.port, tls: !!o.tls }, 'tcp')} is closing`);
+  return new ElectrumError('disconnect', `pool ${formatServerUrl({ host: o.host, port: o.port, tls: !!o.tls, websocket: o.websocket }, 'tcp')} is closing`);
 }
 
 /** The wait before the next attempt after `failures` failed ones: the first step for none or one, then doubling to the cap. */

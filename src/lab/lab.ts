@@ -64,11 +64,18 @@ export interface TlsEndpoint {
   caFile: string; // PEM of the lab's CA: pass it to `--ca`
 }
 
+/** A server's WebSocket listeners, as `--server NAME=PROFILE@ws://…` (or wss:// with `--ca`) takes them. */
+export interface WebSocketEndpoints {
+  ws: ElectrumEndpoint & { tip: number | null; error?: string }; // url ws://127.0.0.1:PORT
+  wss: TlsEndpoint & { tip: number | null; error?: string }; // url wss://127.0.0.1:PORT
+}
+
 export interface ServerStatus extends ElectrumEndpoint {
   running: boolean;
   tip: number | null;
   error?: string;
   tls?: TlsEndpoint & { tip: number | null; error?: string }; // a server with a `tls` port (ElectrumX, Fulcrum)
+  websocket?: WebSocketEndpoints; // a server that serves WebSocket (ElectrumX, Fulcrum)
   rest?: string; // a server's HTTP REST API (Esplora's), http://127.0.0.1:PORT
 }
 
@@ -304,16 +311,21 @@ export async function labStatus(): Promise<LabStatus> {
       if (s.rest) st.rest = `http://${cfg.host}:${portsOf(cfg, s)[s.rest.port]}`;
       const tlsEp = electrumTlsEndpoint(cfg, paths, s);
       if (tlsEp) st.tls = { ...tlsEp, tip: null };
+      const ws = webSocketEndpoints(cfg, paths, s);
+      if (ws) st.websocket = ws;
       if (st.running) {
-        const [plain, secure] = await Promise.allSettled([
+        const [plain, secure, overWs, overWss] = await Promise.allSettled([
           electrumTip(ep.host, ep.port),
           tlsEp ? electrumTlsTip(tlsEp) : Promise.resolve(null),
+          ws ? electrumTip(ws.ws.host, ws.ws.port, { websocket: true }) : Promise.resolve(null),
+          ws ? electrumTlsTip(ws.wss, { websocket: true }) : Promise.resolve(null),
         ]);
         if (plain.status === 'fulfilled') st.tip = plain.value;
         else st.error = (plain.reason as Error).message;
-        if (st.tls) {
-          if (secure.status === 'fulfilled') st.tls.tip = secure.value;
-          else st.tls.error = (secure.reason as Error).message;
+        for (const [endpoint, tip] of [[st.tls, secure], [ws?.ws, overWs], [ws?.wss, overWss]] as const) {
+          if (!endpoint) continue;
+          if (tip.status === 'fulfilled') endpoint.tip = tip.value;
+          else endpoint.error = (tip.reason as Error).message;
         }
       }
       return [s.name, st];
@@ -340,7 +352,7 @@ export async function labStatus(): Promise<LabStatus> {
     state !== null &&
     components.every((c) => !c.expected || c.running) &&
     node.tip !== null &&
-    LAB_SERVERS.every(({ name: s }) => !state.components.includes(s) || (electrum[s]?.tip === node.tip && (!electrum[s]?.tls || electrum[s]?.tls?.tip === node.tip)));
+    LAB_SERVERS.every(({ name: s }) => !state.components.includes(s) || everyListenerAt(electrum[s], node.tip));
   const up = ownUp && versions.every((v) => v.tip === node.tip);
   return {
     up,
@@ -360,6 +372,12 @@ export async function labStatus(): Promise<LabStatus> {
   };
 }
 
+/** A server is up when each of its listeners (TCP, TLS, WebSocket) answers the node's tip. */
+function everyListenerAt(st: ServerStatus | undefined, tip: number | null): boolean {
+  if (!st) return false;
+  return [st, st.tls, st.websocket?.ws, st.websocket?.wss].every((listener) => listener === undefined || listener.tip === tip);
+}
+
 function electrumEndpoint(cfg: LabConfig, s: LabServer): ElectrumEndpoint {
   const port = portsOf(cfg, s).electrum;
   return { url: `electrum://${cfg.host}:${port}`, host: cfg.host, port };
@@ -370,6 +388,17 @@ function electrumTlsEndpoint(cfg: LabConfig, paths: LabPaths, s: LabServer): Tls
   if (!s.tls) return null;
   const port = portsOf(cfg, s)[s.tls];
   return { url: `ssl://${cfg.host}:${port}`, host: cfg.host, port, caFile: labCertificateFiles(paths).caFile };
+}
+
+/** The server's WebSocket listeners, if it has them (ElectrumX, Fulcrum); wss:// on the lab CA's certificate. */
+function webSocketEndpoints(cfg: LabConfig, paths: LabPaths, s: LabServer): WebSocketEndpoints | null {
+  if (!s.websocket) return null;
+  const ports = portsOf(cfg, s);
+  const [ws, wss] = [ports[s.websocket.plain], ports[s.websocket.tls]];
+  return {
+    ws: { url: `ws://${cfg.host}:${ws}`, host: cfg.host, port: ws, tip: null },
+    wss: { url: `wss://${cfg.host}:${wss}`, host: cfg.host, port: wss, caFile: labCertificateFiles(paths).caFile, tip: null },
+  };
 }
 
 /** A server in another version: plain TCP on its slot's port. */
@@ -576,15 +605,15 @@ async function waitServerSynced(
 }
 
 /** The server's tip height, from `blockchain.headers.subscribe`. */
-export async function electrumTip(host: string, port: number): Promise<number> {
-  const [tip] = (await electrumCalls(host, port, [{ method: 'blockchain.headers.subscribe', params: [] }])) as Array<{ height: number }>;
+export async function electrumTip(host: string, port: number, o: { websocket?: boolean } = {}): Promise<number> {
+  const [tip] = (await electrumCalls(host, port, [{ method: 'blockchain.headers.subscribe', params: [] }], 5_000, undefined, o.websocket)) as Array<{ height: number }>;
   return tip.height;
 }
 
-/** The tip through the TLS port, its certificate verified with the lab CA as `--ca FILE` does. */
-async function electrumTlsTip(ep: TlsEndpoint): Promise<number> {
+/** The tip through the TLS port (or wss://), its certificate verified with the lab CA as `--ca FILE` does. */
+async function electrumTlsTip(ep: TlsEndpoint, o: { websocket?: boolean } = {}): Promise<number> {
   const tls = { ca: fs.readFileSync(ep.caFile) };
-  const [tip] = (await electrumCalls(ep.host, ep.port, [{ method: 'blockchain.headers.subscribe', params: [] }], 5_000, tls)) as Array<{ height: number }>;
+  const [tip] = (await electrumCalls(ep.host, ep.port, [{ method: 'blockchain.headers.subscribe', params: [] }], 5_000, tls, o.websocket)) as Array<{ height: number }>;
   return tip.height;
 }
 
@@ -595,10 +624,12 @@ async function electrumCalls(
   calls: Array<{ method: string; params: unknown[] }>,
   timeoutMs = 5_000,
   tls?: { ca: Buffer },
+  websocket?: boolean,
 ): Promise<unknown[]> {
   const client = await ElectrumClient.connect({
     host,
     port,
+    ...(websocket ? { websocket } : {}),
     timeoutMs,
     keepaliveMs: 0,
     skipServerInfo: true,

@@ -11,9 +11,14 @@ import { leastSquares } from './fit';
 import { fmtErrors, fmtMs, Table } from './table';
 import { isProfileName, PROFILES, TRANSPORT_LABELS } from '../servers/profiles';
 
-/** How a server's calls went; a profile this version does not know is taken for an Electrum server. */
+/**
+ * How a server's calls went: over WebSocket when its stored address says so, else its profile's
+ * transport; a profile this version does not know is taken for an Electrum server.
+ */
 export function viaOf(model: ReportModel, server: string): string {
-  const profile = model.servers.find((s) => s.label === server)?.record.profile ?? '';
+  const record = model.servers.find((s) => s.label === server)?.record;
+  if (record && /^wss?:\/\//.test(record.url)) return TRANSPORT_LABELS.websocket;
+  const profile = record?.profile ?? '';
   return TRANSPORT_LABELS[isProfileName(profile) ? PROFILES[profile].transport : 'electrum'];
 }
 

@@ -15,16 +15,18 @@ interface ErrorRule {
 }
 
 /**
- * How calls reach the server: the Electrum protocol (TCP/TLS), or Esplora's HTTP REST API; each
- * with the scheme its addresses are written in (tcp:// or ssl://, http:// or https://). The rest
- * of a transport is src/transports/; its scheme is kept here, with the profiles, because
+ * How calls reach the server: the Electrum protocol (TCP/TLS), the same over WebSocket, or
+ * Esplora's HTTP REST API; each with the scheme its addresses are written in (tcp:// or ssl://,
+ * ws:// or wss://, http:// or https://). A profile names the transport of its plain addresses; an
+ * address written ws:// or wss:// is over WebSocket whatever the profile (src/transports/registry.ts).
+ * The rest of a transport is src/transports/; its scheme is kept here, with the profiles, because
  * src/servers/targets.ts parses and writes addresses and must not reach up to the transports' sockets.
  */
-export const TRANSPORT_SCHEMES = { electrum: 'tcp', 'esplora-rest': 'http' } as const;
+export const TRANSPORT_SCHEMES = { electrum: 'tcp', websocket: 'ws', 'esplora-rest': 'http' } as const;
 export type TransportName = keyof typeof TRANSPORT_SCHEMES;
 export type UrlScheme = (typeof TRANSPORT_SCHEMES)[TransportName];
 /** How tables name a transport's calls (kept here for the report, which reads no transport's sockets). */
-export const TRANSPORT_LABELS = { electrum: 'Electrum', 'esplora-rest': 'REST' } as const;
+export const TRANSPORT_LABELS = { electrum: 'Electrum', websocket: 'WebSocket', 'esplora-rest': 'REST' } as const;
 
 export interface ServerProfile {
   name: ProfileName;

@@ -5,6 +5,7 @@
  *   PROFILE                          e.g. electrumx (host/port from --host/--port, or the running lab)
  *   [LABEL=]PROFILE@HOST[:PORT]      e.g. electrs@127.0.0.1:50001, old=electrumx@[::1]:50001
  *   [LABEL=]PROFILE@ssl://HOST:PORT  TLS (also tcp://, electrum://, electrums://)
+ *   [LABEL=]PROFILE@ws://HOST:PORT   the Electrum protocol over WebSocket (wss:// with TLS); the port is required
  *   [LABEL=]esplora-rest@http://HOST:PORT   Esplora's REST API (https:// with TLS)
  */
 import { checkHost, checkPort, formatServerUrl, HTTP_SCHEMES, parseServerSpec as parseSpec, type ServerAddress } from '../core/server-address';
@@ -24,6 +25,7 @@ export interface PartialTarget {
   host?: string;
   port?: number;
   tls: boolean;
+  websocket?: boolean;
 }
 
 export function parseServerSpec(spec: string): PartialTarget {
@@ -39,7 +41,10 @@ export function parseServerSpec(spec: string): PartialTarget {
   if (httpProfile && address?.scheme !== undefined && !http) {
     throw new UserError(`--server: esplora-rest speaks HTTP: write esplora-rest@http://HOST:PORT (or https://), not ${address.scheme}://, in ${JSON.stringify(spec)}`);
   }
-  const target: PartialTarget = { name: label ?? profile, profile, tls: address?.tls ?? false };
+  if (address?.websocket && address.port === undefined) {
+    throw new UserError(`--server: ${address.scheme}:// needs a port (servers have no customary WebSocket port), in ${JSON.stringify(spec)}`);
+  }
+  const target: PartialTarget = { name: label ?? profile, profile, tls: address?.tls ?? false, ...(address?.websocket ? { websocket: true } : {}) };
   if (address) target.host = address.host;
   if (address?.port !== undefined) target.port = address.port;
   return target;
@@ -55,10 +60,11 @@ export function completeTarget(t: PartialTarget, flags: { host?: string; port?: 
     host: t.host ?? flagHost ?? '127.0.0.1',
     port: t.port ?? flags.port ?? (t.tls ? profile.defaultTlsPort : profile.defaultPort),
     tls: t.tls,
+    ...(t.websocket ? { websocket: true } : {}),
   };
 }
 
-/** tcp:// or ssl:// (http:// or https:// for REST), the spelling stored in results databases. */
+/** tcp:// or ssl:// (ws:// or wss:// over WebSocket, http:// or https:// for REST), the spelling stored in results databases. */
 export function targetUrl(t: ServerTarget): string {
   return formatServerUrl(t, urlScheme(t.profile));
 }

@@ -34,7 +34,7 @@ export class ConnectionSet extends SlotRing<ElectrumClient> implements LoadConne
     sourceAddresses: string[] = [],
   ) {
     const timeoutMs = opts.timeoutMs ?? 30_000;
-    super(count, pipeline, Math.min(opts.waitMs ?? timeoutMs, timeoutMs), formatServerUrl({ host: opts.host, port: opts.port, tls: !!opts.tls }, 'tcp'));
+    super(count, pipeline, Math.min(opts.waitMs ?? timeoutMs, timeoutMs), formatServerUrl({ host: opts.host, port: opts.port, tls: !!opts.tls, websocket: opts.websocket }, 'tcp'));
     // One reconnector per source address: an outage is one shared attempt per address, not per socket.
     const sources = sourceAddresses.length ? sourceAddresses : [undefined];
     const betweenReplies = () => this.onReplies?.();

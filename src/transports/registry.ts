@@ -1,7 +1,7 @@
 /**
  * Which transport a server target is measured through, decided here and nowhere else: its profile
- * names the transport (src/servers/profiles.ts) and this maps the name to what the stages need of
- * it. It sits below bench, load, the engine and the report, which ask it rather than the profile.
+ * names the transport (src/servers/profiles.ts), unless its address is ws:// or wss://, and this
+ * maps the name to what the stages need of it. It sits below bench, load, the engine and the report, which ask it rather than the profile.
  * Only the URL scheme (and the default ports) is plain data on the profile instead: src/servers/
  * targets.ts parses and writes addresses with it, and servers must not import the sockets in here.
  */
@@ -9,11 +9,13 @@ import { PROFILES, type ProfileName, type TransportName } from '../servers/profi
 import type { ServerTarget } from '../servers/targets';
 import { ELECTRUM } from './electrum';
 import { ESPLORA_REST } from './esplora-rest';
+import { WEBSOCKET } from './websocket';
 import type { MeasuringPool, Tip, Transport, TransportOptions } from './transport';
 
-const TRANSPORTS: Record<TransportName, Transport> = { electrum: ELECTRUM, 'esplora-rest': ESPLORA_REST };
+const TRANSPORTS: Record<TransportName, Transport> = { electrum: ELECTRUM, websocket: WEBSOCKET, 'esplora-rest': ESPLORA_REST };
 
-export function transportOf(of: ProfileName | { profile: ProfileName }): Transport {
+export function transportOf(of: ProfileName | { profile: ProfileName; websocket?: boolean }): Transport {
+  if (typeof of !== 'string' && of.websocket) return WEBSOCKET;
   return TRANSPORTS[PROFILES[typeof of === 'string' ? of : of.profile].transport];
 }
 

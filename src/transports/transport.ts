@@ -66,7 +66,7 @@ export interface Transport {
 
 /** Where and how securely to connect, which every transport's clients take alike. */
 export function socketOptions(t: ServerTarget, o: { tlsInsecure: boolean; ca?: Buffer | string; timeoutMs: number }) {
-  return { host: t.host, port: t.port, tls: t.tls, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs };
+  return { host: t.host, port: t.port, tls: t.tls, websocket: t.websocket, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs };
 }
 
 /** The one line for a server that failed before measuring: "unreachable" only when it never connected. */

@@ -94,7 +94,7 @@ export class WalletBench extends EventEmitter {
       workload: o.workload,
       wallets,
       servers: o.servers,
-      connection: (t) => ({ host: t.host, port: t.port, tls: t.tls, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, keepaliveMs: 0 }),
+      connection: (t) => ({ host: t.host, port: t.port, tls: t.tls, websocket: t.websocket, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, keepaliveMs: 0 }),
       verify: o.verify,
       starting: ({ server: t }) => this.emit('call', { server: t.name }),
       synced: (unit, result) => {

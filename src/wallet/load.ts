@@ -47,7 +47,7 @@ export interface WalletLoadOptions {
   servers: ServerTarget[];
   workload: Workload;
   wallets: WalletLine[];
-  connection: Omit<ClientOptions, 'host' | 'port' | 'tls'>;
+  connection: Omit<ClientOptions, 'host' | 'port' | 'tls' | 'websocket'>;
   hold: number;
   /** Syncs at once while filling the hold. */
   holdConcurrency: number;
@@ -316,7 +316,7 @@ export class WalletLoad {
   }
 
   private connection(t: ServerTarget): ClientOptions {
-    return { ...this.o.connection, host: t.host, port: t.port, tls: t.tls };
+    return { ...this.o.connection, host: t.host, port: t.port, tls: t.tls, websocket: t.websocket };
   }
 
   /** Arriving wallets on `t`, each timed from its intended arrival, its row stored with when it was due and how late it started. */

@@ -20,6 +20,8 @@ export interface LabEnv {
   esploraRest?: string; // Esplora's REST API, http://127.0.0.1:PORT
   fulcrumTls?: { host: string; port: number; caFile: string };
   electrumxTls: { host: string; port: number; caFile: string }; // ElectrumX's TLS port, signed by the lab CA
+  /** The WebSocket listeners of the servers that have them (ElectrumX; Fulcrum when this run has it). */
+  websocket: Partial<Record<LabServerName, { ws: Endpoint; wss: Endpoint & { caFile: string } }>>;
   datasetPath: string;
   manifestPath: string;
   walletsPath: string;
@@ -64,6 +66,12 @@ export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}, cli
     esploraRest: s.electrum.esplora?.running ? s.electrum.esplora.rest : undefined,
     fulcrumTls: s.electrum.fulcrum?.running && s.electrum.fulcrum.tls ? { host: s.electrum.fulcrum.tls.host, port: s.electrum.fulcrum.tls.port, caFile: s.electrum.fulcrum.tls.caFile } : undefined,
     electrumxTls: { host: tls.host, port: tls.port, caFile: tls.caFile },
+    websocket: Object.fromEntries(
+      LAB_SERVER_NAMES.flatMap((n) => {
+        const ws = s.electrum[n]?.running ? s.electrum[n]?.websocket : undefined;
+        return ws ? [[n, { ws: { host: ws.ws.host, port: ws.ws.port }, wss: { host: ws.wss.host, port: ws.wss.port, caFile: ws.wss.caFile } }]] : [];
+      }),
+    ),
     datasetPath: s.datasetPath,
     manifestPath: s.manifestPath,
     walletsPath: s.walletsPath,

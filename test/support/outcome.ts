@@ -9,3 +9,14 @@ export async function outcome(p: Promise<unknown>): Promise<string> {
     return err instanceof ElectrumError ? err.category : String(err);
   }
 }
+
+/** The ElectrumError a call failed with; fails the test if it succeeded or threw anything else. */
+export async function failure(p: Promise<unknown>): Promise<ElectrumError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ElectrumError);
+    return err as ElectrumError;
+  }
+  throw new Error('expected the call to fail');
+}

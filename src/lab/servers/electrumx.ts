@@ -19,10 +19,15 @@ function venvOf(home: string, version: string): string {
   return path.join(home, `electrumx-${version}`);
 }
 
-/** The Electrum, TLS (the lab's own only) and admin RPC listeners of one ElectrumX. */
-function services(host: string, ports: { electrum: number; rpc: number; tls?: number }): string {
+/**
+ * The Electrum, TLS and WebSocket (the lab's own only) and admin RPC listeners of one ElectrumX.
+ * ws:// and wss:// are served by aiorpcx's WSTransport, which needs the `websockets` package
+ * (aiorpcx[ws], which e-x 2.0 requires; install-lab.sh checks for it), and are not padded.
+ */
+function services(host: string, ports: { electrum: number; rpc: number; tls?: number; ws?: number; wss?: number }): string {
   const tls = ports.tls === undefined ? [] : [`ssl://${host}:${ports.tls}`];
-  return [`tcp://${host}:${ports.electrum}`, ...tls, `rpc://${host}:${ports.rpc}`].join(',');
+  const ws = ports.ws === undefined || ports.wss === undefined ? [] : [`ws://${host}:${ports.ws}`, `wss://${host}:${ports.wss}`];
+  return [`tcp://${host}:${ports.electrum}`, ...tls, ...ws, `rpc://${host}:${ports.rpc}`].join(',');
 }
 
 function electrumxEnv(lab: LabContext, dbDir: string, listeners: string, tls: boolean): NodeJS.ProcessEnv {
@@ -37,7 +42,7 @@ function electrumxEnv(lab: LabContext, dbDir: string, listeners: string, tls: bo
     DB_DIRECTORY: dbDir,
     DAEMON_URL: `http://${creds.user}:${creds.password}@${cfg.host}:${cfg.ports.adapter}/`,
     SERVICES: listeners,
-    // Required by e-x once an ssl:// service is listed (env.py); made by certificates.ts at `up`.
+    // Required by e-x once an ssl:// or wss:// service is listed (env.py); made by certificates.ts at `up`.
     ...(tls ? { SSL_CERTFILE: certificates.certFile, SSL_KEYFILE: certificates.keyFile } : {}),
     PEER_DISCOVERY: 'off',
     PEER_ANNOUNCE: 'false',
@@ -92,13 +97,14 @@ const datadir = (stateDir: string) => path.join(stateDir, 'electrumx-db');
 
 const POLLING: Polling = { pollMs: 200, how: 'DAEMON_POLL_INTERVAL_BLOCKS=200 ms (the lab\'s; its default is 5 s)' };
 
-export const electrumx: LabServer<'electrumx', 'rpc' | 'tls'> = {
+export const electrumx: LabServer<'electrumx', 'rpc' | 'tls' | 'ws' | 'wss'> = {
   name: 'electrumx',
   title: 'ElectrumX',
   profile: 'electrumx',
   version: VERSION,
-  ports: { electrum: 3, rpc: 4, tls: 7 },
+  ports: { electrum: 3, rpc: 4, tls: 7, ws: 16, wss: 17 },
   tls: 'tls',
+  websocket: { plain: 'ws', tls: 'wss' },
   install: { target: 'electrumx', path: (home) => venvOf(home, VERSION) },
   datadir,
   start(lab, settings) {

@@ -1,7 +1,9 @@
 /**
  * Fulcrum 2.1, configured through a file (mode 0600: it names the lab's cookie file) and pointed at
  * the adapter, whose Core-style `subversion` makes it take the node for Bitcoin (not Bitcoin Cash).
- * It listens on TCP and, with the lab CA's certificate, TLS; plus its admin and stats ports.
+ * It listens on TCP and, with the lab CA's certificate, TLS; on WebSocket, plain and with TLS on the
+ * same certificate (its `ws` and `wss` keys; `wss_cert` is for a certificate of their own); plus its
+ * admin and stats ports.
  * It is in no registry: scripts/install-lab.sh builds it from source at this commit.
  */
 import fs from 'node:fs';
@@ -20,13 +22,14 @@ export function fulcrumConfFile(stateDir: string): string {
 
 const datadir = (stateDir: string) => path.join(stateDir, 'fulcrum-db');
 
-export const fulcrum: LabServer<'fulcrum', 'tls' | 'admin' | 'stats'> = {
+export const fulcrum: LabServer<'fulcrum', 'tls' | 'admin' | 'stats' | 'ws' | 'wss'> = {
   name: 'fulcrum',
   title: 'Fulcrum',
   profile: 'fulcrum',
   version: COMMIT,
-  ports: { electrum: 11, tls: 12, admin: 13, stats: 14 },
+  ports: { electrum: 11, tls: 12, admin: 13, stats: 14, ws: 18, wss: 19 },
   tls: 'tls',
+  websocket: { plain: 'ws', tls: 'wss' },
   install: { target: 'fulcrum', path: (home) => path.join(builtAt(home, 'fulcrum', COMMIT), 'bin', 'Fulcrum'), fromSource: true },
   datadir,
   start({ cfg, paths, ports }, settings) {
@@ -40,6 +43,8 @@ export const fulcrum: LabServer<'fulcrum', 'tls' | 'admin' | 'stats'> = {
       rpccookie: paths.cookieFile,
       tcp: `${h}:${ports.electrum}`,
       ssl: `${h}:${ports.tls}`,
+      ws: `${h}:${ports.ws}`,
+      wss: `${h}:${ports.wss}`,
       cert: tls.fullChainFile,
       key: tls.keyFile,
       admin: `${h}:${ports.admin}`,

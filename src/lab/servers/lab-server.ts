@@ -63,6 +63,8 @@ export interface LabServer<Name extends string = string, Slot extends string = s
   readonly ports: Readonly<Record<'electrum' | Slot, number>>;
   /** Its port that listens with TLS, on a certificate of the lab's CA. */
   readonly tls?: Slot;
+  /** Its ports that serve the Electrum protocol over WebSocket: ws:// and wss:// (on the same certificate as `tls`). */
+  readonly websocket?: { plain: Slot; tls: Slot };
   /** Its HTTP REST API, measured as a target of its own with that profile. */
   readonly rest?: { port: Slot; profile: ProfileName };
   /** Its port that exports Prometheus metrics: scraped by the lab's Prometheus, sampled with `--lab`. */

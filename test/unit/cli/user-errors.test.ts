@@ -297,6 +297,11 @@ const CASES: Case[] = [
   { name: 'server: unreachable', cli: 'bench', args: benchServer('electrumx@127.0.0.1:DEAD'), names: (c) => ['electrumx', `127.0.0.1:${c.dead}`, 'unreachable'] },
   { name: 'server: http:// for an Electrum profile', cli: 'bench', args: benchServer('electrumx@http://127.0.0.1:DEAD'), names: () => ['electrumx@http://', 'esplora-rest'] },
   { name: 'server: Esplora REST unreachable', cli: 'bench', args: benchServer('esplora-rest@http://127.0.0.1:DEAD'), names: (c) => ['esplora-rest', `http://127.0.0.1:${c.dead}`, 'unreachable'] },
+  { name: 'server: ws:// without a port', cli: 'bench', args: benchServer('electrumx@ws://127.0.0.1'), names: () => ['electrumx@ws://127.0.0.1', 'needs a port'] },
+  { name: 'server: ws:// for the REST profile', cli: 'load', args: (c) => ['--server', 'esplora-rest@ws://127.0.0.1:1', '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite')], names: () => ['esplora-rest@ws://', 'HTTP'] },
+  { name: 'server: --websocket without --lab', cli: 'bench', args: (c) => bench(c, '--websocket'), names: () => ['--websocket', '--lab', 'ws://'] },
+  { name: 'server: WebSocket unreachable', cli: 'bench', args: benchServer('fulcrum@wss://127.0.0.1:DEAD'), names: (c) => ['fulcrum', `wss://127.0.0.1:${c.dead}`, 'unreachable'] },
+  { name: 'server: dataset --count-via ws:// without a port', cli: 'dataset', args: (c) => ['addresses', '--count-via', 'ws://127.0.0.1', walletScript(1).address, '--out', path.join(c.dir, 'o.jsonl')], names: () => ['--count-via', 'ws://127.0.0.1', 'needs a port'] },
 
   // resource sampling and sweeps
   { name: 'bench: --server-pid not a process id', cli: 'bench', args: (c) => bench(c, '--server-pid', 'x=abc'), names: () => ['--server-pid', 'x=abc'] },

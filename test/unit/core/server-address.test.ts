@@ -27,6 +27,8 @@ describe('parseServerAddress', () => {
     ['[::1]:50001', { host: '::1', port: 50001, tls: false }],
     ['[::1]', { host: '::1', tls: false }],
     ['ssl://[2001:db8::7]:50002', { host: '2001:db8::7', port: 50002, tls: true, scheme: 'ssl' }],
+    ['ws://h:50003', { host: 'h', port: 50003, tls: false, websocket: true, scheme: 'ws' }],
+    ['WSS://[::1]:50004/', { host: '::1', port: 50004, tls: true, websocket: true, scheme: 'wss' }],
   ])('%s', (text, expected) => {
     expect(parseServerAddress(text, '--x')).toEqual(expected);
   });
@@ -41,7 +43,8 @@ describe('parseServerAddress', () => {
     ['h:abc', /port must be 1\.\.65535, got "abc"/],
     ['h:', /port must be/],
     [':50001', /no host/],
-    ['gopher://h:1', /unknown scheme gopher:\/\//],
+    ['gopher://h:1', /unknown scheme gopher:\/\/; known: .*ws:\/\/, wss:\/\//],
+    ['ws://h:1/electrum', /port must be 1\.\.65535, got "1\/electrum"/],
     ['no such host', /is not a host name/],
     ['1.2.3', /is not a host name/],
     ['a@b', /is not a host name/],
@@ -70,6 +73,29 @@ describe('parseServerSpec', () => {
   });
 });
 
+describe('bench targets over WebSocket', () => {
+  test('ws:// and wss:// keep the profile, and are stored and shown as written', () => {
+    const plain = completeTarget(parseBenchSpec('a=electrumx@ws://127.0.0.1:50003'), {});
+    expect(plain).toEqual({ name: 'a', profile: 'electrumx', host: '127.0.0.1', port: 50003, tls: false, websocket: true });
+    expect(targetUrl(plain)).toBe('ws://127.0.0.1:50003');
+    const secure = completeTarget(parseBenchSpec('fulcrum@wss://[::1]:50004'), {});
+    expect(secure).toMatchObject({ profile: 'fulcrum', host: '::1', port: 50004, tls: true, websocket: true });
+    expect(targetUrl(secure)).toBe('wss://[::1]:50004');
+  });
+
+  test.each([
+    ['electrumx@ws://h', /ws:\/\/ needs a port/],
+    ['fulcrum@wss://h', /wss:\/\/ needs a port/],
+    ['esplora-rest@ws://h:1', /esplora-rest speaks HTTP/],
+    ['electrumx@ws://h:0', /port must be 1\.\.65535/],
+  ])('%s is refused, naming the spec', (spec, message) => {
+    const err = userError(() => parseBenchSpec(spec));
+    expect(err.message).toMatch(message);
+    expect(err.message).toContain(JSON.stringify(spec));
+    expect(err.message).not.toContain('\n');
+  });
+});
+
 describe('bench targets: HTTP only for the REST profile', () => {
   test('esplora-rest takes http:// and https://, on port 3000 by default', () => {
     expect(completeTarget(parseBenchSpec('r=esplora-rest@http://127.0.0.1:3002'), {})).toEqual({ name: 'r', profile: 'esplora-rest', host: '127.0.0.1', port: 3002, tls: false });
@@ -94,6 +120,8 @@ describe('formatting', () => {
     expect(formatHostPort('h', 1)).toBe('h:1');
     expect(formatServerUrl({ host: '::1', port: 50002, tls: true })).toBe('electrums://[::1]:50002');
     expect(formatServerUrl({ host: 'h', port: 50001, tls: false }, 'tcp')).toBe('tcp://h:50001');
+    expect(formatServerUrl({ host: 'h', port: 50003, tls: false, websocket: true }, 'tcp')).toBe('ws://h:50003');
+    expect(formatServerUrl({ host: 'h', port: 50004, tls: true, websocket: true })).toBe('wss://h:50004');
   });
 
   test('parse and format round-trip', () => {
@@ -126,5 +154,8 @@ describe('the stages that parse servers use it', () => {
     const err = userError(() => electrumTarget('nope', false));
     expect(err.message).toContain('--count-via');
     expect(err.message).toContain('nope');
+    expect(electrumTarget('wss://h:50004', false)).toEqual({ host: 'h', port: 50004, tls: true, websocket: true, tlsInsecure: false, label: 'wss://h:50004' });
+    expect(userError(() => electrumTarget('ws://h', false)).message).toBe('--count-via "ws://h": ws:// needs a port (servers have no customary WebSocket port)');
+    expect(userError(() => electrumTarget('http://h:3000', false)).message).toMatch(/--count-via "http:\/\/h:3000": counts are asked over the Electrum protocol/);
   });
 });

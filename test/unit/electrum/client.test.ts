@@ -10,11 +10,11 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { ElectrumClient, DEFAULT_MAX_LINE_BYTES, trustedCertificates } from '../../../src/electrum/client';
 import { ConnectionSet } from '../../../src/transports/electrum-connections';
-import { ElectrumError } from '../../../src/electrum/errors';
 import { classify, PROFILES } from '../../../src/servers/profiles';
 import { startMisbehavingServer, Misbehaving } from '../../support/misbehaving-server';
 import { writeSyntheticDataset } from '../../support/synthetic-lines';
 import { benchInItsOwnProcess, outcomesIn } from '../../support/bench-process';
+import { failure } from '../../support/outcome';
 
 let srv: Misbehaving;
 const clients: ElectrumClient[] = [];
@@ -31,16 +31,6 @@ async function connect(extra: Partial<Parameters<typeof ElectrumClient.connect>[
   const c = await ElectrumClient.connect({ host: '127.0.0.1', port: srv.port, timeoutMs: 2000, keepaliveMs: 0, ...extra });
   clients.push(c);
   return c;
-}
-
-async function failure(p: Promise<unknown>): Promise<ElectrumError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ElectrumError);
-    return err as ElectrumError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 test('negotiates the protocol version and keeps the server identity', async () => {

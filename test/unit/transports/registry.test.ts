@@ -26,3 +26,16 @@ test.each([...PROFILE_NAMES])('%s: a target answers as its profile, and is writt
   expect(transportOf(target)).toBe(transportOf(profile));
   expect(targetUrl(target)).toBe(`${EXPECTED[profile].scheme}://127.0.0.1:1`);
 });
+
+test.each([...PROFILE_NAMES.filter((p) => p !== 'esplora-rest')])('%s at a ws:// address: the WebSocket transport, written ws:// or wss://', (profile) => {
+  const target = { name: 'x', profile, host: '127.0.0.1', port: 1, tls: false, websocket: true };
+  const t = transportOf(target);
+  expect({ label: t.label, scheme: t.scheme, speaksElectrum: t.speaksElectrum, bindsSourceAddresses: t.bindsSourceAddresses }).toEqual({
+    label: 'WebSocket',
+    scheme: 'ws',
+    speaksElectrum: true,
+    bindsSourceAddresses: true,
+  });
+  expect(targetUrl(target)).toBe('ws://127.0.0.1:1');
+  expect(targetUrl({ ...target, tls: true })).toBe('wss://127.0.0.1:1');
+});

@@ -19,10 +19,10 @@ test('every port of the lab is its own, below the ports of servers in other vers
 
 // docs/lab.md lists these and users have them in their scripts: a server added takes free offsets.
 const DOCUMENTED_PORTS: Record<string, Record<string, number>> = {
-  electrumx: { electrum: 3, rpc: 4, tls: 7 },
+  electrumx: { electrum: 3, rpc: 4, tls: 7, ws: 16, wss: 17 },
   electrs: { electrum: 5, monitoring: 6 },
   esplora: { electrum: 8, http: 9, monitoring: 10 },
-  fulcrum: { electrum: 11, tls: 12, admin: 13, stats: 14 },
+  fulcrum: { electrum: 11, tls: 12, admin: 13, stats: 14, ws: 18, wss: 19 },
 };
 
 test('the servers keep the ports docs/lab.md gives them', () => {
@@ -30,10 +30,10 @@ test('the servers keep the ports docs/lab.md gives them', () => {
   expect(ports).toEqual(DOCUMENTED_PORTS);
 });
 
-test('each server is measured as a known profile, and its TLS, REST and metrics ports are among its own', () => {
+test('each server is measured as a known profile, and its TLS, WebSocket, REST and metrics ports are among its own', () => {
   for (const s of SERVERS) {
     const slots = Object.keys(s.ports);
-    const named = [s.tls, s.rest?.port, s.metrics].filter((slot): slot is string => slot !== undefined);
+    const named = [s.tls, s.websocket?.plain, s.websocket?.tls, s.rest?.port, s.metrics].filter((slot): slot is string => slot !== undefined);
     expect({ server: s.name, profile: isProfileName(s.profile), rest: s.rest ? isProfileName(s.rest.profile) : true, slots: named.filter((n) => slots.includes(n)) }).toEqual({
       server: s.name,
       profile: true,
