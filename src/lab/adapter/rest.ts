@@ -51,9 +51,8 @@ function parseFormat(s: string): { param: string; format: Format | null } {
 
 async function blockhashByHeight(param: string, format: Format, _q: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
   if (!/^\d+$/.test(param) || Number(param) > INT32_MAX) return error(400, `Invalid height: ${param.replace(/[^\w.-]/g, '')}`);
-  const o = await deps.btcd.call('getblockhash', [Number(param)]);
-  if (o.error) return error(404, 'Block height out of range');
-  const hash = o.result as string;
+  const hash = deps.data.store.hashAt(Number(param)) ?? (await deps.btcd.call('getblockhash', [Number(param)])).result;
+  if (typeof hash !== 'string') return error(404, 'Block height out of range');
   if (format === 'json') return jsonBody({ blockhash: hash });
   // rest.cpp: .bin is the serialized uint256 (reversed), .hex is GetHex() (display order).
   if (format === 'hex') return { status: 200, contentType: 'text/plain', body: hash + '\n' };
@@ -74,11 +73,7 @@ async function headers(param: string, format: Format, query: URLSearchParams, de
   if (!isHashHex(hash)) return error(400, `Invalid hash: ${hash}`);
   // Core returns an empty body for an unknown block or one off the active chain; bindex relies on
   // that to detect a reorg.
-  const info = await deps.data.headerInfo(hash);
-  if (!info || !(await deps.data.inActiveChain(info))) return bytes(format, Buffer.alloc(0));
-  const tip = await deps.data.tipHeight();
-  const hashes = await deps.data.activeHashes(info.height, Math.min(tip, info.height + count - 1));
-  return bytes(format, Buffer.concat(await deps.data.headerBytes(hashes)));
+  return bytes(format, Buffer.concat(await deps.data.activeHeaders(hash, count)));
 }
 
 async function block(param: string, format: Format, _q: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
