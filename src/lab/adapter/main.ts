@@ -29,11 +29,9 @@ async function main(): Promise<void> {
   const btcd = new BtcdClient(HOST, argv['btcd-port'], creds);
   const store = new ChainStore(btcd);
   const deps = { btcd, data: new ChainData(btcd, store), spenders: new SpenderIndex(store) };
-  const server = createAdapterServer(deps, creds, log);
   // ElectrumX and electrs reuse idle connections between polls; bindex retries only on 503 and
-  // refused connections, so the adapter should not be the side that closes an idle one.
-  server.keepAliveTimeout = 600_000;
-  server.headersTimeout = 610_000; // must exceed keepAliveTimeout
+  // refused connections, so the adapter never closes an idle one (http-wire.ts has no idle timeout).
+  const server = createAdapterServer(deps, creds, log);
 
   // Keep the spender index warm so gettxspendingprevout answers without a catch-up pause, and the
   // chain store current with blocks mined other than through the adapter.
