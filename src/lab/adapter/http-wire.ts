@@ -68,18 +68,26 @@ class BadRequest extends Error {
  * Reads requests off `socket`, hands each to `handle`, writes the replies in request order.
  * `maxBody` bounds a request body; a larger one gets 413 and the connection is closed.
  */
-export function serveConnection(socket: net.Socket, maxBody: number, handle: (req: WireRequest) => Promise<WireReply>): void {
+export function serveConnection(socket: net.Socket, maxBody: number, handle: (req: WireRequest) => WireReply | Promise<WireReply>): void {
   socket.setNoDelay(true);
   let pending: Buffer = Buffer.alloc(0);
   let queue: Promise<void> = Promise.resolve();
+  let queued = 0; // replies waiting their turn
   let closing = false;
 
-  const send = (reply: Promise<WireReply>, close: boolean) => {
+  const write = (r: WireReply, close: boolean) => {
+    if (socket.destroyed) return;
+    socket.write(replyBytes(r, close));
+    if (close) socket.end();
+  };
+  const send = (reply: WireReply | Promise<WireReply>, close: boolean) => {
+    // An answer ready at once, with none before it still waiting, goes out now: no promise turn.
+    if (queued === 0 && !(reply instanceof Promise)) return write(reply, close);
+    queued++;
     queue = queue.then(async () => {
-      const r = await reply.catch((err: Error) => ({ status: 500, contentType: 'text/plain', body: `${err.message}\r\n` }));
-      if (socket.destroyed) return;
-      socket.write(replyBytes(r, close));
-      if (close) socket.end();
+      const r = await Promise.resolve(reply).catch((err: Error) => ({ status: 500, contentType: 'text/plain', body: `${err.message}\r\n` }));
+      queued--;
+      write(r, close);
     });
   };
 

@@ -32,24 +32,29 @@ export function createAdapterServer(deps: AdapterDeps, creds: Credentials, log: 
     return got.length === expected.length && timingSafeEqual(got, expected);
   };
 
-  const handle = async (req: WireRequest): Promise<WireReply> => {
+  const fail = (req: WireRequest, pathname: string, err: unknown): WireReply => {
+    const unavailable = err instanceof BtcdUnavailable;
+    if (!unavailable) log(`internal error on ${req.method} ${pathname}: ${(err as Error).stack ?? err}`);
+    return { status: unavailable ? 503 : 500, contentType: 'text/plain', body: `${(err as Error).message}\r\n` };
+  };
+  // Not async: a REST answer the chain store holds is returned as it is, and written at once.
+  const handle = (req: WireRequest): WireReply | Promise<WireReply> => {
     const q = req.target.indexOf('?');
     const pathname = q < 0 ? req.target : req.target.slice(0, q);
     try {
+      let answer: WireReply | Promise<WireReply>;
       if (req.method === 'GET' && pathname.startsWith('/rest/')) {
-        return await handleRest(pathname, new URLSearchParams(q < 0 ? '' : req.target.slice(q + 1)), deps);
+        answer = handleRest(pathname, new URLSearchParams(q < 0 ? '' : req.target.slice(q + 1)), deps);
+      } else if (req.method !== 'POST') {
+        answer = { status: pathname.startsWith('/rest/') ? 404 : 405, contentType: 'text/plain', body: 'JSONRPC server handles only POST requests\r\n' };
+      } else if (!authorized(req.headers.get('authorization'))) {
+        answer = { status: 401, headers: { 'WWW-Authenticate': 'Basic realm="jsonrpc"' }, body: '' };
+      } else {
+        answer = handleJsonRpc(req.body.toString('utf8'), deps);
       }
-      if (req.method !== 'POST') {
-        return { status: pathname.startsWith('/rest/') ? 404 : 405, contentType: 'text/plain', body: 'JSONRPC server handles only POST requests\r\n' };
-      }
-      if (!authorized(req.headers.get('authorization'))) {
-        return { status: 401, headers: { 'WWW-Authenticate': 'Basic realm="jsonrpc"' }, body: '' };
-      }
-      return await handleJsonRpc(req.body.toString('utf8'), deps);
+      return answer instanceof Promise ? answer.catch((err) => fail(req, pathname, err)) : answer;
     } catch (err) {
-      const unavailable = err instanceof BtcdUnavailable;
-      if (!unavailable) log(`internal error on ${req.method} ${pathname}: ${(err as Error).stack ?? err}`);
-      return { status: unavailable ? 503 : 500, contentType: 'text/plain', body: `${(err as Error).message}\r\n` };
+      return fail(req, pathname, err);
     }
   };
 
