@@ -21,6 +21,15 @@ export function compactSize(n: number): Buffer {
   return b;
 }
 
+/** The CompactSize at `offset` and the offset just after it. */
+export function compactSizeAt(b: Buffer, offset: number): { value: number; next: number } {
+  const first = b[offset];
+  if (first < 0xfd) return { value: first, next: offset + 1 };
+  if (first === 0xfd) return { value: b.readUInt16LE(offset + 1), next: offset + 3 };
+  if (first === 0xfe) return { value: b.readUInt32LE(offset + 1), next: offset + 5 };
+  return { value: Number(b.readBigUInt64LE(offset + 1)), next: offset + 9 };
+}
+
 /** A serialized CTxOut: int64 LE value, then the CompactSize-prefixed scriptPubKey. */
 export function txOutBytes(valueSats: bigint, script: Uint8Array): Buffer {
   const v = Buffer.alloc(8);

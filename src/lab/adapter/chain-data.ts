@@ -1,11 +1,12 @@
 /**
  * Reads of btcd's chain for the adapter's own answers: raw blocks, headers, transactions with their
- * exact outputs. Everything comes from btcd; caches only hold what btcd already said, keyed by hash
- * (a block's or transaction's bytes never change for its hash). electrs reads a whole block to slice
- * one transaction out of it (`/rest/blockpart/`), so raw blocks are cached by size.
+ * exact outputs. Everything comes from btcd: blocks of the active chain from the chain store (which
+ * holds what btcd said), the rest from btcd itself; caches only hold what btcd already said, keyed
+ * by hash (a block's or transaction's bytes never change for its hash).
  */
 import * as bitcoin from 'bitcoinjs-lib';
 import { BtcdClient, RpcFailure, unwrap } from './btcd-client';
+import type { ChainStore } from './chain-store';
 
 // btcd: "Block not found" / "No information available about transaction".
 const NOT_FOUND = -5;
@@ -66,12 +67,15 @@ export class ChainData {
   private readonly confirmedTxs = new ByteBudgetCache<TxInfo>(32 * 1024 * 1024);
   private readonly heightByHash = new Map<string, number>();
 
-  constructor(readonly btcd: BtcdClient) {}
+  constructor(
+    readonly btcd: BtcdClient,
+    readonly store: ChainStore,
+  ) {}
 
   /** The block's serialization, or null if btcd does not know the hash. */
   async rawBlock(hash: string): Promise<Buffer | null> {
     const key = hash.toLowerCase();
-    const hit = this.blocks.get(key);
+    const hit = this.store.block(key)?.raw ?? this.blocks.get(key);
     if (hit) return hit;
     const o = await this.btcd.call('getblock', [key, 0]);
     if (o.error?.code === NOT_FOUND) return null;
@@ -80,12 +84,26 @@ export class ChainData {
     return raw;
   }
 
-  async tipHeight(): Promise<number> {
-    return this.btcd.get<number>('getblockcount');
+  /**
+   * The serialized headers of up to `count` active-chain blocks from `hash` on (Core's
+   * `/rest/headers/`): empty for an unknown block or one off the active chain.
+   */
+  async activeHeaders(hash: string, count: number): Promise<Buffer[]> {
+    const key = hash.toLowerCase();
+    const stored = this.store.block(key);
+    if (stored) {
+      const out: Buffer[] = [];
+      for (let h = stored.height; h < stored.height + count && h <= this.store.height; h++) out.push(this.store.header(this.store.hashAt(h)!)!);
+      return out;
+    }
+    const info = await this.headerInfo(key);
+    if (!info || !(await this.inActiveChain(info))) return [];
+    const tip = await this.btcd.get<number>('getblockcount');
+    return this.headerBytes(await this.activeHashes(info.height, Math.min(tip, info.height + count - 1)));
   }
 
   /** Hashes of the active chain at heights [from, to]. */
-  async activeHashes(from: number, to: number): Promise<string[]> {
+  private async activeHashes(from: number, to: number): Promise<string[]> {
     if (to < from) return [];
     const calls = [];
     for (let h = from; h <= to; h++) calls.push({ method: 'getblockhash', params: [h] });
@@ -93,8 +111,8 @@ export class ChainData {
   }
 
   /** Height and time of a known block, or null for an unknown hash. */
-  async headerInfo(hash: string): Promise<HeaderInfo | null> {
-    const o = await this.btcd.call('getblockheader', [hash.toLowerCase(), true]);
+  private async headerInfo(hash: string): Promise<HeaderInfo | null> {
+    const o = await this.btcd.call('getblockheader', [hash, true]);
     if (o.error?.code === NOT_FOUND) return null;
     return unwrap<HeaderInfo>(o);
   }
@@ -102,6 +120,10 @@ export class ChainData {
   /** Heights of known blocks (batch getblockheader); a block's height never changes for its hash. */
   async heights(hashes: Iterable<string>): Promise<Map<string, number>> {
     const want = [...new Set(hashes)];
+    for (const h of want) {
+      const stored = this.store.block(h);
+      if (stored) this.heightByHash.set(h, stored.height);
+    }
     const missing = want.filter((h) => !this.heightByHash.has(h));
     if (missing.length > 0) {
       const infos = await this.btcd.getMany<HeaderInfo>(missing.map((h) => ({ method: 'getblockheader', params: [h, true] })));
@@ -111,13 +133,13 @@ export class ChainData {
   }
 
   /** True if `hash` is the active chain's block at its height (Core's `active_chain.Contains`). */
-  async inActiveChain(info: HeaderInfo): Promise<boolean> {
+  private async inActiveChain(info: HeaderInfo): Promise<boolean> {
     const o = await this.btcd.call('getblockhash', [info.height]);
     return !o.error && o.result === info.hash;
   }
 
   /** The 80-byte serialized headers of `hashes`, in order. */
-  async headerBytes(hashes: string[]): Promise<Buffer[]> {
+  private async headerBytes(hashes: string[]): Promise<Buffer[]> {
     const missing = hashes.filter((h) => !this.headers.get(h));
     if (missing.length > 0) {
       const hex = await this.btcd.getMany<string>(missing.map((h) => ({ method: 'getblockheader', params: [h, false] })));

@@ -9,6 +9,7 @@ import { BtcdUnavailable, RpcFailure, type RpcError, type RpcOutcome } from './b
 import { DIALECT } from './dialect';
 import { RequestContext, type AdapterDeps } from './context';
 import { OWN_METHODS } from './own-answers';
+import { STORED } from './stored-answers';
 import { RPC_INTERNAL_ERROR, RPC_INVALID_REQUEST, RPC_METHOD_NOT_FOUND, RPC_PARSE_ERROR } from './params';
 
 export interface HttpReply {
@@ -59,7 +60,7 @@ async function run(req: Request, ctx: RequestContext): Promise<RpcOutcome> {
     return failed(RPC_INVALID_REQUEST, 'named parameters are not supported by the lab adapter; pass params as an array');
   }
   const params = (req.params ?? []) as unknown[];
-  const handler = OWN_METHODS[req.method]?.handler ?? DIALECT[req.method];
+  const handler = OWN_METHODS[req.method]?.handler ?? STORED[req.method] ?? DIALECT[req.method];
   try {
     if (handler) return { result: (await handler(params, ctx)) ?? null, error: null };
     return await ctx.btcd.call(req.method, params);

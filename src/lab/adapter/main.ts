@@ -7,6 +7,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { BtcdClient } from './btcd-client';
 import { ChainData } from './chain-data';
+import { ChainStore } from './chain-store';
 import { readCredentials } from './credentials';
 import { createAdapterServer } from './server';
 import { SpenderIndex } from './spender-index';
@@ -26,17 +27,19 @@ async function main(): Promise<void> {
     .parseAsync();
   const creds = readCredentials(argv.cookie);
   const btcd = new BtcdClient(HOST, argv['btcd-port'], creds);
-  const deps = { btcd, data: new ChainData(btcd), spenders: new SpenderIndex(btcd) };
-  const server = createAdapterServer(deps, creds, log);
+  const store = new ChainStore(btcd);
+  const deps = { btcd, data: new ChainData(btcd, store), spenders: new SpenderIndex(store) };
   // ElectrumX and electrs reuse idle connections between polls; bindex retries only on 503 and
-  // refused connections, so the adapter should not be the side that closes an idle one.
-  server.keepAliveTimeout = 600_000;
-  server.headersTimeout = 610_000; // must exceed keepAliveTimeout
+  // refused connections, so the adapter never closes an idle one (http-wire.ts has no idle timeout).
+  const server = createAdapterServer(deps, creds, log);
 
-  // Keep the spender index warm so gettxspendingprevout answers without a catch-up pause.
-  const warm = setInterval(() => {
-    deps.spenders.sync().catch(() => undefined);
-  }, 1_000);
+  // Keep the spender index warm so gettxspendingprevout answers without a catch-up pause, and the
+  // chain store current with blocks mined other than through the adapter.
+  const keepCurrent = () => {
+    deps.spenders.sync().catch(() => undefined); // syncs the store first
+  };
+  keepCurrent();
+  const warm = setInterval(keepCurrent, 1_000);
 
   const stop = (signal: string) => {
     log(`${signal}: stopping`);

@@ -57,9 +57,9 @@ export const OWN_FIELDS: OwnAnswer[] = [
 
 /** REST endpoints (btcd has no REST interface); every byte comes from btcd's blocks and txindex. */
 export const OWN_REST: OwnAnswer[] = [
-  { name: '/rest/blockhashbyheight/<h>.<bin|hex|json>', reason: 'electrs 0.12 (bindex) reads the chain over REST; from btcd getblockhash' },
-  { name: '/rest/headers/<count>/<hash>.<bin|hex> and /rest/headers/<hash>.<bin|hex>?count=N', reason: 'bindex; from btcd getblockhash + getblockheader (raw)' },
-  { name: '/rest/block/<hash>.<bin|hex>', reason: 'bindex; btcd getblock <hash> 0 (raw bytes)' },
+  { name: '/rest/blockhashbyheight/<h>.<bin|hex|json>', reason: 'electrs 0.12 (bindex) reads the chain over REST; from the chain store, else btcd getblockhash' },
+  { name: '/rest/headers/<count>/<hash>.<bin|hex> and /rest/headers/<hash>.<bin|hex>?count=N', reason: 'bindex; headers of the chain store (btcd\'s raw blocks), else btcd getblockhash + getblockheader (raw)' },
+  { name: '/rest/block/<hash>.<bin|hex>', reason: 'bindex; btcd getblock <hash> 0 (raw bytes), kept in the chain store' },
   { name: '/rest/spenttxouts/<hash>.<bin|hex|json>', reason: 'bindex (Core 30 format); each input\'s spent output from btcd getrawtransaction of its funding tx' },
   { name: '/rest/blockpart/<hash>.<bin|hex>?offset=O&size=S', reason: 'bindex (Core 31) fetches single transactions this way; a byte range of btcd\'s raw block' },
 ];

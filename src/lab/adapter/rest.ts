@@ -15,7 +15,10 @@ type Format = 'bin' | 'hex' | 'json';
 const MAX_REST_HEADERS_RESULTS = 2000; // rest.cpp
 const INT32_MAX = 2 ** 31 - 1;
 
-export async function handleRest(pathname: string, query: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
+/** A reply at once where the chain store holds the answer (no promise to wait for), else a promise. */
+type Answer = HttpReply | Promise<HttpReply>;
+
+export function handleRest(pathname: string, query: URLSearchParams, deps: AdapterDeps): Answer {
   const rest = pathname.slice('/rest/'.length);
   const route = ROUTES.find((r) => rest.startsWith(r.prefix));
   if (!route) return error(404, 'Not found');
@@ -29,7 +32,7 @@ export async function handleRest(pathname: string, query: URLSearchParams, deps:
 interface Route {
   prefix: string;
   formats: Format[];
-  handle(param: string, format: Format, query: URLSearchParams, deps: AdapterDeps): Promise<HttpReply>;
+  handle(param: string, format: Format, query: URLSearchParams, deps: AdapterDeps): Answer;
 }
 
 const ROUTES: Route[] = [
@@ -49,15 +52,17 @@ function parseFormat(s: string): { param: string; format: Format | null } {
   return { param: s, format: null };
 }
 
-async function blockhashByHeight(param: string, format: Format, _q: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
+function blockhashByHeight(param: string, format: Format, _q: URLSearchParams, deps: AdapterDeps): Answer {
   if (!/^\d+$/.test(param) || Number(param) > INT32_MAX) return error(400, `Invalid height: ${param.replace(/[^\w.-]/g, '')}`);
-  const o = await deps.btcd.call('getblockhash', [Number(param)]);
-  if (o.error) return error(404, 'Block height out of range');
-  const hash = o.result as string;
-  if (format === 'json') return jsonBody({ blockhash: hash });
-  // rest.cpp: .bin is the serialized uint256 (reversed), .hex is GetHex() (display order).
-  if (format === 'hex') return { status: 200, contentType: 'text/plain', body: hash + '\n' };
-  return bytes(format, hashToWire(hash));
+  const reply = (hash: unknown): HttpReply => {
+    if (typeof hash !== 'string') return error(404, 'Block height out of range');
+    if (format === 'json') return jsonBody({ blockhash: hash });
+    // rest.cpp: .bin is the serialized uint256 (reversed), .hex is GetHex() (display order).
+    if (format === 'hex') return { status: 200, contentType: 'text/plain', body: hash + '\n' };
+    return bytes(format, hashToWire(hash));
+  };
+  const stored = deps.data.store.hashAt(Number(param));
+  return stored ? reply(stored) : deps.btcd.call('getblockhash', [Number(param)]).then((o) => reply(o.result));
 }
 
 async function headers(param: string, format: Format, query: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
@@ -74,18 +79,12 @@ async function headers(param: string, format: Format, query: URLSearchParams, de
   if (!isHashHex(hash)) return error(400, `Invalid hash: ${hash}`);
   // Core returns an empty body for an unknown block or one off the active chain; bindex relies on
   // that to detect a reorg.
-  const info = await deps.data.headerInfo(hash);
-  if (!info || !(await deps.data.inActiveChain(info))) return bytes(format, Buffer.alloc(0));
-  const tip = await deps.data.tipHeight();
-  const hashes = await deps.data.activeHashes(info.height, Math.min(tip, info.height + count - 1));
-  return bytes(format, Buffer.concat(await deps.data.headerBytes(hashes)));
+  return bytes(format, Buffer.concat(await deps.data.activeHeaders(hash, count)));
 }
 
-async function block(param: string, format: Format, _q: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
+function block(param: string, format: Format, _q: URLSearchParams, deps: AdapterDeps): Answer {
   if (!isHashHex(param)) return error(400, `Invalid hash: ${param}`);
-  const raw = await deps.data.rawBlock(param);
-  if (!raw) return error(404, `${param} not found`);
-  return bytes(format, raw);
+  return withRawBlock(param, deps, (raw) => bytes(format, raw));
 }
 
 async function spentTxouts(param: string, format: Format, _q: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
@@ -101,15 +100,22 @@ async function spentTxouts(param: string, format: Format, _q: URLSearchParams, d
 }
 
 // Core 31 (PR 33657): bytes [offset, offset+size) of the block as stored, i.e. its serialization.
-async function blockPart(param: string, format: Format, query: URLSearchParams, deps: AdapterDeps): Promise<HttpReply> {
+function blockPart(param: string, format: Format, query: URLSearchParams, deps: AdapterDeps): Answer {
   if (!isHashHex(param)) return error(400, `Invalid hash: ${param}`);
   const offset = nonNegative(query.get('offset'));
   const size = nonNegative(query.get('size'));
   if (offset === null || size === null) return error(400, 'Block part offset and size must be non-negative integers (?offset=N&size=M)');
-  const raw = await deps.data.rawBlock(param);
-  if (!raw) return error(404, `${param} not found`);
-  if (offset + size > raw.length) return error(400, `Block part ${offset}+${size} is out of range (block has ${raw.length} bytes)`);
-  return bytes(format, raw.subarray(offset, offset + size));
+  return withRawBlock(param, deps, (raw) => {
+    if (offset + size > raw.length) return error(400, `Block part ${offset}+${size} is out of range (block has ${raw.length} bytes)`);
+    return bytes(format, raw.subarray(offset, offset + size));
+  });
+}
+
+/** `answer` from the block's bytes: at once from the chain store, else once btcd has sent them. */
+function withRawBlock(hash: string, deps: AdapterDeps, answer: (raw: Buffer) => HttpReply): Answer {
+  const stored = deps.data.store.block(hash.toLowerCase());
+  if (stored) return answer(stored.raw);
+  return deps.data.rawBlock(hash).then((raw) => (raw ? answer(raw) : error(404, `${hash} not found`)));
 }
 
 function nonNegative(s: string | null): number | null {

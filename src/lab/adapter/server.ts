@@ -5,66 +5,67 @@
  *
  * Esplora's electrs speaks a minimal HTTP of its own (src/daemon.rs there): request lines end in a
  * bare LF, there is no Host header, and it reads the reply by exact header name (`Content-Length`)
- * and takes the body as one line. Bitcoin Core's libevent server accepts all that; Node's strict
- * parser answers 400, so the adapter (loopback only) uses the lenient parser and no Host check.
+ * and takes the body as one line. Bitcoin Core's libevent server accepts all that, and so does the
+ * adapter's own HTTP (http-wire.ts). Replies always carry an explicit length, spelt as Core does:
+ * electrs rejects chunked replies.
  */
 import { timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
+import net from 'node:net';
 import { BtcdUnavailable } from './btcd-client';
 import type { AdapterDeps } from './context';
 import { basicAuthHeader, type Credentials } from './credentials';
-import { handleJsonRpc, type HttpReply } from './jsonrpc';
+import { serveConnection, type WireReply, type WireRequest } from './http-wire';
+import { handleJsonRpc } from './jsonrpc';
 import { handleRest } from './rest';
 
 const MAX_BODY = 64 * 1024 * 1024; // a batch of raw transactions stays well below this
 
-export function createAdapterServer(deps: AdapterDeps, creds: Credentials, log: (line: string) => void): http.Server {
+/** A net.Server answering the adapter's HTTP, with a way to drop every open connection at stop. */
+export interface AdapterServer extends net.Server {
+  closeAllConnections(): void;
+}
+
+export function createAdapterServer(deps: AdapterDeps, creds: Credentials, log: (line: string) => void): AdapterServer {
   const expected = Buffer.from(basicAuthHeader(creds));
   const authorized = (h: string | undefined) => {
     const got = Buffer.from(h ?? '');
     return got.length === expected.length && timingSafeEqual(got, expected);
   };
 
-  return http.createServer({ insecureHTTPParser: true, requireHostHeader: false }, (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://adapter');
-    const send = (r: HttpReply) => {
-      const body = typeof r.body === 'string' ? Buffer.from(r.body) : r.body;
-      // Explicit length, spelt as Core does: electrs rejects chunked replies, and Esplora's electrs
-      // looks the header up by its exact name.
-      res.writeHead(r.status, { 'Content-Type': r.contentType, 'Content-Length': body.length });
-      res.end(body);
-    };
-    const fail = (err: unknown) => {
-      const unavailable = err instanceof BtcdUnavailable;
-      if (!unavailable) log(`internal error on ${req.method} ${url.pathname}: ${(err as Error).stack ?? err}`);
-      send({ status: unavailable ? 503 : 500, contentType: 'text/plain', body: `${(err as Error).message}\r\n` });
-    };
+  const fail = (req: WireRequest, pathname: string, err: unknown): WireReply => {
+    const unavailable = err instanceof BtcdUnavailable;
+    if (!unavailable) log(`internal error on ${req.method} ${pathname}: ${(err as Error).stack ?? err}`);
+    return { status: unavailable ? 503 : 500, contentType: 'text/plain', body: `${(err as Error).message}\r\n` };
+  };
+  // Not async: a REST answer the chain store holds is returned as it is, and written at once.
+  const handle = (req: WireRequest): WireReply | Promise<WireReply> => {
+    const q = req.target.indexOf('?');
+    const pathname = q < 0 ? req.target : req.target.slice(0, q);
+    try {
+      let answer: WireReply | Promise<WireReply>;
+      if (req.method === 'GET' && pathname.startsWith('/rest/')) {
+        answer = handleRest(pathname, new URLSearchParams(q < 0 ? '' : req.target.slice(q + 1)), deps);
+      } else if (req.method !== 'POST') {
+        answer = { status: pathname.startsWith('/rest/') ? 404 : 405, contentType: 'text/plain', body: 'JSONRPC server handles only POST requests\r\n' };
+      } else if (!authorized(req.headers.get('authorization'))) {
+        answer = { status: 401, headers: { 'WWW-Authenticate': 'Basic realm="jsonrpc"' }, body: '' };
+      } else {
+        answer = handleJsonRpc(req.body.toString('utf8'), deps);
+      }
+      return answer instanceof Promise ? answer.catch((err) => fail(req, pathname, err)) : answer;
+    } catch (err) {
+      return fail(req, pathname, err);
+    }
+  };
 
-    if (req.method === 'GET' && url.pathname.startsWith('/rest/')) {
-      req.resume();
-      handleRest(url.pathname, url.searchParams, deps).then(send, fail);
-      return;
-    }
-    if (req.method !== 'POST') {
-      req.resume();
-      send({ status: url.pathname.startsWith('/rest/') ? 404 : 405, contentType: 'text/plain', body: 'JSONRPC server handles only POST requests\r\n' });
-      return;
-    }
-    if (!authorized(req.headers.authorization)) {
-      req.resume();
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="jsonrpc"', 'Content-Length': 0 });
-      res.end();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) req.destroy();
-      else chunks.push(c);
-    });
-    req.on('end', () => {
-      handleJsonRpc(Buffer.concat(chunks).toString('utf8'), deps).then(send, fail);
-    });
-  });
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    serveConnection(socket, MAX_BODY, handle);
+  }) as AdapterServer;
+  server.closeAllConnections = () => {
+    for (const s of sockets) s.destroy();
+  };
+  return server;
 }
