@@ -28,6 +28,8 @@ const TIMER_MIN_NS = 1_500_000;
 const TIMER_MARGIN_MS = 2;
 /** Room before the next send a step of deferred bookkeeping is given (one takes up to ~0.5 ms). */
 const SPARE_ROOM_NS = 1_000_000;
+/** A blocked batch's requests are built this long before their time, so that after the block only their write is left. */
+const QUEUE_AHEAD_NS = 500_000;
 
 /**
  * When each request is due, one at a time, Infinity after the last: what the driver reads once per
@@ -225,8 +227,22 @@ export class ArrivalDriver implements Pacer {
           // and a send blocked past one would be counted in the second before.
           // A batch's wake need not end to the µs: what is not due yet when it ends starts the next.
           const now = ctx.clock.now();
-          const atNs = Math.min(dueNs(), (Math.floor(now / 1e9) + 1) * 1e9);
-          blockUntil(Number(ctx.clock.t0) + atNs, atNs === ahead.first);
+          const due = dueNs();
+          const atNs = Math.min(due, (Math.floor(now / 1e9) + 1) * 1e9);
+          if (atNs === due) {
+            // The batch is queued just before its time and written at it: after a sleep the first
+            // code to run is slow (the lab's VM took ~0.19 ms to build one request after waking,
+            // and at 50/s nearly every send went out that late), so the block wakes QUEUE_AHEAD_NS
+            // early, the requests are built, and a second, exact block leaves only the write for
+            // their time. None is written before it: the second block ends at the batch's last
+            // intended time. Queued, they count as in flight (the loop-delay probe runs), which
+            // is why they are not queued before the whole block.
+            const t0 = Number(ctx.clock.t0);
+            blockUntil(t0 + atNs - QUEUE_AHEAD_NS, false);
+            while (ahead.first <= atNs && batch.size < FLUSH_EVERY) batch.add(ahead.take());
+            blockUntil(t0 + atNs, true);
+            batch.flush();
+          } else blockUntil(Number(ctx.clock.t0) + atNs, atNs === ahead.first);
           return turn(false);
         }
         if (waitNs >= TIMER_MIN_NS) {
