@@ -111,7 +111,9 @@ describe('against a responder that counts its reads', () => {
     const { answered, writes, server } = await runAt(rate);
     // The window the engine used: requests due within it share a write (a late wake sends more at once).
     const perWindow = (rate * batchWindowNs()) / 1e9;
-    expect(answered).toBeGreaterThan(0.9 * rate);
+    // Enough answered to judge the sharing by. How many a starved machine let it send in its
+    // second is not this test's question (a CI run with four test files on two cores sent 57 %).
+    expect(answered).toBeGreaterThan(0.25 * rate);
     expect(answered / writes).toBeGreaterThanOrEqual(Math.max(1.5, 0.5 * perWindow));
     // At the server: each read held about one write's requests.
     expect(server.calls).toBe(answered);
