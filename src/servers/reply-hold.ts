@@ -6,7 +6,9 @@
  * (1.0, a class constant of electrumx/server/transport.py, no environment variable) for more to
  * pad with. A benchmark of such a server measures that wait. Its WebSocket sessions are served by
  * another transport, neither padded nor held. Derived from what every run stores of its servers
- * (the software string `server.version` answered, and the URL), so stored runs say it too.
+ * (the software string `server.version` answered, and the URL), so stored runs say it too. The
+ * version cannot tell whether an operator set the constant to 0 (the lab does), so the note says
+ * "unless" rather than guessing.
  */
 
 /** The first ElectrumX release that pads and holds. */
@@ -42,8 +44,8 @@ export function replyHoldOf(s: ServerIdentity): ReplyHold | null {
   if (!holdsReplies(s.software) || !RAW_SOCKET.test(s.url)) return null;
   const note =
     `${s.software} over TCP/TLS pads its replies and holds a small one up to 1 s (a traffic-analysis countermeasure): ` +
-    'these latencies contain that hold; measure without it over ws:// (not padded), or with the server\'s ' +
-    'PaddedRSTransport.WAIT_FOR_BUFFER_GROWTH_SECONDS set to 0 (electrumx/server/transport.py)';
+    'these latencies contain that hold unless the server runs with PaddedRSTransport.WAIT_FOR_BUFFER_GROWTH_SECONDS ' +
+    'set to 0 (electrumx/server/transport.py; the lab does, unless ELECTRUM_BENCH_ELECTRUMX_PADDING=on); measure without it over ws:// (not padded)';
   return { server: s.name, software: s.software!, url: s.url, note };
 }
 
