@@ -73,3 +73,21 @@ test('the printed summary says it in one line for the TCP server, before the tab
   expect(held[0]).toMatch(HOLD_NOTE);
   expect(lines.findIndex((l) => HOLD_NOTE.test(l))).toBeLessThan(lines.findIndex((l) => /^server\s+method/.test(l)));
 });
+
+test('a load says it too: one line for the TCP server, in the summary export and the report, none for ws://', () => {
+  const env = labEnv();
+  const exported = path.join(tmp, 'load-summary.json');
+  const r = cli('load.ts', ['--no-progress', ...servers(), '--dataset', env.datasetPath, '--mix', 'balance=1', '--rate', '5', '--duration', '2s', '--summary-export', exported, '--db', path.join(tmp, 'load.sqlite')]);
+  expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+  const held = r.stdout.split('\n').filter((l) => / holds a small one /.test(l));
+  expect(held).toHaveLength(1);
+  expect(held[0]).toMatch(HOLD_NOTE);
+  const json = JSON.parse(fs.readFileSync(exported, 'utf8'));
+  expect(json.replyHolds.map((h: { server: string }) => h.server)).toEqual(['electrumx-tcp']);
+  const report = path.join(tmp, 'load-report');
+  const rep = cli('report.ts', ['--db', path.join(tmp, 'load.sqlite'), '--out', report]);
+  expect({ status: rep.status, stderr: rep.stderr }).toEqual({ status: 0, stderr: '' });
+  const md = fs.readFileSync(path.join(report, 'summary.md'), 'utf8');
+  expect(md).toMatch(HOLD_NOTE);
+  expect(md).not.toMatch(/^electrumx-ws: .*holds/m);
+});
