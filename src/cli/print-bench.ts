@@ -6,6 +6,7 @@ import { answeringText } from '../core/answering';
 import { summaryTable } from '../bench/summary';
 import { compareTable } from '../report/compare';
 import { textTable } from '../core/text-table';
+import { replyHoldLine } from '../servers/reply-hold';
 import type { RunOutcome } from '../runs/outcome';
 import type { BenchDetail } from '../runs/kinds/bench';
 
@@ -25,7 +26,7 @@ export function printBench(o: RunOutcome<BenchDetail>, out: { json: boolean; log
       return said ? [`${a.server}: ${said}`] : [];
     });
     const table = summaryTable(result, o.db!).split('\n');
-    lines.push([table[0], ...silent, ...table.slice(1)].join('\n'));
+    lines.push([table[0], ...silent, ...result.replyHolds.map(replyHoldLine), ...table.slice(1)].join('\n'));
     if (d.costs) lines.push(`\n${d.costs}`);
     if (d.ab) {
       const t = compareTable(d.ab.comparison);

@@ -10,6 +10,7 @@ import type { IntervalRecord } from '../core/load-types';
 import type { LiveCounts } from '../engine/sinks/hdr-intervals';
 import type { ServerSummary } from '../engine/summary';
 import { outageText } from '../core/outages';
+import { replyHoldLine, replyHolds } from '../servers/reply-hold';
 
 const ms = (us: number | null | undefined) => (us === null || us === undefined ? '-' : (us / 1000).toFixed(us < 10_000 ? 2 : 1));
 
@@ -22,6 +23,9 @@ export function intervalLine(rec: IntervalRecord, live: LiveCounts): string {
     `p50 ${ms(live.p50Us)} ms  p99 ${ms(live.p99Us)} ms  errors ${live.errors}  dropped ${live.dropped}`
   );
 }
+
+/** ElectrumX's reply hold, for each server whose latencies contain it (src/servers/reply-hold.ts). */
+export const loadReplyHolds = (summaries: readonly ServerSummary[]) => replyHolds(summaries.map((s) => ({ name: s.server, software: s.software, url: s.url })));
 
 const f = (v: number | null) => (v === null ? '-' : v.toFixed(v < 10 ? 3 : 1));
 
@@ -53,6 +57,7 @@ export function summaryText(summaries: ServerSummary[], answering: readonly Answ
     return said ? [`${a.server}: ${said}`] : [];
   });
   const gone = summaries.flatMap((s) => s.outages.map((o) => `${s.server}: ${outageText(o)}`));
+  const held = loadReplyHolds(summaries).map(replyHoldLine);
   const outcomeLines = summaries.map((s) => `outcomes (${s.server}): ${Object.entries(s.outcomes).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'} = ${s.scheduled} scheduled`);
   const generator = summaries.map(
     (s) =>
@@ -64,6 +69,7 @@ export function summaryText(summaries: ServerSummary[], answering: readonly Answ
     `load run ${runId}: latency from each request's intended send (no coordinated omission); service = from the actual write; answered = replies of any kind; written to ${db}`,
     ...silent,
     ...gone,
+    ...held,
     '',
     table,
     '',

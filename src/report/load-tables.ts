@@ -6,6 +6,7 @@ import { fmtErrors, fmtMs, Table } from './table';
 import { fmtRate } from '../core/rate-text';
 import { stoppedAnsweringText } from '../core/stopped-answering';
 import { outageText } from '../core/outages';
+import { reportReplyHolds } from './tables';
 
 export const LOAD_NOTE =
   'Latency is measured from each request\'s intended send time, so a server that falls behind is charged for the queue it builds ' +
@@ -97,6 +98,7 @@ export function loadRunTable(report: LoadRunReport): Table {
     ...(withThresholds ? [thresholds(report, s)] : []),
   ]);
   const started = run.started_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  const held = reportReplyHolds(report.servers);
   const how = report.chosen === 'latest' ? ' — the latest finished load run (name others with --load-run ID)' : '';
   return {
     title: `Load run ${run.number}${how}`,
@@ -104,7 +106,8 @@ export function loadRunTable(report: LoadRunReport): Table {
       `Started ${started}, ${run.status}; electrum-bench ${run.tool_version}${run.git_commit ? ` @ ${run.git_commit.slice(0, 10)}` : ''}, node ${run.node_version}` +
       (run.dataset_path ? `; dataset ${run.dataset_path}` : '') +
       (run.shard ? `; shard ${run.shard}` : '') +
-      '.',
+      '.' +
+      (held ? `\n${held}` : ''),
     head,
     align: head.map((h, i) => (i < 2 || ['errors', 'outages', 'generator-bound', 'thresholds'].includes(h) ? 'left' : 'right')),
     rows,

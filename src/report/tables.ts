@@ -4,6 +4,7 @@
  * each p50 to a baseline server's and a least-squares slope against the address's size.
  */
 import { answeringText } from '../core/answering';
+import { replyHoldLine, replyHolds } from '../servers/reply-hold';
 import { isWalletCallName } from '../core/methods';
 import type { ReportMethod, ReportModel } from './model';
 import { SLOPE_AXIS } from './charts/definitions';
@@ -166,5 +167,12 @@ export function serversTable(model: ReportModel): Table {
     const said = s.answering ? answeringText(s.answering) : null;
     return [said ? `${s.label}: ${said}` : s.label, String(s.run.id), s.record.profile, viaOf(model, s.label), s.record.software ?? '–', s.record.protocol ?? '–', s.record.url];
   });
-  return { title: 'Servers', head, align: head.map(() => 'left'), rows };
+  const note = reportReplyHolds(model.servers);
+  return { title: 'Servers', ...(note ? { note } : {}), head, align: head.map(() => 'left'), rows };
+}
+
+/** ElectrumX's reply hold, one line per stored server whose latencies contain it (src/servers/reply-hold.ts); undefined when none does. */
+export function reportReplyHolds(servers: ReadonlyArray<{ label: string; record: { software: string | null; url: string } }>): string | undefined {
+  const lines = replyHolds(servers.map((s) => ({ name: s.label, software: s.record.software, url: s.record.url }))).map(replyHoldLine);
+  return lines.length ? lines.join('\n') : undefined;
 }

@@ -15,7 +15,7 @@ function htmlTable(t: Table, cls: string, heading: 'h2' | 'h3' = 'h2'): string {
   const cell = (tag: string, c: string, i: number) => `<${tag} class="${t.align[i]}">${esc(c)}</${tag}>`;
   return [
     `<${heading}>${esc(t.title)}</${heading}>`,
-    t.note ? `<p class="note">${esc(t.note)}</p>` : '',
+    ...(t.note ?? '').split('\n').filter(Boolean).map((line) => `<p class="note">${esc(line)}</p>`),
     `<table class="${cls}"><thead><tr>${t.head.map((h, i) => cell('th', h, i)).join('')}</tr></thead><tbody>`,
     ...t.rows.map((r) => `<tr>${r.map((c, i) => cell('td', c, i)).join('')}</tr>`),
     '</tbody></table>',

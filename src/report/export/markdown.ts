@@ -5,7 +5,7 @@ import { WALLET_NOTE } from '../wallet-tables';
 import { reportTitle, type Exporter, type RenderedBench, type RenderedChart, type RenderedReport } from './exporter';
 
 function section(t: Table, heading = '##'): string[] {
-  return [`${heading} ${t.title}`, '', ...(t.note ? [t.note, ''] : []), markdownTable(t), ''];
+  return [`${heading} ${t.title}`, '', ...(t.note ? t.note.split('\n').flatMap((line) => [line, '']) : []), markdownTable(t), ''];
 }
 
 function chartLinks(c: RenderedChart, heading: string): string[] {

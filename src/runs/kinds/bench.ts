@@ -13,6 +13,7 @@ import { UserError } from '../../core/user-error';
 import { statusOf } from '../../core/run-status';
 import type { Answering } from '../../core/answering';
 import { targetUrl } from '../../servers/targets';
+import { replyHolds, type ReplyHold } from '../../servers/reply-hold';
 import { ResultsStore } from '../../store/results';
 import { computeStatistics } from '../../store/statistics';
 import { benchAnswering } from '../../store/answering';
@@ -57,7 +58,7 @@ export interface BenchRun {
 }
 
 export interface BenchDetail {
-  result?: RunResult;
+  result?: BenchResult;
   costs?: string;
   /** An A/B run's verdicts (src/verdicts/bench.ts). */
   ab?: AbVerdicts;
@@ -139,13 +140,13 @@ async function measureOnce(session: RunSession, store: ResultsStore, run: BenchR
     answering: result.answering,
     thresholds: [],
     regressed: ab?.regressed ?? [],
-    json: { ...summaryObject(result, run.db), answering: result.answering },
+    json: { ...summaryObject(result, run.db), answering: result.answering, replyHolds: result.replyHolds },
     detail: { result, costs, ab, failOnPct: run.failOnPct },
   };
 }
 
-/** A bench run's result: the runner's summary from the stored samples, and each server's answering. */
-export type BenchResult = RunResult & { answering: Answering[] };
+/** A bench run's result: the runner's summary from the stored samples, each server's answering, and ElectrumX's reply hold where its latencies contain it. */
+export type BenchResult = RunResult & { answering: Answering[]; replyHolds: ReplyHold[] };
 
 /**
  * One bench run measured into `store`: its record made (or a resumed one found) once every server
@@ -196,6 +197,7 @@ export class BenchMeasure {
       lateReplies: end.lateReplies,
       order: opts.order ?? 'address',
       answering: benchAnswering(store, end.runId, opts.servers.map((t) => t.name), opts.timeoutMs),
+      replyHolds: replyHolds(store.servers(end.runId)),
     };
   }
 }

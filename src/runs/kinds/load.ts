@@ -28,7 +28,7 @@ import { loadAbVerdicts, type LoadAbVerdicts } from '../../verdicts/load';
 import { toolInfo } from '../../core/tool-info';
 import type { ResourceTarget } from '../../resources/sampler';
 import { createThresholdTracker, type ThresholdResult } from '../../load/thresholds';
-import { intervalLine } from '../../load/summary';
+import { intervalLine, loadReplyHolds } from '../../load/summary';
 import { expectedNetwork } from '../../dataset/expected-network';
 import { asShard, mergeTest, sendResults, type CoordinatedShard } from '../coordinated';
 import { ensureReachable } from '../reachable';
@@ -273,7 +273,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   }
   if (test) return finishCoordinated(session, run, test, outcome, { summaries, runId, status, aborted: runner.aborted });
   const turns = plan.turnMs !== undefined ? { turnMs: plan.turnMs, baseline: plan.baseline, verdicts: ab ? [...ab.byServer.values()].flat() : undefined } : undefined;
-  const json = { runId, db: run.db, status, model: search ? 'find-max' : opts.model, servers: summaries, answering, findMax: search ? searches : undefined, thresholds, aborted: runner.aborted, interleaved: turns };
+  const json = { runId, db: run.db, status, model: search ? 'find-max' : opts.model, servers: summaries, answering, replyHolds: loadReplyHolds(summaries), findMax: search ? searches : undefined, thresholds, aborted: runner.aborted, interleaved: turns };
   return outcome(json, plan.turnMs !== undefined ? { turns: { turnMs: plan.turnMs, durationMs: plan.durationMs, servers: names } } : {});
 }
 

@@ -1,0 +1,58 @@
+/**
+ * ElectrumX's hold of small replies, named wherever its latencies are shown. From 1.18.0
+ * (changelog: "countermeasures against traffic analysis", spesmilo/electrumx#301) its TCP and TLS
+ * sessions pad every write with spaces to a power of two of at least 1 KiB, and once a session has
+ * sent its first 1 KiB a write under 1 KiB waits up to `PaddedRSTransport.WAIT_FOR_BUFFER_GROWTH_SECONDS`
+ * (1.0, a class constant of electrumx/server/transport.py, no environment variable) for more to
+ * pad with. A benchmark of such a server measures that wait. Its WebSocket sessions are served by
+ * another transport, neither padded nor held. Derived from what every run stores of its servers
+ * (the software string `server.version` answered, and the URL), so stored runs say it too. The
+ * version cannot tell whether an operator set the constant to 0 (the lab does), so the note says
+ * "unless" rather than guessing.
+ */
+
+/** The first ElectrumX release that pads and holds. */
+const FIRST_HOLDING: readonly [number, number] = [1, 18];
+
+/** The URL schemes of a raw-socket session (TCP or TLS), as stored and as older runs stored them. */
+const RAW_SOCKET = /^(electrum|electrums|tcp|ssl):\/\//;
+
+export interface ServerIdentity {
+  name: string;
+  /** What `server.version` answered, e.g. "ElectrumX 1.18.0"; null when never identified. */
+  software: string | null;
+  url: string;
+}
+
+export interface ReplyHold {
+  server: string;
+  software: string;
+  url: string;
+  note: string;
+}
+
+/** Whether `software` names an ElectrumX release that pads and holds its raw-socket replies. */
+export function holdsReplies(software: string | null): boolean {
+  const m = /^ElectrumX\s+(\d+)\.(\d+)/i.exec(software?.trim() ?? '');
+  if (!m) return false;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  return major > FIRST_HOLDING[0] || (major === FIRST_HOLDING[0] && minor >= FIRST_HOLDING[1]);
+}
+
+/** The note for a server whose latencies contain ElectrumX's hold, or null (another server, or over WebSocket). */
+export function replyHoldOf(s: ServerIdentity): ReplyHold | null {
+  if (!holdsReplies(s.software) || !RAW_SOCKET.test(s.url)) return null;
+  const note =
+    `${s.software} over TCP/TLS pads its replies and holds a small one up to 1 s (a traffic-analysis countermeasure): ` +
+    'these latencies contain that hold unless the server runs with PaddedRSTransport.WAIT_FOR_BUFFER_GROWTH_SECONDS ' +
+    'set to 0 (electrumx/server/transport.py; the lab does, unless ELECTRUM_BENCH_ELECTRUMX_PADDING=on); measure without it over ws:// (not padded)';
+  return { server: s.name, software: s.software!, url: s.url, note };
+}
+
+/** Each server's note, for those that have one. */
+export function replyHolds(servers: readonly ServerIdentity[]): ReplyHold[] {
+  return servers.flatMap((s) => replyHoldOf(s) ?? []);
+}
+
+/** The one line a summary prints for it. */
+export const replyHoldLine = (h: ReplyHold): string => `${h.server}: ${h.note}`;
