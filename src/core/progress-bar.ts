@@ -22,7 +22,7 @@ export interface ProgressBarOptions {
    */
   ownEta?: boolean;
   /**
-   * Redrawn by its view (`drawNow`) at moments it chooses, not on a timer of its own: a bench's bar
+   * Redrawn by its view (`viewDrawer`) at moments it chooses, not on a timer of its own: a bench's bar
    * is drawn between calls, never while an answer is awaited (its drawing would be in the
    * latency). The timer still redraws a bar whose view has not for a second (a slow call).
    */

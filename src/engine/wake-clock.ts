@@ -26,9 +26,9 @@ export const MAX_LEAD_NS = 500_000;
 
 /**
  * How late a wake comes, as it goes: the mean and the mean deviation, smoothed as TCP smooths a
- * round trip (RFC 6298). Aimed the mean early, about half the wakes are late (issue #41: 8–11 %
- * of sends at 50/s went out late by more than the flag's 0.1 ms); aimed four deviations more,
- * almost none, and the rest is waited in place, which is what that lead costs. The block, the
+ * round trip (RFC 6298). Aimed the mean early, about half the wakes are late; aimed four
+ * deviations more, almost none, and the rest is waited in place, which is what that lead costs
+ * (issue #41: a late wake makes a late send, flagged above 0.1 ms). The block, the
  * low rates' wake, takes the lead; the clock's worker, asked for between batches at thousands a
  * second, the usual lateness (the rest there is waited in loop turns, on every wake).
  */
