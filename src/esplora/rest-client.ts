@@ -137,6 +137,7 @@ export class EsploraRestClient {
         setTimeout(() => request.abort(), LATE_GRACE_MS).unref();
       }, left);
       // undici's own timeouts are off: the call's deadline is the one timeout, as on the Electrum path.
+      request.sent();
       this.pool.dispatch({ path, method: 'GET', headersTimeout: 0, bodyTimeout: 0 }, request);
     });
   }
@@ -153,7 +154,7 @@ export class EsploraRestClient {
 interface Page {
   json: unknown;
   bytes: number;
-  /** From the request's write on its connection to its last byte's arrival, before the body was read. */
+  /** From the request's dispatch to its last byte's arrival, before the body was read. */
   roundTripNs: bigint;
   /** Our event loop's busy time in that span (only when measured). */
   busyMs?: number;
@@ -187,21 +188,13 @@ class RestRequest implements Dispatcher.DispatchHandler {
     this.body = new HeldBytes(maxBodyBytes);
   }
 
-  /**
-   * undici writes the request on its connection now: its round trip starts, as an Electrum call's
-   * starts at its write. Not at the hand-over to undici: its queue and pool took ~0.1 ms of our
-   * loop per request on the lab's VM, and a request queued behind another on a busy connection
-   * would carry that one's whole answer time (2026-11-28 findings). A retry on another connection
-   * starts it again: from the first start, the retry's time is in it, as the server caused it.
-   */
-  private started(): void {
-    if (this.sentNs !== 0n) return;
+  /** The request is handed to undici now: its round trip starts. */
+  sent(): void {
     if (this.measureLoop) this.activeAtSend = performance.eventLoopUtilization().active;
     this.sentNs = process.hrtime.bigint();
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.started();
     this.controller = controller;
     if (this.abortWanted) controller.abort(new ElectrumError('disconnect', 'client closed'));
   }
