@@ -4,6 +4,7 @@
  * transaction. A run is known to users by its id, and a run written before migration 8 also by the
  * number it had then (`legacy_id`): `resolveRun` finds it by either.
  */
+import type { ObservedReplies } from '../core/observed-replies';
 import type Database from 'better-sqlite3';
 import { hostInfo } from '../core/host-info';
 import type { RunStatus } from '../core/run-status';
@@ -119,6 +120,11 @@ export function setServerInfo(db: Database.Database, serverId: number, info: { s
     ? 'UPDATE run_servers SET software = coalesce(software, ?), protocol = coalesce(protocol, ?) WHERE id = ?'
     : 'UPDATE run_servers SET software = ?, protocol = ? WHERE id = ?';
   db.prepare(sql).run(info.software ?? null, info.protocol ?? null, serverId);
+}
+
+/** What a server's first connection saw of its replies (client.ts probeReplyHold), kept in its setup JSON beside what else is there. */
+export function setServerReplies(db: Database.Database, serverId: number, replies: ObservedReplies): void {
+  db.prepare("UPDATE run_servers SET setup_json = json_set(coalesce(setup_json, '{}'), '$.replies', json(?)) WHERE id = ?").run(JSON.stringify(replies), serverId);
 }
 
 /** `?, ?, …` for the kinds of a family. */
