@@ -217,6 +217,7 @@ export class ElectrumClient extends EventEmitter {
     const known = client.server;
     const again = await ElectrumClient.connect({ ...opts, skipServerInfo: true });
     again.server = { ...known, ...again.server };
+    if (!opts.websocket) again.server.replies = await again.probeReplyHold();
     return again;
   }
 

@@ -172,7 +172,7 @@ export function serversTable(model: ReportModel): Table {
 }
 
 /** ElectrumX's reply hold, one line per stored server whose latencies contain it (src/servers/reply-hold.ts); undefined when none does. */
-export function reportReplyHolds(servers: ReadonlyArray<{ label: string; record: { software: string | null; url: string } }>): string | undefined {
+export function reportReplyHolds(servers: ReadonlyArray<{ label: string; record: { software: string | null; url: string; setup_json?: string | null } }>): string | undefined {
   const lines = replyHolds(servers.map((s) => storedIdentity({ ...s.record, name: s.label }))).map(replyHoldLine);
   return lines.length ? lines.join('\n') : undefined;
 }

@@ -13,6 +13,8 @@
 
 import { HELD_REPLY_MS, observedRepliesIn, type ObservedReplies } from '../core/observed-replies';
 import { parseStoredJson } from '../core/stored-json';
+import { formatServerUrl } from '../core/server-address';
+import type { ServerTarget } from './targets';
 
 /** The first ElectrumX release that pads and holds. */
 const FIRST_HOLDING: readonly [number, number] = [1, 18];
@@ -80,6 +82,23 @@ export function replyHoldOf(s: ServerIdentity): ReplyHold | null {
 /** A stored server's identity, with what its handshake saw (kept in its setup JSON). */
 export function storedIdentity(row: { name: string; software: string | null; url: string; setup_json?: string | null }): ServerIdentity {
   return { name: row.name, software: row.software, url: row.url, replies: observedRepliesIn(parseStoredJson(row.setup_json ?? null)) };
+}
+
+/** A target as it said of itself before a run (ensureReachable), for runs whose own connections skip the courtesy calls (wallet syncs). */
+export function reachedIdentity(t: ServerTarget, said: ReadonlyMap<string, { software: string; replies?: ObservedReplies }>): ServerIdentity {
+  const s = said.get(t.name);
+  return { name: t.name, software: s?.software || null, url: formatServerUrl(t, 'tcp'), replies: s?.replies ?? null };
+}
+
+/** Each server's setup with what its handshake saw of its replies beside it, as a run stores it (`replies` in setup_json). */
+export function setupsWithReplies(setups: ReadonlyMap<string, unknown> | undefined, said: ReadonlyMap<string, { replies?: ObservedReplies }>): Map<string, unknown> {
+  const out = new Map(setups ?? []);
+  for (const [name, s] of said) {
+    if (!s.replies) continue;
+    const setup = out.get(name);
+    out.set(name, { ...(typeof setup === 'object' && setup !== null ? setup : {}), replies: s.replies });
+  }
+  return out;
 }
 
 /** Each server's note, for those that have one. */
