@@ -93,7 +93,6 @@ export async function main(argv: string[]): Promise<number> {
   const wanted = limits ?? LIMIT_NAMES.filter((l) => dataset !== null || !DATASET_LIMITS.includes(l));
   const needsDataset = wanted.filter((l) => DATASET_LIMITS.includes(l));
   if (dataset === null && needsDataset.length) throw new UserError(`--limits ${needsDataset.join(',')} sizes its probes from a dataset: give --dataset FILE`);
-  if (dataset === null) process.stderr.write(`[limits] no dataset (--dataset FILE): ${DATASET_LIMITS.join(', ')} not probed\n`);
 
   const fullPlan: LimitsPlan = { ...plan, limits: wanted, sourceAddresses, maxLineBytes: DEFAULT_MAX_LINE_BYTES, dataset: dataset?.lines ?? null };
   const { outcome, code } = await limitsSession({
@@ -103,6 +102,7 @@ export async function main(argv: string[]): Promise<number> {
     fresh: a.fresh,
     db: a.db,
     dataset: dataset ? { path: dataset.path, hash: dataset.hash } : null,
+    notes: dataset === null && limits === undefined ? [`no dataset (--dataset FILE): ${DATASET_LIMITS.join(', ')} not probed`] : [],
     log: (line) => process.stderr.write(`[limits] ${line}\n`),
   });
   process.stdout.write(a.json ? JSON.stringify(outcome.json, null, 2) + '\n' : printLimits(outcome));

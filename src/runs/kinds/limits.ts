@@ -24,6 +24,8 @@ export interface LimitsRun {
   fresh: boolean;
   db: string;
   dataset: { path: string; hash: string } | null;
+  /** Said once the servers are found reachable (what the plan leaves out). */
+  notes: string[];
   log: (line: string) => void;
 }
 
@@ -37,6 +39,7 @@ export async function limitsSession(run: LimitsRun): Promise<{ outcome: RunOutco
 
 async function measure(session: RunSession, run: LimitsRun): Promise<RunOutcome<LimitsDetail>> {
   await ensureReachable(run.servers, { timeoutMs: run.plan.timeoutMs, maxLineBytes: run.plan.maxLineBytes, tlsInsecure: false });
+  for (const note of run.notes) run.log(note);
   const store = new LimitStore(session.openStore());
   const tool = toolInfo();
   const { dataset: _lines, ...plan } = run.plan;
