@@ -153,7 +153,7 @@ describeBuilt('esplora', "Esplora with its default limits (--electrum-txs-limit 
     expect(outcomes.filter(refused).length).toBeGreaterThanOrEqual(2 * 4 + 9);
   });
 
-  test('limits finds histories up to 500 entries, then "Too many history entries"; the server answers the next request at once', async () => {
+  test('limits finds histories up to 500 entries, then "Too many history entries", and serves again', async () => {
     const found = await limits('esplora', env.electrum.esplora!, ['history-size']);
     const history = found.get('history-size')!;
     const { below } = around(500, (l) => l.txCount);
