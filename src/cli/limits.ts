@@ -79,8 +79,9 @@ export async function main(argv: string[]): Promise<number> {
 
   const { targets: resolved } = await resolveTargets({ server: a.server, lab: a.lab, host: a.host, port: a.port, tls: false });
   const targets = electrumTargets(resolved, a.lab, 'limits speaks');
-  // Before any connection: a server not on this machine is probed only by the one who runs it.
-  refuseUnlessOperated('limits', targets, a['i-operate-this-server']);
+  // Before any connection: a server not on this machine is probed only by the one who runs it
+  // (the lab's servers are ours).
+  refuseUnlessOperated('limits', a.lab ? [] : targets, a['i-operate-this-server']);
   const odd = targets.filter((t) => t.tls || t.websocket);
   if (odd.length) throw new UserError(`limits probes plain TCP: ${odd.map((t) => t.name).join(', ')} is TLS or WebSocket; give its TCP port`);
   const remote = targets.some((t) => !isLoopbackHost(t.host));

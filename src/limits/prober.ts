@@ -51,6 +51,7 @@ export async function probeLimits(
     if (findings.has(limit)) continue;
     const deadline = performance.now() + plan.secondsPerLimit * 1000;
     const stop = () => o.signal.aborted || performance.now() > deadline;
+    o.log(`probing ${limit}`);
     const finding = await probeOne(limit, c, plan, findings, stop, server.host);
     // A probe cut short by a stop found nothing a rerun should skip.
     if (finding === null || o.signal.aborted) continue;
