@@ -3,7 +3,8 @@
  * server.version, server.ping and scripthash subscriptions, and enforces limits of its own — at most
  * `perSource` connections per source address (the next closed unanswered), `batch` requests per
  * array (an error past it), `lineBytes` per request line (an error, then the connection closed),
- * `subscriptions` per connection (an error) — or, with `silent`, answers nothing at all.
+ * `subscriptions` per connection (an error) — or, with `silent`, answers nothing at all, and with
+ * `hangBatches` no array.
  */
 import net from 'node:net';
 
@@ -13,6 +14,7 @@ export interface LimitedOptions {
   lineBytes?: number;
   subscriptions?: number;
   silent?: boolean;
+  hangBatches?: boolean;
 }
 
 export interface Limited {
@@ -57,6 +59,7 @@ export async function startLimitedServer(o: LimitedOptions): Promise<Limited> {
         }
         const msg = JSON.parse(line.toString('utf8')) as { id: unknown; method?: string } | Array<{ id: unknown; method?: string }>;
         if (!Array.isArray(msg)) socket.write(JSON.stringify(answer(msg)) + '\n');
+        else if (o.hangBatches) continue;
         else if (o.batch !== undefined && msg.length > o.batch) socket.write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: 4, message: 'batch too large' } }) + '\n');
         else socket.write(JSON.stringify(msg.map(answer)) + '\n');
       }
