@@ -15,15 +15,13 @@ import { claimInput } from '../core/output-path';
 import { parseSourceAddresses } from '../load/source-addresses';
 import { readDataset } from '../dataset/line';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
-import type { LimitsPlan } from '../limits/prober';
+import { DATASET_LIMITS, type LimitsPlan } from '../limits/prober';
 import { limitsSession, type LimitsDetail } from '../runs/kinds/limits';
 import type { RunOutcome } from '../runs/outcome';
 import { electrumTargets, resolveTargets } from './server-targets';
 import { labDatasetFor } from './lab-targets';
 import { refusingMistakes, timeoutSeconds } from './validate';
 
-/** The dataset's sizes: probed only with a dataset. */
-const DATASET_LIMITS: readonly LimitName[] = ['history-size', 'utxo-count', 'response-bytes'];
 /** 64 loopback sources other than 127.0.0.1, which Fulcrum exempts from its per-IP limits by default. */
 const DEFAULT_SOURCES = '127.0.0.2-127.0.0.65';
 

@@ -36,6 +36,9 @@ export interface LimitsPlan {
   dataset: readonly DatasetLine[] | null;
 }
 
+/** The limits whose probes are sized from a dataset's addresses: none without one. */
+export const DATASET_LIMITS: readonly LimitName[] = ['history-size', 'utxo-count', 'response-bytes'];
+
 /** Request lines are probed in steps of this many bytes. */
 export const LINE_STEP_BYTES = 256;
 

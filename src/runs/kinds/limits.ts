@@ -10,7 +10,7 @@ import { formatServerUrl } from '../../core/server-address';
 import type { LimitFinding, LimitName } from '../../core/server-limits';
 import type { ServerTarget } from '../../servers/targets';
 import { LimitStore, type LimitsServerFindings } from '../../store/limit-results';
-import { probeLimits, type LimitsPlan } from '../../limits/prober';
+import { DATASET_LIMITS, probeLimits, type LimitsPlan } from '../../limits/prober';
 import { ensureReachable } from '../reachable';
 import { RunSession } from '../session';
 import type { RunOutcome } from '../outcome';
@@ -101,5 +101,5 @@ async function measure(session: RunSession, run: LimitsRun): Promise<RunOutcome<
 
 /** Limits a plan can probe at all: the dataset's sizes need a dataset. */
 function probeable(limit: LimitName, plan: LimitsPlan): boolean {
-  return plan.dataset !== null || !['history-size', 'utxo-count', 'response-bytes'].includes(limit);
+  return plan.dataset !== null || !DATASET_LIMITS.includes(limit);
 }

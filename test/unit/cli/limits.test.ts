@@ -66,7 +66,7 @@ test('SIGINT while a batch waits on a silent server: exit 130 within 2 s, what w
     ['subscriptions-per-connection', null, 'interrupted'],
   ]);
 
-  const again = await ended(limits(db, '--limits', 'connections-per-source,connections-total,subscriptions-per-connection,request-line-bytes', '--max-request-bytes', '1024'));
+  const again = await ended(limits(db, '--i-operate-this-server', '--limits', 'connections-per-source,connections-total,subscriptions-per-connection,request-line-bytes', '--max-request-bytes', '1024'));
   expect(again.code).toBe(0);
   const second = findings(db).filter((f) => f.run_id !== first[0].run_id);
   expect(second.map((f) => [f.limit_name, f.carried_from, f.status])).toEqual([
@@ -76,4 +76,9 @@ test('SIGINT while a batch waits on a silent server: exit 130 within 2 s, what w
     ['request-line-bytes', null, 'completed'],
   ]);
   expect(again.stdout).toContain(`(found in run ${first[0].run_id})`);
+  // The user's word that they operate the server is kept with the run that took it.
+  const d = new Database(db, { readonly: true });
+  const operates = (d.prepare('SELECT config_json FROM runs ORDER BY id').all() as Array<{ config_json: string }>).map((r) => JSON.parse(r.config_json).operates);
+  d.close();
+  expect(operates).toEqual([false, true]);
 }, 90_000);
