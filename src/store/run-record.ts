@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import { hostInfo } from '../core/host-info';
 import type { RunStatus } from '../core/run-status';
 
-export type RunKind = 'bench' | 'load' | 'wallet-bench' | 'wallet-load' | 'index';
+export type RunKind = 'bench' | 'load' | 'wallet-bench' | 'wallet-load' | 'index' | 'limits';
 export type { RunStatus } from '../core/run-status';
 
 /** The kinds one selector names: `--wallet-run N` finds a wallet bench or a wallet load run, as before 8. */
@@ -18,6 +18,7 @@ export const RUN_FAMILIES = {
   load: ['load'],
   wallet: ['wallet-bench', 'wallet-load'],
   index: ['index'],
+  limits: ['limits'],
 } as const satisfies Record<string, readonly RunKind[]>;
 export type RunFamily = keyof typeof RUN_FAMILIES;
 
