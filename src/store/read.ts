@@ -190,25 +190,25 @@ export class ResultsReader {
       .all(...runIds, ...runIds) as MedianRow[];
   }
 
-  /** Every counted, answered call's latency by server, method, pass and address: what a verdict resamples. */
+  /** Every counted, answered call's latency by server, method, pass and address (warm passes): what a verdict resamples. */
   passLatencies(runIds: readonly number[]): PassLatencyRow[] {
     return this.db
       .prepare(
         `SELECT s.server_id, s.method, s.pass, a.scripthash, s.latency_ns
          FROM samples s JOIN addresses a ON a.run_id = s.run_id AND a.idx = s.address_idx
-         WHERE s.run_id IN (${placeholders(runIds.length)}) AND s.warmup = 0 AND s.status = 'ok'`,
+         WHERE s.run_id IN (${placeholders(runIds.length)}) AND s.warmup = 0 AND s.cold = 0 AND s.status = 'ok'`,
       )
       .all(...runIds) as PassLatencyRow[];
   }
 
-  /** Counted failures per address and category (medians keep only a count). */
+  /** Counted failures per address and category, warm passes (medians keep only a count). */
   errorsPerAddress(runIds: readonly number[]): ErrorRow[] {
     return this.db
       .prepare(
         `SELECT s.server_id, s.method, s.address_idx, s.status, count(*) AS n, a.address, a.scripthash, a.tx_count, a.utxo_count, t.tx_bytes
          FROM samples s JOIN addresses a ON a.run_id = s.run_id AND a.idx = s.address_idx
          ${TX_BYTES_JOIN.replace('$RUNS', placeholders(runIds.length)).replace('$ON', 's.run_id')}
-         WHERE s.run_id IN (${placeholders(runIds.length)}) AND s.warmup = 0 AND s.status <> 'ok'
+         WHERE s.run_id IN (${placeholders(runIds.length)}) AND s.warmup = 0 AND s.cold = 0 AND s.status <> 'ok'
          GROUP BY s.server_id, s.method, s.address_idx, s.status
          ORDER BY s.server_id, s.method, s.address_idx, s.status`,
       )
