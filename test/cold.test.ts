@@ -26,6 +26,9 @@ import Database from 'better-sqlite3';
 import { labEnv } from './lab/env';
 import { labStatus } from '../src/lab/lab';
 import { pageCacheDropProblem } from '../src/resources/page-cache';
+import { reportOptions } from '../src/report/options';
+import { readModels } from '../src/report/report';
+import { coldTable } from '../src/report/tables';
 
 const ROOT = path.resolve(__dirname, '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -57,7 +60,7 @@ async function labPids(): Promise<Record<string, number | null>> {
   return Object.fromEntries(status.components.map((c) => [c.name, c.pid]));
 }
 
-cold(`bench --lab --cold: cold and warm medians per server and method, stored and printed, every server's cold passes above its warm medians${canDrop ? ` (skipped: ${canDrop})` : ''}`, async () => {
+cold(`bench --lab --cold: cold and warm medians per server and method, stored, in the JSON and the report, every server's cold passes above its warm medians${canDrop ? ` (skipped: ${canDrop})` : ''}`, async () => {
   const env = labEnv();
   const servers = Object.keys(env.electrum);
   const before = await labPids();
@@ -130,6 +133,11 @@ cold(`bench --lab --cold: cold and warm medians per server and method, stored an
     expect(json.cold.map((c) => [c.server, c.method, c.latencyNs.p50, c.warmP50Ns, c.paired.coldSumNs, c.paired.warmMedianSumNs]).sort()).toEqual(
       rows.map((r) => [r.server, r.method, r.p50_ns, r.warm_p50_ns, r.cold_sum_ns, r.warm_sum_ns]).sort(),
     );
+    // The report's table says them too, beside each other, per server and method.
+    const table = coldTable(readModels(reportOptions({ db, out: path.join(tmp, 'report') })).bench!)!;
+    const cell = (row: string[], name: string) => row[table.head.indexOf(name)];
+    const ms = (ns: number | null) => (ns === null ? '–' : (ns / 1e6).toFixed(3));
+    expect(table.rows.map((r) => [cell(r, 'server'), cell(r, 'method'), cell(r, 'warm p50 ms'), cell(r, 'cold p50 ms')]).sort()).toEqual(rows.map((r) => [r.server, r.method, ms(r.warm_p50_ns), ms(r.p50_ns)]).sort());
   } finally {
     d.close();
   }

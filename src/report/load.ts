@@ -9,7 +9,7 @@ import { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
 import { benchBaselineOf } from '../core/ab-setup';
 import { benchAbComparison, readBenchRun } from '../verdicts/bench';
-import type { ErrorPoint, MedianPoint, ReportMethod, ReportModel, ReportServer, SummaryRow } from './model';
+import type { ErrorPoint, MedianPoint, ReportMethod, ReportModel, ReportServer, SummaryRow, ColdRow } from './model';
 
 const ms = (ns: number | null) => (ns === null ? null : ns / 1e6);
 
@@ -104,13 +104,31 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: Result
         errors: JSON.parse(r.errors_json) as Record<string, number>,
       });
     }
+    const cold: ColdRow[] = [];
+    for (const r of reader.coldSummaries(runIds)) {
+      const server = labelOf.get(r.server_id);
+      if (!server) continue;
+      cold.push({
+        server,
+        method: r.method as ReportMethod,
+        warmP50Ms: ms(r.warm_p50_ns),
+        coldP50Ms: ms(r.p50_ns),
+        n: r.n,
+        nOk: r.n_ok,
+        coldMaxMs: ms(r.max_ns),
+        errors: JSON.parse(r.errors_json) as Record<string, number>,
+        pairedCalls: r.paired_calls,
+        coldSumMs: r.cold_sum_ns / 1e6,
+        warmSumMs: r.warm_sum_ns / 1e6,
+      });
+    }
     if (points.length === 0) {
       throw new UserError(`--run: run ${runs.map((r) => r.id).join(', ')} of ${dbPath} has no per-address medians (status ${runs.map((r) => r.status).join(', ')}); finish it with npm run bench -- --resume`);
     }
     // A run recorded as an A/B comparison (`bench --baseline`) is reported with its verdicts.
     const baseline = runs.length === 1 ? benchBaselineOf(runs[0].config_json) : undefined;
     const ab = baseline !== undefined ? benchAbComparison(readBenchRun(reader, runs[0])) : undefined;
-    return { dbPath, runs, servers, points, errors, summaries, ...(baseline !== undefined ? { baseline } : {}), ...(ab ? { ab } : {}) };
+    return { dbPath, runs, servers, points, errors, summaries, cold, ...(baseline !== undefined ? { baseline } : {}), ...(ab ? { ab } : {}) };
   } finally {
     if (!open) store.close();
   }

@@ -62,6 +62,21 @@ export interface SummaryRecord {
   errors_json: string;
 }
 
+/** A (server, method)'s cold passes (`bench --cold`), with its warm median beside them. */
+export interface ColdSummaryRecord {
+  server_id: number;
+  method: string;
+  n: number;
+  n_ok: number;
+  p50_ns: number | null;
+  max_ns: number | null;
+  errors_json: string;
+  warm_p50_ns: number | null;
+  paired_calls: number;
+  cold_sum_ns: number;
+  warm_sum_ns: number;
+}
+
 export interface SyncRow {
   server_id: number;
   wallet: string;
@@ -217,6 +232,17 @@ export class ResultsReader {
 
   summaries(runIds: readonly number[]): SummaryRecord[] {
     return this.db.prepare(`SELECT * FROM summaries WHERE run_id IN (${placeholders(runIds.length)}) ORDER BY server_id, method`).all(...runIds) as SummaryRecord[];
+  }
+
+  /** The runs' cold passes beside their warm medians; none for runs without --cold. */
+  coldSummaries(runIds: readonly number[]): ColdSummaryRecord[] {
+    return this.db
+      .prepare(
+        `SELECT c.server_id, c.method, c.n, c.n_ok, c.p50_ns, c.max_ns, c.errors_json, s.p50_ns AS warm_p50_ns, c.paired_calls, c.cold_sum_ns, c.warm_sum_ns
+         FROM cold_summaries c LEFT JOIN summaries s ON s.run_id = c.run_id AND s.server_id = c.server_id AND s.method = c.method
+         WHERE c.run_id IN (${placeholders(runIds.length)}) ORDER BY c.server_id, c.method`,
+      )
+      .all(...runIds) as ColdSummaryRecord[];
   }
 
   loadRuns(): LoadRunRow[] {
