@@ -39,12 +39,12 @@ export function summaryTable(result: RunResult, dbPath: string): string {
 }
 
 /**
- * A --cold run's cold passes beside its warm ones, per server and method: the medians, and the
- * answered cold calls summed against the warm medians of the same address and method (what the
- * cold passes cost beyond warm ones, first touches included, where the medians may not move).
+ * A --cold run's cold passes beside its warm ones, per server and method: the medians, and each
+ * address's first touch after a restart summed against the warm medians of the same calls (where a
+ * restart's cost lands, which the medians may not show).
  */
 export function coldTable(cold: Array<ColdSummary & { server: string }>): string {
-  const header = ['server', 'method', 'warm p50 ms', 'cold p50 ms', 'cold n', 'cold ok', 'cold max ms', 'paired calls', 'cold sum ms', 'warm-median sum ms', 'cold errors'];
+  const header = ['server', 'method', 'warm p50 ms', 'cold p50 ms', 'cold n', 'cold ok', 'cold max ms', 'first touches', 'first-touch sum ms', 'their warm medians ms', 'cold errors'];
   const rows = cold.map((c) => [
     c.server,
     c.method,
@@ -53,9 +53,9 @@ export function coldTable(cold: Array<ColdSummary & { server: string }>): string
     String(c.n),
     String(c.nOk),
     ms(c.max),
-    String(c.pairedCalls),
-    ms(c.coldSumNs),
-    ms(c.warmSumNs),
+    String(c.firstTouches),
+    ms(c.firstTouchSumNs),
+    ms(c.warmMedianSumNs),
     Object.entries(c.errors)
       .map(([k, v]) => `${k}:${v}`)
       .join(' ') || '0',

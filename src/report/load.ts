@@ -105,9 +105,9 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: Result
       nOk: r.n_ok,
       coldMaxMs: ms(r.max_ns),
       errors: JSON.parse(r.errors_json) as Record<string, number>,
-      pairedCalls: r.paired_calls,
-      coldSumMs: r.cold_sum_ns / 1e6,
-      warmSumMs: r.warm_sum_ns / 1e6,
+      firstTouches: r.first_touches,
+      firstTouchSumMs: r.first_touch_sum_ns / 1e6,
+      warmMedianSumMs: r.warm_median_sum_ns / 1e6,
     }));
     if (points.length === 0) {
       throw new UserError(`--run: run ${runs.map((r) => r.id).join(', ')} of ${dbPath} has no per-address medians (status ${runs.map((r) => r.status).join(', ')}); finish it with npm run bench -- --resume`);

@@ -61,9 +61,9 @@ export interface ColdRow {
   nOk: number;
   coldMaxMs: number | null;
   errors: Record<string, number>;
-  pairedCalls: number;
-  coldSumMs: number;
-  warmSumMs: number;
+  firstTouches: number;
+  firstTouchSumMs: number;
+  warmMedianSumMs: number;
 }
 
 export interface ReportServer {

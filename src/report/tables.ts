@@ -25,19 +25,20 @@ export function viaOf(model: ReportModel, server: string): string {
 
 /**
  * A --cold run's cold passes beside its warm ones, per server and method (null for other runs):
- * the two medians, and the answered cold calls summed against the warm medians of the same
- * address and method, where a restart's first touches show even when the medians do not move.
+ * the two medians, and each address's first touch after a restart summed against the warm medians
+ * of the same calls, where a restart's cost shows even when the medians do not move.
  */
 export function coldTable(model: ReportModel): Table | null {
   const cold = model.cold ?? [];
   if (cold.length === 0) return null;
-  const head = ['server', 'method', 'warm p50 ms', 'cold p50 ms', 'cold n', 'cold ok', 'cold max ms', 'paired calls', 'cold sum ms', 'warm-median sum ms', 'cold errors'];
+  const head = ['server', 'method', 'warm p50 ms', 'cold p50 ms', 'cold n', 'cold ok', 'cold max ms', 'first touches', 'first-touch sum ms', 'their warm medians ms', 'cold errors'];
   return {
     title: 'Cold and warm passes',
     note:
       'Counted passes alternated: a cold pass after the OS page cache was dropped and the servers restarted on their own index (on fresh connections), ' +
       'then a warm pass on the same servers and connections. The latency table above is the warm passes alone. ' +
-      'The sums are over the answered cold calls whose address and method have a warm median: those calls, and the warm medians of the same address and method.',
+      "First touches: in each cold pass, the first call each address got from its server after the restart (counted under that call's method); " +
+      'their latencies summed, beside the warm medians of the same address and method summed.',
     head,
     align: head.map((_, i) => (i < 2 || i === head.length - 1 ? 'left' : 'right')),
     rows: cold.map((c) => [
@@ -48,9 +49,9 @@ export function coldTable(model: ReportModel): Table | null {
       String(c.n),
       String(c.nOk),
       fmtMs(c.coldMaxMs),
-      String(c.pairedCalls),
-      c.coldSumMs.toFixed(1),
-      c.warmSumMs.toFixed(1),
+      String(c.firstTouches),
+      c.firstTouchSumMs.toFixed(1),
+      c.warmMedianSumMs.toFixed(1),
       fmtErrors(c.errors),
     ]),
   };

@@ -72,9 +72,9 @@ export interface ColdSummaryRecord {
   max_ns: number | null;
   errors_json: string;
   warm_p50_ns: number | null;
-  paired_calls: number;
-  cold_sum_ns: number;
-  warm_sum_ns: number;
+  first_touches: number;
+  first_touch_sum_ns: number;
+  warm_median_sum_ns: number;
 }
 
 export interface SyncRow {
@@ -238,7 +238,7 @@ export class ResultsReader {
   coldSummaries(runIds: readonly number[]): ColdSummaryRecord[] {
     return this.db
       .prepare(
-        `SELECT c.server_id, c.method, c.n, c.n_ok, c.p50_ns, c.max_ns, c.errors_json, s.p50_ns AS warm_p50_ns, c.paired_calls, c.cold_sum_ns, c.warm_sum_ns
+        `SELECT c.server_id, c.method, c.n, c.n_ok, c.p50_ns, c.max_ns, c.errors_json, s.p50_ns AS warm_p50_ns, c.first_touches, c.first_touch_sum_ns, c.warm_median_sum_ns
          FROM cold_summaries c LEFT JOIN summaries s ON s.run_id = c.run_id AND s.server_id = c.server_id AND s.method = c.method
          WHERE c.run_id IN (${placeholders(runIds.length)}) ORDER BY c.server_id, c.method`,
       )

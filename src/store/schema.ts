@@ -361,9 +361,9 @@ const MIGRATIONS: Array<string | ((db: Database.Database) => void)> = [
   `,
   // 11: cold passes (bench --cold): each sample says whether its pass was cold (made after the OS
   // page cache was dropped and the servers restarted); \`medians\` and \`summaries\` stay the warm
-  // counted passes' figures, and \`cold_summaries\` holds the cold passes' beside them, with the cold
-  // calls' latencies summed against the warm medians of the same address and method. Runs stored
-  // before had no cold pass.
+  // counted passes' figures, and \`cold_summaries\` holds the cold passes' beside them, with each
+  // address's first touch after a restart summed against the warm medians of the same calls. Runs
+  // stored before had no cold pass.
   `
   ALTER TABLE samples ADD COLUMN cold INTEGER NOT NULL DEFAULT 0;
   CREATE TABLE cold_summaries (
@@ -377,9 +377,9 @@ const MIGRATIONS: Array<string | ((db: Database.Database) => void)> = [
     p99_ns        INTEGER,
     max_ns        INTEGER,
     errors_json   TEXT NOT NULL,
-    paired_calls  INTEGER NOT NULL,
-    cold_sum_ns   INTEGER NOT NULL,
-    warm_sum_ns   INTEGER NOT NULL,
+    first_touches  INTEGER NOT NULL,
+    first_touch_sum_ns   INTEGER NOT NULL,
+    warm_median_sum_ns   INTEGER NOT NULL,
     PRIMARY KEY (run_id, server_id, method)
   );
   `,

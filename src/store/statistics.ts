@@ -60,19 +60,23 @@ export function computeStatistics(store: ResultsStore, runId: number): MethodSum
       addSummary.run(runId, s.serverId, s.method, s.n, s.nOk, s.p50, s.p90, s.p99, s.p999, s.max, s.mismatches, JSON.stringify(s.errors));
     }
     if (cold.size === 0) return;
-    // Each answered cold call beside the warm median of its address and method (both answered), summed.
-    const paired = db
+    // Each address's first touch in a cold pass (the first call its server got for it after the
+    // restart, by start time), where it was answered, beside the warm median of the same call.
+    const touches = db
       .prepare(
-        `SELECT s.server_id AS serverId, s.method, count(*) AS calls, sum(s.latency_ns) AS coldSum, sum(m.median_ns) AS warmSum
+        `SELECT s.server_id AS serverId, s.method, count(*) AS calls, sum(s.latency_ns) AS touchSum, sum(m.median_ns) AS warmSum
          FROM samples s JOIN medians m ON m.run_id = s.run_id AND m.server_id = s.server_id AND m.method = s.method AND m.address_idx = s.address_idx
-         WHERE s.run_id = ? AND ${COUNTED.cold} AND s.status = 'ok' AND m.median_ns IS NOT NULL GROUP BY s.server_id, s.method`,
+         WHERE s.run_id = ? AND ${COUNTED.cold} AND s.status = 'ok' AND m.median_ns IS NOT NULL
+           AND s.id = (SELECT x.id FROM samples x WHERE x.run_id = s.run_id AND x.server_id = s.server_id AND x.pass = s.pass AND x.address_idx = s.address_idx
+                       ORDER BY x.at_ms, x.id LIMIT 1)
+         GROUP BY s.server_id, s.method`,
       )
-      .all(runId) as Array<{ serverId: number; method: string; calls: number; coldSum: number; warmSum: number }>;
-    const pairs = new Map(paired.map((p) => [key(p.serverId, p.method), p]));
+      .all(runId) as Array<{ serverId: number; method: string; calls: number; touchSum: number; warmSum: number }>;
+    const firsts = new Map(touches.map((t) => [key(t.serverId, t.method), t]));
     const addCold = db.prepare('INSERT INTO cold_summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     for (const [k, s] of cold) {
-      const p = pairs.get(k);
-      addCold.run(runId, s.serverId, s.method, s.n, s.nOk, s.p50, s.p90, s.p99, s.max, JSON.stringify(s.errors), p?.calls ?? 0, p?.coldSum ?? 0, p?.warmSum ?? 0);
+      const t = firsts.get(k);
+      addCold.run(runId, s.serverId, s.method, s.n, s.nOk, s.p50, s.p90, s.p99, s.max, JSON.stringify(s.errors), t?.calls ?? 0, t?.touchSum ?? 0, t?.warmSum ?? 0);
     }
   })();
   return [...summaries.values()];
@@ -139,10 +143,14 @@ export interface ColdSummary {
   errors: Record<string, number>;
   /** The warm counted passes' median (summaries.p50_ns). */
   warmP50: number | null;
-  /** Answered cold calls whose address and method have a warm median, and the two sums over them. */
-  pairedCalls: number;
-  coldSumNs: number;
-  warmSumNs: number;
+  /**
+   * First touches: per cold pass and address, the first call its server got for it after the
+   * restart (where that was this method, answered, with a warm median); their latencies summed,
+   * and the warm medians of the same address and method summed.
+   */
+  firstTouches: number;
+  firstTouchSumNs: number;
+  warmMedianSumNs: number;
 }
 
 /** The run's cold figures beside its warm medians; none for a run without cold passes. */
@@ -150,7 +158,7 @@ export function coldSummaries(store: ResultsStore, runId: number): ColdSummary[]
   const rows = store.db
     .prepare(
       `SELECT c.server_id AS serverId, c.method, c.n, c.n_ok AS nOk, c.p50_ns AS p50, c.p90_ns AS p90, c.p99_ns AS p99, c.max_ns AS max, c.errors_json,
-              s.p50_ns AS warmP50, c.paired_calls AS pairedCalls, c.cold_sum_ns AS coldSumNs, c.warm_sum_ns AS warmSumNs
+              s.p50_ns AS warmP50, c.first_touches AS firstTouches, c.first_touch_sum_ns AS firstTouchSumNs, c.warm_median_sum_ns AS warmMedianSumNs
        FROM cold_summaries c LEFT JOIN summaries s ON s.run_id = c.run_id AND s.server_id = c.server_id AND s.method = c.method
        WHERE c.run_id = ? ORDER BY c.server_id, c.method`,
     )

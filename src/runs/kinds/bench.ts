@@ -303,7 +303,7 @@ function coldObject(cold: ServerColdSummary[]) {
     latencyNs: { p50: c.p50, p90: c.p90, p99: c.p99, max: c.max },
     warmP50Ns: c.warmP50,
     errors: c.errors,
-    paired: { calls: c.pairedCalls, coldSumNs: c.coldSumNs, warmMedianSumNs: c.warmSumNs },
+    firstTouches: { calls: c.firstTouches, sumNs: c.firstTouchSumNs, warmMedianSumNs: c.warmMedianSumNs },
   }));
 }
 

@@ -5,7 +5,7 @@ import type { BenchDetail, BenchResult } from '../../../src/runs/kinds/bench';
 
 const stall = { p50: 0, p90: 0, p99: 0, max: 0 };
 const summary = { serverId: 1, server: 'fulcrum', method: 'balance', n: 10, nOk: 10, p50: 353_000, p90: 400_000, p99: 500_000, p999: null, max: 600_000, mismatches: 0, errors: {} };
-const coldRow = { serverId: 1, server: 'fulcrum', method: 'balance', n: 10, nOk: 10, p50: 370_400, p90: 1e6, p99: 8e6, max: 8_731_100, errors: {}, warmP50: 353_000, pairedCalls: 10, coldSumNs: 91_151_000, warmSumNs: 3_530_000 };
+const coldRow = { serverId: 1, server: 'fulcrum', method: 'balance', n: 10, nOk: 10, p50: 370_400, p90: 1e6, p99: 8e6, max: 8_731_100, errors: {}, warmP50: 353_000, firstTouches: 10, firstTouchSumNs: 91_151_000, warmMedianSumNs: 3_530_000 };
 
 function outcome(cold: BenchResult['cold']): RunOutcome<BenchDetail> {
   const result = {
@@ -39,9 +39,9 @@ test('a --cold run: the table says it is the warm passes, and the cold passes fo
     'cold n': '10',
     'cold ok': '10',
     'cold max ms': '8.731',
-    'paired calls': '10',
-    'cold sum ms': '91.151',
-    'warm-median sum ms': '3.530',
+    'first touches': '10',
+    'first-touch sum ms': '91.151',
+    'their warm medians ms': '3.530',
     'cold errors': '0',
   });
 });

@@ -19,7 +19,7 @@ test.each([
 
 /** A --cold run's table: the warm and cold medians side by side, the sums; none for other runs. */
 describe('cold and warm passes', () => {
-  const row = { server: 'fulcrum', method: 'balance' as const, warmP50Ms: 0.353, coldP50Ms: 0.3704, n: 102, nOk: 101, coldMaxMs: 8.7311, errors: { timeout: 1 }, pairedCalls: 101, coldSumMs: 91.151, warmSumMs: 29.343 };
+  const row = { server: 'fulcrum', method: 'balance' as const, warmP50Ms: 0.353, coldP50Ms: 0.3704, n: 102, nOk: 101, coldMaxMs: 8.7311, errors: { timeout: 1 }, firstTouches: 101, firstTouchSumMs: 91.151, warmMedianSumMs: 29.343 };
 
   test('no table for a run without cold passes, stored before them or not', () => {
     expect(coldTable({} as ReportModel)).toBeNull();
@@ -36,9 +36,9 @@ describe('cold and warm passes', () => {
       'cold n': '102',
       'cold ok': '101',
       'cold max ms': '8.731',
-      'paired calls': '101',
-      'cold sum ms': '91.2',
-      'warm-median sum ms': '29.3',
+      'first touches': '101',
+      'first-touch sum ms': '91.2',
+      'their warm medians ms': '29.3',
       'cold errors': 'timeout 1',
     });
     expect(t.note).toMatch(/warm passes alone/);

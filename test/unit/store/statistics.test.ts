@@ -116,7 +116,7 @@ describe('statistics', () => {
       const { runId, serverIds, lines } = newRun(store, 7);
       store.setRun(runId);
       const rand = seededRandom('stats-cold');
-      const kept: Array<{ server: number; method: string; address: number; latency: number; status: string; cold: boolean }> = [];
+      const kept: Array<{ pass: number; server: number; method: string; address: number; latency: number; status: string; cold: boolean; atMs: number }> = [];
       for (let pass = 0; pass < 7; pass++)
         for (const serverId of serverIds)
           for (const method of ['balance', 'history'])
@@ -125,8 +125,10 @@ describe('statistics', () => {
               const status = rand() < 0.1 ? 'timeout' : 'ok';
               // Cold calls drawn from a slower range, so a mix-up of the two shows in every figure.
               const latency = Math.floor(rand() * 1e6) + 1 + (cold ? 5e6 : 0);
-              store.add({ serverId, pass, warmup: pass === 0, cold, addressIdx: a, method, atMs: 0, latencyNs: BigInt(latency), responseBytes: 1, resultSize: 1, status, error: null, tipHeight: null, mismatch: null });
-              if (pass > 0) kept.push({ server: serverId, method, address: a, latency, status, cold });
+              // Each address's history call started first, though stored after its balance call.
+              const atMs = pass * 1000 + a * 10 + (method === 'history' ? 0 : 1);
+              store.add({ serverId, pass, warmup: pass === 0, cold, addressIdx: a, method, atMs, latencyNs: BigInt(latency), responseBytes: 1, resultSize: 1, status, error: null, tipHeight: null, mismatch: null });
+              if (pass > 0) kept.push({ pass, server: serverId, method, address: a, latency, status, cold, atMs });
             }
       const warm = computeStatistics(store, runId);
       const cold = coldSummaries(store, runId);
@@ -147,11 +149,15 @@ describe('statistics', () => {
         expect([c.n, c.nOk, c.p50, c.p90, c.p99, c.max]).toEqual([mine.length, ok.length, percentile(ok, 0.5), percentile(ok, 0.9), percentile(ok, 0.99), ok.at(-1)]);
         expect(c.errors.timeout ?? 0).toBe(mine.length - ok.length);
         expect(c.warmP50).toBe(warm.find((w) => w.serverId === c.serverId && w.method === c.method)!.p50);
-        // Each answered cold call beside its address's warm median, where that median exists.
-        const paired = mine.filter((k) => k.status === 'ok' && warmMedian(k.server, k.method, k.address) !== null);
-        expect(c.pairedCalls).toBe(paired.length);
-        expect(c.coldSumNs).toBe(paired.reduce((n, k) => n + k.latency, 0));
-        expect(c.warmSumNs).toBe(paired.reduce((n, k) => n + warmMedian(k.server, k.method, k.address)!, 0));
+        // Each address's first call (by start time) of each cold pass on its server, where answered, beside its warm median.
+        const firsts = kept.filter((k) => k.cold && k.atMs === Math.min(...kept.filter((x) => x.cold && x.pass === k.pass && x.server === k.server && x.address === k.address).map((x) => x.atMs)));
+        const touches = firsts.filter((k) => k.server === c.serverId && k.method === c.method && k.status === 'ok' && warmMedian(k.server, k.method, k.address) !== null);
+        expect(c.firstTouches).toBe(touches.length);
+        expect(c.firstTouchSumNs).toBe(touches.reduce((n, k) => n + k.latency, 0));
+        expect(c.warmMedianSumNs).toBe(touches.reduce((n, k) => n + warmMedian(k.server, k.method, k.address)!, 0));
+        // History started first at every address: balance never touches first.
+        if (c.method === 'balance') expect(c.firstTouches).toBe(0);
+        else expect(c.firstTouches).toBeGreaterThan(2 * lines.length);
       }
       store.close();
     } finally {
