@@ -15,7 +15,9 @@ const ROOT = path.resolve(__dirname, '../../..');
 const LOADER = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json', { paths: [ROOT] })), 'dist', 'loader.mjs')).href;
 const NOBODY = 65534;
 
-test('bench --cold as a user who is not root: one line naming --cold and the uid, exit 2 within 5 s, nothing written', () => {
+// Its 5 s is the corpus's (test/unit/cli/user-errors.test.ts, in process): here a loaded machine's
+// start-up through tsx, as another user, would be timed with it.
+test('bench --cold as a user who is not root: one line naming --cold and the uid, exit 2, nothing written', () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-cold-cli-'));
   fs.chmodSync(tmp, 0o777);
   try {
@@ -25,7 +27,6 @@ test('bench --cold as a user who is not root: one line naming --cold and the uid
     const command = [process.execPath, '--import', LOADER, path.join(ROOT, 'src', 'cli', 'bench.ts'), '--cold', '--server', 'electrumx@127.0.0.1:1', '--dataset', dataset, '--db', db];
     const asRoot = process.getuid!() === 0;
     const [file, ...args] = asRoot ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...command] : command;
-    const t0 = Date.now();
     const run = spawnSync(file, args, { cwd: tmp, encoding: 'utf8', timeout: 30_000, env: { ...process.env, HOME: tmp } });
     const uid = asRoot ? NOBODY : process.getuid!();
     expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
@@ -33,8 +34,6 @@ test('bench --cold as a user who is not root: one line naming --cold and the uid
       stdout: '',
       stderr: `electrum-bench: --cold: dropping the OS page cache needs root, and this process runs as uid ${uid}\n`,
     });
-    // A user error's promise, start-up through tsx included.
-    expect(Date.now() - t0).toBeLessThan(5000);
     expect(fs.readdirSync(tmp)).toEqual(['d.jsonl']);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
