@@ -505,8 +505,12 @@ async function reconcileVersions(
   return true;
 }
 
-/** Starts one lab server on a fresh index, with `settings` beyond the lab's own; returns its pid. */
-function startServer(cfg: LabConfig, paths: LabPaths, creds: Credentials, s: RegisteredServer, settings: ServerSettings = {}): number {
+/**
+ * Starts one lab server, with `settings` beyond the lab's own, on a fresh index (its datadir wiped)
+ * unless `keepIndex`; returns its pid.
+ */
+function startServer(cfg: LabConfig, paths: LabPaths, creds: Credentials, s: RegisteredServer, settings: ServerSettings = {}, keepIndex = false): number {
+  if (!keepIndex) fs.rmSync(s.datadir(cfg.stateDir), { recursive: true, force: true });
   return spawnDetached(paths, { name: s.name, ...s.start({ cfg, paths, creds, ports: portsOf(cfg, s) }, settings) });
 }
 
@@ -781,6 +785,35 @@ export async function labRestartServer(
       rpc.close();
     }
     return { downMs: Date.now() - t0, indexMs: Date.now() - startedAt };
+  });
+}
+
+/**
+ * A cold start of lab servers (`bench --cold`): every one of `names` stopped, then `whileStopped`
+ * (the bench drops the OS page cache there, so no page of a stopped server's index stays cached and
+ * none is pinned by its mappings), then each started again on the index it had, not a fresh one (a
+ * rebuilt index would sit in the page cache and the server's own caches, just written), until each
+ * answers at the node's tip with its mempool. The node and the adapter keep running.
+ */
+export async function labColdRestart(names: readonly LabServerName[], whileStopped: () => Promise<void>): Promise<void> {
+  const cfg = labConfig();
+  const paths = labPaths(cfg);
+  await withLabLock(paths, `cold restart of ${names.join(', ')}`, async () => {
+    for (const name of names) {
+      if (runningPid(paths, name) === null) throw new UserError(`lab ${name} is not running; start the lab with: npm run lab -- up`);
+    }
+    for (const name of names) await stopComponent(paths, name, 5_000);
+    await whileStopped();
+    const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 30_000 });
+    try {
+      const tip = await rpc.call<number>('getblockcount');
+      const watch = await mempoolWatch(rpc);
+      const creds = readCredentials(paths.cookieFile);
+      const started = names.map((name) => ({ s: labServer(name), pid: startServer(cfg, paths, creds, labServer(name), {}, true) }));
+      for (const { s, pid } of started) await waitServerSynced(paths, s.name, s, electrumEndpoint(cfg, s), electrumTlsEndpoint(cfg, paths, s), pid, tip, watch);
+    } finally {
+      rpc.close();
+    }
   });
 }
 

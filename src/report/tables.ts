@@ -23,6 +23,40 @@ export function viaOf(model: ReportModel, server: string): string {
   return TRANSPORT_LABELS[isProfileName(profile) ? PROFILES[profile].transport : 'electrum'];
 }
 
+/**
+ * A --cold run's cold passes beside its warm ones, per server and method (null for other runs):
+ * the two medians, and each address's first touch after a restart summed against the warm medians
+ * of the same calls, where a restart's cost shows even when the medians do not move.
+ */
+export function coldTable(model: ReportModel): Table | null {
+  const cold = model.cold ?? [];
+  if (cold.length === 0) return null;
+  const head = ['server', 'method', 'warm p50 ms', 'cold p50 ms', 'cold n', 'cold ok', 'cold max ms', 'first touches', 'first-touch sum ms', 'their warm medians ms', 'cold errors'];
+  return {
+    title: 'Cold and warm passes',
+    note:
+      'Counted passes alternated: a cold pass after the OS page cache was dropped and the servers restarted on their own index (on fresh connections), ' +
+      'then a warm pass on the same servers and connections. The latency table above is the warm passes alone. ' +
+      "First touches: in each cold pass, the first call each address got from its server after the restart (counted under that call's method); " +
+      'their latencies summed, beside the warm medians of the same address and method summed.',
+    head,
+    align: head.map((_, i) => (i < 2 || i === head.length - 1 ? 'left' : 'right')),
+    rows: cold.map((c) => [
+      c.server,
+      c.method,
+      fmtMs(c.warmP50Ms),
+      fmtMs(c.coldP50Ms),
+      String(c.n),
+      String(c.nOk),
+      fmtMs(c.coldMaxMs),
+      String(c.firstTouches),
+      c.firstTouchSumMs.toFixed(1),
+      c.warmMedianSumMs.toFixed(1),
+      fmtErrors(c.errors),
+    ]),
+  };
+}
+
 export function summaryTable(model: ReportModel, baseline?: string): Table {
   const base = new Map<ReportMethod, number | null>();
   if (baseline) for (const s of model.summaries.filter((s) => s.server === baseline)) base.set(s.method, s.p50Ms);

@@ -409,6 +409,30 @@ const MIGRATIONS: Array<string | ((db: Database.Database) => void)> = [
     PRIMARY KEY (run_id, server_id, limit_name)
   );
   `,
+  // 12: cold passes (bench --cold): each sample says whether its pass was cold (made after the OS
+  // page cache was dropped and the servers restarted); `medians` and `summaries` stay the warm
+  // counted passes' figures, and `cold_summaries` holds the cold passes' beside them, with each
+  // address's first touch after a restart summed against the warm medians of the same calls. Runs
+  // stored before had no cold pass.
+  `
+  ALTER TABLE samples ADD COLUMN cold INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE cold_summaries (
+    run_id        INTEGER NOT NULL REFERENCES runs(id),
+    server_id     INTEGER NOT NULL REFERENCES run_servers(id),
+    method        TEXT NOT NULL,
+    n             INTEGER NOT NULL,
+    n_ok          INTEGER NOT NULL,
+    p50_ns        INTEGER,
+    p90_ns        INTEGER,
+    p99_ns        INTEGER,
+    max_ns        INTEGER,
+    errors_json   TEXT NOT NULL,
+    first_touches  INTEGER NOT NULL,
+    first_touch_sum_ns   INTEGER NOT NULL,
+    warm_median_sum_ns   INTEGER NOT NULL,
+    PRIMARY KEY (run_id, server_id, method)
+  );
+  `,
 ];
 
 const V7_TABLES = [

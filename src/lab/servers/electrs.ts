@@ -30,7 +30,6 @@ export const electrs: LabServer<'electrs', 'monitoring'> = {
   start({ cfg, creds, ports }, settings) {
     const dbDir = datadir(cfg.stateDir);
     const conf = electrsConfFile(cfg.stateDir);
-    fs.rmSync(dbDir, { recursive: true, force: true });
     makeDirs(dbDir);
     fs.rmSync(conf, { force: true });
     fs.writeFileSync(conf, `auth = "${creds.user}:${creds.password}"\n`, { mode: 0o600 });

@@ -81,9 +81,8 @@ const NO_REPLY_HOLD = [
   "runpy.run_path(sys.argv[0], run_name='__main__')",
 ].join('\n');
 
-/** Wipes `dbDir` and says how to run the ElectrumX in `venv` with `env`. */
+/** Says how to run the ElectrumX in `venv` with `env` on `dbDir` (made if missing). */
 function launch(lab: LabContext, venv: string, dbDir: string, env: NodeJS.ProcessEnv): Launch {
-  fs.rmSync(dbDir, { recursive: true, force: true });
   makeDirs(dbDir);
   const script = path.join(venv, 'bin', 'electrumx_server');
   return {
@@ -124,7 +123,10 @@ export const electrumx: LabServer<'electrumx', 'rpc' | 'tls' | 'ws' | 'wss'> = {
   // run with the lab's settings, but plain TCP only.
   otherVersions: {
     example: '1.20.0',
-    start: (lab, version, dbDir) => launch(lab, venvOf(lab.cfg.home, version), dbDir, electrumxEnv(lab, dbDir, services(lab.cfg.host, lab.ports), false)),
+    start: (lab, version, dbDir) => {
+      fs.rmSync(dbDir, { recursive: true, force: true });
+      return launch(lab, venvOf(lab.cfg.home, version), dbDir, electrumxEnv(lab, dbDir, services(lab.cfg.host, lab.ports), false));
+    },
     // e-x 1.16 has no DAEMON_POLL_INTERVAL_BLOCKS (1.17 added it) and polls every 5 s, fixed in block_processor.py.
     polling(version) {
       const [major, minor] = version.split('.').map(Number);

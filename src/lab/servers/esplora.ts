@@ -34,7 +34,6 @@ export const esplora: LabServer<'esplora', 'http' | 'monitoring'> = {
   datadir,
   start({ cfg, creds, ports }, settings) {
     const dir = datadir(cfg.stateDir);
-    fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(path.join(dir, 'regtest'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'regtest', '.cookie'), `${creds.user}:${creds.password}`, { mode: 0o600 });
     const h = cfg.host;

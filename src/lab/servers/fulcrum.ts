@@ -55,7 +55,6 @@ export const fulcrum: LabServer<'fulcrum', 'tls' | 'admin' | 'stats' | 'ws' | 'w
       polltime: '0.5',
       ...settings,
     };
-    fs.rmSync(dir, { recursive: true, force: true });
     makeDirs(dir);
     fs.rmSync(conf, { force: true });
     fs.writeFileSync(conf, Object.entries(lines).map(([k, v]) => `${k} = ${v}`).join('\n') + '\n', { mode: 0o600 });

@@ -75,9 +75,12 @@ export interface LabServer<Name extends string = string, Slot extends string = s
    * test tier then goes without it and reports its tests skipped.
    */
   readonly install: { target: string; path(home: string): string; fromSource?: true };
-  /** Its index, under the lab's state dir: wiped at every start, so every start is a fresh index. */
+  /**
+   * Its index, under the lab's state dir: wiped by the lab before a start on a fresh index (every
+   * start but a cold restart's, which starts it on the index it had).
+   */
   datadir(stateDir: string): string;
-  /** Wipes its datadir, writes the files it reads, and says what to run: the lab's settings, overridden by `settings`. */
+  /** Writes the files it reads (its datadir made if missing) and says what to run: the lab's settings, overridden by `settings`. */
   start(lab: LabContext<'electrum' | Slot>, settings: ServerSettings): Launch;
   /** How a setting reaches it (`--param NAME=…`, a restart's settings). */
   readonly settingsAre: 'env var' | '--flag' | 'config key';

@@ -44,6 +44,7 @@ function benchSection(b: RenderedBench, dbPath: string): string {
   return `<p class="note">From <code>${esc(dbPath)}</code>, run${b.model.runs.length > 1 ? 's' : ''} ${esc(runs)}. Latencies are medians per address over the counted passes; warm-up passes are excluded. Hover a point for its address.</p>
 ${htmlTable(b.tables.summary, 'summary')}
 ${b.tables.ab ? htmlTable(b.tables.ab, 'ab') : ''}
+${b.tables.cold ? htmlTable(b.tables.cold, 'cold') : ''}
 ${b.tables.transports ? htmlTable(b.tables.transports, 'transports') : ''}
 ${htmlTable(b.tables.limits, 'limits')}
 <h2>Charts</h2>

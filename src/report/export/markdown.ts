@@ -21,6 +21,7 @@ function benchMarkdown(b: RenderedBench, dbPath: string): string[] {
     ...section(b.tables.servers),
     ...section(b.tables.summary),
     ...(b.tables.ab ? section(b.tables.ab) : []),
+    ...(b.tables.cold ? section(b.tables.cold) : []),
     ...(b.tables.transports ? section(b.tables.transports) : []),
     ...section(b.tables.limits),
     '## Charts',

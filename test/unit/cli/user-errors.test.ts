@@ -264,6 +264,11 @@ const CASES: Case[] = [
   { name: 'bench: --dashboard at a bad address', cli: 'bench', args: (c) => bench(c, '--dashboard', 'localhost:99999'), names: () => ['--dashboard', 'localhost:99999'] },
   { name: 'bench: --out of an unknown output', cli: 'bench', args: (c) => bench(c, '--out', 'influxdb=http://x'), names: () => ['--out', 'influxdb'] },
   { name: 'bench: --dashboard with a --param sweep', cli: 'bench', args: (c) => bench(c, '--dashboard', '0', '--param', 'a=1,2'), names: () => ['--param', '--dashboard'] },
+  // --cold: where it cannot drop the page cache (not root, drop_caches not writable) that comes first, naming why
+  { name: 'bench: --cold on a server the lab does not run', cli: 'bench', args: (c) => bench(c, '--cold', '--passes', '3'), names: (c) => ['--cold', new RegExp(`electrumx \\(tcp://127\\.0\\.0\\.1:${c.dead}\\) is not one the lab runs|needs root|drop_caches is not writable`)] },
+  { name: 'bench: --cold with one counted pass', cli: 'bench', args: (c) => bench(c, '--cold', '--passes', '2', '--warmup', '1'), names: () => ['--cold', /--passes 2 --warmup 1|needs root|drop_caches is not writable/] },
+  { name: 'bench: --cold with a --param sweep', cli: 'bench', args: (c) => bench(c, '--cold', '--param', 'a=1,2'), names: () => ['--cold', '--param'] },
+  { name: 'wallet bench: --cold with --workload', cli: 'bench', args: (c) => wallets(c, 'wallets.jsonl', '--cold'), names: () => ['--cold', '--workload'] },
   { name: 'wallet bench: --out json with no file', cli: 'bench', args: (c) => [...wallets(c), '--out', 'json='], names: () => ['--out json=FILE'] },
   {
     name: 'bench: --db is a directory',
