@@ -4,7 +4,7 @@
  * each p50 to a baseline server's and a least-squares slope against the address's size.
  */
 import { answeringText } from '../core/answering';
-import { replyHoldLine, replyHolds } from '../servers/reply-hold';
+import { replyHoldLine, replyHolds, storedIdentity } from '../servers/reply-hold';
 import { isWalletCallName } from '../core/methods';
 import type { ReportMethod, ReportModel } from './model';
 import { SLOPE_AXIS } from './charts/definitions';
@@ -172,7 +172,7 @@ export function serversTable(model: ReportModel): Table {
 }
 
 /** ElectrumX's reply hold, one line per stored server whose latencies contain it (src/servers/reply-hold.ts); undefined when none does. */
-export function reportReplyHolds(servers: ReadonlyArray<{ label: string; record: { software: string | null; url: string } }>): string | undefined {
-  const lines = replyHolds(servers.map((s) => ({ name: s.label, software: s.record.software, url: s.record.url }))).map(replyHoldLine);
+export function reportReplyHolds(servers: ReadonlyArray<{ label: string; record: { software: string | null; url: string; setup_json?: string | null } }>): string | undefined {
+  const lines = replyHolds(servers.map((s) => storedIdentity({ ...s.record, name: s.label }))).map(replyHoldLine);
   return lines.length ? lines.join('\n') : undefined;
 }

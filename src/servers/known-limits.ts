@@ -12,7 +12,7 @@ import type { ProfileName } from './profiles';
 export type Settings = Readonly<Record<string, string | undefined>>;
 
 /** Fulcrum's own defaults (doc/fulcrum-example-config.conf), for the settings the doctor reads. */
-export const FULCRUM_DEFAULTS = { max_clients_per_ip: '12', subnets_to_exclude_from_per_ip_limits: '127.0.0.1/32, ::1/128', max_history: '125000' };
+export const FULCRUM_DEFAULTS = { max_clients_per_ip: '12', subnets_to_exclude_from_per_ip_limits: '127.0.0.1/32, ::1/128', max_history: '125000', max_batch: '345' };
 
 /** ElectrumX 2.0's defaults (server/env.py, lib/coins.py) for the settings the doctor reads. */
 export const ELECTRUMX_DEFAULTS = { MAX_SESSIONS: '1000', MAX_SEND: '8100000' };
@@ -42,7 +42,8 @@ function whole(text: string | undefined): number | null {
 /**
  * Fulcrum: connections per source address (max_clients_per_ip; 0 or empty turns it off; the
  * subnets of subnets_to_exclude_from_per_ip_limits are exempt) and the largest history it serves
- * (max_history; above it get_history and listunspent answer [], with no error).
+ * (max_history; above it get_history and listunspent answer [], with no error), and the calls in
+ * one JSON batch (max_batch; past it error 4 "Batch limit exceeded", as `limits` measured: docs/limits.md).
  */
 export function fulcrumLimits(settings: Settings, where: string): LimitFinding[] {
   const out: LimitFinding[] = [];
@@ -53,6 +54,8 @@ export function fulcrumLimits(settings: Settings, where: string): LimitFinding[]
   if (perIp !== null && perIp > 0) out.push(configured('connections-per-source', perIp, { kind: 'reset' }, origin('max_clients_per_ip', settings, where, 'Fulcrum'), { exempt }));
   const history = whole(settings.max_history ?? FULCRUM_DEFAULTS.max_history);
   if (history !== null) out.push(configured('history-size', history, { kind: 'empty' }, origin('max_history', settings, where, 'Fulcrum')));
+  const batch = whole(settings.max_batch ?? FULCRUM_DEFAULTS.max_batch);
+  if (batch !== null) out.push(configured('batch-size', batch, { kind: 'error', code: 4, message: 'Batch limit exceeded' }, origin('max_batch', settings, where, 'Fulcrum')));
   return out;
 }
 

@@ -189,7 +189,7 @@ export class ResultsStore {
     return store;
   }
 
-  createRun(run: NewRun, servers: Array<Omit<ServerRecord, 'id' | 'run_id' | 'setup_json'>>, lines: DatasetLine[]): { runId: number; serverIds: number[] } {
+  createRun(run: NewRun, servers: Array<Omit<ServerRecord, 'id' | 'run_id' | 'setup_json'> & { setup_json?: string | null }>, lines: DatasetLine[]): { runId: number; serverIds: number[] } {
     return this.db.transaction(() => {
       const { runId, serverIds } = createRun(this.db, { ...run, kind: 'bench', holder: SELF_HOLDER }, servers);
       this.db

@@ -64,6 +64,13 @@ ${r.resources.charts.map(figure).join('\n')}
 `;
 }
 
+function limitsSection(r: RenderedReport): string {
+  if (!r.limits) return '';
+  return `<h2>Server limits</h2>
+${r.limits.tables.map((t) => htmlTable(t, 'limits', 'h3')).join('\n')}
+`;
+}
+
 function loadSection(r: RenderedReport): string {
   if (r.load.length === 0) return '';
   const intro = r.bench ? '' : `<p class="note">From <code>${esc(r.dbPath)}</code>.</p>\n`;
@@ -95,7 +102,7 @@ td, th { border: 1px solid #ccc; padding: 3px 8px; } th { background: #f4f4f4; }
 figure { margin: 2em 0; } figcaption { font-size: 12px; color: #555; }
 </style></head><body>
 <h1>${reportTitle(r)}</h1>
-${r.bench ? benchSection(r.bench, r.dbPath) : ''}${loadSection(r)}${walletSection(r)}${resourcesSection(r)}</body></html>
+${r.bench ? benchSection(r.bench, r.dbPath) : ''}${loadSection(r)}${walletSection(r)}${resourcesSection(r)}${limitsSection(r)}</body></html>
 `;
 }
 

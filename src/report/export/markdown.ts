@@ -62,6 +62,11 @@ function resourcesMarkdown(r: RenderedReport): string[] {
   return ['## Server resources', '', ...r.resources.tables.flatMap((t) => section(t, '###')), ...r.resources.charts.flatMap((c) => chartLinks(c, '###'))];
 }
 
+function limitsMarkdown(r: RenderedReport): string[] {
+  if (!r.limits) return [];
+  return ['## Server limits', '', ...r.limits.tables.flatMap((t) => section(t, '###'))];
+}
+
 export function summaryMarkdown(r: RenderedReport): string {
   return [
     `# ${reportTitle(r)}`,
@@ -70,6 +75,7 @@ export function summaryMarkdown(r: RenderedReport): string {
     ...loadMarkdown(r),
     ...walletMarkdown(r),
     ...resourcesMarkdown(r),
+    ...limitsMarkdown(r),
   ].join('\n');
 }
 

@@ -13,7 +13,7 @@ import { UserError } from '../../core/user-error';
 import { statusOf } from '../../core/run-status';
 import type { Answering } from '../../core/answering';
 import { targetUrl } from '../../servers/targets';
-import { replyHolds, type ReplyHold } from '../../servers/reply-hold';
+import { replyHolds, storedIdentity, type ReplyHold } from '../../servers/reply-hold';
 import { ResultsStore } from '../../store/results';
 import { computeStatistics } from '../../store/statistics';
 import { benchAnswering } from '../../store/answering';
@@ -197,7 +197,7 @@ export class BenchMeasure {
       lateReplies: end.lateReplies,
       order: opts.order ?? 'address',
       answering: benchAnswering(store, end.runId, opts.servers.map((t) => t.name), opts.timeoutMs),
-      replyHolds: replyHolds(store.servers(end.runId)),
+      replyHolds: replyHolds(store.servers(end.runId).map(storedIdentity)),
     };
   }
 }
@@ -234,6 +234,7 @@ function records(store: ResultsStore, opts: BenchOptions, dataset: LoadedDataset
             protocol: infos[i].protocol,
             banner: infos[i].banner ?? null,
             features_json: infos[i].features === undefined ? null : JSON.stringify(infos[i].features),
+            setup_json: infos[i].replies === undefined ? null : JSON.stringify({ replies: infos[i].replies }),
           })),
           lines,
         );

@@ -4,6 +4,7 @@
  * judged by the thresholds, an A/B run's verdicts read back from what it stored, and a
  * coordinated test's shards met, started together and merged by shard 1. The session does the rest.
  */
+import type { ObservedReplies } from '../../core/observed-replies';
 import type { DatasetLine } from '../../core/dataset-line';
 import type { Mix, IntervalRecord } from '../../core/load-types';
 import { formatShard, type Shard } from '../../core/shard';
@@ -235,7 +236,8 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   const sampling = run.resources.length ? prepareSampling(results.db, 'load', run.resources, run.sampleEveryS) : undefined;
   await sampling?.ready;
   sampling?.start(runId);
-  const serverDone = (target: { name: string }, r: { software: string | null; protocol: string | null }) => store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol);
+  const serverDone = (target: { name: string }, r: { software: string | null; protocol: string | null; replies: ObservedReplies | null }) =>
+    store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol, r.replies);
   const done = plan.turnMs
     ? await serversInTurns(runner, opts.servers, { totalMs: plan.durationMs, turnMs: plan.turnMs }, { server: serverDone })
     : await serversInTurn(runner, opts.servers, search, { step: (target, s) => run.log(stepLine(target, s, search!)), server: serverDone });

@@ -10,6 +10,7 @@ import { medianOfUnsorted as median } from '../../core/quantiles';
 import { answeringOf, type Answering } from '../../core/answering';
 import type { LoadedWallets } from '../../core/wallet-line';
 import { walletsNetwork } from '../../dataset/expected-network';
+import { reachedIdentity, replyHolds, setupsWithReplies, type ReplyHold } from '../../servers/reply-hold';
 import { WalletStore } from '../../store/wallets';
 import type { ResultsStore } from '../../store/results';
 import { WalletBench, type PassSynced, type WalletBenchOptions } from '../../wallet/bench';
@@ -52,6 +53,8 @@ export interface WalletBenchDetail {
   workload: string;
   verify: boolean;
   rows: WalletBenchSummaryRow[];
+  /** ElectrumX's reply hold, for each server whose sync times contain it. */
+  replyHolds: ReplyHold[];
 }
 
 export async function walletBenchSession(run: WalletBenchRun): Promise<{ outcome: RunOutcome<WalletBenchDetail>; code: number }> {
@@ -65,7 +68,10 @@ export async function walletBenchSession(run: WalletBenchRun): Promise<{ outcome
 
 async function measure(session: RunSession, run: WalletBenchRun): Promise<RunOutcome<WalletBenchDetail>> {
   const { opts } = run;
-  await ensureReachable(opts.servers, { timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, tlsInsecure: opts.tlsInsecure, ca: opts.ca }, walletsNetwork(run.wallets));
+  // The syncs' own connections skip the courtesy calls as the wallets do: what the servers said here is what the run keeps of held replies.
+  const said = await ensureReachable(opts.servers, { timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, tlsInsecure: opts.tlsInsecure, ca: opts.ca }, walletsNetwork(run.wallets));
+  const setups = setupsWithReplies(opts.setups, said);
+  const holds = replyHolds(opts.servers.map((t) => reachedIdentity(t, said)));
   const results = session.openStore();
   const servers = opts.servers.map((t) => t.name);
   let bench: WalletBench | undefined;
@@ -80,7 +86,7 @@ async function measure(session: RunSession, run: WalletBenchRun): Promise<RunOut
   }
   let end: Awaited<ReturnType<WalletBench['run']>>;
   try {
-    end = await bench.run(run.wallets, { open: () => session.record(() => createRun(results, run)) });
+    end = await bench.run(run.wallets, { open: () => session.record(() => createRun(results, run, setups)) });
   } finally {
     // What an output threw on the way fails the command, the run kept.
     await live?.stop();
@@ -98,12 +104,12 @@ async function measure(session: RunSession, run: WalletBenchRun): Promise<RunOut
     answering,
     thresholds: [],
     regressed: [],
-    json: { db: run.db, workload: opts.workload.name, runId: end.runId, status, rows, answering },
-    detail: { workload: opts.workload.name, verify: opts.verify, rows },
+    json: { db: run.db, workload: opts.workload.name, runId: end.runId, status, rows, answering, replyHolds: holds },
+    detail: { workload: opts.workload.name, verify: opts.verify, rows, replyHolds: holds },
   };
 }
 
-function createRun(results: ResultsStore, run: WalletBenchRun) {
+function createRun(results: ResultsStore, run: WalletBenchRun, setups: Map<string, unknown>) {
   const o = run.opts;
   const { version, gitCommit } = toolInfo();
   return new WalletStore(results).createRun(
@@ -118,7 +124,7 @@ function createRun(results: ResultsStore, run: WalletBenchRun) {
       passes: o.passes,
       warmup: o.warmup,
     },
-    o.servers.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: o.setups?.get(t.name) })),
+    o.servers.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: setups.get(t.name) })),
   );
 }
 

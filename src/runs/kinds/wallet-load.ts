@@ -24,6 +24,7 @@ import { CoordinatorBlocks, LocalBlocks, ShardBlocks, type BlockMaker } from '..
 import { WalletLoad, type HeldSearchResult, type ServerLoadSummary, type WalletLoadDone, type WalletLoadOptions } from '../../wallet/load';
 import type { Workload } from '../../wallet/workloads';
 import { asShard, mergeWalletTest, sendResults, type CoordinatedShard } from '../coordinated';
+import { reachedIdentity, replyHolds, setupsWithReplies, type ReplyHold } from '../../servers/reply-hold';
 import { ensureReachable } from '../reachable';
 import { testIdentity } from '../test-identity';
 import { pinGenerator } from '../pin';
@@ -99,6 +100,8 @@ export interface WalletLoadDetail {
   searches: FindMaxResult[];
   heldSearches: HeldSearchResult[];
   searched: { arrivals: boolean; held: boolean };
+  /** ElectrumX's reply hold, for each server whose figures contain it (seen before the run; a merged test's, by shard 1). */
+  replyHolds: ReplyHold[];
   merged?: { shards: number; startSkew: Record<string, { skewMs: number; shards: number }> };
 }
 
@@ -130,7 +133,10 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
   const { plan } = run;
   const { workload, search, notifySearch, notify } = plan;
   const shard = plan.coordinated?.shard;
-  await ensureReachable(run.servers, { timeoutMs: run.timeoutMs, maxLineBytes: run.maxLineBytes, tlsInsecure: run.tlsInsecure, ca: run.ca }, walletsNetwork(run.wallets));
+  // The syncs' own connections skip the courtesy calls as the wallets do: what the servers said here is what the run keeps of held replies.
+  const said = await ensureReachable(run.servers, { timeoutMs: run.timeoutMs, maxLineBytes: run.maxLineBytes, tlsInsecure: run.tlsInsecure, ca: run.ca }, walletsNetwork(run.wallets));
+  const setupsAsSeen = setupsWithReplies(run.setups, said);
+  const holds = replyHolds(run.servers.map((t) => reachedIdentity(t, said)));
   if (test) await test.coordinator?.awaitShards(Math.max(0, test.readyBy - Date.now()), plan.coordinated!.readyTimeoutMs);
   // A shard holds its share of the wallets, and its share of the arrivals.
   const { hold, arrivals, durationMs } = shareOfPlan(plan, shard);
@@ -171,7 +177,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     () =>
       store.createRun(
         { kind: 'load', tool_version: tool.version, git_commit: tool.gitCommit, config, workload: workload.name, wallets_path: run.wallets.path, wallets_hash: run.wallets.hash, passes: null, warmup: null },
-        run.servers.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: run.setups.get(t.name) })),
+        run.servers.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: setupsAsSeen.get(t.name) })),
       ),
     shard ? formatShard(shard) : null,
   );
@@ -249,7 +255,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     status = 'failed';
     throw err;
   } finally {
-    store.finishRun(runId, status, { servers: done.summaries, setups: Object.fromEntries(run.setups), findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined });
+    store.finishRun(runId, status, { servers: done.summaries, setups: Object.fromEntries(setupsAsSeen), findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined });
     session.closeStore();
   }
   // What the database or an output refused on the way fails the command, the run kept.
@@ -263,10 +269,11 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     searches: done.searches,
     heldSearches: done.heldSearches,
     searched: { arrivals: search !== undefined, held: notifySearch !== undefined },
+    replyHolds: holds,
   };
   const outcome = (json: Record<string, unknown>, summaries: ServerLoadSummary[], d: Partial<WalletLoadDetail> = {}): RunOutcome<WalletLoadDetail> => {
     const answering = summaries.map((s) => answeringOf(s.server, unitsOf(s), { unit: 'wallet sync', timeoutMs: run.timeoutMs, stoppedAnswering: s.arrivals?.stoppedAnswering ?? null }));
-    return { kind: 'wallet-load', runId, db: run.db, status, answering, thresholds: [], regressed: [], json: { ...json, answering }, detail: { ...detail, summaries, ...d } };
+    return { kind: 'wallet-load', runId, db: run.db, status, answering, thresholds: [], regressed: [], json: { ...json, answering, replyHolds: holds }, detail: { ...detail, summaries, ...d } };
   };
   if (test) {
     // Held wallets' blocks are judged together: the others finish within a block's wait of shard 1.
@@ -287,7 +294,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     const json = { runId: merged.runId, status: merged.status, db: run.db, shards: shard!.count, startSkew: merged.startSkew, servers: merged.summaries, setups: merged.setups };
     return { ...outcome(json, merged.summaries, { part: 'merged', setups, merged: { shards: shard!.count, startSkew: merged.startSkew } }), runId: merged.runId, status: merged.status };
   }
-  const json = { runId, status, db: run.db, servers: done.summaries, findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined, setups: Object.fromEntries(run.setups) };
+  const json = { runId, status, db: run.db, servers: done.summaries, findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined, setups: Object.fromEntries(setupsAsSeen) };
   return outcome(json, done.summaries);
 }
 

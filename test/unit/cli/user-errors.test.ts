@@ -443,19 +443,19 @@ const CASES: Case[] = [
 
   // --strict-limits: a plan over a server's known limit refused before any connection or file
   {
-    name: "limits: load over Fulcrum's connections per source address, --strict-limits",
+    name: "doctor: load over Fulcrum's connections per source address, --strict-limits",
     cli: 'load',
     args: (c) => ['--server', `fulcrum@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--connections', '20', '--source-addresses', '127.0.0.2', '--strict-limits', '--db', path.join(c.dir, 'r.sqlite')],
     names: () => ['--strict-limits', '20 connections from 127.0.0.2', 'max_clients_per_ip', '12 connections per source address', '--source-addresses 127.0.0.2-127.0.0.3'],
   },
   {
-    name: 'limits: load --workload holding 13 wallets on a distant Fulcrum, --strict-limits',
+    name: 'doctor: load --workload holding 13 wallets on a distant Fulcrum, --strict-limits',
     cli: 'load',
     // A documentation address (TEST-NET-1): the refusal comes before anything would reach it.
     args: (c) => walletLoad(c, '--hold', '13', '--strict-limits').map((t) => (t.startsWith('electrumx@') ? 'fulcrum@192.0.2.1:50001' : t)),
     names: () => ['--strict-limits', "13 connections from this machine's address", '--hold 13', 'max_clients_per_ip'],
   },
-  { name: 'limits: bench --strict-limits without --workload', cli: 'bench', args: (c) => bench(c, '--strict-limits'), names: () => ['--strict-limits', '--workload'] },
+  { name: 'doctor: bench --strict-limits without --workload', cli: 'bench', args: (c) => bench(c, '--strict-limits'), names: () => ['--strict-limits', '--workload'] },
 
   // a database that is not ours: refused before any work, left byte for byte
   { name: "db: bench --db another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => bench(c, '--db', path.join(c.dir, 'theirs.sqlite')), names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },
@@ -495,6 +495,13 @@ const CASES: Case[] = [
   // the lab ends through the same handler as every command: its refusals are one line, before anything starts
   { name: 'lab: mine 0 blocks', cli: 'lab', args: () => ['mine', '0'], names: () => ['mine', 'got 0'] },
   { name: 'lab: up --with a version that is not SERVER@VERSION', cli: 'lab', args: () => ['up', '--with', 'electrs@'], names: () => ['--with', '"electrs@"'] },
+  // limits pushes servers past their limits: one off this machine is refused before any connection.
+  { name: 'limits: a server off this machine without --i-operate-this-server', cli: 'limits', args: (c) => ['--server', 'electrumx@192.0.2.1:50001', '--db', path.join(c.dir, 'l.sqlite')], names: () => ['electrumx (192.0.2.1)', '--i-operate-this-server'] },
+  { name: 'limits: loopback --source-addresses toward a server off this machine', cli: 'limits', args: (c) => ['--server', 'electrumx@192.0.2.1:50001', '--i-operate-this-server', '--source-addresses', '127.0.0.2', '--db', path.join(c.dir, 'l.sqlite')], names: () => ['--source-addresses'] },
+  { name: 'limits: an unknown limit', cli: 'limits', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--limits', 'batch-size,nope', '--db', path.join(c.dir, 'l.sqlite')], names: () => ['--limits', 'nope'] },
+  { name: 'limits: --max-batch 0', cli: 'limits', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--max-batch', '0', '--db', path.join(c.dir, 'l.sqlite')], names: () => ['--max-batch', 'got 0'] },
+  { name: 'limits: history sizes without a dataset', cli: 'limits', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--limits', 'history-size', '--db', path.join(c.dir, 'l.sqlite')], names: () => ['history-size', '--dataset'] },
+  { name: 'limits: an unreachable server', cli: 'limits', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--limits', 'batch-size', '--db', path.join(c.dir, 'l.sqlite')], names: (c) => [`127.0.0.1:${c.dead}`] },
 
   // servers that connect and then misbehave: said what they did, in one line, not the pool's internals
   { name: 'server: bench, connects and never answers', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.silent}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--timeout', '1'], names: (c) => [`127.0.0.1:${c.silent}`, 'connected, but did not answer server.version within 1 s'] },

@@ -138,6 +138,11 @@ describe('wallets', () => {
       expect.stringMatching(/^fulcrum: 1 wallet subscribes more than 50 scripts on one connection \(the largest, big, 60\) cross its limit of 50 subscriptions per connection \(measured by limits\); past it the server answers an error -32600 \("too many"\)/),
       expect.stringMatching(/^fulcrum: the sparrow workload's JSON batches of up to 100 calls cross its limit of 50 calls per batch/),
     ]);
+    // Fulcrum's max_batch (345) takes sparrow's pages of 100; a page of 400 it would not.
+    expect(diagnose(fulcrum, walletDemands({ workload: { name: 'sparrow', largestBatch: 100 }, wallets, connections: 0, connectionsFrom: '' }), knownLimits('fulcrum'))).toEqual([]);
+    expect(diagnose(fulcrum, walletDemands({ workload: { name: 'sparrow', largestBatch: 400 }, wallets, connections: 0, connectionsFrom: '' }), knownLimits('fulcrum'))).toEqual([
+      expect.stringMatching(/400 calls cross its limit of 345 calls per batch \(max_batch, Fulcrum's default\); past it the server answers an error 4 \("Batch limit exceeded"\)/),
+    ]);
     // The electrum workload sends no JSON batch; its subscriptions are the same wallets'.
     expect(diagnose(fulcrum, walletDemands({ workload: electrumWorkload, wallets, connections: 0, connectionsFrom: '' }), limits)).toHaveLength(1);
     expect(diagnose(fulcrum, walletDemands({ workload: electrumWorkload, wallets: [wallets[0]], connections: 0, connectionsFrom: '' }), limits)).toEqual([]);
@@ -149,7 +154,7 @@ test('a measured finding rules over a configured one, and a later one of a sourc
   const lab = configured.map((f) => (f.limit === 'connections-per-source' ? { ...f, value: 30 } : f));
   expect(rulingFinding([...configured, ...lab], 'connections-per-source')?.value).toBe(30);
   expect(rulingFinding([measured('connections-per-source', 5), ...configured, ...lab], 'connections-per-source')?.value).toBe(5);
-  expect(rulingFinding(configured, 'batch-size')).toBeUndefined();
+  expect(rulingFinding(configured, 'utxo-count')).toBeUndefined();
   // A measured limit of 5 has no exemption: 6 from the system's choice on loopback are over it.
   expect(diagnose(fulcrum, requestLoadDemands(requests({ connections: 6 })), [...configured, measured('connections-per-source', 5)])).toHaveLength(1);
   // "none up to N tried" is no limit.

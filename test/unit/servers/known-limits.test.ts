@@ -8,8 +8,8 @@ import type { LimitFinding } from '../../../src/core/server-limits';
 
 const valuesOf = (findings: LimitFinding[]) => Object.fromEntries(findings.map((f) => [f.limit, f.value]));
 
-test("each profile's defaults: Fulcrum per IP and max_history, ElectrumX's sessions and MAX_SEND's history, Esplora's 500s, electrs' threads", () => {
-  expect(valuesOf(knownLimits('fulcrum'))).toEqual({ 'connections-per-source': 12, 'history-size': 125_000 });
+test("each profile's defaults: Fulcrum per IP, max_history and max_batch, ElectrumX's sessions and MAX_SEND's history, Esplora's 500s, electrs' threads", () => {
+  expect(valuesOf(knownLimits('fulcrum'))).toEqual({ 'connections-per-source': 12, 'history-size': 125_000, 'batch-size': 345 });
   // (8,100,000 - 100) // 99 = 81,817 entries are refused, so 81,816 is the largest served.
   expect(valuesOf(knownLimits('electrumx'))).toEqual({ 'connections-total': 1000, 'history-size': 81_816 });
   expect(valuesOf(knownLimits('esplora'))).toEqual({ 'history-size': 500, 'utxo-count': 500 });
@@ -38,7 +38,7 @@ test("a configuration's settings replace the defaults, and say where they come f
   expect(lab.find((f) => f.limit === 'connections-per-source')).toMatchObject({ value: 4, exempt: [], note: "max_clients_per_ip, the lab's fulcrum.conf" });
   expect(lab.find((f) => f.limit === 'history-size')).toMatchObject({ value: 125_000, note: "max_history, Fulcrum's default" });
   // 0 (or empty) turns Fulcrum's per-IP limit off.
-  expect(fulcrumLimits({ max_clients_per_ip: '0' }, 'x').map((f) => f.limit)).toEqual(['history-size']);
+  expect(fulcrumLimits({ max_clients_per_ip: '0' }, 'x').map((f) => f.limit)).toEqual(['history-size', 'batch-size']);
   expect(valuesOf(electrumxLimits({ MAX_SESSIONS: '20000', MAX_SEND: '1000000' }, "the lab's environment"))).toEqual({ 'connections-total': 20_000, 'history-size': 10_099 });
   // ElectrumX raises MAX_SEND to at least 350,000 (session.py).
   expect(valuesOf(electrumxLimits({ MAX_SEND: '1000' }, 'x'))['history-size']).toBe(Math.floor((350_000 - 100) / 99) - 1);
