@@ -79,13 +79,14 @@ export function benchArgs(argv: string[]) {
       .option('param', { type: 'string', describe: 'sweep a setting of the one lab server measured: NAME=v1,v2 (one run per value)' })
       .option('workload', { type: 'string', describe: `sync whole wallets as a wallet does: ${WORKLOAD_NAMES.join(', ')} (with --wallets)` })
       .option('wallets', { type: 'string', describe: 'wallets JSONL file for --workload (e.g. datasets/regtest-lab-wallets.jsonl)' })
+      .option('strict-limits', { type: 'boolean', default: false, describe: "--workload: refuse (exit 2) a run over a server's known limit, before any connection, instead of warning" })
       .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
       .group(['server', 'lab', 'websocket', 'host', 'port', 'tls', 'tls-insecure', 'ca'], 'Servers:')
       .group(['dataset', 'methods', 'limit', 'verify', 'timeout', 'max-line-bytes'], 'Calls:')
       .group(['passes', 'warmup', 'concurrency', 'order', 'shuffle', 'seed', 'cold', 'resume'], 'Plan:')
       .group(['baseline', 'fail-on-regression', 'ignore-unanswered'], 'Pass or fail:')
       .group(['param'], 'Sweep a lab server setting:')
-      .group(['workload', 'wallets'], 'Whole wallets (--workload):')
+      .group(['workload', 'wallets', 'strict-limits'], 'Whole wallets (--workload):')
       .group(['db', 'json', 'progress', 'out', 'dashboard', 'dashboard-export', 'config'], 'Outputs:')
       .group(['server-pid', 'server-pidfile', 'server-datadir', 'metrics', 'sample-every', 'resources'], "Servers' resources:"),
     argv,
@@ -175,6 +176,7 @@ export async function main(argv: string[]): Promise<number> {
   if (a.cold) refuseColdWith(a);
   if (a.workload !== undefined) return walletBench({ ...a, workload: a.workload }, argv, watch);
   if (a.wallets !== undefined) throw new UserError('--wallets is for whole-wallet syncs: give --workload too (e.g. --workload electrum)');
+  if (a['strict-limits']) throw new UserError('--strict-limits applies to whole-wallet syncs (--workload) and load: bench calls go one at a time');
   if (a.resume !== undefined) positiveInt('resume', a.resume);
   if (a.resume !== undefined && !fs.existsSync(a.db)) throw new UserError(`--resume: no results database at ${a.db}`);
   // Options are checked before the database is touched, so a bad flag leaves no file behind.

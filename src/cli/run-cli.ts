@@ -14,7 +14,7 @@ import { inspect } from 'node:util';
 import { hideBin } from 'yargs/helpers';
 import { forgetCreatedFiles } from '../core/created-file';
 import { releaseClaims } from '../core/output-path';
-import { isUserError } from '../core/user-error';
+import { isUserError, UserErrorLines } from '../core/user-error';
 import { leaveNothingHalfWritten } from '../runs/cleanup';
 import { errorDetails, withoutSecrets, writeErrorDetails, type EndedBy } from './error-details';
 
@@ -84,6 +84,10 @@ export function reportError(err: unknown, endedBy: EndedBy = 'rejected', earlier
     return earlier;
   }
   // yargs throws a YError for its own usage checks (e.g. an unreadable --config): the user's to fix.
+  if (err instanceof UserErrorLines) {
+    for (const line of err.lines) say(oneLine(line));
+    return { code: 2 };
+  }
   if (isUserError(err) || (err as Error)?.name === 'YError') {
     say(oneLine((err as Error).message));
     return { code: 2 };

@@ -27,6 +27,8 @@ import { prometheusReady, prometheusUrl, remoteWriteUrl, startPrometheus } from 
 import { labCpusText, runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock, type LabProcess } from './processes';
 import { cpuListText, pinProcess } from '../core/cpu-set';
 import { makeDirs } from '../core/output-path';
+import type { LimitFinding } from '../core/server-limits';
+import type { ProfileName } from '../servers/profiles';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -123,6 +125,8 @@ interface LabState {
   tipHeight?: number;
   /** Blocks mined and payments made since the chain was generated (`lab mine`, `load --notify`). */
   changed?: { blocks: number; payments: number };
+  /** The settings beyond the lab's own that a server was last restarted with (a limit under test), by server. */
+  settings?: Partial<Record<LabServerName, ServerSettings>>;
 }
 
 export async function labUp(opts: LabUpOptions = {}): Promise<LabStatus> {
@@ -776,6 +780,7 @@ export async function labRestartServer(
       const creds = readCredentials(paths.cookieFile);
       const started = startServer(cfg, paths, creds, s, opts.settings);
       startedAt = Date.now();
+      recordSettings(paths, name, opts.settings ?? {});
       opts.onStarted?.(started);
       // A server started with other settings may refuse the very histories the mempool probe asks
       // for (a limit under test): its readiness is then its tip alone.
@@ -786,6 +791,32 @@ export async function labRestartServer(
     }
     return { downMs: Date.now() - t0, indexMs: Date.now() - startedAt };
   });
+}
+
+/** Keeps what a server now runs with beyond the lab's settings, for its limits (`labLimitsAt`). */
+function recordSettings(paths: LabPaths, name: LabServerName, settings: ServerSettings): void {
+  const state = readState(paths);
+  if (!state) return;
+  const { [name]: _was, ...others } = state.settings ?? {};
+  writeState(paths, { ...state, settings: Object.keys(settings).length ? { ...others, [name]: settings } : others });
+}
+
+/**
+ * The limits the lab's configuration sets on the running lab server listening at `target`'s
+ * address (one of its ports, or a server in another version), with the settings it was last
+ * started with; null when none of the lab's listens there. Read from the lab's config, state and
+ * pid files alone: no server is asked anything (the pre-flight doctor refuses before any
+ * connection).
+ */
+export function labLimitsAt(target: { host: string; port: number; profile: ProfileName }): LimitFinding[] | null {
+  const cfg = labConfig();
+  const paths = labPaths(cfg);
+  if (target.host !== cfg.host && !(target.host === 'localhost' && cfg.host === '127.0.0.1')) return null;
+  const state = readState(paths);
+  const s = LAB_SERVERS.find((x) => Object.values(portsOf(cfg, x)).includes(target.port));
+  if (s) return runningPid(paths, s.name) === null ? null : s.limits(state?.settings?.[s.name] ?? {}, target.profile);
+  const version = (state?.versions ?? []).find((v) => versionPorts(cfg, v.slot).electrum === target.port);
+  return version && runningPid(paths, version.name) !== null ? labServer(version.server).limits({}, target.profile) : null;
 }
 
 /**

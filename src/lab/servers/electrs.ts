@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { LabServer } from './lab-server';
 import { makeDirs } from '../../core/output-path';
+import { electrsLimits } from '../../servers/known-limits';
 
 const VERSION = '0.12.0';
 
@@ -57,6 +58,7 @@ export const electrs: LabServer<'electrs', 'monitoring'> = {
     for (const [name, value] of Object.entries(settings)) args.push(`--${name}`, value);
     return { command: electrs.install.path(cfg.home), args };
   },
+  limits: () => electrsLimits(),
   settingsAre: '--flag',
   polling: { pollMs: 1000, how: '--wait-duration-secs 1 (the lab\'s; its default is 10 s)' },
   // electrs 0.12 serves its Electrum port before it has read a single header, and a

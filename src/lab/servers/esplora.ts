@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ServerSettings } from '../config';
 import { builtAt, type LabServer } from './lab-server';
+import { esploraLimits } from '../../servers/known-limits';
 
 const COMMIT = 'abfbce73eb0504630a09f1e6599114ef4fa25bda';
 
@@ -61,6 +62,7 @@ export const esplora: LabServer<'esplora', 'http' | 'monitoring'> = {
     for (const [name, value] of Object.entries({ ...ESPLORA_LAB_LIMITS, ...flags })) args.push(`--${name}`, value);
     return { command: esplora.install.path(cfg.home), args };
   },
+  limits: (settings, profile) => esploraLimits({ ...ESPLORA_LAB_LIMITS, ...settings }, "the lab's --flags", profile === 'esplora-rest' ? 'rest' : 'electrum'),
   settingsAre: '--flag',
   // Fixed in its source (src/bin/electrs.rs), not a setting.
   polling: { pollMs: 5000, how: 'every 5 s, fixed in its main loop (a SIGUSR1 wakes it early)' },

@@ -18,6 +18,7 @@ import { PlannedRunLive, type PlannedUnitEnd } from '../../engine/planned-live';
 import { mapped } from '../../engine/sinks/unit-sink';
 import { ensureReachable } from '../reachable';
 import { RunSession } from '../session';
+import { preflight, walletDemands, type ServerLimits } from '../doctor';
 import type { WatchPlan } from '../outputs';
 import type { RunOutcome } from '../outcome';
 
@@ -30,6 +31,9 @@ export interface WalletBenchRun {
   ignoreUnanswered: boolean;
   /** Follows the bench's events (progress lines). */
   observe?: (bench: WalletBench) => void;
+  /** What is known of each server's limits, for the pre-flight doctor (absent: nothing); `strictLimits` refuses a plan over one. */
+  limits?: ServerLimits;
+  strictLimits?: boolean;
   log: (line: string) => void;
 }
 
@@ -54,6 +58,11 @@ export interface WalletBenchDetail {
 }
 
 export async function walletBenchSession(run: WalletBenchRun): Promise<{ outcome: RunOutcome<WalletBenchDetail>; code: number }> {
+  // Before anything is claimed or connected. One wallet syncs at a time, on one connection: its
+  // subscriptions, batches and histories are what can cross a limit.
+  const { opts } = run;
+  const wallets = opts.limit ? run.wallets.wallets.slice(0, opts.limit) : run.wallets.wallets;
+  preflight(opts.servers, walletDemands({ workload: opts.workload, wallets, connections: 0, connectionsFrom: '' }), run.limits ?? new Map(), run.strictLimits ?? false, run.log);
   return RunSession.run({ db: run.db, watch: run.watch, title: run.title, ignoreUnanswered: run.ignoreUnanswered }, (session) => measure(session, run));
 }
 

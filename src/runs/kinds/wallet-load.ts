@@ -29,6 +29,7 @@ import { ensureReachable } from '../reachable';
 import { testIdentity } from '../test-identity';
 import { pinGenerator } from '../pin';
 import { RunSession } from '../session';
+import { preflight, walletDemands, type Demand, type ServerLimits } from '../doctor';
 import type { WatchPlan } from '../outputs';
 import type { RunOutcome } from '../outcome';
 
@@ -85,6 +86,9 @@ export interface WalletLoadRun {
   rssOf?: (server: string) => Promise<number | null>;
   /** Lines said before the run (the open-files limit). */
   notes: string[];
+  /** What is known of each server's limits, for the pre-flight doctor (absent: nothing); `strictLimits` refuses a plan over one. */
+  limits?: ServerLimits;
+  strictLimits?: boolean;
   log: (line: string) => void;
 }
 
@@ -103,14 +107,29 @@ export interface WalletLoadDetail {
 
 export async function walletLoadSession(run: WalletLoadRun): Promise<{ outcome: RunOutcome<WalletLoadDetail>; code: number }> {
   const c = run.plan.coordinated;
+  // Before anything is claimed or connected: a plan over a known limit is said (or refused) first.
+  const limitWarnings = preflight(run.servers, walletLoadDemands(run), run.limits ?? new Map(), run.strictLimits ?? false, run.log);
   const writesDb = c === undefined || c.shard.index === 1;
   const meet = c && { address: c.coordinator, shard: c.shard, readyTimeoutMs: c.readyTimeoutMs };
   return RunSession.run({ db: writesDb ? run.db : null, summaryExport: run.summaryExport, watch: run.plan.watch, title: run.title, ignoreUnanswered: run.ignoreUnanswered }, (session) =>
-    asShard(meet, run.testOptions, (test, handOver) => measure(session, run, test, handOver)),
+    asShard(meet, run.testOptions, (test, handOver) => measure(session, run, test, handOver, limitWarnings)),
   );
 }
 
-async function measure(session: RunSession, run: WalletLoadRun, test: CoordinatedShard | undefined, handOver: () => void): Promise<RunOutcome<WalletLoadDetail>> {
+/** The most wallets this process connects at once, and what else a wallet asks of a server. */
+function walletLoadDemands(run: WalletLoadRun): Demand[] {
+  const { plan } = run;
+  const shard = plan.coordinated?.shard;
+  const held = plan.notifySearch ? shareOf(shard, plan.notifySearch.maxHold) : shareOf(shard, plan.hold);
+  const arrivals = plan.arrivals && executorFor(plan.arrivals.model);
+  // A closed model's users each sync on a connection of their own; how many an open model's
+  // arrivals overlap depends on the server's pace, unknown before the run.
+  const users = arrivals?.closed ? shareOf(shard, arrivals.maxVus(plan.arrivals!.model)) : 0;
+  const from = [held ? `${plan.notifySearch ? '--max-hold' : '--hold'} ${held}` : '', users ? `${users} arriving users (--${arrivals!.choice?.flag})` : ''].filter(Boolean);
+  return walletDemands({ workload: plan.workload, wallets: run.chosen, connections: held + users, connectionsFrom: from.join(' and ') });
+}
+
+async function measure(session: RunSession, run: WalletLoadRun, test: CoordinatedShard | undefined, handOver: () => void, limitWarnings: string[]): Promise<RunOutcome<WalletLoadDetail>> {
   const { plan } = run;
   const { workload, search, notifySearch, notify } = plan;
   const shard = plan.coordinated?.shard;
@@ -134,6 +153,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
   const store = new WalletStore(results);
   const tool = toolInfo();
   const config = {
+    ...(limitWarnings.length ? { limitWarnings } : {}),
     workload: workload.name,
     wallets: run.wallets.path,
     walletMaxTxs: run.walletMaxTxs,

@@ -446,6 +446,22 @@ const CASES: Case[] = [
   },
   { name: 'paths: report compare of one database with itself', cli: 'report', setup: (dir) => fs.writeFileSync(path.join(dir, 'a.sqlite'), ''), args: (c) => ['compare', '--db', path.join(c.dir, 'a.sqlite'), '--db', `${c.dir}/./a.sqlite`], names: (c) => ['--db', path.join(c.dir, 'a.sqlite'), 'one database'] },
 
+  // --strict-limits: a plan over a server's known limit refused before any connection or file
+  {
+    name: "doctor: load over Fulcrum's connections per source address, --strict-limits",
+    cli: 'load',
+    args: (c) => ['--server', `fulcrum@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--connections', '20', '--source-addresses', '127.0.0.2', '--strict-limits', '--db', path.join(c.dir, 'r.sqlite')],
+    names: () => ['--strict-limits', '20 connections from 127.0.0.2', 'max_clients_per_ip', '12 connections per source address', '--source-addresses 127.0.0.2-127.0.0.3'],
+  },
+  {
+    name: 'doctor: load --workload holding 13 wallets on a distant Fulcrum, --strict-limits',
+    cli: 'load',
+    // A documentation address (TEST-NET-1): the refusal comes before anything would reach it.
+    args: (c) => walletLoad(c, '--hold', '13', '--strict-limits').map((t) => (t.startsWith('electrumx@') ? 'fulcrum@192.0.2.1:50001' : t)),
+    names: () => ['--strict-limits', "13 connections from this machine's address", '--hold 13', 'max_clients_per_ip'],
+  },
+  { name: 'doctor: bench --strict-limits without --workload', cli: 'bench', args: (c) => bench(c, '--strict-limits'), names: () => ['--strict-limits', '--workload'] },
+
   // a database that is not ours: refused before any work, left byte for byte
   { name: "db: bench --db another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => bench(c, '--db', path.join(c.dir, 'theirs.sqlite')), names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },
   { name: "db: bench --resume on another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => ['--resume', '1', '--db', path.join(c.dir, 'theirs.sqlite')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },
