@@ -29,6 +29,7 @@ import { parseParamSweep } from './param-sweep';
 import type { Sweep } from '../engine/sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
+import { DEFAULT_LIMITS_DB } from './server-limits';
 import { watched, watchPlan, withWatchOptions, WATCH_FLAGS } from './watch-options';
 import { baselineProblems, checkedPlan, refusingMistakes, regressionGateProblems, timeoutSeconds } from './validate';
 import { benchSession } from '../runs/kinds/bench';
@@ -80,13 +81,14 @@ export function benchArgs(argv: string[]) {
       .option('workload', { type: 'string', describe: `sync whole wallets as a wallet does: ${WORKLOAD_NAMES.join(', ')} (with --wallets)` })
       .option('wallets', { type: 'string', describe: 'wallets JSONL file for --workload (e.g. datasets/regtest-lab-wallets.jsonl)' })
       .option('strict-limits', { type: 'boolean', default: false, describe: "--workload: refuse (exit 2) a run over a server's known limit, before any connection, instead of warning" })
+      .option('limits-db', { type: 'string', describe: `--workload: measured limits for the doctor, a database of \`npm run limits\` runs (default ${DEFAULT_LIMITS_DB} when it exists; read only)` })
       .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
       .group(['server', 'lab', 'websocket', 'host', 'port', 'tls', 'tls-insecure', 'ca'], 'Servers:')
       .group(['dataset', 'methods', 'limit', 'verify', 'timeout', 'max-line-bytes'], 'Calls:')
       .group(['passes', 'warmup', 'concurrency', 'order', 'shuffle', 'seed', 'cold', 'resume'], 'Plan:')
       .group(['baseline', 'fail-on-regression', 'ignore-unanswered'], 'Pass or fail:')
       .group(['param'], 'Sweep a lab server setting:')
-      .group(['workload', 'wallets', 'strict-limits'], 'Whole wallets (--workload):')
+      .group(['workload', 'wallets', 'strict-limits', 'limits-db'], 'Whole wallets (--workload):')
       .group(['db', 'json', 'progress', 'out', 'dashboard', 'dashboard-export', 'config'], 'Outputs:')
       .group(['server-pid', 'server-pidfile', 'server-datadir', 'metrics', 'sample-every', 'resources'], "Servers' resources:"),
     argv,
@@ -177,6 +179,7 @@ export async function main(argv: string[]): Promise<number> {
   if (a.workload !== undefined) return walletBench({ ...a, workload: a.workload }, argv, watch);
   if (a.wallets !== undefined) throw new UserError('--wallets is for whole-wallet syncs: give --workload too (e.g. --workload electrum)');
   if (a['strict-limits']) throw new UserError('--strict-limits applies to whole-wallet syncs (--workload) and load: bench calls go one at a time');
+  if (a['limits-db'] !== undefined) throw new UserError('--limits-db applies to whole-wallet syncs (--workload) and load: bench calls go one at a time');
   if (a.resume !== undefined) positiveInt('resume', a.resume);
   if (a.resume !== undefined && !fs.existsSync(a.db)) throw new UserError(`--resume: no results database at ${a.db}`);
   // Options are checked before the database is touched, so a bad flag leaves no file behind.

@@ -33,6 +33,7 @@ export interface WalletBenchArgs extends TargetArgs {
   progress: boolean;
   'ignore-unanswered'?: boolean;
   'strict-limits'?: boolean;
+  'limits-db'?: string;
 }
 
 /** Options of `bench` that mean nothing for whole-wallet syncs: refused rather than ignored. */
@@ -67,7 +68,7 @@ export async function walletBench(a: WalletBenchArgs, argv: string[], watch: Wat
     title: `bench, ${workload.name} workload, ${passes} passes, on ${targets.map((t) => t.name).join(', ')}`,
     ignoreUnanswered: a['ignore-unanswered'] ?? false,
     observe: a.progress ? (bench) => followSyncs(bench, workload.name) : undefined,
-    limits: await limitsOf(targets),
+    limits: await limitsOf(targets, a['limits-db']),
     strictLimits: a['strict-limits'] ?? false,
     log: (line) => process.stderr.write(line + '\n'),
   });

@@ -55,6 +55,7 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
   'summary-export'?: string;
   'ignore-unanswered'?: boolean;
   'strict-limits'?: boolean;
+  'limits-db'?: string;
 }
 
 /** Options of `load` that belong to request-level load only. */
@@ -182,7 +183,7 @@ async function walletLoadRunOf(a: WalletLoadArgs, plan: WalletLoadPlan): Promise
     blockMaker: () => blockMaker(a, allOnLab, plan.naturalWaitMs),
     rssOf: onLab.size ? await labRss(onLab) : undefined,
     notes: limit ? [`open files: limit ${limit.soft} (hard ${limit.hard}); ${hold} held wallets need about ${needed}`] : [],
-    limits: await limitsOf(targets),
+    limits: await limitsOf(targets, a['limits-db']),
     strictLimits: a['strict-limits'] ?? false,
     log,
   };
