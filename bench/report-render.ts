@@ -51,7 +51,7 @@ async function timeRender(points: number): Promise<{ spec: number; svg: number; 
   const svg = await renderSvg(spec);
   const svgMs = ms(t);
   t = process.hrtime.bigint();
-  svgToPng(svg);
+  await svgToPng(svg);
   return { spec: specMs, svg: svgMs, png: ms(t) };
 }
 
