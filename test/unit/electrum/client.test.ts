@@ -147,6 +147,19 @@ test("JSON-RPC error objects surface with the server's code and message, then ma
   expect(c.usable).toBe(true); // an error answer is a normal answer
 });
 
+test("mempool's electrs' bare-string errors surface as server errors, its missing methods as unsupported, its limits as history-too-large", async () => {
+  const c = await connect();
+  const missing = await failure(c.request('test.string_error', ['unknown method blockchain.scripthash.get_mempool [String("ab")]']));
+  expect({ category: missing.category, message: missing.message }).toEqual({ category: 'server-error', message: '"unknown method blockchain.scripthash.get_mempool [String(\\"ab\\")]"' });
+  expect(classify(PROFILES['mempool-electrs'], missing).category).toBe('unsupported');
+  expect(classify(PROFILES.esplora, missing).category).toBe('server-error');
+  const limit = await failure(c.request('test.string_error', ['Too many history transactions (>500). Contact support to raise limits.']));
+  expect(classify(PROFILES['mempool-electrs'], limit).category).toBe('history-too-large');
+  const utxos = await failure(c.request('test.string_error', ['Too many unspent transaction outputs (>500). Contact support to raise limits.']));
+  expect(classify(PROFILES['mempool-electrs'], utxos).category).toBe('history-too-large');
+  expect(c.usable).toBe(true);
+});
+
 test('a batch returns every item in order, failures item by item', async () => {
   const c = await connect();
   const out = await c.batch([
