@@ -99,10 +99,10 @@ export const PROFILES: Record<ProfileName, ServerProfile> = {
   },
   'mempool-electrs': {
     // mempool.space's fork of Blockstream's electrs (server.version "mempool-electrs 3.1.0-dev"),
-    // protocol 1.4 only. Its errors are bare JSON strings (src/errors.rs): `--electrum-txs-limit`
+    // protocol 1.4 only. A method's own errors are bare JSON strings (src/errors.rs): `--electrum-txs-limit`
     // answers "Too many history transactions (>500) …", `--utxos-limit` "Too many unspent transaction
-    // outputs (>500) …"; a method it lacks (blockchain.scripthash.get_mempool) is "unknown method …"
-    // (src/electrum/server.rs).
+    // outputs (>500) …"; a method it lacks (blockchain.scripthash.get_mempool) is an error object,
+    // code 1, "METHOD RPC error: unknown method …" (src/electrum/server.rs, handle_value).
     name: 'mempool-electrs',
     transport: 'electrum',
     defaultPort: 50001,
@@ -110,7 +110,7 @@ export const PROFILES: Record<ProfileName, ServerProfile> = {
     batchCap: 20,
     rules: [
       { category: 'history-too-large', message: /too many (history transactions|unspent transaction outputs)/i },
-      { category: 'unsupported', message: /^"?unknown method/i },
+      { category: 'unsupported', code: 1, message: /RPC error: unknown method/ },
       ...COMMON_RULES,
     ],
   },
