@@ -8,7 +8,7 @@ const { spawn } = require('node:child_process');
 const os = require('node:os');
 const { pathToFileURL } = require('node:url');
 
-const COMMANDS = ['lab', 'dataset', 'bench', 'load', 'report', 'index-bench', 'cluster'];
+const COMMANDS = ['lab', 'dataset', 'bench', 'load', 'report', 'index-bench', 'cluster', 'limits'];
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const [command, ...rest] = process.argv.slice(2);
 if (!COMMANDS.includes(command)) {

@@ -72,8 +72,14 @@ test('both lab servers: every pass stored, warm-up flagged, a median per address
   }
   const d = new Database(db, { readonly: true });
   const run = d.prepare('SELECT * FROM runs r JOIN bench_runs b ON b.run_id = r.id').get() as Record<string, string>;
-  const names = (d.prepare('SELECT name, software FROM run_servers ORDER BY id').all() as Array<{ name: string; software: string }>);
+  const names = (d.prepare('SELECT name, software, setup_json FROM run_servers ORDER BY id').all() as Array<{ name: string; software: string; setup_json: string | null }>);
   d.close();
+  // The lab's ElectrumX pads its TCP replies but does not hold them (lab.md): seen at the
+  // handshake and stored, so no hold note; electrs' replies come unpadded.
+  expect(JSON.parse(names[0].setup_json!).replies).toEqual({ padded: true, smallReplyMs: expect.any(Number) });
+  expect(JSON.parse(names[0].setup_json!).replies.smallReplyMs).toBeLessThan(500);
+  expect(JSON.parse(names[1].setup_json!).replies).toEqual({ padded: false, smallReplyMs: null });
+  expect(out.replyHolds).toEqual([]);
   expect(run.status).toBe('completed');
   expect(JSON.parse(run.selfcheck_json).eventLoopDelayMs.p99).toBeGreaterThanOrEqual(0);
   expect(names.map((n) => n.name)).toEqual(['electrumx', 'electrs']);

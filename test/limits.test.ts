@@ -3,8 +3,12 @@
  * `--electrum-txs-limit`/`--utxos-limit` (500) refuse the big lab addresses with an error, over
  * Electrum and REST alike; Fulcrum 2.1 with `max_history = 1000` answers get_history above it with
  * [] and no error (measured here: listunspent then lists only mempool outputs, and get_balance a
- * wrong figure), which the bench must record as refused, never as fast successes. Each server is
- * restarted with the limit under test and then again with the lab's own settings.
+ * wrong figure), which the bench must record as refused, never as fast successes. `limits` must
+ * find each such limit at its configured value, with what the server does past it: Fulcrum's
+ * max_clients_per_ip (12 by default: a close without an answer, from 127.0.0.2, as 127.0.0.1 is
+ * exempt) and max_history ([]), Esplora's limits (an error), ElectrumX's MAX_SESSIONS (its
+ * listeners close: refused). Each server is restarted with the limit under test and then again
+ * with the lab's own settings.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,6 +25,9 @@ import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { labConfig } from '../src/lab/config';
 import { fulcrumConfFile } from '../src/lab/servers/fulcrum';
+import { cli } from './support/cli';
+import type { StoredFinding } from '../src/store/limit-results';
+import type { LimitName } from '../src/core/server-limits';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -76,11 +83,28 @@ async function bench(servers: ServerTarget[], verify = false): Promise<Outcome[]
   }
 }
 
+/** `limits` on one server, in this process: each limit probed, by name. */
+async function limits(server: string, endpoint: { host: string; port: number }, names: LimitName[], extra: string[] = []): Promise<Map<LimitName, StoredFinding>> {
+  const db = path.join(tmp, `limits-${server}-${Date.now()}.sqlite`);
+  const args = ['--server', `${server}@${endpoint.host}:${endpoint.port}`, '--dataset', env.datasetPath, '--limits', names.join(','), '--db', db, '--json', ...extra];
+  const r = await cli('limits', args);
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+  const out = JSON.parse(r.stdout) as { status: string; servers: Array<{ findings: StoredFinding[] }> };
+  expect(out.status).toBe('completed');
+  return new Map(out.servers[0].findings.map((f) => [f.limit, f]));
+}
+
+/** The dataset's largest history (or UTXO set) at most `limit`, and its smallest above. */
+function around(limit: number, size: (l: { txCount: number; utxoCount: number }) => number): { below: number; above: number } {
+  const sizes = readDataset(env.datasetPath).lines.map(size).filter((n) => n > 0);
+  return { below: Math.max(...sizes.filter((n) => n <= limit)), above: Math.min(...sizes.filter((n) => n > limit)) };
+}
+
 describeBuilt('fulcrum', 'Fulcrum with max_history = 1000', () => {
+  beforeAll(() => labRestartServer('fulcrum', { settings: { max_history: '1000' } }), 60_000);
   afterAll(() => labRestartServer('fulcrum'), 60_000);
 
   test('histories above it are refused (history-too-large), never fast successes; no empty or truncated list passes as ok; the rest are ok', async () => {
-    await labRestartServer('fulcrum', { settings: { max_history: '1000' } });
     const fulcrum = env.electrum.fulcrum!;
     const outcomes = await bench([{ name: 'fulcrum', profile: 'fulcrum', host: fulcrum.host, port: fulcrum.port, tls: false }], true);
     const big = outcomes.filter((o) => o.txCount > 1000);
@@ -95,13 +119,25 @@ describeBuilt('fulcrum', 'Fulcrum with max_history = 1000', () => {
     const small = outcomes.filter((o) => o.txCount < 1000);
     expect(small.filter((o) => o.status !== 'ok' || o.mismatch !== 0)).toEqual([]);
   });
+
+  test('limits finds 12 connections from one source address (the 13th closed unanswered) and histories up to 1000 entries ([] past them)', async () => {
+    const fulcrum = env.electrum.fulcrum!;
+    const found = await limits('fulcrum', fulcrum, ['connections-per-source', 'history-size'], ['--source-addresses', '127.0.0.2']);
+    const perSource = found.get('connections-per-source')!;
+    expect({ value: perSource.value, past: perSource.past }).toEqual({ value: 12, past: { kind: 'reset' } });
+    expect(perSource.recoveryMs).not.toBeNull();
+    const history = found.get('history-size')!;
+    const { below, above } = around(1000, (l) => l.txCount);
+    expect({ value: history.value, past: history.past }).toEqual({ value: below, past: { kind: 'empty' } });
+    expect(history.triedUpTo).toBeGreaterThanOrEqual(above);
+  }, 300_000);
 });
 
 describeBuilt('esplora', "Esplora with its default limits (--electrum-txs-limit 500, --utxos-limit 500)", () => {
+  beforeAll(() => labRestartServer('esplora', { settings: { 'electrum-txs-limit': '500', 'utxos-limit': '500' } }), 60_000);
   afterAll(() => labRestartServer('esplora'), 60_000);
 
   test('over Electrum histories above 500 and UTXO lists above 500 are refused; over REST only UTXO lists (histories page); the rest is ok', async () => {
-    await labRestartServer('esplora', { settings: { 'electrum-txs-limit': '500', 'utxos-limit': '500' } });
     const electrum = env.electrum.esplora!;
     const rest = new URL(env.esploraRest!);
     const outcomes = await bench([
@@ -116,6 +152,28 @@ describeBuilt('esplora', "Esplora with its default limits (--electrum-txs-limit 
     expect(outcomes).toEqual(expected);
     expect(outcomes.filter(refused).length).toBeGreaterThanOrEqual(2 * 4 + 9);
   });
+
+  test('limits finds histories up to 500 entries, then "Too many history entries", and serves again', async () => {
+    const found = await limits('esplora', env.electrum.esplora!, ['history-size']);
+    const history = found.get('history-size')!;
+    const { below } = around(500, (l) => l.txCount);
+    expect(history.value).toBe(below);
+    // Its error object carries no code.
+    expect(history.past).toEqual({ kind: 'error', code: null, message: expect.stringContaining('Too many history entries') });
+    expect(history.recoveryMs).not.toBeNull();
+  }, 300_000);
+});
+
+describe('ElectrumX with MAX_SESSIONS = 20', () => {
+  beforeAll(() => labRestartServer('electrumx', { settings: { MAX_SESSIONS: '20' } }), 120_000);
+  afterAll(() => labRestartServer('electrumx'), 120_000);
+
+  test('limits finds 20 connections in all, then its listeners close (refused), and it serves again once they are let go', async () => {
+    const found = await limits('electrumx', env.electrum.electrumx, ['connections-total']);
+    const total = found.get('connections-total')!;
+    expect({ value: total.value, past: total.past }).toEqual({ value: 20, past: { kind: 'refused' } });
+    expect(total.recoveryMs).not.toBeNull();
+  }, 300_000);
 });
 
 describeBuilt('esplora', 'Esplora REST paging', () => {

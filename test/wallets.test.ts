@@ -37,12 +37,12 @@ function cli(script: string, args: string[]): { code: number | null; stdout: str
 }
 
 /** `code`: 3 when a server answered none of the workload's syncs (the run is written all the same). */
-function benchWorkload(workload: string, code = 0): { rows: Row[]; answering: Array<{ server: string; silence: string | null }>; db: Database.Database } {
+function benchWorkload(workload: string, code = 0): { rows: Row[]; answering: Array<{ server: string; silence: string | null }>; replyHolds: unknown[]; db: Database.Database } {
   const file = path.join(tmp, `${workload}.sqlite`);
   const r = cli('bench.ts', ['--lab', '--workload', workload, '--wallets', env.walletsPath, '--verify', '--passes', '2', '--warmup', '1', '--json', '--no-progress', '--db', file]);
   expect({ code: r.code, stderr: r.stderr }).toEqual({ code, stderr: r.stderr });
-  const out = JSON.parse(r.stdout) as { rows: Row[]; answering: Array<{ server: string; silence: string | null }> };
-  return { rows: out.rows, answering: out.answering, db: new Database(file, { readonly: true }) };
+  const out = JSON.parse(r.stdout) as { rows: Row[]; answering: Array<{ server: string; silence: string | null }>; replyHolds: unknown[] };
+  return { rows: out.rows, answering: out.answering, replyHolds: out.replyHolds, db: new Database(file, { readonly: true }) };
 }
 
 const labServers = () => Object.keys(env.electrum);
@@ -66,8 +66,16 @@ function perSync(db: Database.Database, server: string) {
 }
 
 test('electrum: every lab wallet syncs on every lab server with 0 mismatches, asking exactly what a gap-limit scan needs', () => {
-  const { rows, db } = benchWorkload('electrum');
+  const { rows, replyHolds, db } = benchWorkload('electrum');
   expect(rows.map((r) => r.server).sort()).toEqual(labServers().sort());
+  // What each server's handshake showed before the run is kept with it: the lab's ElectrumX pads
+  // its replies without holding them (lab.md), the others do not pad; so no note.
+  const replies = Object.fromEntries(
+    (db.prepare('SELECT name, setup_json FROM run_servers').all() as Array<{ name: string; setup_json: string }>).map((s) => [s.name, JSON.parse(s.setup_json).replies]),
+  );
+  expect(replies.electrumx).toEqual({ padded: true, smallReplyMs: expect.any(Number) });
+  for (const name of labServers().filter((n) => n !== 'electrumx')) expect([name, replies[name]]).toEqual([name, { padded: false, smallReplyMs: null }]);
+  expect(replyHolds).toEqual([]);
   for (const r of rows) expect(r).toEqual({ ...r, syncs: 2 * wallets.length, failed: 0, mismatched: 0 });
   for (const server of labServers()) {
     for (const s of perSync(db, server)) {

@@ -33,6 +33,8 @@ export interface BenchCalls {
   tips: Tip[];
   monitor: SelfMonitor;
   verify: boolean;
+  /** Whether a pass is cold (`bench --cold`): its samples say so. */
+  coldPass(pass: number): boolean;
   /** Calls a resumed run already measured: not made again. */
   done: DoneSet;
   /** A call is about to be made. */
@@ -75,6 +77,7 @@ async function measure(calls: BenchCalls, call: BenchCall, warmup: boolean): Pro
     serverId: calls.serverIds[call.server],
     pass: call.pass,
     warmup,
+    cold: calls.coldPass(call.pass),
     addressIdx: call.addressIdx,
     method: call.method,
     atMs: Date.now(),

@@ -6,6 +6,7 @@
  * for the run once every server has answered, and hands back how the plan ended. It emits events
  * and knows nothing about terminals.
  */
+import type { ObservedReplies } from '../core/observed-replies';
 import { EventEmitter } from 'node:events';
 import type { DatasetLine, LoadedDataset } from '../core/dataset-line';
 import { ResultsStore, type SampleRow } from '../store/results';
@@ -28,6 +29,8 @@ import { startFailure, type MeasuringPool, type Tip } from '../transports/transp
 import { followTip, openPool } from '../transports/registry';
 import type { ServerTarget } from '../servers/targets';
 import { toolInfo } from '../core/tool-info';
+import type { PoolStats } from '../transports/connections';
+import { isColdPass, passSegments, type ColdStart, type PassSegment } from './cold-passes';
 
 /** A call's one sample as the run's sinks get it: with its server's name and how many calls of the plan are measured now. */
 export interface MeasuredCall {
@@ -58,6 +61,8 @@ export interface BenchOptions {
   serverSettings?: Record<string, string>;
   /** An A/B run: the server the others are judged against (recorded; the report gives the verdicts). */
   baseline?: string;
+  /** `--cold`: the counted passes alternate cold and warm (src/bench/cold-passes.ts). */
+  cold?: boolean;
 }
 
 export interface RunResult {
@@ -77,6 +82,8 @@ export interface ServerInfo {
   protocol: string;
   banner?: string;
   features?: unknown;
+  /** What the handshake saw of padded and held replies (ElectrumX's hold). */
+  replies?: ObservedReplies;
 }
 
 /** The run's record, as the run session keeps it: asked for once every server answered. */
@@ -125,6 +132,8 @@ export class BenchRunner extends EventEmitter {
     private readonly store: ResultsStore,
     /** Where each call's sample goes besides the run's rows (a command's watchers). */
     private readonly sinks: ReadonlyArray<UnitSink<MeasuredCall>> = [],
+    /** With `opts.cold`: how the servers are made cold before each cold pass. */
+    private readonly coldStart?: ColdStart,
   ) {
     super();
   }
@@ -158,6 +167,22 @@ export class BenchRunner extends EventEmitter {
     });
     const pools = (this.pools = opts.servers.map((t) => openPool(t, transport())));
     const tips: Tip[] = [];
+    /** Statistics of the connections a cold restart closed, per server: the run's pool record sums them with the last ones. */
+    const retired: PoolStats[][] = opts.servers.map(() => []);
+    const reopen = async () => {
+      tips.forEach((t) => t.close());
+      pools.forEach((p, i) => {
+        p.close();
+        retired[i].push(p.stats);
+      });
+      await this.coldStart!.restart();
+      if (this.stopRequested) return;
+      for (const [i, t] of opts.servers.entries()) {
+        pools[i] = openPool(t, transport(this.startup.signal));
+        await pools[i].start();
+        tips[i] = await followTip(t, transport(this.startup.signal));
+      }
+    };
     let flushTimer: NodeJS.Timeout | undefined;
     try {
       const infos = await Promise.all(
@@ -210,6 +235,7 @@ export class BenchRunner extends EventEmitter {
         tips,
         monitor,
         verify: opts.verify,
+        coldPass: (pass) => !!opts.cold && isColdPass(pass, opts.warmup),
         done,
         starting: (call) => {
           this.emit('call', { server: opts.servers[call.server].name });
@@ -235,7 +261,19 @@ export class BenchRunner extends EventEmitter {
 
       let failure: unknown;
       try {
-        await this.runUntilStopped(calls);
+        for (const segment of passSegments(opts.passes, opts.warmup, !!opts.cold)) {
+          if (this.stopRequested) break;
+          // A cold pass a resumed run has whole needs no restart; one it has in part restarts before the rest.
+          if (segment.cold && calls.batch({ pass: segment.first, warmup: false }).more) {
+            this.emit('cold-restart', { pass: segment.first });
+            const restarting = reopen();
+            // Its failure fails the run (below), unless a stop cut the wait for it short.
+            restarting.catch(() => undefined);
+            await this.untilStopped(restarting);
+            if (this.stopRequested) break;
+          }
+          await this.runUntilStopped(segmentOf(calls, segment), segment);
+        }
         if (flushError) throw flushError;
       } catch (err) {
         // E.g. the database refused a write: stop every worker, keep what was stored, say so.
@@ -256,8 +294,8 @@ export class BenchRunner extends EventEmitter {
         planDone: completed >= total,
         failure,
         selfCheck,
-        pool: Object.fromEntries(pools.map((p, i) => [opts.servers[i].name, p.stats])),
-        lateReplies: pools.reduce((n, p) => n + p.stats.lateReplies, 0),
+        pool: Object.fromEntries(pools.map((p, i) => [opts.servers[i].name, summed([...retired[i], p.stats])])),
+        lateReplies: pools.reduce((n, p, i) => n + summed([...retired[i], p.stats]).lateReplies, 0),
         samples,
         scheduler: planExecutorFor(this.plan()).describe(this.plan(), opts.servers.length),
       };
@@ -278,16 +316,37 @@ export class BenchRunner extends EventEmitter {
    * Runs the plan; once a stop is asked for, waits for in-flight calls a short grace period and
    * then gives up on them (they are not samples: nothing about them was measured to the end).
    */
-  private async runUntilStopped(calls: PlanContext): Promise<void> {
-    const plan = this.plan();
+  private async runUntilStopped(calls: PlanContext, segment: PassSegment): Promise<void> {
+    const { warmup, concurrency } = this.opts;
+    // The segment's passes, numbered from 0 for the executor; segmentOf() numbers them back.
+    const plan: SequentialPlan = { kind: 'sequential', passes: segment.count, warmup: Math.max(0, Math.min(segment.count, warmup - segment.first)), concurrency };
     const pacer = (this.pacer = planExecutorFor(plan).create(calls, plan));
     if (this.stopRequested) pacer.stop();
+    await this.untilStopped(pacer.run());
+  }
+
+  /** `work`, or once a stop is asked for, at most a short grace period more of it. */
+  private async untilStopped(work: Promise<void>): Promise<void> {
     const stopped = new Promise<void>((resolve) => {
       this.wakeStop = () => setTimeout(resolve, STOP_GRACE_MS).unref();
       if (this.stopRequested) this.wakeStop();
     });
-    await Promise.race([pacer.run(), stopped]);
+    await Promise.race([work, stopped]);
   }
+}
+
+/** The plan's context as one segment's executor sees it: its passes numbered from 0. */
+function segmentOf(calls: PlanContext, segment: PassSegment): PlanContext {
+  if (segment.first === 0) return calls;
+  return { clock: calls.clock, servers: calls.servers, batch: (part) => calls.batch({ ...part, pass: part.pass + segment.first }) };
+}
+
+/** The statistics of a server's successive connection sets as one: counts added, outages joined, the last set's open connections. */
+function summed(stats: PoolStats[]): PoolStats {
+  const last = stats[stats.length - 1];
+  if (stats.length === 1) return last;
+  const sum = (k: 'created' | 'evicted' | 'lateReplies' | 'connectAttempts') => stats.reduce((n, s) => n + s[k], 0);
+  return { ...last, created: sum('created'), evicted: sum('evicted'), lateReplies: sum('lateReplies'), connectAttempts: sum('connectAttempts'), outages: stats.flatMap((s) => s.outages) };
 }
 
 /** What a run stores of its configuration: everything needed to resume it, nothing secret. */

@@ -2,6 +2,7 @@
 import { textTable } from '../core/text-table';
 import { P999_MIN_SAMPLES, P999_NOTE } from '../core/percentile-line';
 import type { RunResult } from './runner';
+import type { ColdSummary } from '../store/statistics';
 
 const ms = (ns: number | null) => (ns === null ? '-' : (ns / 1e6).toFixed(3));
 
@@ -34,6 +35,35 @@ export function summaryTable(result: RunResult, dbPath: string): string {
       `event-loop delay p99 ${check.eventLoopDelayMs.p99} ms; CPU ${(check.cpu.utilisation * 100).toFixed(1)}% of one core; ` +
       `late replies dropped: ${result.lateReplies}; call order: ${result.order}`,
     ...result.warnings,
+  ].join('\n');
+}
+
+/**
+ * A --cold run's cold passes beside its warm ones, per server and method: the medians, and each
+ * address's first touch after a restart summed against the warm medians of the same calls (where a
+ * restart's cost lands, which the medians may not show).
+ */
+export function coldTable(cold: Array<ColdSummary & { server: string }>): string {
+  const header = ['server', 'method', 'warm p50 ms', 'cold p50 ms', 'cold n', 'cold ok', 'cold max ms', 'first touches', 'first-touch sum ms', 'their warm medians ms', 'cold errors'];
+  const rows = cold.map((c) => [
+    c.server,
+    c.method,
+    ms(c.warmP50),
+    ms(c.p50),
+    String(c.n),
+    String(c.nOk),
+    ms(c.max),
+    String(c.firstTouches),
+    ms(c.firstTouchSumNs),
+    ms(c.warmMedianSumNs),
+    Object.entries(c.errors)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ') || '0',
+  ]);
+  return [
+    'cold passes (after the OS page cache was dropped and the servers restarted, on fresh connections) beside the warm passes after them:',
+    '',
+    textTable(header, rows, { align: header.map((_, i) => (i < 2 ? 'left' : 'right')) }),
   ].join('\n');
 }
 

@@ -16,7 +16,9 @@ import { readChainFacts } from '../dataset/chain-facts';
 import type { LoadedDataset } from '../core/dataset-line';
 import { attachProgress } from '../bench/progress';
 import { electrumTargets, readCa, resolveTargets } from './server-targets';
-import { labDatasetFor, labServersAmong } from './lab-targets';
+import { labColdStart, labDatasetFor, labServersAmong } from './lab-targets';
+import { coldPlanProblem, type ColdStart } from '../bench/cold-passes';
+import { dropPageCache, pageCacheDropProblem } from '../resources/page-cache';
 import { targetUrl } from '../servers/targets';
 import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
@@ -27,6 +29,7 @@ import { parseParamSweep } from './param-sweep';
 import type { Sweep } from '../engine/sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
 import { walletBench } from './wallet-bench';
+import { DEFAULT_LIMITS_DB } from './server-limits';
 import { watched, watchPlan, withWatchOptions, WATCH_FLAGS } from './watch-options';
 import { baselineProblems, checkedPlan, refusingMistakes, regressionGateProblems, timeoutSeconds } from './validate';
 import { benchSession } from '../runs/kinds/bench';
@@ -69,16 +72,23 @@ export function benchArgs(argv: string[]) {
       .option('ignore-unanswered', { type: 'boolean', default: false, describe: 'exit 0 even when a server answered none of its calls (exit 3 otherwise)' })
       .option('progress', { type: 'boolean', default: true, describe: 'progress bar on stderr (--no-progress to hide)' })
       .option('resume', { type: 'number', describe: 'continue an interrupted run of --db from where it stopped' })
+      .option('cold', {
+        type: 'boolean',
+        default: false,
+        describe: "lab servers, as root: drop the machine's OS page cache and restart the servers before each cold pass (counted passes alternate cold, warm)",
+      })
       .option('param', { type: 'string', describe: 'sweep a setting of the one lab server measured: NAME=v1,v2 (one run per value)' })
       .option('workload', { type: 'string', describe: `sync whole wallets as a wallet does: ${WORKLOAD_NAMES.join(', ')} (with --wallets)` })
       .option('wallets', { type: 'string', describe: 'wallets JSONL file for --workload (e.g. datasets/regtest-lab-wallets.jsonl)' })
+      .option('strict-limits', { type: 'boolean', default: false, describe: "--workload: refuse (exit 2) a run over a server's known limit, before any connection, instead of warning" })
+      .option('limits-db', { type: 'string', describe: `--workload: measured limits for the doctor, a database of \`npm run limits\` runs (default ${DEFAULT_LIMITS_DB} when it exists; read only)` })
       .config('config', 'JSON file with any of these options (e.g. "server": [...])', configFileParser(y))
       .group(['server', 'lab', 'websocket', 'host', 'port', 'tls', 'tls-insecure', 'ca'], 'Servers:')
       .group(['dataset', 'methods', 'limit', 'verify', 'timeout', 'max-line-bytes'], 'Calls:')
-      .group(['passes', 'warmup', 'concurrency', 'order', 'shuffle', 'seed', 'resume'], 'Plan:')
+      .group(['passes', 'warmup', 'concurrency', 'order', 'shuffle', 'seed', 'cold', 'resume'], 'Plan:')
       .group(['baseline', 'fail-on-regression', 'ignore-unanswered'], 'Pass or fail:')
       .group(['param'], 'Sweep a lab server setting:')
-      .group(['workload', 'wallets'], 'Whole wallets (--workload):')
+      .group(['workload', 'wallets', 'strict-limits', 'limits-db'], 'Whole wallets (--workload):')
       .group(['db', 'json', 'progress', 'out', 'dashboard', 'dashboard-export', 'config'], 'Outputs:')
       .group(['server-pid', 'server-pidfile', 'server-datadir', 'metrics', 'sample-every', 'resources'], "Servers' resources:"),
     argv,
@@ -97,6 +107,8 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
   const bad = methods.filter((m) => !isBenchMethodName(m));
   if (bad.length || methods.length === 0) throw new UserError(`--methods: unknown ${bad.join(', ') || '(empty)'}; known: ${BENCH_METHOD_NAMES.join(', ')}`);
   const { passes, warmup, concurrency } = checkedPlan({ kind: 'sequential', passes: a.passes, warmup: a.warmup, concurrency: a.concurrency });
+  const coldPlan = a.cold ? coldPlanProblem(passes, warmup) : null;
+  if (coldPlan) throw new UserError(coldPlan);
   const timeoutMs = timeoutSeconds('--timeout', a.timeout);
   const resolved = await resolveTargets(a);
   const { labCaFile } = resolved;
@@ -128,6 +140,7 @@ export async function optionsFromArgs(a: Argv): Promise<BenchOptions> {
     ca,
     verify: a.verify,
     ...(a.baseline !== undefined ? { baseline: a.baseline } : {}),
+    ...(a.cold ? { cold: true } : {}),
   };
 }
 
@@ -162,13 +175,18 @@ export async function main(argv: string[]): Promise<number> {
   const watch = watchPlan(a, watchProblems);
   if (a.param !== undefined && watched(a)) watchProblems.push('--param makes one run per value: --dashboard and --out follow one run; watch each value\'s run on its own');
   if (watchProblems.length) throw new UserError(watchProblems.join('; '));
+  if (a.cold) refuseColdWith(a);
   if (a.workload !== undefined) return walletBench({ ...a, workload: a.workload }, argv, watch);
   if (a.wallets !== undefined) throw new UserError('--wallets is for whole-wallet syncs: give --workload too (e.g. --workload electrum)');
+  if (a['strict-limits']) throw new UserError('--strict-limits applies to whole-wallet syncs (--workload) and load: bench calls go one at a time');
+  if (a['limits-db'] !== undefined) throw new UserError('--limits-db applies to whole-wallet syncs (--workload) and load: bench calls go one at a time');
   if (a.resume !== undefined) positiveInt('resume', a.resume);
   if (a.resume !== undefined && !fs.existsSync(a.db)) throw new UserError(`--resume: no results database at ${a.db}`);
   // Options are checked before the database is touched, so a bad flag leaves no file behind.
   const fresh = a.resume === undefined ? await optionsFromArgs(a) : undefined;
   const opts = fresh ?? optionsFromRun(a.resume!, a, argv);
+  // A resumed cold run restarts its servers cold too: the same refusals as when it began.
+  if (!fresh && opts.cold) refuseColdHere();
   // A resumed run's baseline is the stored one: --fail-on-regression needs it there.
   if (!fresh) checkBaseline(opts.baseline, a['fail-on-regression'], opts.servers.map((t) => t.name));
   const dataset = withChainFacts(readDataset(opts.datasetPath), opts);
@@ -180,15 +198,52 @@ export async function main(argv: string[]): Promise<number> {
     db: a.db,
     watch,
     title: fresh ? `bench, ${fresh.passes} passes, on ${fresh.servers.map((t) => t.name).join(', ')}` : `bench, run ${a.resume} resumed`,
-    resources: await resourceTargets(a),
+    // A cold restart starts the servers' counters again from zero: a run's costs, read as its last
+    // reading less its first, would mix processes (left for a sampler that follows restarts).
+    resources: opts.cold ? [] : await resourceTargets(a),
     sampleEveryS: a['sample-every'],
     sweep: fresh ? await sweepOf(a, fresh) : null,
+    coldStart: opts.cold ? await coldStartOf(opts) : undefined,
     failOnPct: a['fail-on-regression'],
     ignoreUnanswered: a['ignore-unanswered'],
     observe: a.progress ? attachProgress : undefined,
     print: (outcome) => printBench(outcome, { json: a.json, log }).forEach((t) => process.stdout.write(t + '\n')),
     log,
   });
+}
+
+/**
+ * `--cold` empties the whole machine's page cache and restarts lab servers: refused, before any
+ * work, where this process cannot (not root, /proc/sys/vm/drop_caches not writable) or with an
+ * option it cannot go with.
+ */
+function refuseColdWith(a: Argv): void {
+  if (a.workload !== undefined) throw new UserError('--cold is for the address bench: drop it with --workload');
+  if (a.param !== undefined) throw new UserError('--cold and --param both restart the servers: give one of them');
+  refuseColdHere();
+}
+
+function refuseColdHere(): void {
+  const problem = pageCacheDropProblem();
+  if (problem) throw new UserError(`--cold: ${problem}`);
+}
+
+/** A cold restart under way: a stop ends the run without waiting for it, and the process then exits without waiting either. */
+let coldRestarts = 0;
+
+/** The measured servers made cold (src/bench/cold-passes.ts): stopped, the page cache dropped, started again on their index. */
+async function coldStartOf(opts: BenchOptions): Promise<ColdStart> {
+  const lab = await labColdStart(opts.servers, () => dropPageCache());
+  return {
+    restart: async () => {
+      coldRestarts++;
+      try {
+        await lab.restart();
+      } finally {
+        coldRestarts--;
+      }
+    },
+  };
 }
 
 /**
@@ -236,4 +291,5 @@ async function sweepOf(a: Argv, opts: BenchOptions): Promise<Sweep | null> {
   };
 }
 
-if (require.main === module) runCli(main);
+// A stop keeps its 2 s during a cold restart: the lab's wait for its servers is not waited for.
+if (require.main === module) runCli(main, { exit: () => coldRestarts > 0 });

@@ -4,13 +4,17 @@
  */
 import fs from 'node:fs';
 import { UserError } from '../core/user-error';
-import type { ServerTarget } from '../servers/targets';
+import { targetUrl, type ServerTarget } from '../servers/targets';
 import type { LabStatus } from '../lab/lab';
 
 type Registry = typeof import('../lab/servers/registry');
 
-/** A lab server; over TLS it comes with the lab CA that signed its certificate. */
-export type LabTarget = ServerTarget & { caFile?: string };
+/**
+ * A lab server; over TLS it comes with the lab CA that signed its certificate. `server` is the lab
+ * server whose process serves it (Esplora's REST API is Esplora's), absent for a server in another
+ * version (`lab up --with`).
+ */
+export type LabTarget = ServerTarget & { caFile?: string; server?: string };
 
 /**
  * With `tls`, only the servers the lab also serves over TLS, on their TLS ports. A server with a
@@ -31,11 +35,11 @@ function targetsOf({ LAB_SERVERS, labServer }: Registry, status: LabStatus, tls:
   for (const { name, profile, rest: restApi } of LAB_SERVERS) {
     const server = status.electrum[name];
     if (!server || !server.running) continue;
-    if (!tls) targets.push({ name, profile, host: server.host, port: server.port, tls: false });
-    else if (server.tls) targets.push({ name, profile, host: server.tls.host, port: server.tls.port, tls: true, caFile: server.tls.caFile });
+    if (!tls) targets.push({ name, profile, host: server.host, port: server.port, tls: false, server: name });
+    else if (server.tls) targets.push({ name, profile, host: server.tls.host, port: server.tls.port, tls: true, caFile: server.tls.caFile, server: name });
     if (!tls && restApi && server.rest) {
       const rest = new URL(server.rest);
-      targets.push({ name: restApi.profile, profile: restApi.profile, host: rest.hostname, port: Number(rest.port), tls: false });
+      targets.push({ name: restApi.profile, profile: restApi.profile, host: rest.hostname, port: Number(rest.port), tls: false, server: name });
     }
   }
   if (!tls) for (const v of status.versions) if (v.running) targets.push({ name: v.name, profile: labServer(v.server).profile, host: v.host, port: v.port, tls: false });
@@ -54,8 +58,8 @@ function webSocketTargetsOf({ LAB_SERVERS }: Registry, status: LabStatus): LabTa
     const ws = status.electrum[name]?.running ? status.electrum[name]?.websocket : undefined;
     if (!ws) return [];
     return [
-      { name: `${name}-ws`, profile, host: ws.ws.host, port: ws.ws.port, tls: false, websocket: true },
-      { name: `${name}-wss`, profile, host: ws.wss.host, port: ws.wss.port, tls: true, websocket: true, caFile: ws.wss.caFile },
+      { name: `${name}-ws`, profile, host: ws.ws.host, port: ws.ws.port, tls: false, websocket: true, server: name },
+      { name: `${name}-wss`, profile, host: ws.wss.host, port: ws.wss.port, tls: true, websocket: true, caFile: ws.wss.caFile, server: name },
     ];
   });
 }
@@ -65,16 +69,41 @@ function webSocketTargetsOf({ LAB_SERVERS }: Registry, status: LabStatus): LabTa
  * mapped to the lab server each is: their setup and process are then known, and the lab can mine.
  */
 export async function labServersAmong(targets: ServerTarget[]): Promise<{ servers: Map<string, string>; walletsPath: string }> {
+  const { matches, walletsPath } = await labMatches(targets);
+  return { servers: new Map([...matches].map(([name, match]) => [name, match.name])), walletsPath };
+}
+
+/** Each target that is a server of the running lab (by address), as the lab's target it is. */
+async function labMatches(targets: ServerTarget[]): Promise<{ matches: Map<string, LabTarget>; walletsPath: string }> {
   const { labStatus } = await import('../lab/lab');
   const registry = await import('../lab/servers/registry');
   const status = await labStatus();
   const lab = [...targetsOf(registry, status, false), ...targetsOf(registry, status, true), ...webSocketTargetsOf(registry, status)];
-  const servers = new Map<string, string>();
+  const matches = new Map<string, LabTarget>();
   for (const t of targets) {
     const match = lab.find((l) => l.host === t.host && l.port === t.port && l.tls === t.tls && !!l.websocket === !!t.websocket);
-    if (match) servers.set(t.name, match.name);
+    if (match) matches.set(t.name, match);
   }
-  return { servers, walletsPath: status.walletsPath };
+  return { matches, walletsPath: status.walletsPath };
+}
+
+/**
+ * `--cold`: the lab servers whose processes serve the targets, each once (Esplora's Electrum port
+ * and REST API are one process), to be restarted on their own index before each cold pass. Every
+ * target must be one of the lab's own servers: a server given by host and port that merely shares a
+ * lab server's port or profile is never restarted, nor a server in another version.
+ */
+export async function labColdStart(targets: ServerTarget[], whileStopped: () => Promise<void>): Promise<{ restart(): Promise<void> }> {
+  const { matches } = await labMatches(targets);
+  const foreign = targets.filter((t) => matches.get(t.name)?.server === undefined);
+  if (foreign.length) {
+    const named = foreign.map((t) => `${t.name} (${targetUrl(t)})`).join(', ');
+    throw new UserError(`--cold restarts every measured server before each cold pass, and ${named} ${foreign.length === 1 ? 'is not one' : 'are not ones'} the lab runs as its own; measure the lab's servers, e.g. --lab with the lab up`);
+  }
+  const { isLabServerName } = await import('../lab/servers/registry');
+  const servers = [...new Set(targets.map((t) => matches.get(t.name)!.server!))].filter(isLabServerName);
+  const { labColdRestart } = await import('../lab/lab');
+  return { restart: () => labColdRestart(servers, whileStopped) };
 }
 
 /** Each lab target's block polling setup, by target name. */

@@ -127,6 +127,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
     mix: mix!,
     shard,
     connections: Math.max(1, shareOf(shard, connections)),
+    testConnections: connections,
     pipeline: a.pipeline,
     timeoutMs: timeoutMs!,
     maxLineBytes: a['max-line-bytes'],

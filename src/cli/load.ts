@@ -30,6 +30,7 @@ import { collecting, refusingMistakes } from './validate';
 import { loadPlan, withModelOptions, type LoadPlan } from './load-plan';
 import { loadSession, type LoadRun } from '../runs/kinds/load';
 import { printLoad } from './print-load';
+import { DEFAULT_LIMITS_DB, limitsOf } from './server-limits';
 
 export function loadArgs(argv: string[]) {
   const y = yargs(argv);
@@ -57,6 +58,8 @@ export function loadArgs(argv: string[]) {
       .option('threshold', { type: 'string', array: true, describe: 'k6-style pass/fail criterion, e.g. "latency:p(99)<250" (repeatable)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
       .option('ignore-unanswered', { type: 'boolean', default: false, describe: 'exit 0 even when a server answered none of its requests (exit 3 otherwise)' })
+      .option('strict-limits', { type: 'boolean', default: false, describe: "refuse (exit 2) a run over a server's known limit, before any connection, instead of warning" })
+      .option('limits-db', { type: 'string', describe: `measured limits for the doctor: a database of \`npm run limits\` runs (default ${DEFAULT_LIMITS_DB} when it exists; read only)` })
       .option('summary-export', { type: 'string', describe: 'also write the summary as JSON to this file' })
       .option('samples', { type: 'boolean', default: false, describe: 'also store every request (memory and disk grow with the run)' })
       .option('shard', { type: 'string', describe: 'run shard I/N of a larger test: its share of the rate, connections and dataset' })
@@ -96,7 +99,7 @@ export function loadArgs(argv: string[]) {
       .group(['server', 'lab', 'websocket', 'host', 'port', 'tls', 'tls-insecure', 'ca', 'source-addresses'], 'Servers:')
       .group([...executorOptions().map(([name]) => name), 'duration'], 'Load model (give one):')
       .group(['dataset', 'mix', 'seed', 'connections', 'pipeline', 'timeout', 'max-line-bytes', 'samples'], 'Requests:')
-      .group(['threshold', 'ignore-unanswered'], 'Pass or fail:')
+      .group(['threshold', 'ignore-unanswered', 'strict-limits', 'limits-db'], 'Pass or fail:')
       .group(['interleave', 'baseline', 'fail-on-regression'], 'A/B in turns:')
       .group(['find-max', 'slo', 'max-error-rate', 'dwell', 'warmup', 'step-factor', 'max-rate', 'bisect-steps'], 'Find the max (--find-max):')
       .group(['workload', 'wallets', 'hold', 'hold-concurrency', 'wallet-max-txs', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'slo-notify', 'max-hold'], 'Whole wallets (--workload):')
@@ -141,6 +144,8 @@ async function loadRunOf(a: Argv, plan: LoadPlan): Promise<LoadRun> {
     ignoreUnanswered: a['ignore-unanswered'],
     testOptions: a as unknown as Record<string, unknown>,
     title: dashboardTitle(a, plan),
+    limits: await limitsOf(targets, a['limits-db']),
+    strictLimits: a['strict-limits'],
     log: (line) => process.stderr.write(line + '\n'),
   };
 }

@@ -3,7 +3,7 @@
  * the exit code). Lines for stdout are returned; what goes to stderr goes through `log`.
  */
 import { answeringText } from '../core/answering';
-import { summaryTable } from '../bench/summary';
+import { coldTable, summaryTable } from '../bench/summary';
 import { compareTable } from '../report/compare';
 import { textTable } from '../core/text-table';
 import { replyHoldLine } from '../servers/reply-hold';
@@ -26,7 +26,10 @@ export function printBench(o: RunOutcome<BenchDetail>, out: { json: boolean; log
       return said ? [`${a.server}: ${said}`] : [];
     });
     const table = summaryTable(result, o.db!).split('\n');
-    lines.push([table[0], ...silent, ...result.replyHolds.map(replyHoldLine), ...table.slice(1)].join('\n'));
+    // A --cold run's main table is its warm passes'; the cold ones follow it.
+    const head = result.cold.length ? table[0].replace('(warm-up passes excluded below)', '(warm-up and cold passes excluded below; the cold passes after)') : table[0];
+    lines.push([head, ...silent, ...result.replyHolds.map(replyHoldLine), ...table.slice(1)].join('\n'));
+    if (result.cold.length) lines.push(`\n${coldTable(result.cold)}`);
     if (d.costs) lines.push(`\n${d.costs}`);
     if (d.ab) {
       const t = compareTable(d.ab.comparison);

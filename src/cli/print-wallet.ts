@@ -5,6 +5,7 @@
 import { summaryText } from '../wallet/load-summary';
 import { textTable } from '../core/text-table';
 import { answeringText } from '../core/answering';
+import { replyHoldLine } from '../servers/reply-hold';
 import type { RunOutcome } from '../runs/outcome';
 import type { WalletLoadDetail } from '../runs/kinds/wallet-load';
 import type { WalletBenchDetail } from '../runs/kinds/wallet-bench';
@@ -12,19 +13,19 @@ import type { WalletBenchDetail } from '../runs/kinds/wallet-bench';
 export function printWalletLoad(o: RunOutcome<WalletLoadDetail>, out: { json: boolean }): string {
   if (out.json) return JSON.stringify(o.json, null, 2);
   const d = o.detail;
-  if (d.part === 'shard') return `shard ${String(o.json.shard)}'s own part of the test (the coordinator, shard 1, prints the whole):\n` + summaryText(o.runId!, d.workload, d.summaries, o.answering, d.setups, null);
+  if (d.part === 'shard') return `shard ${String(o.json.shard)}'s own part of the test (the coordinator, shard 1, prints the whole):\n` + summaryText(o.runId!, d.workload, d.summaries, o.answering, d.setups, null, d.replyHolds.map(replyHoldLine));
   if (d.part === 'merged') {
     const skew = Object.entries(d.merged!.startSkew).map(([meeting, s]) => `start skew (${meeting}): ${s.skewMs.toFixed(3)} ms between the first and the last of ${s.shards} shards`);
-    return `coordinated wallet load of ${d.merged!.shards} shards, merged into ${o.db}\n` + summaryText(o.runId!, d.workload, d.summaries, o.answering, d.setups, o.db) + (skew.length ? `\n${skew.join('\n')}` : '');
+    return `coordinated wallet load of ${d.merged!.shards} shards, merged into ${o.db}\n` + summaryText(o.runId!, d.workload, d.summaries, o.answering, d.setups, o.db, d.replyHolds.map(replyHoldLine)) + (skew.length ? `\n${skew.join('\n')}` : '');
   }
   const statements = [...(d.searched.arrivals ? d.searches : []), ...(d.searched.held ? d.heldSearches : [])].map((f) => f.statement);
   const lastSteps = [d.searched.arrivals && "arriving wallets below: each server's last step", d.searched.held && "notifications below: each server's last held step"].filter(Boolean).join('; ');
-  return (statements.length ? `${statements.join('\n')}\n\n(${lastSteps})\n` : '') + summaryText(o.runId!, d.workload, d.summaries, o.answering, d.setups, o.db);
+  return (statements.length ? `${statements.join('\n')}\n\n(${lastSteps})\n` : '') + summaryText(o.runId!, d.workload, d.summaries, o.answering, d.setups, o.db, d.replyHolds.map(replyHoldLine));
 }
 
 export function printWalletBench(o: RunOutcome<WalletBenchDetail>, out: { json: boolean }): string {
   if (out.json) return JSON.stringify(o.json, null, 2);
-  const { rows, verify, workload } = o.detail;
+  const { rows, verify, workload, replyHolds } = o.detail;
   const head = ['server', 'wallets', 'syncs', 'failed', verify ? 'mismatched' : 'verified', 'median of wallet medians', 'largest wallet (median)'];
   const cells = rows.map((row) => [
     row.server,
@@ -41,5 +42,6 @@ export function printWalletBench(o: RunOutcome<WalletBenchDetail>, out: { json: 
     return said ? [`${a.server}: ${said}\n`] : [];
   });
   const failures = rows.filter((row) => row.firstFailure).map((row) => `${row.server}: ${row.failed} of ${row.syncs} syncs failed; the first at ${row.firstFailure}\n`);
-  return `wallet run ${o.runId} (${workload} workload, ${o.status}), time to synced wallet:\n${silent.join('')}${textTable(head, cells)}\n${failures.join('')}results: ${o.db}; report: npm run report -- --db ${o.db}`;
+  const held = replyHolds.map((h) => `${replyHoldLine(h)}\n`);
+  return `wallet run ${o.runId} (${workload} workload, ${o.status}), time to synced wallet:\n${silent.join('')}${held.join('')}${textTable(head, cells)}\n${failures.join('')}results: ${o.db}; report: npm run report -- --db ${o.db}`;
 }

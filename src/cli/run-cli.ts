@@ -14,7 +14,7 @@ import { inspect } from 'node:util';
 import { hideBin } from 'yargs/helpers';
 import { forgetCreatedFiles } from '../core/created-file';
 import { releaseClaims } from '../core/output-path';
-import { isUserError } from '../core/user-error';
+import { isUserError, UserErrorLines } from '../core/user-error';
 import { leaveNothingHalfWritten } from '../runs/cleanup';
 import { errorDetails, withoutSecrets, writeErrorDetails, type EndedBy } from './error-details';
 
@@ -48,10 +48,11 @@ async function runToEnd(main: CommandMain, argv: string[]): Promise<{ code: numb
 
 /**
  * `exit`: end the process as soon as the command has ended, whatever it left open (the lab, whose
- * servers' pollers and clients it does not close); otherwise the process ends when nothing is left
- * to run, with the command's exit code.
+ * servers' pollers and clients it does not close), or, given as a function, when it says so once
+ * the command has ended; otherwise the process ends when nothing is left to run, with the
+ * command's exit code.
  */
-export function runCli(main: CommandMain, opts: { exit?: boolean } = {}): void {
+export function runCli(main: CommandMain, opts: { exit?: boolean | (() => boolean) } = {}): void {
   let reported: Reported | undefined;
   const escaped = (err: unknown, endedBy: EndedBy) => {
     let code = 1;
@@ -67,7 +68,7 @@ export function runCli(main: CommandMain, opts: { exit?: boolean } = {}): void {
   void runToEnd(main, hideBin(process.argv)).then((end) => {
     reported = end.reported;
     process.exitCode = end.code;
-    if (opts.exit) process.exit();
+    if (typeof opts.exit === 'function' ? opts.exit() : opts.exit) process.exit();
   });
 }
 
@@ -83,6 +84,10 @@ export function reportError(err: unknown, endedBy: EndedBy = 'rejected', earlier
     return earlier;
   }
   // yargs throws a YError for its own usage checks (e.g. an unreadable --config): the user's to fix.
+  if (err instanceof UserErrorLines) {
+    for (const line of err.lines) say(oneLine(line));
+    return { code: 2 };
+  }
   if (isUserError(err) || (err as Error)?.name === 'YError') {
     say(oneLine((err as Error).message));
     return { code: 2 };

@@ -14,6 +14,7 @@ import { checkedPlan, timeoutSeconds } from './validate';
 import type { WatchPlan } from './watch-options';
 import { walletBenchSession } from '../runs/kinds/wallet-bench';
 import { printWalletBench } from './print-wallet';
+import { limitsOf } from './server-limits';
 
 export interface WalletBenchArgs extends TargetArgs {
   workload: string;
@@ -31,6 +32,8 @@ export interface WalletBenchArgs extends TargetArgs {
   json: boolean;
   progress: boolean;
   'ignore-unanswered'?: boolean;
+  'strict-limits'?: boolean;
+  'limits-db'?: string;
 }
 
 /** Options of `bench` that mean nothing for whole-wallet syncs: refused rather than ignored. */
@@ -65,6 +68,8 @@ export async function walletBench(a: WalletBenchArgs, argv: string[], watch: Wat
     title: `bench, ${workload.name} workload, ${passes} passes, on ${targets.map((t) => t.name).join(', ')}`,
     ignoreUnanswered: a['ignore-unanswered'] ?? false,
     observe: a.progress ? (bench) => followSyncs(bench, workload.name) : undefined,
+    limits: await limitsOf(targets, a['limits-db']),
+    strictLimits: a['strict-limits'] ?? false,
     log: (line) => process.stderr.write(line + '\n'),
   });
   process.stdout.write(printWalletBench(outcome, { json: a.json }) + '\n');

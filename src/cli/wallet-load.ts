@@ -25,6 +25,7 @@ import { collecting, cpuOption, durationOption, timeoutSeconds } from './validat
 import { watchPlan, type WatchArgs } from './watch-options';
 import { walletLoadSession, type DescribedBlockMaker, type WalletLoadPlan, type WalletLoadRun } from '../runs/kinds/wallet-load';
 import { printWalletLoad } from './print-wallet';
+import { limitsOf } from './server-limits';
 
 export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
   workload: string;
@@ -53,6 +54,8 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
   json: boolean;
   'summary-export'?: string;
   'ignore-unanswered'?: boolean;
+  'strict-limits'?: boolean;
+  'limits-db'?: string;
 }
 
 /** Options of `load` that belong to request-level load only. */
@@ -180,6 +183,8 @@ async function walletLoadRunOf(a: WalletLoadArgs, plan: WalletLoadPlan): Promise
     blockMaker: () => blockMaker(a, allOnLab, plan.naturalWaitMs),
     rssOf: onLab.size ? await labRss(onLab) : undefined,
     notes: limit ? [`open files: limit ${limit.soft} (hard ${limit.hard}); ${hold} held wallets need about ${needed}`] : [],
+    limits: await limitsOf(targets, a['limits-db']),
+    strictLimits: a['strict-limits'] ?? false,
     log,
   };
 }

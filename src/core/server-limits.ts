@@ -48,4 +48,9 @@ export interface LimitFinding {
   source: 'measured' | 'configured';
   /** Where a configured value comes from (`fulcrum.conf max_clients_per_ip`), or what a probe saw. */
   note?: string;
+  /**
+   * A per-source limit's exemptions: the source addresses it does not apply to, as IPv4 or IPv6
+   * subnets (`127.0.0.1/32`) or single addresses (Fulcrum's subnets_to_exclude_from_per_ip_limits).
+   */
+  exempt?: string[];
 }

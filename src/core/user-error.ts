@@ -11,6 +11,16 @@ export class UserError extends Error {
   }
 }
 
+/**
+ * A user's error that is several, each its own line naming its input (--strict-limits: one per
+ * limit a planned run crosses); anywhere a single message is read, they are joined by "; ".
+ */
+export class UserErrorLines extends UserError {
+  constructor(readonly lines: string[]) {
+    super(lines.join('; '));
+  }
+}
+
 export function isUserError(err: unknown): err is UserError {
   return err instanceof UserError;
 }

@@ -7,6 +7,7 @@
  * per-call latency taken with `process.hrtime.bigint()` and the reply's size in bytes.
  */
 import { formatServerUrl } from '../core/server-address';
+import type { ObservedReplies } from '../core/observed-replies';
 import net from 'node:net';
 import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
@@ -20,6 +21,7 @@ import type WebSocket from 'ws';
 import { MESSAGE_TOO_LONG, openWebSocket, sendLines } from './websocket-wire';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+const SPACE = 0x20;
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** Protocol range we negotiate (spec: server.version, "protocol_version" may be [min, max]). */
 export const PROTOCOL_MIN = '1.4';
@@ -79,6 +81,8 @@ export interface ServerInfo {
   protocol: string;
   banner?: string;
   features?: Record<string, unknown>;
+  /** Over a raw socket, with the courtesy calls: whether replies came padded and held (probeReplyHold). */
+  replies?: ObservedReplies;
 }
 
 /** What one call cost: the answer plus what a benchmark records about it. */
@@ -156,6 +160,8 @@ export class ElectrumClient extends EventEmitter {
   /** What the server sent so far, to say what it did when the handshake fails. */
   private bytesReceived = 0;
   private linesReceived = 0;
+  /** Reply lines that ended in spaces before their closing bracket: ElectrumX's padding (probeReplyHold). */
+  private paddedLines = 0;
 
   private socket!: net.Socket;
   /** With `websocket`: the connection, instead of `socket`. */
@@ -211,6 +217,7 @@ export class ElectrumClient extends EventEmitter {
     const known = client.server;
     const again = await ElectrumClient.connect({ ...opts, skipServerInfo: true });
     again.server = { ...known, ...again.server };
+    if (!opts.websocket) again.server.replies = await again.probeReplyHold();
     return again;
   }
 
@@ -470,6 +477,28 @@ export class ElectrumClient extends EventEmitter {
     } catch {
       /* not offered */
     }
+    if (!this.opts.websocket && !this.closed) this.server.replies = await this.probeReplyHold();
+  }
+
+  /**
+   * ElectrumX from 1.18 pads every reply on a raw socket with spaces before its closing bracket, to
+   * a power of two of at least 1 KiB, and once a session has been sent 1 KiB it holds a reply under
+   * 1 KiB until 1 s after its previous write, for more to pad with (electrumx/server/transport.py;
+   * the constant is not a setting, an operator may have patched it). The handshake's replies show
+   * the padding. Where they are padded, a reply over 1 KiB (eight headers) spends that budget and a
+   * ping right after it is the small reply the hold would delay: its round trip says whether the
+   * run's latencies contain the hold. Two calls, only on a server that pads.
+   */
+  private async probeReplyHold(): Promise<ObservedReplies> {
+    if (this.paddedLines === 0) return { padded: false, smallReplyMs: null };
+    try {
+      await this.request('blockchain.block.headers', [0, 8]);
+      const from = process.hrtime.bigint();
+      await this.request('server.ping');
+      return { padded: true, smallReplyMs: Number(process.hrtime.bigint() - from) / 1e6 };
+    } catch {
+      return { padded: true, smallReplyMs: null };
+    }
   }
 
   /** What a server that accepted the connection did instead of answering server.version. */
@@ -586,6 +615,7 @@ export class ElectrumClient extends EventEmitter {
   private onLine(line: string, bytes: number, endNs: bigint, activeAtEnd?: number): void {
     this.linesReceived++;
     if (line.length === 0 || line === '\r') return;
+    if (line.charCodeAt(line.length - 2) === SPACE) this.paddedLines++;
     if (this.opts.skipLargeResults && bytes > LARGE_LINE_BYTES) {
       const id = idOfLargeResult(line);
       if (id !== null) return this.onMessage({ id, result: undefined }, endNs, bytes, activeAtEnd);

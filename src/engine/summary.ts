@@ -3,6 +3,7 @@
  * run kind that paces units through the runner (requests, wallet syncs) is summed up here, one way.
  * A rate "achieved" is answered units per second: timeouts and closed connections are no answers.
  */
+import type { ObservedReplies } from '../core/observed-replies';
 import { histogramLine } from '../core/percentile-line';
 import { answeredOf } from '../core/outcomes';
 import { stoppedAnswering, type StoppedAnswering } from '../core/stopped-answering';
@@ -13,6 +14,8 @@ export interface ServerSummary {
   server: string;
   url: string;
   software: string | null;
+  /** What the handshake saw of padded and held replies (ElectrumX's hold); null when not looked at. */
+  replies: ObservedReplies | null;
   status: string;
   durationS: number;
   sent: number;
@@ -60,6 +63,7 @@ export function summarise(r: ServerResult): ServerSummary {
     server: r.server,
     url: r.url,
     software: r.software,
+    replies: r.replies,
     status: r.status,
     durationS: Math.round(r.durationMs) / 1000,
     sent: t.sent,

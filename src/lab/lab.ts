@@ -27,6 +27,8 @@ import { prometheusReady, prometheusUrl, remoteWriteUrl, startPrometheus } from 
 import { labCpusText, runningPid, signalGroup, spawnDetached, stopComponent, waitReady, withLabLock, type LabProcess } from './processes';
 import { cpuListText, pinProcess } from '../core/cpu-set';
 import { makeDirs } from '../core/output-path';
+import type { LimitFinding } from '../core/server-limits';
+import type { ProfileName } from '../servers/profiles';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -123,6 +125,8 @@ interface LabState {
   tipHeight?: number;
   /** Blocks mined and payments made since the chain was generated (`lab mine`, `load --notify`). */
   changed?: { blocks: number; payments: number };
+  /** The settings beyond the lab's own that a server was last restarted with (a limit under test), by server. */
+  settings?: Partial<Record<LabServerName, ServerSettings>>;
 }
 
 export async function labUp(opts: LabUpOptions = {}): Promise<LabStatus> {
@@ -505,8 +509,12 @@ async function reconcileVersions(
   return true;
 }
 
-/** Starts one lab server on a fresh index, with `settings` beyond the lab's own; returns its pid. */
-function startServer(cfg: LabConfig, paths: LabPaths, creds: Credentials, s: RegisteredServer, settings: ServerSettings = {}): number {
+/**
+ * Starts one lab server, with `settings` beyond the lab's own, on a fresh index (its datadir wiped)
+ * unless `keepIndex`; returns its pid.
+ */
+function startServer(cfg: LabConfig, paths: LabPaths, creds: Credentials, s: RegisteredServer, settings: ServerSettings = {}, keepIndex = false): number {
+  if (!keepIndex) fs.rmSync(s.datadir(cfg.stateDir), { recursive: true, force: true });
   return spawnDetached(paths, { name: s.name, ...s.start({ cfg, paths, creds, ports: portsOf(cfg, s) }, settings) });
 }
 
@@ -772,6 +780,7 @@ export async function labRestartServer(
       const creds = readCredentials(paths.cookieFile);
       const started = startServer(cfg, paths, creds, s, opts.settings);
       startedAt = Date.now();
+      recordSettings(paths, name, opts.settings ?? {});
       opts.onStarted?.(started);
       // A server started with other settings may refuse the very histories the mempool probe asks
       // for (a limit under test): its readiness is then its tip alone.
@@ -781,6 +790,61 @@ export async function labRestartServer(
       rpc.close();
     }
     return { downMs: Date.now() - t0, indexMs: Date.now() - startedAt };
+  });
+}
+
+/** Keeps what a server now runs with beyond the lab's settings, for its limits (`labLimitsAt`). */
+function recordSettings(paths: LabPaths, name: LabServerName, settings: ServerSettings): void {
+  const state = readState(paths);
+  if (!state) return;
+  const { [name]: _was, ...others } = state.settings ?? {};
+  writeState(paths, { ...state, settings: Object.keys(settings).length ? { ...others, [name]: settings } : others });
+}
+
+/**
+ * The limits the lab's configuration sets on the running lab server listening at `target`'s
+ * address (one of its ports, or a server in another version), with the settings it was last
+ * started with; null when none of the lab's listens there. Read from the lab's config, state and
+ * pid files alone: no server is asked anything (the pre-flight doctor refuses before any
+ * connection).
+ */
+export function labLimitsAt(target: { host: string; port: number; profile: ProfileName }): LimitFinding[] | null {
+  const cfg = labConfig();
+  const paths = labPaths(cfg);
+  if (target.host !== cfg.host && !(target.host === 'localhost' && cfg.host === '127.0.0.1')) return null;
+  const state = readState(paths);
+  const s = LAB_SERVERS.find((x) => Object.values(portsOf(cfg, x)).includes(target.port));
+  if (s) return runningPid(paths, s.name) === null ? null : s.limits(state?.settings?.[s.name] ?? {}, target.profile);
+  const version = (state?.versions ?? []).find((v) => versionPorts(cfg, v.slot).electrum === target.port);
+  return version && runningPid(paths, version.name) !== null ? labServer(version.server).limits({}, target.profile) : null;
+}
+
+/**
+ * A cold start of lab servers (`bench --cold`): every one of `names` stopped, then `whileStopped`
+ * (the bench drops the OS page cache there, so no page of a stopped server's index stays cached and
+ * none is pinned by its mappings), then each started again on the index it had, not a fresh one (a
+ * rebuilt index would sit in the page cache and the server's own caches, just written), until each
+ * answers at the node's tip with its mempool. The node and the adapter keep running.
+ */
+export async function labColdRestart(names: readonly LabServerName[], whileStopped: () => Promise<void>): Promise<void> {
+  const cfg = labConfig();
+  const paths = labPaths(cfg);
+  await withLabLock(paths, `cold restart of ${names.join(', ')}`, async () => {
+    for (const name of names) {
+      if (runningPid(paths, name) === null) throw new UserError(`lab ${name} is not running; start the lab with: npm run lab -- up`);
+    }
+    for (const name of names) await stopComponent(paths, name, 5_000);
+    await whileStopped();
+    const rpc = new NodeRpc({ url: adapterUrl(cfg), cookieFile: paths.cookieFile, timeoutMs: 30_000 });
+    try {
+      const tip = await rpc.call<number>('getblockcount');
+      const watch = await mempoolWatch(rpc);
+      const creds = readCredentials(paths.cookieFile);
+      const started = names.map((name) => ({ s: labServer(name), pid: startServer(cfg, paths, creds, labServer(name), {}, true) }));
+      for (const { s, pid } of started) await waitServerSynced(paths, s.name, s, electrumEndpoint(cfg, s), electrumTlsEndpoint(cfg, paths, s), pid, tip, watch);
+    } finally {
+      rpc.close();
+    }
   });
 }
 

@@ -25,7 +25,7 @@ export function intervalLine(rec: IntervalRecord, live: LiveCounts): string {
 }
 
 /** ElectrumX's reply hold, for each server whose latencies contain it (src/servers/reply-hold.ts). */
-export const loadReplyHolds = (summaries: readonly ServerSummary[]) => replyHolds(summaries.map((s) => ({ name: s.server, software: s.software, url: s.url })));
+export const loadReplyHolds = (summaries: readonly ServerSummary[]) => replyHolds(summaries.map((s) => ({ name: s.server, software: s.software, url: s.url, replies: s.replies })));
 
 const f = (v: number | null) => (v === null ? '-' : v.toFixed(v < 10 ? 3 : 1));
 

@@ -9,7 +9,7 @@ import { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
 import { benchBaselineOf } from '../core/ab-setup';
 import { benchAbComparison, readBenchRun } from '../verdicts/bench';
-import type { ErrorPoint, MedianPoint, ReportMethod, ReportModel, ReportServer, SummaryRow } from './model';
+import type { ErrorPoint, MedianPoint, ReportMethod, ReportModel, ReportServer, SummaryRow, ColdRow } from './model';
 
 const ms = (ns: number | null) => (ns === null ? null : ns / 1e6);
 
@@ -50,67 +50,72 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: Result
     const labelOf = new Map(servers.map((s) => [s.record.id, s.label]));
     const runIds = runs.map((r) => r.id);
 
-    const points: MedianPoint[] = [];
-    for (const r of reader.medians(runIds)) {
-      const server = labelOf.get(r.server_id);
-      if (!server) continue;
-      points.push({
-        server,
-        method: r.method as ReportMethod,
-        addressIdx: r.address_idx,
-        address: r.address,
-        scripthash: r.scripthash,
-        type: r.type,
-        txCount: r.tx_count,
-        utxoCount: r.utxo_count,
-        txBytes: r.tx_bytes,
-        medianMs: ms(r.median_ns),
-        nOk: r.n_ok,
-        nError: r.n_error,
+    /** Rows of the runs' servers, each with its server's label (a row of another server is not the report's). */
+    const labelled = <R extends { server_id: number }, T>(rows: R[], make: (r: R, server: string) => T): T[] =>
+      rows.flatMap((r) => {
+        const server = labelOf.get(r.server_id);
+        return server ? [make(r, server)] : [];
       });
-    }
 
-    const errors: ErrorPoint[] = [];
-    for (const r of reader.errorsPerAddress(runIds)) {
-      const server = labelOf.get(r.server_id);
-      if (!server) continue;
-      errors.push({
-        server,
-        method: r.method as ReportMethod,
-        addressIdx: r.address_idx,
-        scripthash: r.scripthash,
-        txCount: r.tx_count,
-        utxoCount: r.utxo_count,
-        txBytes: r.tx_bytes,
-        address: r.address,
-        category: r.status,
-        count: r.n,
-      });
-    }
+    const points: MedianPoint[] = labelled(reader.medians(runIds), (r, server) => ({
+      server,
+      method: r.method as ReportMethod,
+      addressIdx: r.address_idx,
+      address: r.address,
+      scripthash: r.scripthash,
+      type: r.type,
+      txCount: r.tx_count,
+      utxoCount: r.utxo_count,
+      txBytes: r.tx_bytes,
+      medianMs: ms(r.median_ns),
+      nOk: r.n_ok,
+      nError: r.n_error,
+    }));
 
-    const summaries: SummaryRow[] = [];
-    for (const r of reader.summaries(runIds)) {
-      const server = labelOf.get(r.server_id);
-      if (!server) continue;
-      summaries.push({
-        server,
-        method: r.method as ReportMethod,
-        n: r.n,
-        nOk: r.n_ok,
-        p50Ms: ms(r.p50_ns),
-        p90Ms: ms(r.p90_ns),
-        p99Ms: ms(r.p99_ns),
-        maxMs: ms(r.max_ns),
-        errors: JSON.parse(r.errors_json) as Record<string, number>,
-      });
-    }
+    const errors: ErrorPoint[] = labelled(reader.errorsPerAddress(runIds), (r, server) => ({
+      server,
+      method: r.method as ReportMethod,
+      addressIdx: r.address_idx,
+      scripthash: r.scripthash,
+      txCount: r.tx_count,
+      utxoCount: r.utxo_count,
+      txBytes: r.tx_bytes,
+      address: r.address,
+      category: r.status,
+      count: r.n,
+    }));
+
+    const summaries: SummaryRow[] = labelled(reader.summaries(runIds), (r, server) => ({
+      server,
+      method: r.method as ReportMethod,
+      n: r.n,
+      nOk: r.n_ok,
+      p50Ms: ms(r.p50_ns),
+      p90Ms: ms(r.p90_ns),
+      p99Ms: ms(r.p99_ns),
+      maxMs: ms(r.max_ns),
+      errors: JSON.parse(r.errors_json) as Record<string, number>,
+    }));
+    const cold: ColdRow[] = labelled(reader.coldSummaries(runIds), (r, server) => ({
+      server,
+      method: r.method as ReportMethod,
+      warmP50Ms: ms(r.warm_p50_ns),
+      coldP50Ms: ms(r.p50_ns),
+      n: r.n,
+      nOk: r.n_ok,
+      coldMaxMs: ms(r.max_ns),
+      errors: JSON.parse(r.errors_json) as Record<string, number>,
+      firstTouches: r.first_touches,
+      firstTouchSumMs: r.first_touch_sum_ns / 1e6,
+      warmMedianSumMs: r.warm_median_sum_ns / 1e6,
+    }));
     if (points.length === 0) {
       throw new UserError(`--run: run ${runs.map((r) => r.id).join(', ')} of ${dbPath} has no per-address medians (status ${runs.map((r) => r.status).join(', ')}); finish it with npm run bench -- --resume`);
     }
     // A run recorded as an A/B comparison (`bench --baseline`) is reported with its verdicts.
     const baseline = runs.length === 1 ? benchBaselineOf(runs[0].config_json) : undefined;
     const ab = baseline !== undefined ? benchAbComparison(readBenchRun(reader, runs[0])) : undefined;
-    return { dbPath, runs, servers, points, errors, summaries, ...(baseline !== undefined ? { baseline } : {}), ...(ab ? { ab } : {}) };
+    return { dbPath, runs, servers, points, errors, summaries, cold, ...(baseline !== undefined ? { baseline } : {}), ...(ab ? { ab } : {}) };
   } finally {
     if (!open) store.close();
   }

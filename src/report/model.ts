@@ -51,6 +51,21 @@ export interface SummaryRow {
   errors: Record<string, number>;
 }
 
+/** A (server, method)'s cold passes beside its warm ones (`bench --cold`). */
+export interface ColdRow {
+  server: string;
+  method: ReportMethod;
+  warmP50Ms: number | null;
+  coldP50Ms: number | null;
+  n: number;
+  nOk: number;
+  coldMaxMs: number | null;
+  errors: Record<string, number>;
+  firstTouches: number;
+  firstTouchSumMs: number;
+  warmMedianSumMs: number;
+}
+
 export interface ReportServer {
   label: string;
   run: RunRecord;
@@ -68,6 +83,8 @@ export interface ReportModel {
   points: MedianPoint[];
   errors: ErrorPoint[];
   summaries: SummaryRow[];
+  /** A --cold run's cold passes beside the warm ones; absent or empty otherwise. */
+  cold?: ColdRow[];
   /** The server the run was recorded to be judged against (`bench --baseline`): an A/B run. */
   baseline?: string;
   /** An A/B run's verdicts, every other server against the baseline (src/verdicts/bench.ts). */

@@ -15,7 +15,7 @@ import type { Table } from './table';
 import { checkServerNames, ReportOptions } from './options';
 import { renderSvg } from './render';
 import { selectRuns } from './selection';
-import { limitsTable, runsTable, serversTable, summaryTable, transportsTable } from './tables';
+import { coldTable, limitsTable, runsTable, serversTable, summaryTable, transportsTable } from './tables';
 import { loadRunTable } from './load-tables';
 import { abNote, compareTable, pairedLoadNote, pairedLoadTable } from './compare';
 import { ResultsStore } from '../store/results';
@@ -27,6 +27,7 @@ import { walletChartIds, walletSections } from './wallet';
 import { indexTable, readLatestIndexRun, readResourceRuns, type IndexRunReport, type ResourceRunReport } from './resources';
 import { indexPhasesSpec, resourceSpec, sweepSpec } from './charts/resource-charts';
 import { claimOutputs, writeOutputs } from './export/output';
+import { limitsTables, readLatestLimitsRun, type LimitsReport } from './limits';
 import { svgExporter } from './export/svg';
 import { pngExporter } from './export/png';
 import { specExporter } from './export/spec';
@@ -43,6 +44,7 @@ export interface ReportModels {
   wallet: WalletReport | null; // null when no wallet run is selected
   resources: ResourceRunReport[];
   index: IndexRunReport | null;
+  limits: LimitsReport | null;
 }
 
 export function readModels(opts: ReportOptions): ReportModels {
@@ -53,10 +55,11 @@ export function readModels(opts: ReportOptions): ReportModels {
     const load = selection.load.map((l) => readLoadRun(reader, l.run, l.chosen));
     const wallet = selection.wallet.length > 0 ? readWalletReport(reader, selection.wallet, opts.walletRunIds.length > 0 ? 'named' : 'latest') : null;
     const index = readLatestIndexRun(reader);
+    const limits = readLatestLimitsRun(store);
     const model = selection.bench ? loadModel(opts.db, { runIds: opts.runIds }, store) : null;
     const resources = model ? readResourceRuns(reader, model.runs.map((r) => r.id)) : [];
     assignColours(model, load, wallet);
-    return { dbPath: opts.db, bench: model, load, wallet, resources, index };
+    return { dbPath: opts.db, bench: model, load, wallet, resources, index, limits };
   } finally {
     store.close();
   }
@@ -106,6 +109,7 @@ async function renderBench(model: ReportModel, opts: ReportOptions): Promise<Ren
       limits: limitsTable(model),
       transports: transportsTable(model),
       ab: abTable(model),
+      cold: coldTable(model),
     },
     excludedServers: opts.excludeServers,
   };
@@ -167,6 +171,7 @@ export async function renderReport(models: ReportModels, opts: ReportOptions): P
     load,
     wallet: models.wallet ? await renderWallet(models.wallet) : null,
     resources: await renderResources(models),
+    limits: models.limits ? { tables: limitsTables(models.limits), charts: [] } : null,
   };
 }
 

@@ -52,8 +52,8 @@ export function selectRuns(reader: ResultsReader, dbPath: string, runIds: readon
     return { bench: runIds.length > 0, load, wallet };
   }
   if (walletRunIds.length > 0) return { bench: runIds.length > 0, load: [], wallet };
-  // A database of index-bench runs alone (npm run index-bench's own) reports just those (and wallet runs beside them).
-  if (runIds.length === 0 && loadRuns.length === 0 && !reader.hasRuns('bench') && reader.index.latestCompleted()) return { bench: false, load: [], wallet };
+  // A database of index-bench or limits runs alone (those commands' own) reports just those (and wallet runs beside them).
+  if (runIds.length === 0 && loadRuns.length === 0 && !reader.hasRuns('bench') && (reader.index.latestCompleted() || reader.hasRuns('limits'))) return { bench: false, load: [], wallet };
   if (runIds.length > 0 || (loadRuns.length === 0 && wallet.length === 0)) return { bench: true, load: [], wallet };
   const finished = loadRuns.filter((r) => FINISHED_LOAD_STATUSES.includes(r.status));
   const latest = finished.length > 0 ? [{ run: finished[finished.length - 1], chosen: 'latest' as const }] : [];

@@ -4,7 +4,7 @@
  * each p50 to a baseline server's and a least-squares slope against the address's size.
  */
 import { answeringText } from '../core/answering';
-import { replyHoldLine, replyHolds } from '../servers/reply-hold';
+import { replyHoldLine, replyHolds, storedIdentity } from '../servers/reply-hold';
 import { isWalletCallName } from '../core/methods';
 import type { ReportMethod, ReportModel } from './model';
 import { SLOPE_AXIS } from './charts/definitions';
@@ -21,6 +21,40 @@ export function viaOf(model: ReportModel, server: string): string {
   if (record && /^wss?:\/\//.test(record.url)) return TRANSPORT_LABELS.websocket;
   const profile = record?.profile ?? '';
   return TRANSPORT_LABELS[isProfileName(profile) ? PROFILES[profile].transport : 'electrum'];
+}
+
+/**
+ * A --cold run's cold passes beside its warm ones, per server and method (null for other runs):
+ * the two medians, and each address's first touch after a restart summed against the warm medians
+ * of the same calls, where a restart's cost shows even when the medians do not move.
+ */
+export function coldTable(model: ReportModel): Table | null {
+  const cold = model.cold ?? [];
+  if (cold.length === 0) return null;
+  const head = ['server', 'method', 'warm p50 ms', 'cold p50 ms', 'cold n', 'cold ok', 'cold max ms', 'first touches', 'first-touch sum ms', 'their warm medians ms', 'cold errors'];
+  return {
+    title: 'Cold and warm passes',
+    note:
+      'Counted passes alternated: a cold pass after the OS page cache was dropped and the servers restarted on their own index (on fresh connections), ' +
+      'then a warm pass on the same servers and connections. The latency table above is the warm passes alone. ' +
+      "First touches: in each cold pass, the first call each address got from its server after the restart (counted under that call's method); " +
+      'their latencies summed, beside the warm medians of the same address and method summed.',
+    head,
+    align: head.map((_, i) => (i < 2 || i === head.length - 1 ? 'left' : 'right')),
+    rows: cold.map((c) => [
+      c.server,
+      c.method,
+      fmtMs(c.warmP50Ms),
+      fmtMs(c.coldP50Ms),
+      String(c.n),
+      String(c.nOk),
+      fmtMs(c.coldMaxMs),
+      String(c.firstTouches),
+      c.firstTouchSumMs.toFixed(1),
+      c.warmMedianSumMs.toFixed(1),
+      fmtErrors(c.errors),
+    ]),
+  };
 }
 
 export function summaryTable(model: ReportModel, baseline?: string): Table {
@@ -173,7 +207,7 @@ export function serversTable(model: ReportModel): Table {
 }
 
 /** ElectrumX's reply hold, one line per stored server whose latencies contain it (src/servers/reply-hold.ts); undefined when none does. */
-export function reportReplyHolds(servers: ReadonlyArray<{ label: string; record: { software: string | null; url: string } }>): string | undefined {
-  const lines = replyHolds(servers.map((s) => ({ name: s.label, software: s.record.software, url: s.record.url }))).map(replyHoldLine);
+export function reportReplyHolds(servers: ReadonlyArray<{ label: string; record: { software: string | null; url: string; setup_json?: string | null } }>): string | undefined {
+  const lines = replyHolds(servers.map((s) => storedIdentity({ ...s.record, name: s.label }))).map(replyHoldLine);
   return lines.length ? lines.join('\n') : undefined;
 }

@@ -11,6 +11,7 @@ import { percentile } from '../core/quantiles';
 import { sortedLine } from '../core/percentile-line';
 import { stoppedAnsweringText } from '../core/stopped-answering';
 import { leastSquares } from './fit';
+import { reportReplyHolds } from './tables';
 import { medianOf } from './median';
 import { fmtMs, Table } from './table';
 import type { WalletReport, WalletRunReport, WalletRunRow, WalletSyncPoint } from './wallet-model';
@@ -109,7 +110,8 @@ export function syncTimeTable(r: WalletRunReport): Table {
     title: `Time to synced — ${runName(r.run)}`,
     note:
       'Per server: wallets synced, counted syncs (warm-up excluded), how many were ok or failed; mismatched: ok syncs whose findings differ from what the wallet is known to hold. ' +
-      "Each wallet's time to synced is the median of its ok counted syncs; the slope is a least-squares fit of those medians against the wallet's size.",
+      "Each wallet's time to synced is the median of its ok counted syncs; the slope is a least-squares fit of those medians against the wallet's size." +
+      heldRepliesNote(r),
     head,
     align: head.map((_, i) => (i < 2 ? 'left' : 'right')),
     rows,
@@ -192,7 +194,8 @@ export function walletLoadTable(r: WalletRunReport): Table {
       (lostAny
         ? 'Held connections lost: held wallets whose connection dropped, how many connected and synced again and how long after the loss, and the outages, from the first loss to the first handshake the server answered after it. '
         : '') +
-      'Arrivals: wallets arriving on a schedule; p50…max is the time from when each was due to synced (schedule lag + time to synced), over the ok arrivals.',
+      'Arrivals: wallets arriving on a schedule; p50…max is the time from when each was due to synced (schedule lag + time to synced), over the ok arrivals.' +
+      heldRepliesNote(r),
     head,
     align: head.map((h, i) => (i === 0 || h === 'held connections lost' ? 'left' : 'right')),
     rows,
@@ -321,4 +324,10 @@ export function requestMixTable(report: WalletReport): Table {
     align: head.map((_, i) => (i < 3 ? 'left' : 'right')),
     rows,
   };
+}
+
+/** ElectrumX's reply hold where a wallet run's servers had it (src/servers/reply-hold.ts), as a note's last lines; '' when none did. */
+function heldRepliesNote(r: WalletRunReport): string {
+  const held = reportReplyHolds(r.servers.map((s) => ({ label: s.name, record: s.record })));
+  return held ? `\n${held}` : '';
 }

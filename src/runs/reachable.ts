@@ -4,6 +4,7 @@
  */
 import { targetUrl, type ServerTarget } from '../servers/targets';
 import { startFailure, type MeasuringPool } from '../transports/transport';
+import type { ServerInfo } from '../electrum/client';
 import { openPool, transportOf } from '../transports/registry';
 import { wrongChain, type ExpectedNetwork } from '../dataset/expected-network';
 import { headerHash, isHeaderHex } from '../dataset/network';
@@ -20,21 +21,23 @@ export async function ensureReachable(
   targets: ServerTarget[],
   o: { timeoutMs: number; maxLineBytes: number; tlsInsecure: boolean; ca?: Buffer },
   expected?: ExpectedNetwork | null,
-): Promise<void> {
+): Promise<Map<string, ServerInfo>> {
   const handOver = onSignalBeforeStart(releaseClaims);
   try {
-    await reachEach(targets, o, expected);
+    return await reachEach(targets, o, expected);
   } finally {
     handOver();
   }
 }
 
-async function reachEach(targets: ServerTarget[], o: Parameters<typeof ensureReachable>[1], expected?: ExpectedNetwork | null): Promise<void> {
+/** What each server said of itself on that connection (with what its handshake saw of held replies), by name. */
+async function reachEach(targets: ServerTarget[], o: Parameters<typeof ensureReachable>[1], expected?: ExpectedNetwork | null): Promise<Map<string, ServerInfo>> {
+  const said = new Map<string, ServerInfo>();
   for (const t of targets) {
     const pool = openPool(t, { timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, tlsInsecure: o.tlsInsecure, ca: o.ca, concurrency: 1, clientName: 'electrum-bench' });
     try {
       try {
-        await pool.start();
+        said.set(t.name, await pool.start());
       } catch (err) {
         throw new UserError(startFailure(t, err));
       }
@@ -43,6 +46,7 @@ async function reachEach(targets: ServerTarget[], o: Parameters<typeof ensureRea
       pool.close();
     }
   }
+  return said;
 }
 
 async function checkChain(t: ServerTarget, pool: MeasuringPool, expected: ExpectedNetwork): Promise<void> {

@@ -3,8 +3,9 @@
  * server and second one interval row plus one cell per (method, outcome) with its histograms.
  * Intervals are written as they complete, so an interrupted run keeps every finished second.
  */
+import type { ObservedReplies } from '../core/observed-replies';
 import type { ResultsStore } from './results';
-import { createRun, finishRun, resolveRun, RUN_NUMBER, serversOf, setServerInfo, type NumberedRun, type RunRow, type ServerRow } from './run-record';
+import { createRun, finishRun, resolveRun, RUN_NUMBER, serversOf, setServerInfo, setServerReplies, type NumberedRun, type RunRow, type ServerRow } from './run-record';
 import type { AnyIntervalRecord, IntervalRecord, LoadOutcome, StoredLoadModel } from '../core/load-types';
 import type { MethodName } from '../core/methods';
 
@@ -75,8 +76,11 @@ export class LoadStore {
   }
 
   /** What a server said of itself once connected. */
-  setServerInfo(serverId: number, software: string | null, protocol: string | null): void {
-    setServerInfo(this.db, serverId, { software, protocol });
+  setServerInfo(serverId: number, software: string | null, protocol: string | null, replies: ObservedReplies | null = null): void {
+    this.db.transaction(() => {
+      setServerInfo(this.db, serverId, { software, protocol });
+      if (replies) setServerReplies(this.db, serverId, replies);
+    })();
   }
 
   /** One finished second of one server, with its cells, in one transaction. */

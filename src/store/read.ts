@@ -62,6 +62,21 @@ export interface SummaryRecord {
   errors_json: string;
 }
 
+/** A (server, method)'s cold passes (`bench --cold`), with its warm median beside them. */
+export interface ColdSummaryRecord {
+  server_id: number;
+  method: string;
+  n: number;
+  n_ok: number;
+  p50_ns: number | null;
+  max_ns: number | null;
+  errors_json: string;
+  warm_p50_ns: number | null;
+  first_touches: number;
+  first_touch_sum_ns: number;
+  warm_median_sum_ns: number;
+}
+
 export interface SyncRow {
   server_id: number;
   wallet: string;
@@ -190,25 +205,25 @@ export class ResultsReader {
       .all(...runIds, ...runIds) as MedianRow[];
   }
 
-  /** Every counted, answered call's latency by server, method, pass and address: what a verdict resamples. */
+  /** Every counted, answered call's latency by server, method, pass and address (warm passes): what a verdict resamples. */
   passLatencies(runIds: readonly number[]): PassLatencyRow[] {
     return this.db
       .prepare(
         `SELECT s.server_id, s.method, s.pass, a.scripthash, s.latency_ns
          FROM samples s JOIN addresses a ON a.run_id = s.run_id AND a.idx = s.address_idx
-         WHERE s.run_id IN (${placeholders(runIds.length)}) AND s.warmup = 0 AND s.status = 'ok'`,
+         WHERE s.run_id IN (${placeholders(runIds.length)}) AND s.warmup = 0 AND s.cold = 0 AND s.status = 'ok'`,
       )
       .all(...runIds) as PassLatencyRow[];
   }
 
-  /** Counted failures per address and category (medians keep only a count). */
+  /** Counted failures per address and category, warm passes (medians keep only a count). */
   errorsPerAddress(runIds: readonly number[]): ErrorRow[] {
     return this.db
       .prepare(
         `SELECT s.server_id, s.method, s.address_idx, s.status, count(*) AS n, a.address, a.scripthash, a.tx_count, a.utxo_count, t.tx_bytes
          FROM samples s JOIN addresses a ON a.run_id = s.run_id AND a.idx = s.address_idx
          ${TX_BYTES_JOIN.replace('$RUNS', placeholders(runIds.length)).replace('$ON', 's.run_id')}
-         WHERE s.run_id IN (${placeholders(runIds.length)}) AND s.warmup = 0 AND s.status <> 'ok'
+         WHERE s.run_id IN (${placeholders(runIds.length)}) AND s.warmup = 0 AND s.cold = 0 AND s.status <> 'ok'
          GROUP BY s.server_id, s.method, s.address_idx, s.status
          ORDER BY s.server_id, s.method, s.address_idx, s.status`,
       )
@@ -217,6 +232,17 @@ export class ResultsReader {
 
   summaries(runIds: readonly number[]): SummaryRecord[] {
     return this.db.prepare(`SELECT * FROM summaries WHERE run_id IN (${placeholders(runIds.length)}) ORDER BY server_id, method`).all(...runIds) as SummaryRecord[];
+  }
+
+  /** The runs' cold passes beside their warm medians; none for runs without --cold. */
+  coldSummaries(runIds: readonly number[]): ColdSummaryRecord[] {
+    return this.db
+      .prepare(
+        `SELECT c.server_id, c.method, c.n, c.n_ok, c.p50_ns, c.max_ns, c.errors_json, s.p50_ns AS warm_p50_ns, c.first_touches, c.first_touch_sum_ns, c.warm_median_sum_ns
+         FROM cold_summaries c LEFT JOIN summaries s ON s.run_id = c.run_id AND s.server_id = c.server_id AND s.method = c.method
+         WHERE c.run_id IN (${placeholders(runIds.length)}) ORDER BY c.server_id, c.method`,
+      )
+      .all(...runIds) as ColdSummaryRecord[];
   }
 
   loadRuns(): LoadRunRow[] {

@@ -64,6 +64,8 @@ export interface SampleRow {
   serverId: number;
   pass: number;
   warmup: boolean;
+  /** Made in a cold pass (`bench --cold`): after the page cache was dropped and the servers restarted. */
+  cold?: boolean;
   addressIdx: number;
   method: string;
   atMs: number;
@@ -141,8 +143,8 @@ export class ResultsStore {
   private constructor(db: Database.Database) {
     this.db = db;
     this.insertSample = db.prepare(`INSERT OR REPLACE INTO samples
-      (run_id, server_id, pass, warmup, address_idx, method, at_ms, latency_ns, response_bytes, result_size, status, error, tip_height, mismatch, requests)
-      VALUES (@runId, @serverId, @pass, @warmup, @addressIdx, @method, @atMs, @latencyNs, @responseBytes, @resultSize, @status, @error, @tipHeight, @mismatch, @requests)`);
+      (run_id, server_id, pass, warmup, cold, address_idx, method, at_ms, latency_ns, response_bytes, result_size, status, error, tip_height, mismatch, requests)
+      VALUES (@runId, @serverId, @pass, @warmup, @cold, @addressIdx, @method, @atMs, @latencyNs, @responseBytes, @resultSize, @status, @error, @tipHeight, @mismatch, @requests)`);
   }
 
   /** Which run `add()` writes samples into. */
@@ -189,7 +191,7 @@ export class ResultsStore {
     return store;
   }
 
-  createRun(run: NewRun, servers: Array<Omit<ServerRecord, 'id' | 'run_id' | 'setup_json'>>, lines: DatasetLine[]): { runId: number; serverIds: number[] } {
+  createRun(run: NewRun, servers: Array<Omit<ServerRecord, 'id' | 'run_id' | 'setup_json'> & { setup_json?: string | null }>, lines: DatasetLine[]): { runId: number; serverIds: number[] } {
     return this.db.transaction(() => {
       const { runId, serverIds } = createRun(this.db, { ...run, kind: 'bench', holder: SELF_HOLDER }, servers);
       this.db
@@ -290,6 +292,7 @@ export class ResultsStore {
           serverId: s.serverId,
           pass: s.pass,
           warmup: s.warmup ? 1 : 0,
+          cold: s.cold ? 1 : 0,
           addressIdx: s.addressIdx,
           method: s.method,
           atMs: s.atMs,

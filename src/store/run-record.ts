@@ -4,11 +4,12 @@
  * transaction. A run is known to users by its id, and a run written before migration 8 also by the
  * number it had then (`legacy_id`): `resolveRun` finds it by either.
  */
+import type { ObservedReplies } from '../core/observed-replies';
 import type Database from 'better-sqlite3';
 import { hostInfo } from '../core/host-info';
 import type { RunStatus } from '../core/run-status';
 
-export type RunKind = 'bench' | 'load' | 'wallet-bench' | 'wallet-load' | 'index';
+export type RunKind = 'bench' | 'load' | 'wallet-bench' | 'wallet-load' | 'index' | 'limits';
 export type { RunStatus } from '../core/run-status';
 
 /** The kinds one selector names: `--wallet-run N` finds a wallet bench or a wallet load run, as before 8. */
@@ -17,6 +18,7 @@ export const RUN_FAMILIES = {
   load: ['load'],
   wallet: ['wallet-bench', 'wallet-load'],
   index: ['index'],
+  limits: ['limits'],
 } as const satisfies Record<string, readonly RunKind[]>;
 export type RunFamily = keyof typeof RUN_FAMILIES;
 
@@ -119,6 +121,11 @@ export function setServerInfo(db: Database.Database, serverId: number, info: { s
     ? 'UPDATE run_servers SET software = coalesce(software, ?), protocol = coalesce(protocol, ?) WHERE id = ?'
     : 'UPDATE run_servers SET software = ?, protocol = ? WHERE id = ?';
   db.prepare(sql).run(info.software ?? null, info.protocol ?? null, serverId);
+}
+
+/** What a server's first connection saw of its replies (client.ts probeReplyHold), kept in its setup JSON beside what else is there. */
+export function setServerReplies(db: Database.Database, serverId: number, replies: ObservedReplies): void {
+  db.prepare("UPDATE run_servers SET setup_json = json_set(coalesce(setup_json, '{}'), '$.replies', json(?)) WHERE id = ?").run(JSON.stringify(replies), serverId);
 }
 
 /** `?, ?, …` for the kinds of a family. */

@@ -4,6 +4,30 @@
  */
 import type Database from 'better-sqlite3';
 
+/** The kinds of run migration 8 knew. */
+const RUN_KINDS_8 = ['bench', 'load', 'wallet-bench', 'wallet-load', 'index'];
+
+/** The one run record's table, allowing `kinds`. */
+function runsTable(name: string, kinds: readonly string[]): string {
+  return `
+  CREATE TABLE ${name} (
+    id            INTEGER PRIMARY KEY,
+    kind          TEXT NOT NULL CHECK (kind IN (${kinds.map((k) => `'${k}'`).join(', ')})),
+    legacy_id     INTEGER,
+    started_at    TEXT NOT NULL,
+    finished_at   TEXT,
+    status        TEXT NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed', 'aborted')),
+    tool_version  TEXT NOT NULL,
+    git_commit    TEXT,
+    node_version  TEXT,
+    host_json     TEXT NOT NULL,
+    config_json   TEXT NOT NULL,
+    dataset_path  TEXT,
+    dataset_hash  TEXT,
+    holder        TEXT
+  );`;
+}
+
 const MIGRATIONS: Array<string | ((db: Database.Database) => void)> = [
   // 1: runs, the servers of each run, the addresses measured, every sample, derived statistics.
   `
@@ -359,6 +383,56 @@ const MIGRATIONS: Array<string | ((db: Database.Database) => void)> = [
   `
   ALTER TABLE load_runs ADD COLUMN model_text TEXT;
   `,
+  // 11: limits runs (npm run limits): `runs` takes the kind 'limits' (SQLite cannot change a CHECK
+  // in place, so the table is copied into one that allows it), and each server's limits are rows of
+  // limit_findings: the value served (null: none up to tried_up_to), what the server did past it
+  // (PastLimit, JSON), how long until it served again, and the run a resumed finding came from.
+  `
+  ${runsTable('runs_v11', [...RUN_KINDS_8, 'limits'])}
+  INSERT INTO runs_v11 SELECT id, kind, legacy_id, started_at, finished_at, status, tool_version, git_commit, node_version, host_json,
+    config_json, dataset_path, dataset_hash, holder FROM runs;
+  DROP TABLE runs;
+  ALTER TABLE runs_v11 RENAME TO runs;
+  CREATE INDEX runs_kind ON runs (kind, legacy_id);
+  CREATE TABLE limit_findings (
+    run_id        INTEGER NOT NULL REFERENCES runs(id),
+    server_id     INTEGER NOT NULL REFERENCES run_servers(id),
+    limit_name    TEXT NOT NULL,
+    value         INTEGER,
+    tried_up_to   INTEGER NOT NULL,
+    past_json     TEXT,
+    recovery_ms   INTEGER,
+    source        TEXT NOT NULL CHECK (source IN ('measured', 'configured')),
+    note          TEXT,
+    carried_from  INTEGER REFERENCES runs(id),
+    found_at      TEXT NOT NULL,
+    PRIMARY KEY (run_id, server_id, limit_name)
+  );
+  `,
+  // 12: cold passes (bench --cold): each sample says whether its pass was cold (made after the OS
+  // page cache was dropped and the servers restarted); `medians` and `summaries` stay the warm
+  // counted passes' figures, and `cold_summaries` holds the cold passes' beside them, with each
+  // address's first touch after a restart summed against the warm medians of the same calls. Runs
+  // stored before had no cold pass.
+  `
+  ALTER TABLE samples ADD COLUMN cold INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE cold_summaries (
+    run_id        INTEGER NOT NULL REFERENCES runs(id),
+    server_id     INTEGER NOT NULL REFERENCES run_servers(id),
+    method        TEXT NOT NULL,
+    n             INTEGER NOT NULL,
+    n_ok          INTEGER NOT NULL,
+    p50_ns        INTEGER,
+    p90_ns        INTEGER,
+    p99_ns        INTEGER,
+    max_ns        INTEGER,
+    errors_json   TEXT NOT NULL,
+    first_touches  INTEGER NOT NULL,
+    first_touch_sum_ns   INTEGER NOT NULL,
+    warm_median_sum_ns   INTEGER NOT NULL,
+    PRIMARY KEY (run_id, server_id, method)
+  );
+  `,
 ];
 
 const V7_TABLES = [
@@ -369,22 +443,7 @@ const V7_TABLES = [
 ];
 
 const ONE_RUN_RECORD = `
-  CREATE TABLE runs (
-    id            INTEGER PRIMARY KEY,
-    kind          TEXT NOT NULL CHECK (kind IN ('bench', 'load', 'wallet-bench', 'wallet-load', 'index')),
-    legacy_id     INTEGER,
-    started_at    TEXT NOT NULL,
-    finished_at   TEXT,
-    status        TEXT NOT NULL CHECK (status IN ('running', 'interrupted', 'completed', 'failed', 'aborted')),
-    tool_version  TEXT NOT NULL,
-    git_commit    TEXT,
-    node_version  TEXT,
-    host_json     TEXT NOT NULL,
-    config_json   TEXT NOT NULL,
-    dataset_path  TEXT,
-    dataset_hash  TEXT,
-    holder        TEXT
-  );
+  ${runsTable('runs', RUN_KINDS_8)}
   CREATE INDEX runs_kind ON runs (kind, legacy_id);
   CREATE TABLE run_servers (
     id             INTEGER PRIMARY KEY,

@@ -1,6 +1,7 @@
 /**
  * Derived statistics of a run, recomputed from its samples (warm-up passes excluded): the median of
- * each (server, method, address) and the latency distribution of each (server, method).
+ * each (server, method, address) and the latency distribution of each (server, method), over the
+ * warm passes; a run with cold passes (`bench --cold`) has the cold passes' distribution beside it.
  * Errors are counted by category next to the latencies, never folded into them.
  *
  * Computed in bounded memory however many samples a run holds: counts and errors are SQL
@@ -33,13 +34,69 @@ export function computeStatistics(store: ResultsStore, runId: number): MethodSum
   // better-sqlite3 builds SQLite with temporary storage in memory: the sorts below would then hold
   // every sample in RAM. On disk, SQLite's external sort keeps memory flat.
   db.pragma('temp_store = FILE');
+  const summaries = summarized(store, runId, 'warm');
+  const cold = summarized(store, runId, 'cold');
+
+  db.transaction(() => {
+    db.prepare('DELETE FROM medians WHERE run_id = ?').run(runId);
+    db.prepare('DELETE FROM summaries WHERE run_id = ?').run(runId);
+    db.prepare('DELETE FROM cold_summaries WHERE run_id = ?').run(runId);
+    // The median's rank is ceil(n / 2) = (n + 1) / 2 in integer division: nearest rank, as above.
+    db.prepare(
+      `INSERT INTO medians (run_id, server_id, method, address_idx, median_ns, n_ok, n_error)
+       SELECT @run, a.server_id, a.method, a.address_idx, m.latency_ns, coalesce(m.n_ok, 0), a.n_error
+       FROM (SELECT server_id, method, address_idx, sum(status != 'ok') AS n_error
+             FROM samples WHERE run_id = @run AND ${COUNTED.warm} GROUP BY server_id, method, address_idx) AS a
+       LEFT JOIN (SELECT server_id, method, address_idx, latency_ns, n_ok FROM (
+               SELECT server_id, method, address_idx, latency_ns,
+                      row_number() OVER (PARTITION BY server_id, method, address_idx ORDER BY latency_ns) AS r,
+                      count(*) OVER (PARTITION BY server_id, method, address_idx) AS n_ok
+               FROM samples WHERE run_id = @run AND ${COUNTED.warm} AND status = 'ok')
+             WHERE r = (n_ok + 1) / 2) AS m
+       USING (server_id, method, address_idx)`,
+    ).run({ run: runId });
+    const addSummary = db.prepare('INSERT INTO summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    for (const s of summaries.values()) {
+      addSummary.run(runId, s.serverId, s.method, s.n, s.nOk, s.p50, s.p90, s.p99, s.p999, s.max, s.mismatches, JSON.stringify(s.errors));
+    }
+    if (cold.size === 0) return;
+    // Each address's first touch in a cold pass (the first call its server got for it after the
+    // restart, by start time), where it was answered, beside the warm median of the same call.
+    const touches = db
+      .prepare(
+        `SELECT s.server_id AS serverId, s.method, count(*) AS calls, sum(s.latency_ns) AS touchSum, sum(m.median_ns) AS warmSum
+         FROM samples s JOIN medians m ON m.run_id = s.run_id AND m.server_id = s.server_id AND m.method = s.method AND m.address_idx = s.address_idx
+         WHERE s.run_id = ? AND ${COUNTED.cold} AND s.status = 'ok' AND m.median_ns IS NOT NULL
+           AND s.id = (SELECT x.id FROM samples x WHERE x.run_id = s.run_id AND x.server_id = s.server_id AND x.pass = s.pass AND x.address_idx = s.address_idx
+                       ORDER BY x.at_ms, x.id LIMIT 1)
+         GROUP BY s.server_id, s.method`,
+      )
+      .all(runId) as Array<{ serverId: number; method: string; calls: number; touchSum: number; warmSum: number }>;
+    const firsts = new Map(touches.map((t) => [key(t.serverId, t.method), t]));
+    const addCold = db.prepare('INSERT INTO cold_summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    for (const [k, s] of cold) {
+      const t = firsts.get(k);
+      addCold.run(runId, s.serverId, s.method, s.n, s.nOk, s.p50, s.p90, s.p99, s.max, JSON.stringify(s.errors), t?.calls ?? 0, t?.touchSum ?? 0, t?.warmSum ?? 0);
+    }
+  })();
+  return [...summaries.values()];
+}
+
+/** The counted calls of each temperature: warm-up never; cold passes only under `cold` (every pass of a run without --cold is warm). */
+const COUNTED = { warm: 'warmup = 0 AND cold = 0', cold: 'warmup = 0 AND cold = 1' } as const;
+
+const key = (serverId: number, method: string) => `${serverId}\u0000${method}`;
+
+/** Each (server, method)'s counts, errors and percentile line over the counted calls of one temperature. */
+function summarized(store: ResultsStore, runId: number, temperature: keyof typeof COUNTED): Map<string, MethodSummary> {
+  const { db } = store;
+  const counted = COUNTED[temperature];
   const groups = db
     .prepare(
       `SELECT server_id AS serverId, method, count(*) AS n, sum(status = 'ok') AS nOk, sum(coalesce(mismatch, 0)) AS mismatches
-       FROM samples WHERE run_id = ? AND warmup = 0 GROUP BY server_id, method ORDER BY server_id, method`,
+       FROM samples WHERE run_id = ? AND ${counted} GROUP BY server_id, method ORDER BY server_id, method`,
     )
     .all(runId) as Array<{ serverId: number; method: string; n: number; nOk: number; mismatches: number }>;
-  const key = (serverId: number, method: string) => `${serverId}\u0000${method}`;
   const summaries = new Map<string, MethodSummary>();
   const pickers = new Map<string, StreamingQuantiles>();
   for (const g of groups) {
@@ -51,7 +108,7 @@ export function computeStatistics(store: ResultsStore, runId: number): MethodSum
   const errorRows = db
     .prepare(
       `SELECT server_id, method, status, count(*) AS n FROM samples
-       WHERE run_id = ? AND warmup = 0 AND status != 'ok' GROUP BY server_id, method, status`,
+       WHERE run_id = ? AND ${counted} AND status != 'ok' GROUP BY server_id, method, status`,
     )
     .all(runId) as Array<{ server_id: number; method: string; status: string; n: number }>;
   for (const e of errorRows) summaries.get(key(e.server_id, e.method))!.errors[e.status] = e.n;
@@ -59,7 +116,7 @@ export function computeStatistics(store: ResultsStore, runId: number): MethodSum
   const sorted = db
     .prepare(
       `SELECT server_id, method, latency_ns FROM samples
-       WHERE run_id = ? AND warmup = 0 AND status = 'ok' ORDER BY server_id, method, latency_ns`,
+       WHERE run_id = ? AND ${counted} AND status = 'ok' ORDER BY server_id, method, latency_ns`,
     )
     .raw();
   for (const [serverId, method, latency] of sorted.iterate(runId) as IterableIterator<[number, string, number]>) {
@@ -70,28 +127,41 @@ export function computeStatistics(store: ResultsStore, runId: number): MethodSum
     const line = percentileLine(p.n, (q) => p.values[LINE_QUANTILES.indexOf(q as (typeof LINE_QUANTILES)[number])], p.max);
     ({ p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max } = line);
   }
+  return summaries;
+}
 
-  db.transaction(() => {
-    db.prepare('DELETE FROM medians WHERE run_id = ?').run(runId);
-    db.prepare('DELETE FROM summaries WHERE run_id = ?').run(runId);
-    // The median's rank is ceil(n / 2) = (n + 1) / 2 in integer division: nearest rank, as above.
-    db.prepare(
-      `INSERT INTO medians (run_id, server_id, method, address_idx, median_ns, n_ok, n_error)
-       SELECT @run, a.server_id, a.method, a.address_idx, m.latency_ns, coalesce(m.n_ok, 0), a.n_error
-       FROM (SELECT server_id, method, address_idx, sum(status != 'ok') AS n_error
-             FROM samples WHERE run_id = @run AND warmup = 0 GROUP BY server_id, method, address_idx) AS a
-       LEFT JOIN (SELECT server_id, method, address_idx, latency_ns, n_ok FROM (
-               SELECT server_id, method, address_idx, latency_ns,
-                      row_number() OVER (PARTITION BY server_id, method, address_idx ORDER BY latency_ns) AS r,
-                      count(*) OVER (PARTITION BY server_id, method, address_idx) AS n_ok
-               FROM samples WHERE run_id = @run AND warmup = 0 AND status = 'ok')
-             WHERE r = (n_ok + 1) / 2) AS m
-       USING (server_id, method, address_idx)`,
-    ).run({ run: runId });
-    const addSummary = db.prepare('INSERT INTO summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-    for (const s of summaries.values()) {
-      addSummary.run(runId, s.serverId, s.method, s.n, s.nOk, s.p50, s.p90, s.p99, s.p999, s.max, s.mismatches, JSON.stringify(s.errors));
-    }
-  })();
-  return [...summaries.values()];
+/** A (server, method)'s cold passes beside its warm ones (`bench --cold`), as stored in `cold_summaries`. */
+export interface ColdSummary {
+  serverId: number;
+  method: string;
+  n: number;
+  nOk: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  max: number | null;
+  errors: Record<string, number>;
+  /** The warm counted passes' median (summaries.p50_ns). */
+  warmP50: number | null;
+  /**
+   * First touches: per cold pass and address, the first call its server got for it after the
+   * restart (where that was this method, answered, with a warm median); their latencies summed,
+   * and the warm medians of the same address and method summed.
+   */
+  firstTouches: number;
+  firstTouchSumNs: number;
+  warmMedianSumNs: number;
+}
+
+/** The run's cold figures beside its warm medians; none for a run without cold passes. */
+export function coldSummaries(store: ResultsStore, runId: number): ColdSummary[] {
+  const rows = store.db
+    .prepare(
+      `SELECT c.server_id AS serverId, c.method, c.n, c.n_ok AS nOk, c.p50_ns AS p50, c.p90_ns AS p90, c.p99_ns AS p99, c.max_ns AS max, c.errors_json,
+              s.p50_ns AS warmP50, c.first_touches AS firstTouches, c.first_touch_sum_ns AS firstTouchSumNs, c.warm_median_sum_ns AS warmMedianSumNs
+       FROM cold_summaries c LEFT JOIN summaries s ON s.run_id = c.run_id AND s.server_id = c.server_id AND s.method = c.method
+       WHERE c.run_id = ? ORDER BY c.server_id, c.method`,
+    )
+    .all(runId) as Array<Omit<ColdSummary, 'errors'> & { errors_json: string }>;
+  return rows.map(({ errors_json, ...r }) => ({ ...r, errors: JSON.parse(errors_json) as Record<string, number> }));
 }

@@ -69,7 +69,7 @@ class RestSlotClient implements LoadCaller {
       call.timeoutMs = timeoutMs;
       this.call(rpc, [scripthash], timeoutMs).then(
         (o) => {
-          call.replied(o.result, at + o.latencyNs, o.responseBytes, undefined);
+          call.replied(o.result, at + o.queuedNs + o.latencyNs, o.responseBytes, undefined);
           this.events.ended();
         },
         (err) => {

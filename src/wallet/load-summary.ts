@@ -10,7 +10,7 @@ import { heldReconnectsText } from '../core/held-reconnects';
 import { outageText } from '../core/outages';
 import type { ServerLoadSummary } from './load';
 
-export function summaryText(runId: number, workload: string, rows: ServerLoadSummary[], answering: readonly Answering[], setups: Map<string, unknown>, db: string | null): string {
+export function summaryText(runId: number, workload: string, rows: ServerLoadSummary[], answering: readonly Answering[], setups: Map<string, unknown>, db: string | null, heldReplies: readonly string[] = []): string {
   const ms = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(0));
   const out = [db === null ? `this shard's part (${workload} workload)` : `wallet load run ${runId} (${workload} workload)`];
   // Before anything else about it: a server that answered nothing, or went silent, makes every other figure of it partial.
@@ -18,6 +18,8 @@ export function summaryText(runId: number, workload: string, rows: ServerLoadSum
     const said = answeringText(a);
     if (said) out.push(`${a.server}: wallet syncs ${said}`);
   }
+  // What the sync times contain: ElectrumX's hold of small replies (one line per server that has it).
+  out.push(...heldReplies);
   for (const r of rows) if (r.arrivals?.generator.bound) out.push(`warning: ${r.server}: GENERATOR-BOUND: ${r.arrivals.generator.reasons.join('; ')}`);
   const held = rows.filter((r) => r.held > 0);
   if (held.length) {

@@ -24,6 +24,7 @@ const COMMANDS = {
   'index-bench': () => import('../../src/cli/index-bench'),
   cluster: () => import('../../src/cli/cluster'),
   lab: () => import('../../src/cli/lab'),
+  limits: () => import('../../src/cli/limits'),
 };
 export type CommandName = keyof typeof COMMANDS;
 export const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];

@@ -30,17 +30,19 @@ const MAY_IMPORT: Record<string, string[]> = {
   load: ['core', 'servers', 'electrum', 'transports', 'engine', 'store'],
   wallet: ['core', 'servers', 'electrum', 'transports', 'engine', 'store'],
   indexing: ['core', 'engine', 'store', 'resources'],
+  // Where a server stops, probed over the wire: its own connections, no engine to pace them.
+  limits: ['core', 'electrum'],
   // A/B verdicts, from what the store holds: below the run session and the report, which only renders them.
   verdicts: ['core', 'store'],
   report: ['core', 'servers', 'store', 'verdicts'],
   // Deployment: the Kubernetes objects of a coordinated test, and their pods run locally.
   cluster: ['core'],
   // A run's lifecycle around the engine, for every run kind: what each stage runs, wired once.
-  runs: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'resources', 'verdicts'],
+  runs: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'limits', 'resources', 'verdicts'],
   // The lab runs real servers with the toolkit; nothing below the CLI imports it.
-  lab: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'resources', 'report', 'runs'],
+  lab: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'limits', 'resources', 'report', 'runs'],
   // The CLI parses, validates and wires every room.
-  cli: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'resources', 'verdicts', 'report', 'lab', 'cluster', 'runs'],
+  cli: ['core', 'servers', 'electrum', 'esplora', 'node', 'transports', 'store', 'dataset', 'engine', 'bench', 'load', 'wallet', 'indexing', 'limits', 'resources', 'verdicts', 'report', 'lab', 'cluster', 'runs'],
 };
 
 function sources(dir: string): string[] {

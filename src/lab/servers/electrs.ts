@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { LabServer } from './lab-server';
 import { makeDirs } from '../../core/output-path';
+import { electrsLimits } from '../../servers/known-limits';
 
 const VERSION = '0.12.0';
 
@@ -30,7 +31,6 @@ export const electrs: LabServer<'electrs', 'monitoring'> = {
   start({ cfg, creds, ports }, settings) {
     const dbDir = datadir(cfg.stateDir);
     const conf = electrsConfFile(cfg.stateDir);
-    fs.rmSync(dbDir, { recursive: true, force: true });
     makeDirs(dbDir);
     fs.rmSync(conf, { force: true });
     fs.writeFileSync(conf, `auth = "${creds.user}:${creds.password}"\n`, { mode: 0o600 });
@@ -58,6 +58,7 @@ export const electrs: LabServer<'electrs', 'monitoring'> = {
     for (const [name, value] of Object.entries(settings)) args.push(`--${name}`, value);
     return { command: electrs.install.path(cfg.home), args };
   },
+  limits: () => electrsLimits(),
   settingsAre: '--flag',
   polling: { pollMs: 1000, how: '--wait-duration-secs 1 (the lab\'s; its default is 10 s)' },
   // electrs 0.12 serves its Electrum port before it has read a single header, and a

@@ -11,8 +11,15 @@ import path from 'node:path';
 import { labCertificateFiles } from '../certificates';
 import type { LabContext, LabServer, Launch, Polling } from './lab-server';
 import { makeDirs } from '../../core/output-path';
+import { electrumxLimits } from '../../servers/known-limits';
 
 const VERSION = '2.0.0';
+
+/**
+ * Its default of 1,000 sessions stops it accepting connections at 1,000 (session.py pauses the
+ * listeners): `load --hold 1000` and more must reach it.
+ */
+const LAB_MAX_SESSIONS = '20000';
 
 /** Where install-lab.sh puts a release's venv (`electrumx@1.20.0` beside the lab's own). */
 function venvOf(home: string, version: string): string {
@@ -55,10 +62,9 @@ function electrumxEnv(lab: LabContext, dbDir: string, listeners: string, tls: bo
     // should do the same, as the README says.
     COST_SOFT_LIMIT: '0',
     COST_HARD_LIMIT: '0',
-    // Its default of 1,000 sessions stops it accepting connections at 1,000 (session.py pauses the
-    // listeners): `load --hold 1000` and more must reach it. It also lowers this to fit its open
-    // file limit, which the lab raises to the hard limit (scripts/raise-fd-limit.sh).
-    MAX_SESSIONS: '20000',
+    // It lowers MAX_SESSIONS to fit its open file limit, which the lab raises to the hard limit
+    // (scripts/raise-fd-limit.sh).
+    MAX_SESSIONS: LAB_MAX_SESSIONS,
   };
   if (os.userInfo().uid === 0) env.ALLOW_ROOT = '1'; // containers and CI run as root
   return env;
@@ -81,9 +87,8 @@ const NO_REPLY_HOLD = [
   "runpy.run_path(sys.argv[0], run_name='__main__')",
 ].join('\n');
 
-/** Wipes `dbDir` and says how to run the ElectrumX in `venv` with `env`. */
+/** Says how to run the ElectrumX in `venv` with `env` on `dbDir` (made if missing). */
 function launch(lab: LabContext, venv: string, dbDir: string, env: NodeJS.ProcessEnv): Launch {
-  fs.rmSync(dbDir, { recursive: true, force: true });
   makeDirs(dbDir);
   const script = path.join(venv, 'bin', 'electrumx_server');
   return {
@@ -112,6 +117,7 @@ export const electrumx: LabServer<'electrumx', 'rpc' | 'tls' | 'ws' | 'wss'> = {
     const env = electrumxEnv(lab, dbDir, services(lab.cfg.host, lab.ports), true);
     return launch(lab, venvOf(lab.cfg.home, VERSION), dbDir, { ...env, ...settings });
   },
+  limits: (settings) => electrumxLimits({ MAX_SESSIONS: LAB_MAX_SESSIONS, ...settings }, "the lab's environment"),
   settingsAre: 'env var',
   polling: POLLING,
   index: {
@@ -124,7 +130,10 @@ export const electrumx: LabServer<'electrumx', 'rpc' | 'tls' | 'ws' | 'wss'> = {
   // run with the lab's settings, but plain TCP only.
   otherVersions: {
     example: '1.20.0',
-    start: (lab, version, dbDir) => launch(lab, venvOf(lab.cfg.home, version), dbDir, electrumxEnv(lab, dbDir, services(lab.cfg.host, lab.ports), false)),
+    start: (lab, version, dbDir) => {
+      fs.rmSync(dbDir, { recursive: true, force: true });
+      return launch(lab, venvOf(lab.cfg.home, version), dbDir, electrumxEnv(lab, dbDir, services(lab.cfg.host, lab.ports), false));
+    },
     // e-x 1.16 has no DAEMON_POLL_INTERVAL_BLOCKS (1.17 added it) and polls every 5 s, fixed in block_processor.py.
     polling(version) {
       const [major, minor] = version.split('.').map(Number);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { ServerSettings } from '../config';
 import { builtAt, type LabContext, type LabServer, type Launch } from './lab-server';
 import type { PhaseRules } from '../../indexing/phases';
+import { esploraLimits } from '../../servers/known-limits';
 
 const COMMIT = 'abfbce73eb0504630a09f1e6599114ef4fa25bda';
 
@@ -25,11 +26,11 @@ export const ESPLORA_LAB_LIMITS: ServerSettings = { 'electrum-txs-limit': '10000
 const datadir = (stateDir: string) => path.join(stateDir, 'esplora');
 
 /**
- * Wipes `dir` (the daemon dir, with the index in `db/`), writes the lab cookie there, and says how
- * Blockstream's electrs or a fork of it starts on the lab: `binary` with the lab's limits, then `settings`.
+ * Writes the lab cookie into `dir` (the daemon dir, with the index in `db/`; the lab wipes it before
+ * a start on a fresh index), and says how Blockstream's electrs or a fork of it starts on the lab:
+ * `binary` with the lab's limits, then `settings`.
  */
 export function electrsForkLaunch(binary: string, dir: string, { cfg, creds, ports }: LabContext<'electrum' | 'http' | 'monitoring'>, settings: ServerSettings): Launch {
-  fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, 'regtest'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'regtest', '.cookie'), `${creds.user}:${creds.password}`, { mode: 0o600 });
   const h = cfg.host;
@@ -82,6 +83,7 @@ export const esplora: LabServer<'esplora', 'http' | 'monitoring'> = {
   install: { target: 'esplora', path: (home) => path.join(builtAt(home, 'esplora', COMMIT), 'bin', 'electrs'), fromSource: true },
   datadir,
   start: (lab, settings) => electrsForkLaunch(esplora.install.path(lab.cfg.home), datadir(lab.cfg.stateDir), lab, settings),
+  limits: (settings, profile) => esploraLimits({ ...ESPLORA_LAB_LIMITS, ...settings }, "the lab's --flags", profile === 'esplora-rest' ? 'rest' : 'electrum'),
   settingsAre: '--flag',
   // Fixed in its source (src/bin/electrs.rs), not a setting.
   polling: { pollMs: 5000, how: 'every 5 s, fixed in its main loop (a SIGUSR1 wakes it early)' },

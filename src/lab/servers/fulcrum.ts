@@ -12,6 +12,7 @@ import { labCertificateFiles } from '../certificates';
 import type { ServerSettings } from '../config';
 import { builtAt, type LabServer } from './lab-server';
 import { makeDirs } from '../../core/output-path';
+import { fulcrumLimits } from '../../servers/known-limits';
 
 const COMMIT = '01ed27b200d0edd41235910243800c5a0be15391';
 
@@ -55,12 +56,13 @@ export const fulcrum: LabServer<'fulcrum', 'tls' | 'admin' | 'stats' | 'ws' | 'w
       polltime: '0.5',
       ...settings,
     };
-    fs.rmSync(dir, { recursive: true, force: true });
     makeDirs(dir);
     fs.rmSync(conf, { force: true });
     fs.writeFileSync(conf, Object.entries(lines).map(([k, v]) => `${k} = ${v}`).join('\n') + '\n', { mode: 0o600 });
     return { command: fulcrum.install.path(cfg.home), args: [conf] };
   },
+  // The lab's fulcrum.conf sets none of its limits: Fulcrum's defaults, unless a restart's settings do.
+  limits: (settings) => fulcrumLimits(settings, "the lab's fulcrum.conf"),
   settingsAre: 'config key',
   polling: { pollMs: 500, how: 'polltime = 0.5 s (the lab\'s; its default is 2 s)' },
   index: {

@@ -8,6 +8,7 @@ import type { Credentials } from '../adapter/credentials';
 import type { LabConfig, LabPaths, ServerSettings } from '../config';
 import type { PhaseRules } from '../../indexing/phases';
 import type { ProfileName } from '../../servers/profiles';
+import type { LimitFinding } from '../../core/server-limits';
 
 /** What a server is started from: the lab's settings and files, the node's credentials, its own ports on this lab. */
 export interface LabContext<Slot extends string = string> {
@@ -75,10 +76,19 @@ export interface LabServer<Name extends string = string, Slot extends string = s
    * test tier then goes without it and reports its tests skipped.
    */
   readonly install: { target: string; path(home: string): string; fromSource?: true };
-  /** Its index, under the lab's state dir: wiped at every start, so every start is a fresh index. */
+  /**
+   * Its index, under the lab's state dir: wiped by the lab before a start on a fresh index (every
+   * start but a cold restart's, which starts it on the index it had).
+   */
   datadir(stateDir: string): string;
-  /** Wipes its datadir, writes the files it reads, and says what to run: the lab's settings, overridden by `settings`. */
+  /** Writes the files it reads (its datadir made if missing) and says what to run: the lab's settings, overridden by `settings`. */
   start(lab: LabContext<'electrum' | Slot>, settings: ServerSettings): Launch;
+  /**
+   * The limits its configuration sets when started with `settings` beyond the lab's own (a
+   * restart's), as measured through `profile` (Esplora's REST API has limits of its own): what
+   * the pre-flight doctor plans a run on this lab server against.
+   */
+  limits(settings: ServerSettings, profile: ProfileName): LimitFinding[];
   /** How a setting reaches it (`--param NAME=…`, a restart's settings). */
   readonly settingsAre: 'env var' | '--flag' | 'config key';
   readonly polling: Polling;

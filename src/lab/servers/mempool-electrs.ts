@@ -7,7 +7,8 @@
  */
 import path from 'node:path';
 import { builtAt, type LabServer } from './lab-server';
-import { ELECTRS_FORK_INDEX, electrsForkLaunch } from './esplora';
+import { ELECTRS_FORK_INDEX, ESPLORA_LAB_LIMITS, electrsForkLaunch } from './esplora';
+import { mempoolElectrsLimits } from '../../servers/known-limits';
 
 const COMMIT = '80758eac152ff153c2f3ff139470edb7f086b782';
 
@@ -25,6 +26,8 @@ export const mempoolElectrs: LabServer<'mempool-electrs', 'http' | 'monitoring'>
   install: { target: 'mempool-electrs', path: (home) => path.join(builtAt(home, 'mempool-electrs', COMMIT), 'bin', 'electrs'), fromSource: true },
   datadir,
   start: (lab, settings) => electrsForkLaunch(mempoolElectrs.install.path(lab.cfg.home), datadir(lab.cfg.stateDir), lab, settings),
+  limits: (settings, profile) =>
+    mempoolElectrsLimits({ ...ESPLORA_LAB_LIMITS, ...settings }, "the lab's --flags", profile === 'mempool-electrs-rest' ? 'rest' : 'electrum'),
   settingsAre: '--flag',
   // Its main loop waits --main-loop-delay between updates (src/bin/electrs.rs), 500 ms by default.
   polling: { pollMs: 500, how: '--main-loop-delay, its default 500 ms (a SIGUSR1 wakes it early)' },

@@ -25,7 +25,7 @@ export interface RenderedChart {
 export interface RenderedBench {
   model: ReportModel;
   charts: RenderedChart[];
-  tables: { runs: Table; servers: Table; summary: Table; limits: Table; transports: Table | null; ab: Table | null };
+  tables: { runs: Table; servers: Table; summary: Table; limits: Table; transports: Table | null; ab: Table | null; cold: Table | null };
   excludedServers: readonly string[];
 }
 
@@ -55,6 +55,7 @@ export interface RenderedReport {
   load: RenderedLoadRun[];
   wallet: RenderedWallet | null; // null when no wallet run was selected
   resources: RenderedSection | null; // null when nothing was sampled
+  limits: RenderedSection | null; // null when the database holds no limits run
 }
 
 export interface ReportPlan {
@@ -79,9 +80,10 @@ export function allCharts(r: RenderedReport): RenderedChart[] {
   return [...(r.bench?.charts ?? []), ...r.load.flatMap((l) => l.charts), ...(r.wallet?.sections.flatMap((s) => s.charts) ?? []), ...(r.resources?.charts ?? [])];
 }
 
-/** The report's heading, named after its first part: bench latency, load, wallets, else resources. */
+/** The report's heading, named after its first part: bench latency, load, wallets, resources, else limits. */
 export function reportTitle(r: RenderedReport): string {
   if (r.bench) return 'Electrum server latency report';
   if (r.load.length) return 'Electrum server load report';
-  return r.wallet ? 'Electrum server wallet report' : 'Electrum server resources report';
+  if (r.wallet) return 'Electrum server wallet report';
+  return r.resources || !r.limits ? 'Electrum server resources report' : 'Electrum server limits report';
 }

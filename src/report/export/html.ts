@@ -44,6 +44,7 @@ function benchSection(b: RenderedBench, dbPath: string): string {
   return `<p class="note">From <code>${esc(dbPath)}</code>, run${b.model.runs.length > 1 ? 's' : ''} ${esc(runs)}. Latencies are medians per address over the counted passes; warm-up passes are excluded. Hover a point for its address.</p>
 ${htmlTable(b.tables.summary, 'summary')}
 ${b.tables.ab ? htmlTable(b.tables.ab, 'ab') : ''}
+${b.tables.cold ? htmlTable(b.tables.cold, 'cold') : ''}
 ${b.tables.transports ? htmlTable(b.tables.transports, 'transports') : ''}
 ${htmlTable(b.tables.limits, 'limits')}
 <h2>Charts</h2>
@@ -61,6 +62,13 @@ function resourcesSection(r: RenderedReport): string {
   return `<h2>Server resources</h2>
 ${r.resources.tables.map((t) => htmlTable(t, 'resources', 'h3')).join('\n')}
 ${r.resources.charts.map(figure).join('\n')}
+`;
+}
+
+function limitsSection(r: RenderedReport): string {
+  if (!r.limits) return '';
+  return `<h2>Server limits</h2>
+${r.limits.tables.map((t) => htmlTable(t, 'limits', 'h3')).join('\n')}
 `;
 }
 
@@ -95,7 +103,7 @@ td, th { border: 1px solid #ccc; padding: 3px 8px; } th { background: #f4f4f4; }
 figure { margin: 2em 0; } figcaption { font-size: 12px; color: #555; }
 </style></head><body>
 <h1>${reportTitle(r)}</h1>
-${r.bench ? benchSection(r.bench, r.dbPath) : ''}${loadSection(r)}${walletSection(r)}${resourcesSection(r)}</body></html>
+${r.bench ? benchSection(r.bench, r.dbPath) : ''}${loadSection(r)}${walletSection(r)}${resourcesSection(r)}${limitsSection(r)}</body></html>
 `;
 }
 

@@ -21,6 +21,7 @@ function benchMarkdown(b: RenderedBench, dbPath: string): string[] {
     ...section(b.tables.servers),
     ...section(b.tables.summary),
     ...(b.tables.ab ? section(b.tables.ab) : []),
+    ...(b.tables.cold ? section(b.tables.cold) : []),
     ...(b.tables.transports ? section(b.tables.transports) : []),
     ...section(b.tables.limits),
     '## Charts',
@@ -62,6 +63,11 @@ function resourcesMarkdown(r: RenderedReport): string[] {
   return ['## Server resources', '', ...r.resources.tables.flatMap((t) => section(t, '###')), ...r.resources.charts.flatMap((c) => chartLinks(c, '###'))];
 }
 
+function limitsMarkdown(r: RenderedReport): string[] {
+  if (!r.limits) return [];
+  return ['## Server limits', '', ...r.limits.tables.flatMap((t) => section(t, '###'))];
+}
+
 export function summaryMarkdown(r: RenderedReport): string {
   return [
     `# ${reportTitle(r)}`,
@@ -70,6 +76,7 @@ export function summaryMarkdown(r: RenderedReport): string {
     ...loadMarkdown(r),
     ...walletMarkdown(r),
     ...resourcesMarkdown(r),
+    ...limitsMarkdown(r),
   ].join('\n');
 }
 

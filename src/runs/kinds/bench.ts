@@ -13,14 +13,15 @@ import { UserError } from '../../core/user-error';
 import { statusOf } from '../../core/run-status';
 import type { Answering } from '../../core/answering';
 import { targetUrl } from '../../servers/targets';
-import { replyHolds, type ReplyHold } from '../../servers/reply-hold';
+import { replyHolds, storedIdentity, type ReplyHold } from '../../servers/reply-hold';
 import { ResultsStore } from '../../store/results';
-import { computeStatistics } from '../../store/statistics';
+import { coldSummaries, computeStatistics, type ColdSummary } from '../../store/statistics';
 import { benchAnswering } from '../../store/answering';
 import type { ResourceTarget } from '../../resources/sampler';
 import { expectedNetwork } from '../../dataset/expected-network';
 import { BenchRunner, StoppedBeforeStart, storedConfig, type BenchOptions, type BenchRecords, type MeasuredCall, type RunResult } from '../../bench/runner';
 import { DoneSet } from '../../bench/done-set';
+import type { ColdStart } from '../../bench/cold-passes';
 import type { BenchMethodName } from '../../bench/methods';
 import { selfCheckWarning } from '../../bench/selfcheck';
 import { summaryObject } from '../../bench/summary';
@@ -48,6 +49,8 @@ export interface BenchRun {
   sampleEveryS: number;
   /** --param: one run per value of a lab server's setting. */
   sweep: Sweep | null;
+  /** --cold (the options say so): how the servers are made cold before each cold pass. */
+  coldStart?: ColdStart;
   failOnPct?: number;
   ignoreUnanswered: boolean;
   /** Follows a runner's events (a progress bar). */
@@ -101,7 +104,7 @@ export async function benchSession(run: BenchRun): Promise<number> {
 async function measureOnce(session: RunSession, store: ResultsStore, run: BenchRun, opts: BenchOptions, started: (r: BenchRunner) => void): Promise<RunOutcome<BenchDetail>> {
   const servers = opts.servers.map((t) => t.name);
   const live = session.outputs.empty ? undefined : new PlannedRunLive(session.outputs, { passes: opts.passes, warmup: opts.warmup, concurrency: opts.concurrency, servers }, () => measure.stop());
-  const measure = new BenchMeasure(store, opts, { resume: run.resume, sinks: live ? [mapped(live, callEnd)] : [], record: (make) => session.record(make), stopped: () => session.stopped });
+  const measure = new BenchMeasure(store, opts, { resume: run.resume, sinks: live ? [mapped(live, callEnd)] : [], record: (make) => session.record(make), stopped: () => session.stopped, coldStart: run.coldStart });
   const { runner } = measure;
   started(runner);
   run.observe?.(runner);
@@ -140,13 +143,19 @@ async function measureOnce(session: RunSession, store: ResultsStore, run: BenchR
     answering: result.answering,
     thresholds: [],
     regressed: ab?.regressed ?? [],
-    json: { ...summaryObject(result, run.db), answering: result.answering, replyHolds: result.replyHolds },
+    json: { ...summaryObject(result, run.db), answering: result.answering, replyHolds: result.replyHolds, ...(opts.cold ? { cold: coldObject(result.cold) } : {}) },
     detail: { result, costs, ab, failOnPct: run.failOnPct },
   };
 }
 
-/** A bench run's result: the runner's summary from the stored samples, each server's answering, and ElectrumX's reply hold where its latencies contain it. */
-export type BenchResult = RunResult & { answering: Answering[]; replyHolds: ReplyHold[] };
+/**
+ * A bench run's result: the runner's summary from the stored samples (the warm passes'), each
+ * server's answering, ElectrumX's reply hold where its latencies contain it, and a --cold run's
+ * cold passes beside the warm ones.
+ */
+export type BenchResult = RunResult & { answering: Answering[]; replyHolds: ReplyHold[]; cold: ServerColdSummary[] };
+
+export type ServerColdSummary = ColdSummary & { server: string };
 
 /**
  * One bench run measured into `store`: its record made (or a resumed one found) once every server
@@ -165,9 +174,10 @@ export class BenchMeasure {
       record?: <R extends { runId: number }>(make: () => R) => R;
       /** Whether a stop was asked for besides this measure's own stop(). */
       stopped?: () => boolean;
+      coldStart?: ColdStart;
     } = {},
   ) {
-    this.runner = new BenchRunner(opts, store, o.sinks ?? []);
+    this.runner = new BenchRunner(opts, store, o.sinks ?? [], o.coldStart);
   }
 
   private stopAsked = false;
@@ -187,17 +197,19 @@ export class BenchMeasure {
     if (end.failure !== undefined) throw end.failure;
     const stats = computeStatistics(store, end.runId);
     const warning = selfCheckWarning(end.selfCheck);
+    const named = <T extends { serverId: number }>(s: T) => ({ ...s, server: end.serverNames.get(s.serverId) ?? String(s.serverId) });
     return {
       runId: end.runId,
       status,
-      summaries: stats.map((s) => ({ ...s, server: end.serverNames.get(s.serverId) ?? String(s.serverId) })),
+      summaries: stats.map(named),
+      cold: coldSummaries(store, end.runId).map(named),
       selfCheck: end.selfCheck,
       warnings: warning ? [warning] : [],
       samples: end.samples,
       lateReplies: end.lateReplies,
       order: opts.order ?? 'address',
       answering: benchAnswering(store, end.runId, opts.servers.map((t) => t.name), opts.timeoutMs),
-      replyHolds: replyHolds(store.servers(end.runId)),
+      replyHolds: replyHolds(store.servers(end.runId).map(storedIdentity)),
     };
   }
 }
@@ -234,6 +246,7 @@ function records(store: ResultsStore, opts: BenchOptions, dataset: LoadedDataset
             protocol: infos[i].protocol,
             banner: infos[i].banner ?? null,
             features_json: infos[i].features === undefined ? null : JSON.stringify(infos[i].features),
+            setup_json: infos[i].replies === undefined ? null : JSON.stringify({ replies: infos[i].replies }),
           })),
           lines,
         );
@@ -279,6 +292,20 @@ function reopenRun(store: ResultsStore, runId: number, dataset: LoadedDataset, o
     if (s !== undefined && m >= 0 && pass < opts.passes && addressIdx < run.dataset_lines) done.add(s, pass, addressIdx, m);
   });
   return { runId, serverIds, done };
+}
+
+/** A --cold run's cold figures as --json prints them: per server and method, the cold passes beside the warm ones. */
+function coldObject(cold: ServerColdSummary[]) {
+  return cold.map((c) => ({
+    server: c.server,
+    method: c.method,
+    n: c.n,
+    ok: c.nOk,
+    latencyNs: { p50: c.p50, p90: c.p90, p99: c.p99, max: c.max },
+    warmP50Ns: c.warmP50,
+    errors: c.errors,
+    firstTouches: { calls: c.firstTouches, sumNs: c.firstTouchSumNs, warmMedianSumNs: c.warmMedianSumNs },
+  }));
 }
 
 /** A call's sample as the watchers take it (--dashboard, --out). */

@@ -4,6 +4,7 @@
  * judged by the thresholds, an A/B run's verdicts read back from what it stored, and a
  * coordinated test's shards met, started together and merged by shard 1. The session does the rest.
  */
+import type { ObservedReplies } from '../../core/observed-replies';
 import type { DatasetLine } from '../../core/dataset-line';
 import type { Mix, IntervalRecord } from '../../core/load-types';
 import { formatShard, type Shard } from '../../core/shard';
@@ -36,6 +37,7 @@ import { testIdentity } from '../test-identity';
 import { prepareSampling } from '../resource-sampling';
 import { pinGenerator } from '../pin';
 import { RunSession } from '../session';
+import { preflight, requestLoadDemands, type ServerLimits } from '../doctor';
 import type { WatchPlan } from '../outputs';
 import type { RunOutcome } from '../outcome';
 
@@ -49,6 +51,8 @@ export interface LoadPlan extends WatchPlan {
   shard?: Shard;
   /** Sockets per server, already this shard's share. */
   connections: number;
+  /** Sockets per server in the whole test (every shard's); absent: `connections`. */
+  testConnections?: number;
   pipeline: number;
   timeoutMs: number;
   maxLineBytes: number;
@@ -90,6 +94,9 @@ export interface LoadRun {
   testOptions: Record<string, unknown>;
   /** What the dashboard's header names. */
   title: string;
+  /** What is known of each server's limits, for the pre-flight doctor (absent: nothing); `strictLimits` refuses a plan over one. */
+  limits?: ServerLimits;
+  strictLimits?: boolean;
   log: (line: string) => void;
 }
 
@@ -119,16 +126,19 @@ export interface LoadDetail {
  */
 export async function loadSession(run: LoadRun): Promise<{ outcome: RunOutcome<LoadDetail>; code: number }> {
   const { plan } = run;
+  // Before anything is claimed or connected: a plan over a known limit is said (or refused) first.
+  const demands = requestLoadDemands({ connections: plan.connections, testConnections: plan.testConnections ?? plan.connections, sourceAddresses: plan.sourceAddresses, mix: plan.mix, lines: run.lines });
+  const limitWarnings = preflight(run.servers, demands, run.limits ?? new Map(), run.strictLimits ?? false, run.log);
   // A coordinated test's shards other than 1 write no --db: their run goes to the coordinator.
   const writesDb = plan.coordinator === undefined || plan.shard?.index === 1;
   // First of all the test's shards meet, so that one which cannot go on fails the whole test at once.
   const meet = plan.coordinator && { address: plan.coordinator, shard: plan.shard!, readyTimeoutMs: plan.readyTimeoutMs };
   return RunSession.run({ db: writesDb ? run.db : null, summaryExport: run.summaryExport, watch: plan, title: run.title, ignoreUnanswered: run.ignoreUnanswered }, (session) =>
-    asShard(meet, run.testOptions, (test, handOver) => measure(session, run, test, handOver)),
+    asShard(meet, run.testOptions, (test, handOver) => measure(session, run, test, handOver, limitWarnings)),
   );
 }
 
-async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard | undefined, handOver: () => void): Promise<RunOutcome<LoadDetail>> {
+async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard | undefined, handOver: () => void, limitWarnings: string[]): Promise<RunOutcome<LoadDetail>> {
   const { plan } = run;
   const names = run.servers.map((t) => t.name);
   const opts: LoadOptions = {
@@ -186,7 +196,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
         {
           tool_version: tool.version,
           git_commit: tool.gitCommit,
-          config: { ...config, thresholds: plan.thresholds, dataset: run.dataset.file, cpus, ...turnsConfig(plan), test: opts.shard && testIdentity(run.testOptions, run.servers, run.dataset.hash) },
+          config: { ...config, thresholds: plan.thresholds, dataset: run.dataset.file, cpus, ...turnsConfig(plan), ...(limitWarnings.length ? { limitWarnings } : {}), test: opts.shard && testIdentity(run.testOptions, run.servers, run.dataset.hash) },
           model: opts.model,
           model_text: executorFor(opts.model).describe(opts.model),
           dataset_path: run.dataset.file,
@@ -226,7 +236,8 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   const sampling = run.resources.length ? prepareSampling(results.db, 'load', run.resources, run.sampleEveryS) : undefined;
   await sampling?.ready;
   sampling?.start(runId);
-  const serverDone = (target: { name: string }, r: { software: string | null; protocol: string | null }) => store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol);
+  const serverDone = (target: { name: string }, r: { software: string | null; protocol: string | null; replies: ObservedReplies | null }) =>
+    store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol, r.replies);
   const done = plan.turnMs
     ? await serversInTurns(runner, opts.servers, { totalMs: plan.durationMs, turnMs: plan.turnMs }, { server: serverDone })
     : await serversInTurn(runner, opts.servers, search, { step: (target, s) => run.log(stepLine(target, s, search!)), server: serverDone });

@@ -10,6 +10,7 @@ import { medianOfUnsorted as median } from '../../core/quantiles';
 import { answeringOf, type Answering } from '../../core/answering';
 import type { LoadedWallets } from '../../core/wallet-line';
 import { walletsNetwork } from '../../dataset/expected-network';
+import { reachedIdentity, replyHolds, setupsWithReplies, type ReplyHold } from '../../servers/reply-hold';
 import { WalletStore } from '../../store/wallets';
 import type { ResultsStore } from '../../store/results';
 import { WalletBench, type PassSynced, type WalletBenchOptions } from '../../wallet/bench';
@@ -17,6 +18,7 @@ import { PlannedRunLive, type PlannedUnitEnd } from '../../engine/planned-live';
 import { mapped } from '../../engine/sinks/unit-sink';
 import { ensureReachable } from '../reachable';
 import { RunSession } from '../session';
+import { preflight, walletDemands, type ServerLimits } from '../doctor';
 import type { WatchPlan } from '../outputs';
 import type { RunOutcome } from '../outcome';
 
@@ -29,6 +31,9 @@ export interface WalletBenchRun {
   ignoreUnanswered: boolean;
   /** Follows the bench's events (progress lines). */
   observe?: (bench: WalletBench) => void;
+  /** What is known of each server's limits, for the pre-flight doctor (absent: nothing); `strictLimits` refuses a plan over one. */
+  limits?: ServerLimits;
+  strictLimits?: boolean;
   log: (line: string) => void;
 }
 
@@ -48,15 +53,25 @@ export interface WalletBenchDetail {
   workload: string;
   verify: boolean;
   rows: WalletBenchSummaryRow[];
+  /** ElectrumX's reply hold, for each server whose sync times contain it. */
+  replyHolds: ReplyHold[];
 }
 
 export async function walletBenchSession(run: WalletBenchRun): Promise<{ outcome: RunOutcome<WalletBenchDetail>; code: number }> {
+  // Before anything is claimed or connected. One wallet syncs at a time, on one connection: its
+  // subscriptions, batches and histories are what can cross a limit.
+  const { opts } = run;
+  const wallets = opts.limit ? run.wallets.wallets.slice(0, opts.limit) : run.wallets.wallets;
+  preflight(opts.servers, walletDemands({ workload: opts.workload, wallets, connections: 0, connectionsFrom: '' }), run.limits ?? new Map(), run.strictLimits ?? false, run.log);
   return RunSession.run({ db: run.db, watch: run.watch, title: run.title, ignoreUnanswered: run.ignoreUnanswered }, (session) => measure(session, run));
 }
 
 async function measure(session: RunSession, run: WalletBenchRun): Promise<RunOutcome<WalletBenchDetail>> {
   const { opts } = run;
-  await ensureReachable(opts.servers, { timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, tlsInsecure: opts.tlsInsecure, ca: opts.ca }, walletsNetwork(run.wallets));
+  // The syncs' own connections skip the courtesy calls as the wallets do: what the servers said here is what the run keeps of held replies.
+  const said = await ensureReachable(opts.servers, { timeoutMs: opts.timeoutMs, maxLineBytes: opts.maxLineBytes, tlsInsecure: opts.tlsInsecure, ca: opts.ca }, walletsNetwork(run.wallets));
+  const setups = setupsWithReplies(opts.setups, said);
+  const holds = replyHolds(opts.servers.map((t) => reachedIdentity(t, said)));
   const results = session.openStore();
   const servers = opts.servers.map((t) => t.name);
   let bench: WalletBench | undefined;
@@ -71,7 +86,7 @@ async function measure(session: RunSession, run: WalletBenchRun): Promise<RunOut
   }
   let end: Awaited<ReturnType<WalletBench['run']>>;
   try {
-    end = await bench.run(run.wallets, { open: () => session.record(() => createRun(results, run)) });
+    end = await bench.run(run.wallets, { open: () => session.record(() => createRun(results, run, setups)) });
   } finally {
     // What an output threw on the way fails the command, the run kept.
     await live?.stop();
@@ -89,12 +104,12 @@ async function measure(session: RunSession, run: WalletBenchRun): Promise<RunOut
     answering,
     thresholds: [],
     regressed: [],
-    json: { db: run.db, workload: opts.workload.name, runId: end.runId, status, rows, answering },
-    detail: { workload: opts.workload.name, verify: opts.verify, rows },
+    json: { db: run.db, workload: opts.workload.name, runId: end.runId, status, rows, answering, replyHolds: holds },
+    detail: { workload: opts.workload.name, verify: opts.verify, rows, replyHolds: holds },
   };
 }
 
-function createRun(results: ResultsStore, run: WalletBenchRun) {
+function createRun(results: ResultsStore, run: WalletBenchRun, setups: Map<string, unknown>) {
   const o = run.opts;
   const { version, gitCommit } = toolInfo();
   return new WalletStore(results).createRun(
@@ -109,7 +124,7 @@ function createRun(results: ResultsStore, run: WalletBenchRun) {
       passes: o.passes,
       warmup: o.warmup,
     },
-    o.servers.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: o.setups?.get(t.name) })),
+    o.servers.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: setups.get(t.name) })),
   );
 }
 

@@ -24,10 +24,12 @@ import { CoordinatorBlocks, LocalBlocks, ShardBlocks, type BlockMaker } from '..
 import { WalletLoad, type HeldSearchResult, type ServerLoadSummary, type WalletLoadDone, type WalletLoadOptions } from '../../wallet/load';
 import type { Workload } from '../../wallet/workloads';
 import { asShard, mergeWalletTest, sendResults, type CoordinatedShard } from '../coordinated';
+import { reachedIdentity, replyHolds, setupsWithReplies, type ReplyHold } from '../../servers/reply-hold';
 import { ensureReachable } from '../reachable';
 import { testIdentity } from '../test-identity';
 import { pinGenerator } from '../pin';
 import { RunSession } from '../session';
+import { preflight, walletDemands, type Demand, type ServerLimits } from '../doctor';
 import type { WatchPlan } from '../outputs';
 import type { RunOutcome } from '../outcome';
 
@@ -84,6 +86,9 @@ export interface WalletLoadRun {
   rssOf?: (server: string) => Promise<number | null>;
   /** Lines said before the run (the open-files limit). */
   notes: string[];
+  /** What is known of each server's limits, for the pre-flight doctor (absent: nothing); `strictLimits` refuses a plan over one. */
+  limits?: ServerLimits;
+  strictLimits?: boolean;
   log: (line: string) => void;
 }
 
@@ -95,23 +100,43 @@ export interface WalletLoadDetail {
   searches: FindMaxResult[];
   heldSearches: HeldSearchResult[];
   searched: { arrivals: boolean; held: boolean };
+  /** ElectrumX's reply hold, for each server whose figures contain it (seen before the run; a merged test's, by shard 1). */
+  replyHolds: ReplyHold[];
   merged?: { shards: number; startSkew: Record<string, { skewMs: number; shards: number }> };
 }
 
 export async function walletLoadSession(run: WalletLoadRun): Promise<{ outcome: RunOutcome<WalletLoadDetail>; code: number }> {
   const c = run.plan.coordinated;
+  // Before anything is claimed or connected: a plan over a known limit is said (or refused) first.
+  const limitWarnings = preflight(run.servers, walletLoadDemands(run), run.limits ?? new Map(), run.strictLimits ?? false, run.log);
   const writesDb = c === undefined || c.shard.index === 1;
   const meet = c && { address: c.coordinator, shard: c.shard, readyTimeoutMs: c.readyTimeoutMs };
   return RunSession.run({ db: writesDb ? run.db : null, summaryExport: run.summaryExport, watch: run.plan.watch, title: run.title, ignoreUnanswered: run.ignoreUnanswered }, (session) =>
-    asShard(meet, run.testOptions, (test, handOver) => measure(session, run, test, handOver)),
+    asShard(meet, run.testOptions, (test, handOver) => measure(session, run, test, handOver, limitWarnings)),
   );
 }
 
-async function measure(session: RunSession, run: WalletLoadRun, test: CoordinatedShard | undefined, handOver: () => void): Promise<RunOutcome<WalletLoadDetail>> {
+/** The most wallets this process connects at once, and what else a wallet asks of a server. */
+function walletLoadDemands(run: WalletLoadRun): Demand[] {
+  const { plan } = run;
+  const shard = plan.coordinated?.shard;
+  const held = plan.notifySearch ? shareOf(shard, plan.notifySearch.maxHold) : shareOf(shard, plan.hold);
+  const arrivals = plan.arrivals && executorFor(plan.arrivals.model);
+  // A closed model's users each sync on a connection of their own; how many an open model's
+  // arrivals overlap depends on the server's pace, unknown before the run.
+  const users = arrivals?.closed ? shareOf(shard, arrivals.maxVus(plan.arrivals!.model)) : 0;
+  const from = [held ? `${plan.notifySearch ? '--max-hold' : '--hold'} ${held}` : '', users ? `${users} arriving users (--${arrivals!.choice?.flag})` : ''].filter(Boolean);
+  return walletDemands({ workload: plan.workload, wallets: run.chosen, connections: held + users, connectionsFrom: from.join(' and ') });
+}
+
+async function measure(session: RunSession, run: WalletLoadRun, test: CoordinatedShard | undefined, handOver: () => void, limitWarnings: string[]): Promise<RunOutcome<WalletLoadDetail>> {
   const { plan } = run;
   const { workload, search, notifySearch, notify } = plan;
   const shard = plan.coordinated?.shard;
-  await ensureReachable(run.servers, { timeoutMs: run.timeoutMs, maxLineBytes: run.maxLineBytes, tlsInsecure: run.tlsInsecure, ca: run.ca }, walletsNetwork(run.wallets));
+  // The syncs' own connections skip the courtesy calls as the wallets do: what the servers said here is what the run keeps of held replies.
+  const said = await ensureReachable(run.servers, { timeoutMs: run.timeoutMs, maxLineBytes: run.maxLineBytes, tlsInsecure: run.tlsInsecure, ca: run.ca }, walletsNetwork(run.wallets));
+  const setupsAsSeen = setupsWithReplies(run.setups, said);
+  const holds = replyHolds(run.servers.map((t) => reachedIdentity(t, said)));
   if (test) await test.coordinator?.awaitShards(Math.max(0, test.readyBy - Date.now()), plan.coordinated!.readyTimeoutMs);
   // A shard holds its share of the wallets, and its share of the arrivals.
   const { hold, arrivals, durationMs } = shareOfPlan(plan, shard);
@@ -128,6 +153,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
   const store = new WalletStore(results);
   const tool = toolInfo();
   const config = {
+    ...(limitWarnings.length ? { limitWarnings } : {}),
     workload: workload.name,
     wallets: run.wallets.path,
     walletMaxTxs: run.walletMaxTxs,
@@ -151,7 +177,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     () =>
       store.createRun(
         { kind: 'load', tool_version: tool.version, git_commit: tool.gitCommit, config, workload: workload.name, wallets_path: run.wallets.path, wallets_hash: run.wallets.hash, passes: null, warmup: null },
-        run.servers.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: run.setups.get(t.name) })),
+        run.servers.map((t) => ({ name: t.name, profile: t.profile, url: formatServerUrl(t, 'tcp'), software: null, protocol: null, setup: setupsAsSeen.get(t.name) })),
       ),
     shard ? formatShard(shard) : null,
   );
@@ -229,7 +255,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     status = 'failed';
     throw err;
   } finally {
-    store.finishRun(runId, status, { servers: done.summaries, setups: Object.fromEntries(run.setups), findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined });
+    store.finishRun(runId, status, { servers: done.summaries, setups: Object.fromEntries(setupsAsSeen), findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined });
     session.closeStore();
   }
   // What the database or an output refused on the way fails the command, the run kept.
@@ -243,10 +269,11 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     searches: done.searches,
     heldSearches: done.heldSearches,
     searched: { arrivals: search !== undefined, held: notifySearch !== undefined },
+    replyHolds: holds,
   };
   const outcome = (json: Record<string, unknown>, summaries: ServerLoadSummary[], d: Partial<WalletLoadDetail> = {}): RunOutcome<WalletLoadDetail> => {
     const answering = summaries.map((s) => answeringOf(s.server, unitsOf(s), { unit: 'wallet sync', timeoutMs: run.timeoutMs, stoppedAnswering: s.arrivals?.stoppedAnswering ?? null }));
-    return { kind: 'wallet-load', runId, db: run.db, status, answering, thresholds: [], regressed: [], json: { ...json, answering }, detail: { ...detail, summaries, ...d } };
+    return { kind: 'wallet-load', runId, db: run.db, status, answering, thresholds: [], regressed: [], json: { ...json, answering, replyHolds: holds }, detail: { ...detail, summaries, ...d } };
   };
   if (test) {
     // Held wallets' blocks are judged together: the others finish within a block's wait of shard 1.
@@ -267,7 +294,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     const json = { runId: merged.runId, status: merged.status, db: run.db, shards: shard!.count, startSkew: merged.startSkew, servers: merged.summaries, setups: merged.setups };
     return { ...outcome(json, merged.summaries, { part: 'merged', setups, merged: { shards: shard!.count, startSkew: merged.startSkew } }), runId: merged.runId, status: merged.status };
   }
-  const json = { runId, status, db: run.db, servers: done.summaries, findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined, setups: Object.fromEntries(run.setups) };
+  const json = { runId, status, db: run.db, servers: done.summaries, findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined, setups: Object.fromEntries(setupsAsSeen) };
   return outcome(json, done.summaries);
 }
 

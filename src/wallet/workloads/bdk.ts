@@ -43,6 +43,7 @@ export const bdkWorkload: Workload = {
   summary:
     'BDK: server.version, the tip, its last 8 headers and the genesis header; get_history in batches of 10 lines to a stop gap of 20, each after a pause for deriving its scripts, new transactions one at a time; then a batch of lines of headers and one of Merkle proofs (one per history entry)',
   maxInFlight: 1,
+  largestBatch: 1,
   client: { clientName: '' },
   subscribes: false,
   async sync(s, w, found) {

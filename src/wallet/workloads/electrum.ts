@@ -56,6 +56,7 @@ export const electrumWorkload: Workload = {
     'Electrum 4.8.1: padded writes (1 KiB or 1 s), ≤ 50 in flight and growing; subscribe the window, history per used address, every transaction, a Merkle proof per transaction every 100 ms; the window widens once proofs are in',
   // aiorpcx's ceiling: the workload's own cap (from 50 up) is what binds.
   maxInFlight: 250,
+  largestBatch: 1,
   client: { clientName: 'electrum/4.8.1', wire: 'electrum-wallet' },
   subscribes: true,
   sync: (s, w, found) => new ElectrumSync(s, w, found).run(),

@@ -93,6 +93,7 @@ export const sparrowWorkload: Workload = {
   name: 'sparrow',
   summary: 'Sparrow 2.5.4: JSON batches of ≤ 100 (50 once a page timed out) to servers it batches with; subscribe, history, block headers and transactions per window',
   maxInFlight: 1,
+  largestBatch: PAGE_SIZE,
   client: { clientName: 'Sparrow', protocolVersion: ['1.3', '1.4.2'] },
   subscribes: true,
   async sync(s, w, found) {

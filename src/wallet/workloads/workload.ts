@@ -18,6 +18,8 @@ export interface Workload {
   summary: string;
   /** Requests one wallet keeps in flight at most (batches count as one). */
   maxInFlight: number;
+  /** Calls in its largest JSON batch (an array); 1: it sends none (request lines written together are no batch). */
+  largestBatch: number;
   /** How it opens its connection: which server.version it sends, if any. */
   client: Pick<ClientOptions, 'clientName' | 'protocolVersion' | 'wire'>;
   /** Whether its connection stays subscribed after the sync (and so can be held for notifications). */

@@ -16,6 +16,7 @@ import { ResultsStore } from '../../../src/store/results';
 import { readDataset, LoadedDataset } from '../../../src/dataset/line';
 import { startMisbehavingServer, Misbehaving, MisbehavingOptions } from '../../support/misbehaving-server';
 import { writeSyntheticDataset } from '../../support/synthetic-lines';
+import { isColdPass } from '../../../src/bench/cold-passes';
 
 let tmp: string;
 const servers: Misbehaving[] = [];
@@ -148,6 +149,70 @@ test('a server that goes away and comes back: the outage is recorded as errors a
   expect(last.status).toBe('server-error'); // the server's JSON-RPC error: it is back
   const pool = JSON.parse(store.getRun(result.runId)!.pool_json!).a;
   expect(pool.outages.length).toBeGreaterThanOrEqual(1);
+  store.close();
+});
+
+test('--cold: before each cold pass, with nothing in flight, the servers are restarted and reached on fresh connections; each sample says its pass', async () => {
+  const a = await server({ delayMs: 1 });
+  const b = await server({ delayMs: 1 });
+  const live = { a, b };
+  const store = ResultsStore.open(dbFile());
+  const lines = 6;
+  // A warm-up, then cold, warm, cold, warm, cold; two calls in flight to each server.
+  const opts = options([{ name: 'a', port: a.port }, { name: 'b', port: b.port }], { passes: 6, warmup: 1, concurrency: 2, cold: true });
+  const perPass = lines * 2 * 3;
+  let measured = 0;
+  const restarts: number[] = [];
+  // A real restart: each server closed (its connections with it) and a new one started on its port.
+  const coldStart = {
+    restart: async () => {
+      restarts.push(measured);
+      for (const name of ['a', 'b'] as const) {
+        const port = live[name].port;
+        await live[name].close();
+        live[name] = await server({ delayMs: 1, port });
+      }
+    },
+  };
+  const measure = new BenchMeasure(store, opts, { coldStart });
+  measure.runner.on('sample', () => measured++);
+  const result = await measure.run(dataset(lines));
+  expect(result.status).toBe('completed');
+  // One restart before each cold pass, each once every call before it had ended.
+  expect(restarts).toEqual([1, 3, 5].map((pass) => pass * perPass));
+  // The last servers were reached on fresh connections, and no call failed for the restarts.
+  expect(live.a.connections).toBeGreaterThan(0);
+  expect(live.b.connections).toBeGreaterThan(0);
+  const statuses = store.db.prepare('SELECT DISTINCT status FROM samples WHERE run_id = ?').all(result.runId) as Array<{ status: string }>;
+  expect(statuses).toEqual([{ status: 'server-error' }]);
+  const pool = JSON.parse(store.getRun(result.runId)!.pool_json!) as Record<string, { outages: unknown[]; created: number }>;
+  expect(pool.a.outages).toEqual([]);
+  // Connections of all four sets counted: at least one per set.
+  expect(pool.a.created).toBeGreaterThanOrEqual(4);
+  const marks = store.db.prepare('SELECT pass, min(cold) AS lo, max(cold) AS hi, count(*) AS n FROM samples WHERE run_id = ? GROUP BY pass ORDER BY pass').all(result.runId) as Array<{ pass: number; lo: number; hi: number; n: number }>;
+  expect(marks).toEqual([0, 1, 2, 3, 4, 5].map((pass) => ({ pass, lo: +isColdPass(pass, 1), hi: +isColdPass(pass, 1), n: perPass })));
+  expect(result.cold.map((c) => `${c.server}/${c.method}/${c.n}`)).toEqual(['a', 'b'].flatMap((s) => ['balance', 'history', 'utxos'].map((m) => `${s}/${m}/${3 * lines}`)));
+  store.close();
+});
+
+test('--cold: a stop while the servers restart ends within 2 s, the run interrupted', async () => {
+  const a = await server({ delayMs: 1 });
+  const store = ResultsStore.open(dbFile());
+  let restarting: () => void = () => undefined;
+  const started = new Promise<void>((r) => (restarting = r));
+  // A restart that never ends (a server that does not come back).
+  const coldStart = { restart: () => (restarting(), new Promise<void>(() => undefined)) };
+  const measure = new BenchMeasure(store, options([{ name: 'a', port: a.port }], { passes: 3, warmup: 1, cold: true }), { coldStart });
+  const running = measure.run(dataset(3));
+  await started;
+  const t0 = Date.now();
+  measure.stop();
+  const result = await running;
+  expect(Date.now() - t0).toBeLessThan(2000);
+  expect(result.status).toBe('interrupted');
+  // The warm-up pass was measured whole; nothing after the stop.
+  const { n } = store.db.prepare('SELECT count(*) AS n FROM samples WHERE run_id = ?').get(result.runId) as { n: number };
+  expect(n).toBe(3 * 3);
   store.close();
 });
 

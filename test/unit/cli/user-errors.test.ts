@@ -264,6 +264,11 @@ const CASES: Case[] = [
   { name: 'bench: --dashboard at a bad address', cli: 'bench', args: (c) => bench(c, '--dashboard', 'localhost:99999'), names: () => ['--dashboard', 'localhost:99999'] },
   { name: 'bench: --out of an unknown output', cli: 'bench', args: (c) => bench(c, '--out', 'influxdb=http://x'), names: () => ['--out', 'influxdb'] },
   { name: 'bench: --dashboard with a --param sweep', cli: 'bench', args: (c) => bench(c, '--dashboard', '0', '--param', 'a=1,2'), names: () => ['--param', '--dashboard'] },
+  // --cold: where it cannot drop the page cache (not root, drop_caches not writable) that comes first, naming why
+  { name: 'bench: --cold on a server the lab does not run', cli: 'bench', args: (c) => bench(c, '--cold', '--passes', '3'), names: (c) => ['--cold', new RegExp(`electrumx \\(tcp://127\\.0\\.0\\.1:${c.dead}\\) is not one the lab runs|needs root|drop_caches is not writable`)] },
+  { name: 'bench: --cold with one counted pass', cli: 'bench', args: (c) => bench(c, '--cold', '--passes', '2', '--warmup', '1'), names: () => ['--cold', /--passes 2 --warmup 1|needs root|drop_caches is not writable/] },
+  { name: 'bench: --cold with a --param sweep', cli: 'bench', args: (c) => bench(c, '--cold', '--param', 'a=1,2'), names: () => ['--cold', '--param'] },
+  { name: 'wallet bench: --cold with --workload', cli: 'bench', args: (c) => wallets(c, 'wallets.jsonl', '--cold'), names: () => ['--cold', '--workload'] },
   { name: 'wallet bench: --out json with no file', cli: 'bench', args: (c) => [...wallets(c), '--out', 'json='], names: () => ['--out json=FILE'] },
   {
     name: 'bench: --db is a directory',
@@ -441,6 +446,22 @@ const CASES: Case[] = [
   },
   { name: 'paths: report compare of one database with itself', cli: 'report', setup: (dir) => fs.writeFileSync(path.join(dir, 'a.sqlite'), ''), args: (c) => ['compare', '--db', path.join(c.dir, 'a.sqlite'), '--db', `${c.dir}/./a.sqlite`], names: (c) => ['--db', path.join(c.dir, 'a.sqlite'), 'one database'] },
 
+  // --strict-limits: a plan over a server's known limit refused before any connection or file
+  {
+    name: "doctor: load over Fulcrum's connections per source address, --strict-limits",
+    cli: 'load',
+    args: (c) => ['--server', `fulcrum@127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--connections', '20', '--source-addresses', '127.0.0.2', '--strict-limits', '--db', path.join(c.dir, 'r.sqlite')],
+    names: () => ['--strict-limits', '20 connections from 127.0.0.2', 'max_clients_per_ip', '12 connections per source address', '--source-addresses 127.0.0.2-127.0.0.3'],
+  },
+  {
+    name: 'doctor: load --workload holding 13 wallets on a distant Fulcrum, --strict-limits',
+    cli: 'load',
+    // A documentation address (TEST-NET-1): the refusal comes before anything would reach it.
+    args: (c) => walletLoad(c, '--hold', '13', '--strict-limits').map((t) => (t.startsWith('electrumx@') ? 'fulcrum@192.0.2.1:50001' : t)),
+    names: () => ['--strict-limits', "13 connections from this machine's address", '--hold 13', 'max_clients_per_ip'],
+  },
+  { name: 'doctor: bench --strict-limits without --workload', cli: 'bench', args: (c) => bench(c, '--strict-limits'), names: () => ['--strict-limits', '--workload'] },
+
   // a database that is not ours: refused before any work, left byte for byte
   { name: "db: bench --db another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => bench(c, '--db', path.join(c.dir, 'theirs.sqlite')), names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },
   { name: "db: bench --resume on another program's SQLite file", cli: 'bench', setup: foreignDb('theirs.sqlite'), args: (c) => ['--resume', '1', '--db', path.join(c.dir, 'theirs.sqlite')], names: (c) => ['--db', path.join(c.dir, 'theirs.sqlite'), 'another program'] },
@@ -479,6 +500,13 @@ const CASES: Case[] = [
   // the lab ends through the same handler as every command: its refusals are one line, before anything starts
   { name: 'lab: mine 0 blocks', cli: 'lab', args: () => ['mine', '0'], names: () => ['mine', 'got 0'] },
   { name: 'lab: up --with a version that is not SERVER@VERSION', cli: 'lab', args: () => ['up', '--with', 'electrs@'], names: () => ['--with', '"electrs@"'] },
+  // limits pushes servers past their limits: one off this machine is refused before any connection.
+  { name: 'limits: a server off this machine without --i-operate-this-server', cli: 'limits', args: (c) => ['--server', 'electrumx@192.0.2.1:50001', '--db', path.join(c.dir, 'l.sqlite')], names: () => ['electrumx (192.0.2.1)', '--i-operate-this-server'] },
+  { name: 'limits: loopback --source-addresses toward a server off this machine', cli: 'limits', args: (c) => ['--server', 'electrumx@192.0.2.1:50001', '--i-operate-this-server', '--source-addresses', '127.0.0.2', '--db', path.join(c.dir, 'l.sqlite')], names: () => ['--source-addresses'] },
+  { name: 'limits: an unknown limit', cli: 'limits', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--limits', 'batch-size,nope', '--db', path.join(c.dir, 'l.sqlite')], names: () => ['--limits', 'nope'] },
+  { name: 'limits: --max-batch 0', cli: 'limits', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--max-batch', '0', '--db', path.join(c.dir, 'l.sqlite')], names: () => ['--max-batch', 'got 0'] },
+  { name: 'limits: history sizes without a dataset', cli: 'limits', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--limits', 'history-size', '--db', path.join(c.dir, 'l.sqlite')], names: () => ['history-size', '--dataset'] },
+  { name: 'limits: an unreachable server', cli: 'limits', args: (c) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--limits', 'batch-size', '--db', path.join(c.dir, 'l.sqlite')], names: (c) => [`127.0.0.1:${c.dead}`] },
 
   // servers that connect and then misbehave: said what they did, in one line, not the pool's internals
   { name: 'server: bench, connects and never answers', cli: 'bench', args: (c) => ['--no-progress', '--server', `electrumx@127.0.0.1:${c.silent}`, '--dataset', c.fx('good.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), '--timeout', '1'], names: (c) => [`127.0.0.1:${c.silent}`, 'connected, but did not answer server.version within 1 s'] },

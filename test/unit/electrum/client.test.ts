@@ -50,6 +50,8 @@ test('a server that drops the connection on server.features (Esplora) still give
     clients.push(c);
     expect(c.usable).toBe(true);
     expect(c.server.software).toBe('electrs-esplora 0.4.1');
+    // The second connection still looks at its replies (unpadded here), as the first would have.
+    expect(c.server.replies).toEqual({ padded: false, smallReplyMs: null });
     expect((await c.call('test.echo', [1])).result).toEqual([1]);
     expect(dropper.connections).toBe(2);
   } finally {

@@ -225,3 +225,16 @@ test('a refused connection is a disconnect', async () => {
   expect((await failure(c.call(METHOD_RPC.utxos, [SH]))).category).toBe('disconnect');
   c.close();
 });
+
+test('a request queued behind another on the one connection is timed from its own write, its queueing carried beside', async () => {
+  next = 'slow';
+  const c = new EsploraRestClient({ host: '127.0.0.1', port, tls: false, timeoutMs: 5000, maxSockets: 1 });
+  const [first, second] = await Promise.all([c.call(METHOD_RPC.balance, [SH]), c.call(METHOD_RPC.balance, [SH])]);
+  c.close();
+  // Each answer takes the server 300 ms; the second waited the first's whole answer before it went out.
+  for (const o of [first, second]) expect(Number(o.latencyNs) / 1e6).toBeGreaterThanOrEqual(299);
+  expect(Number(second.latencyNs) / 1e6).toBeLessThan(450);
+  // What it waited in undici's queue is carried beside the round trip, for a load's latency from the intended send.
+  expect(Number(second.queuedNs + second.latencyNs) / 1e6).toBeGreaterThanOrEqual(599);
+  expect(Number(first.queuedNs) / 1e6).toBeLessThan(150);
+});

@@ -2,7 +2,7 @@
  * ElectrumX's reply hold named only where a run's latencies contain it: ElectrumX from 1.18.0 over
  * a raw socket (TCP or TLS, in every spelling stored), never over WebSocket, never another server.
  */
-import { holdsReplies, replyHoldLine, replyHoldOf, replyHolds } from '../../../src/servers/reply-hold';
+import { holdsReplies, replyHoldLine, replyHoldOf, replyHolds, storedIdentity } from '../../../src/servers/reply-hold';
 import { serversTable } from '../../../src/report/tables';
 import type { ReportModel } from '../../../src/report/model';
 
@@ -63,5 +63,46 @@ describe('the note', () => {
     const padded = serversTable(model([server('tcp', 'ElectrumX 2.0.0', 'electrum://h:1'), server('ws', 'ElectrumX 2.0.0', 'ws://h:2')]));
     expect(padded.note?.split('\n')).toEqual([replyHoldLine(replyHoldOf({ name: 'tcp', software: 'ElectrumX 2.0.0', url: 'electrum://h:1' })!)]);
     expect(serversTable(model([server('ws', 'ElectrumX 2.0.0', 'ws://h:2')])).note).toBeUndefined();
+  });
+});
+
+describe('what the handshake saw decides, whatever the version says', () => {
+  const seen = (software: string | null, padded: boolean, smallReplyMs: number | null, url = 'electrum://h:1') =>
+    replyHoldOf({ name: 'x', software, url, replies: { padded, smallReplyMs } });
+
+  it('padded and held: the note says it was seen, with the time, and not "unless"', () => {
+    const h = seen('ElectrumX 2.0.0', true, 1003.4)!;
+    expect(h.note).toContain('seen here');
+    expect(h.note).toContain('1003 ms');
+    expect(h.note).not.toContain('unless');
+    expect(h.note).toContain('ws://');
+  });
+
+  it('padded but answered at once (the hold set to 0, as the lab runs it): no note, even for ElectrumX 2.0', () => {
+    expect(seen('ElectrumX 2.0.0', true, 0.4)).toBeNull();
+  });
+
+  it('unpadded: no note, even for a version that would pad', () => {
+    expect(seen('ElectrumX 2.0.0', false, null)).toBeNull();
+  });
+
+  it('a server that does not call itself ElectrumX but pads and holds gets the note', () => {
+    expect(seen('SomeServer 0.1', true, 990)?.note).toMatch(/^SomeServer 0\.1 over TCP\/TLS pads .* seen here/);
+  });
+
+  it('padded, the hold not measured: the note says it may be in the figures', () => {
+    expect(seen('ElectrumX 2.0.0', true, null)?.note).toContain('may contain that hold');
+  });
+
+  it('never over WebSocket', () => {
+    expect(seen('ElectrumX 2.0.0', true, 1000, 'ws://h:2')).toBeNull();
+  });
+
+  it("a stored server's setup JSON carries it; runs from before it go by the version", () => {
+    const row = { name: 'x', software: 'ElectrumX 2.0.0', url: 'electrum://h:1' };
+    expect(storedIdentity({ ...row, setup_json: JSON.stringify({ polling: 'p', replies: { padded: true, smallReplyMs: 2 } }) }).replies).toEqual({ padded: true, smallReplyMs: 2 });
+    expect(replyHoldOf(storedIdentity({ ...row, setup_json: JSON.stringify({ replies: { padded: true, smallReplyMs: 2 } }) }))).toBeNull();
+    expect(replyHoldOf(storedIdentity({ ...row, setup_json: null }))?.note).toContain('unless');
+    expect(storedIdentity({ ...row, setup_json: '{"replies":{"padded":"yes"}}' }).replies).toBeNull();
   });
 });

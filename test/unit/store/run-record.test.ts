@@ -11,6 +11,7 @@ import { LoadStore } from '../../../src/store/load-results';
 import { WalletStore } from '../../../src/store/wallets';
 import { IndexStore } from '../../../src/store/index-results';
 import { ResultsReader } from '../../../src/store/read';
+import { createRun, serversOf, setServerReplies } from '../../../src/store/run-record';
 import { readLatestIndexRun } from '../../../src/report/resources';
 
 let tmp: string;
@@ -134,4 +135,17 @@ test('an index run: builds, their resource samples and figures, read back as the
   ]);
   // A build's samples are its own, not its run's nor another build's.
   expect(new ResultsReader(store).resourceSummaries(runId)).toEqual([]);
+});
+
+test("what a server's handshake saw of its replies joins its setup JSON, keeping what was there", () => {
+  const { runId } = createRun(store.db, { kind: 'load', tool_version: '1', git_commit: 'g', config_json: '{}' }, [
+    { name: 'a', profile: 'electrumx', url: 'electrum://h:1', setup_json: JSON.stringify({ polling: 'every 200 ms' }) },
+    { name: 'b', profile: 'electrumx', url: 'electrum://h:2' },
+  ]);
+  const [a, b] = serversOf(store.db, runId);
+  setServerReplies(store.db, a.id, { padded: true, smallReplyMs: 1001.5 });
+  setServerReplies(store.db, b.id, { padded: false, smallReplyMs: null });
+  const [a2, b2] = serversOf(store.db, runId);
+  expect(JSON.parse(a2.setup_json!)).toEqual({ polling: 'every 200 ms', replies: { padded: true, smallReplyMs: 1001.5 } });
+  expect(JSON.parse(b2.setup_json!)).toEqual({ replies: { padded: false, smallReplyMs: null } });
 });

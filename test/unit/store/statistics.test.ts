@@ -7,9 +7,43 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ResultsStore } from '../../../src/store/results';
-import { computeStatistics } from '../../../src/store/statistics';
+import { coldSummaries, computeStatistics } from '../../../src/store/statistics';
+import { isColdPass } from '../../../src/bench/cold-passes';
 import { median, percentile, quantileRank, StreamingQuantiles } from '../../../src/core/quantiles';
 import { seededRandom } from '../../../src/core/random';
+
+/** A run of 7 addresses on two servers, balance and history, the first of `passes` warm-up. */
+function newRun(store: ResultsStore, passes: number) {
+  const lines = Array.from({ length: 7 }, (_, i) => ({
+    address: null,
+    scripthash: String(i).padStart(64, '0'),
+    type: 'nonstandard' as const,
+    txCount: 1,
+    utxoCount: 1,
+    balance: { confirmed: 1, unconfirmed: 0 },
+  }));
+  const { runId, serverIds } = store.createRun(
+    {
+      started_at: 'now',
+      tool_version: 't',
+      git_commit: null,
+      node_version: 'v',
+      host_json: '{}',
+      config_json: '{}',
+      dataset_id: 'd',
+      dataset_path: 'd',
+      dataset_hash: 'h',
+      dataset_lines: lines.length,
+      passes,
+      warmup: 1,
+      methods: 'balance,history',
+      call_order: 'address',
+    },
+    [0, 1].map((i) => ({ name: `s${i}`, profile: 'generic', url: 'tcp://x:1', software: null, protocol: null, banner: null, features_json: null })),
+    lines,
+  );
+  return { runId, serverIds, lines };
+}
 
 describe('statistics', () => {
   test('nearest rank: an observed value, the lower middle on even counts', () => {
@@ -28,34 +62,7 @@ describe('statistics', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-stats-'));
     try {
       const store = ResultsStore.open(path.join(tmp, 'r.sqlite'));
-      const lines = Array.from({ length: 7 }, (_, i) => ({
-        address: null,
-        scripthash: String(i).padStart(64, '0'),
-        type: 'nonstandard' as const,
-        txCount: 1,
-        utxoCount: 1,
-        balance: { confirmed: 1, unconfirmed: 0 },
-      }));
-      const { runId, serverIds } = store.createRun(
-        {
-          started_at: 'now',
-          tool_version: 't',
-          git_commit: null,
-          node_version: 'v',
-          host_json: '{}',
-          config_json: '{}',
-          dataset_id: 'd',
-          dataset_path: 'd',
-          dataset_hash: 'h',
-          dataset_lines: lines.length,
-          passes: 5,
-          warmup: 1,
-          methods: 'balance,history',
-          call_order: 'address',
-        },
-        [0, 1].map((i) => ({ name: `s${i}`, profile: 'generic', url: 'tcp://x:1', software: null, protocol: null, banner: null, features_json: null })),
-        lines,
-      );
+      const { runId, serverIds, lines } = newRun(store, 5);
       store.setRun(runId);
       const rand = seededRandom('stats');
       const kept: Array<{ server: number; method: string; address: number; latency: number; status: string }> = [];
@@ -95,6 +102,78 @@ describe('statistics', () => {
         expect(m.median_ns).toBe(median(ok));
         expect([m.n_ok, m.n_error]).toEqual([ok.length, mine.length - ok.length]);
       }
+      store.close();
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  test('a run with cold passes: the warm figures over the warm passes alone, the cold ones beside them, each as a plain computation gives it', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-stats-cold-'));
+    try {
+      const store = ResultsStore.open(path.join(tmp, 'r.sqlite'));
+      // A warm-up, then cold, warm, cold, warm, cold, warm.
+      const { runId, serverIds, lines } = newRun(store, 7);
+      store.setRun(runId);
+      const rand = seededRandom('stats-cold');
+      const kept: Array<{ pass: number; server: number; method: string; address: number; latency: number; status: string; cold: boolean; atMs: number }> = [];
+      for (let pass = 0; pass < 7; pass++)
+        for (const serverId of serverIds)
+          for (const method of ['balance', 'history'])
+            for (let a = 0; a < lines.length; a++) {
+              const cold = pass > 0 && isColdPass(pass, 1);
+              const status = rand() < 0.1 ? 'timeout' : 'ok';
+              // Cold calls drawn from a slower range, so a mix-up of the two shows in every figure.
+              const latency = Math.floor(rand() * 1e6) + 1 + (cold ? 5e6 : 0);
+              // Each address's history call started first, though stored after its balance call.
+              const atMs = pass * 1000 + a * 10 + (method === 'history' ? 0 : 1);
+              store.add({ serverId, pass, warmup: pass === 0, cold, addressIdx: a, method, atMs, latencyNs: BigInt(latency), responseBytes: 1, resultSize: 1, status, error: null, tipHeight: null, mismatch: null });
+              if (pass > 0) kept.push({ pass, server: serverId, method, address: a, latency, status, cold, atMs });
+            }
+      const warm = computeStatistics(store, runId);
+      const cold = coldSummaries(store, runId);
+      expect(warm).toHaveLength(4);
+      expect(cold).toHaveLength(4);
+      const okSorted = (rows: typeof kept) => rows.filter((k) => k.status === 'ok').map((k) => k.latency).sort((x, y) => x - y);
+      const warmMedian = (server: number, method: string, address: number) => median(okSorted(kept.filter((k) => !k.cold && k.server === server && k.method === method && k.address === address)));
+      for (const w of warm) {
+        const mine = kept.filter((k) => !k.cold && k.server === w.serverId && k.method === w.method);
+        expect([w.n, w.nOk, w.p50, w.max]).toEqual([mine.length, okSorted(mine).length, percentile(okSorted(mine), 0.5), okSorted(mine).at(-1)]);
+      }
+      for (const m of store.db.prepare('SELECT server_id, method, address_idx, median_ns FROM medians WHERE run_id = ?').all(runId) as Array<{ server_id: number; method: string; address_idx: number; median_ns: number | null }>) {
+        expect(m.median_ns).toBe(warmMedian(m.server_id, m.method, m.address_idx));
+      }
+      for (const c of cold) {
+        const mine = kept.filter((k) => k.cold && k.server === c.serverId && k.method === c.method);
+        const ok = okSorted(mine);
+        expect([c.n, c.nOk, c.p50, c.p90, c.p99, c.max]).toEqual([mine.length, ok.length, percentile(ok, 0.5), percentile(ok, 0.9), percentile(ok, 0.99), ok.at(-1)]);
+        expect(c.errors.timeout ?? 0).toBe(mine.length - ok.length);
+        expect(c.warmP50).toBe(warm.find((w) => w.serverId === c.serverId && w.method === c.method)!.p50);
+        // Each address's first call (by start time) of each cold pass on its server, where answered, beside its warm median.
+        const firsts = kept.filter((k) => k.cold && k.atMs === Math.min(...kept.filter((x) => x.cold && x.pass === k.pass && x.server === k.server && x.address === k.address).map((x) => x.atMs)));
+        const touches = firsts.filter((k) => k.server === c.serverId && k.method === c.method && k.status === 'ok' && warmMedian(k.server, k.method, k.address) !== null);
+        expect(c.firstTouches).toBe(touches.length);
+        expect(c.firstTouchSumNs).toBe(touches.reduce((n, k) => n + k.latency, 0));
+        expect(c.warmMedianSumNs).toBe(touches.reduce((n, k) => n + warmMedian(k.server, k.method, k.address)!, 0));
+        // History started first at every address: balance never touches first.
+        if (c.method === 'balance') expect(c.firstTouches).toBe(0);
+        else expect(c.firstTouches).toBeGreaterThan(2 * lines.length);
+      }
+      store.close();
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  test('a run without cold passes has no cold figures', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-stats-warm-'));
+    try {
+      const store = ResultsStore.open(path.join(tmp, 'r.sqlite'));
+      const { runId, serverIds } = newRun(store, 2);
+      store.setRun(runId);
+      for (const pass of [0, 1]) store.add({ serverId: serverIds[0], pass, warmup: pass === 0, addressIdx: 0, method: 'balance', atMs: 0, latencyNs: 5n, responseBytes: 1, resultSize: 1, status: 'ok', error: null, tipHeight: null, mismatch: null });
+      expect(computeStatistics(store, runId)).toEqual([expect.objectContaining({ n: 1, p50: 5 })]);
+      expect(coldSummaries(store, runId)).toEqual([]);
       store.close();
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });

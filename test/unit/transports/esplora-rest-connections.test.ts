@@ -11,6 +11,7 @@ import { RestConnectionSet } from '../../../src/transports/esplora-rest-connecti
 import { outcome } from '../../support/outcome';
 import { METHOD_RPC } from '../../../src/core/methods';
 import { until } from '../../support/until';
+import type { PendingCall } from '../../../src/electrum/client';
 
 const SH = '0f'.repeat(31) + 'a1';
 const BALANCE = '{"chain_stats":{"funded_txo_sum":5,"spent_txo_sum":0},"mempool_stats":{"funded_txo_sum":0,"spent_txo_sum":0}}';
@@ -115,4 +116,31 @@ test('close() fails every caller still waiting', async () => {
   set.close();
   expect(await Promise.all([busy, waiting])).toEqual(['disconnect', 'disconnect']);
   expect(Date.now() - t0).toBeLessThan(500);
+});
+
+test("a load's request queued in undici behind another ends after both answers: its queue is in its latency from the send", async () => {
+  slowMs = 300;
+  const port = await serve();
+  const set = new RestConnectionSet({ host: '127.0.0.1', port, tls: false, timeoutMs: 5000 }, 1, 1);
+  await set.open();
+  const caller = set.slots[0].client!;
+  const ends: bigint[] = [];
+  const call = (): PendingCall => ({
+    rpc: METHOD_RPC.balance,
+    deadline: Date.now() + 5000,
+    timeoutMs: 5000,
+    replied: (_result, endNs) => ends.push(endNs),
+    failed: (err) => {
+      throw err;
+    },
+  });
+  caller.queue(METHOD_RPC.balance, SH, call(), 5000);
+  caller.queue(METHOD_RPC.balance, SH, call(), 5000);
+  const at = caller.flush()!;
+  await until('both answers', () => ends.length === 2, 3000);
+  // The server answers one request at a time on the connection, 300 ms each: the second went out after the first's answer.
+  const latenciesMs = ends.map((end) => Number(end - at) / 1e6).sort((a, b) => a - b);
+  expect(latenciesMs[0]).toBeGreaterThanOrEqual(299);
+  expect(latenciesMs[1]).toBeGreaterThanOrEqual(599);
+  set.close();
 });

@@ -1,0 +1,77 @@
+/**
+ * `limits` probes against a deliberately limited server (test/support/limited-server.ts): each
+ * limit it sets is found at its value with what it does past it, a limit it does not set is "none
+ * up to" the plan's bound, findings already known are not probed again, and a stop ends a probe
+ * waiting on a silent server within 2 s.
+ */
+import { probeLimits, type LimitsPlan } from '../../../src/limits/prober';
+import type { LimitFinding, LimitName } from '../../../src/core/server-limits';
+import { startLimitedServer, type Limited } from '../../support/limited-server';
+
+const PLAN: LimitsPlan = {
+  limits: ['connections-per-source', 'connections-total', 'subscriptions-per-connection', 'batch-size', 'request-line-bytes'],
+  sourceAddresses: ['127.0.0.2', '127.0.0.3', '127.0.0.4'],
+  maxConnectionsPerSource: 20,
+  maxConnections: 30,
+  maxSubscriptions: 500,
+  maxBatch: 300,
+  maxRequestBytes: 64 * 1024,
+  maxResponseBytes: 1 << 20,
+  maxProbes: 40,
+  secondsPerLimit: 20,
+  recoveryWithinMs: 2000,
+  timeoutMs: 2000,
+  maxLineBytes: 1 << 20,
+  dataset: null,
+};
+
+async function probe(server: Limited, plan: Partial<LimitsPlan> = {}, known = new Map<LimitName, LimitFinding>()): Promise<Map<LimitName, LimitFinding>> {
+  const found = new Map<LimitName, LimitFinding>();
+  await probeLimits({ host: '127.0.0.1', port: server.port }, { ...PLAN, ...plan }, { known, signal: new AbortController().signal, found: (f) => found.set(f.limit, f), log: () => undefined });
+  return found;
+}
+
+test('each limit the server sets is found at its value, with what it does past it and a recovery', async () => {
+  const server = await startLimitedServer({ perSource: 5, batch: 40, lineBytes: 10_000, subscriptions: 123 });
+  try {
+    const found = await probe(server);
+    const shape = (l: LimitName) => ({ value: found.get(l)!.value, past: found.get(l)!.past });
+    expect(shape('connections-per-source')).toEqual({ value: 5, past: { kind: 'reset' } });
+    // Spread over three sources, at most five each: no limit in all below that.
+    expect(found.get('connections-total')).toMatchObject({ value: null, triedUpTo: 15, past: null });
+    expect(shape('subscriptions-per-connection')).toEqual({ value: 123, past: { kind: 'error', code: 5, message: 'too many subscriptions' } });
+    expect(shape('batch-size')).toEqual({ value: 40, past: { kind: 'error', code: 4, message: 'batch too large' } });
+    // Lines are probed in steps of 256 bytes: the largest step at most 10,000.
+    expect(shape('request-line-bytes')).toEqual({ value: 9984, past: { kind: 'error', code: 3, message: 'line too long' } });
+    for (const l of ['connections-per-source', 'subscriptions-per-connection', 'batch-size', 'request-line-bytes'] as const) expect([l, found.get(l)!.recoveryMs]).toEqual([l, expect.any(Number)]);
+  } finally {
+    await server.close();
+  }
+}, 60_000);
+
+test('a server without limits: "none up to" each bound; a finding already known is not probed again', async () => {
+  const server = await startLimitedServer({});
+  try {
+    const known = new Map<LimitName, LimitFinding>([['connections-per-source', { limit: 'connections-per-source', value: 7, triedUpTo: 8, past: { kind: 'reset' }, recoveryMs: 1, source: 'measured' }]]);
+    const found = await probe(server, { limits: ['connections-per-source', 'batch-size'], maxBatch: 100 }, known);
+    expect([...found.keys()]).toEqual(['batch-size']);
+    expect(found.get('batch-size')).toMatchObject({ value: null, triedUpTo: 100, past: null, recoveryMs: null });
+  } finally {
+    await server.close();
+  }
+}, 60_000);
+
+test('a stop ends a probe waiting on a silent server within 2 s, and finds nothing', async () => {
+  const server = await startLimitedServer({ silent: true });
+  try {
+    const stop = new AbortController();
+    const found: LimitFinding[] = [];
+    const started = Date.now();
+    setTimeout(() => stop.abort(), 200);
+    await probeLimits({ host: '127.0.0.1', port: server.port }, { ...PLAN, timeoutMs: 30_000 }, { known: new Map(), signal: stop.signal, found: (f) => found.push(f), log: () => undefined });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(found).toEqual([]);
+  } finally {
+    await server.close();
+  }
+});
