@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the lab's real servers, idempotently, into $ELECTRUM_BENCH_HOME (default ~/.cache/electrum-bench).
-# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs] [esplora] [fulcrum] [prometheus] [electrumx@VERSION]... [bdk] [electrum-wallet]
+# Usage: scripts/install-lab.sh [btcd] [electrumx] [electrs] [esplora] [mempool-electrs] [fulcrum] [prometheus] [electrumx@VERSION]... [bdk] [electrum-wallet]
 #   (no argument: the servers, no other versions; electrumx@1.20.0: that e-x release too, in a venv
 #   of its own; bdk: the real BDK wallet (PyPI bdkpython) the bdk workload is held to;
 #   electrum-wallet: the real Electrum wallet the electrum workload is held to, from a source
 #   archive (ELECTRUM_BENCH_ELECTRUM_SRC, default ../shared/mirror/electrum-4.8.1.tar.gz))
-# Esplora (Blockstream's electrs) and Fulcrum are in no registry: they build from source at pinned
-# commits, from git where reachable, else from local archives (ELECTRUM_BENCH_ESPLORA_SRC,
-# ELECTRUM_BENCH_ESPLORA_BITCOIN_SRC, ELECTRUM_BENCH_FULCRUM_SRC: a .tar.gz or an unpacked folder).
+# Esplora (Blockstream's electrs), mempool's electrs and Fulcrum are in no registry: they build from
+# source at pinned commits, from git where reachable, else from local archives
+# (ELECTRUM_BENCH_ESPLORA_SRC, ELECTRUM_BENCH_ESPLORA_BITCOIN_SRC, ELECTRUM_BENCH_MEMPOOL_ELECTRS_SRC,
+# ELECTRUM_BENCH_FULCRUM_SRC: a .tar.gz or an unpacked folder).
 # Builds are cached outside the repository, so a second run returns in seconds.
 set -euo pipefail
 
@@ -21,6 +22,8 @@ ESPLORA_REPO=https://github.com/Blockstream/electrs
 ESPLORA_COMMIT=abfbce73eb0504630a09f1e6599114ef4fa25bda
 ESPLORA_BITCOIN_REPO=https://github.com/Blockstream/rust-bitcoin
 ESPLORA_BITCOIN_COMMIT=dd131855022c2cdd691a531c1d5c2f5ab707e4d4
+MEMPOOL_ELECTRS_REPO=https://github.com/mempool/electrs
+MEMPOOL_ELECTRS_COMMIT=80758eac152ff153c2f3ff139470edb7f086b782
 FULCRUM_REPO=https://github.com/cculianu/Fulcrum
 FULCRUM_COMMIT=01ed27b200d0edd41235910243800c5a0be15391
 mkdir -p "$HOME_DIR"
@@ -155,13 +158,29 @@ fetch_source() {
   git -C "$dest" checkout -q FETCH_HEAD
 }
 
+# What building Blockstream's electrs or a fork of it from source takes: cargo, python3 (to adapt
+# its build files), and libclang and a C++ compiler for librocksdb-sys.
+need_electrs_build_tools() {
+  need cargo "Rust toolchain, https://rustup.rs"
+  need python3 "Python 3, to adapt the build files"
+  if ! ldconfig -p | grep -q 'libclang\.so\|libclang-[0-9.]*\.so'; then apt_install libclang-dev; fi
+  command -v c++ >/dev/null 2>&1 || apt_install g++
+}
+
+# Builds the electrs binary in the cargo project WORK, caches it as DIR/bin/electrs, then deletes BUILD.
+build_electrs_into() {
+  local work="$1" dir="$2" build="$3"
+  (cd "$work" && cargo build --release --bin electrs) >&2
+  mkdir -p "$dir.partial/bin"
+  cp "$work/target/release/electrs" "$dir.partial/bin/electrs"
+  rm -rf "$dir"; mv "$dir.partial" "$dir"
+  rm -rf "$build"
+}
+
 install_esplora() {
   local dir="$HOME_DIR/esplora-${ESPLORA_COMMIT:0:7}"
   if [ -x "$dir/bin/electrs" ]; then say "Esplora electrs ${ESPLORA_COMMIT:0:7} cached"; return; fi
-  need cargo "Rust toolchain, https://rustup.rs"
-  need python3 "Python 3, to adapt the 2021 build files"
-  if ! ldconfig -p | grep -q 'libclang\.so\|libclang-[0-9.]*\.so'; then apt_install libclang-dev; fi
-  command -v c++ >/dev/null 2>&1 || apt_install g++
+  need_electrs_build_tools
   local work="$HOME_DIR/build/esplora"
   fetch_source "Esplora electrs" "$ESPLORA_REPO" "$ESPLORA_COMMIT" "${ELECTRUM_BENCH_ESPLORA_SRC:-}" "$work/electrs"
   fetch_source "Blockstream rust-bitcoin" "$ESPLORA_BITCOIN_REPO" "$ESPLORA_BITCOIN_COMMIT" \
@@ -187,11 +206,34 @@ PY
   # Two 2021 crates no longer compile with today's Rust; their later patch releases do.
   (cd "$work/electrs" && cargo update -q -p protobuf --precise 2.28.0 && cargo update -q -p rustc-serialize --precise 0.3.25) >&2
   say "building Esplora electrs ${ESPLORA_COMMIT:0:7} (about 20 min on 2 cores, once per machine)"
-  (cd "$work/electrs" && cargo build --release --bin electrs) >&2
-  mkdir -p "$dir.partial/bin"
-  cp "$work/electrs/target/release/electrs" "$dir.partial/bin/electrs"
-  rm -rf "$dir"; mv "$dir.partial" "$dir"
-  rm -rf "$work"
+  build_electrs_into "$work/electrs" "$dir" "$work"
+}
+
+install_mempool_electrs() {
+  local dir="$HOME_DIR/mempool-electrs-${MEMPOOL_ELECTRS_COMMIT:0:7}"
+  if [ -x "$dir/bin/electrs" ]; then say "mempool electrs ${MEMPOOL_ELECTRS_COMMIT:0:7} cached"; return; fi
+  need_electrs_build_tools
+  local work="$HOME_DIR/build/mempool-electrs"
+  fetch_source "mempool electrs" "$MEMPOOL_ELECTRS_REPO" "$MEMPOOL_ELECTRS_COMMIT" "${ELECTRUM_BENCH_MEMPOOL_ELECTRS_SRC:-}" "$work"
+  # Its one git dependency is the electrum-discovery feature's electrum-client fork, which cargo
+  # resolves even with the feature off: the patch and its lock entry go, crates.io's 0.8 stands in.
+  # Its rust-toolchain file pins 1.80, which rustup would download: the installed toolchain builds it.
+  python3 - "$work" <<'PY'
+import re, sys, pathlib
+root = pathlib.Path(sys.argv[1])
+toml = root / 'Cargo.toml'
+text = toml.read_text()
+patched = re.sub(r'\n\[patch\.crates-io\.electrum-client\]\n(?:[^\[\n][^\n]*\n?)*', '\n', text)
+assert patched != text, 'Cargo.toml: no [patch.crates-io.electrum-client] section'
+toml.write_text(patched)
+lock = root / 'Cargo.lock'
+blocks = lock.read_text().split('\n[[package]]\n')
+kept = [b for b in blocks if not re.search(r'^name = "electrum-client"\n(.*\n)*source = "git\+', b, re.M)]
+lock.write_text('\n[[package]]\n'.join(kept))
+PY
+  rm -f "$work/rust-toolchain" "$work/rust-toolchain.toml"
+  say "building mempool electrs ${MEMPOOL_ELECTRS_COMMIT:0:7} (about 12 min on 2 cores, once per machine)"
+  build_electrs_into "$work" "$dir" "$work"
 }
 
 install_fulcrum() {
@@ -233,18 +275,19 @@ install_prometheus() {
 }
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(btcd electrumx electrs esplora fulcrum prometheus)
+[ ${#targets[@]} -gt 0 ] || targets=(btcd electrumx electrs esplora mempool-electrs fulcrum prometheus)
 for t in "${targets[@]}"; do
   case "$t" in
     btcd) install_btcd ;;
     electrumx) install_electrumx ;;
     electrs) install_electrs ;;
     esplora) install_esplora ;;
+    mempool-electrs) install_mempool_electrs ;;
     fulcrum) install_fulcrum ;;
     electrumx@[0-9]*.[0-9]*.[0-9]*) install_electrumx "${t#electrumx@}" ;;
     bdk) install_bdk ;;
     electrum-wallet) install_electrum_wallet ;;
     prometheus) install_prometheus ;;
-    *) say "unknown component: $t (expected btcd, electrumx, electrs, esplora, fulcrum, prometheus, electrumx@VERSION, bdk or electrum-wallet)"; exit 2 ;;
+    *) say "unknown component: $t (expected btcd, electrumx, electrs, esplora, mempool-electrs, fulcrum, prometheus, electrumx@VERSION, bdk or electrum-wallet)"; exit 2 ;;
   esac
 done

@@ -12,7 +12,8 @@ import { NodeRpc } from '../src/node/rpc';
 import { parseDatasetLine } from '../src/dataset/line';
 import { ChainClient, diffTruths, historyDigest, readManifest, utxoKey, walkChain } from '../src/lab/generator';
 import type { LabManifest, ManifestAddress, ScriptTruth } from '../src/lab/generator';
-import { LAB_SERVER_NAMES, labServer } from '../src/lab/servers/registry';
+import { LAB_SERVERS, LAB_SERVER_NAMES, labServer, type LabServerName } from '../src/lab/servers/registry';
+import { PROFILES, type ProfileName } from '../src/servers/profiles';
 
 const env = labEnv();
 const manifest: LabManifest = readManifest(env.manifestPath);
@@ -84,12 +85,15 @@ describe('lab dataset against the node', () => {
   });
 });
 
-/** Each lab server over the Electrum protocol, and Esplora over its REST API too. */
-const SERVERS = [...LAB_SERVER_NAMES, 'esplora-rest'] as const;
+/** Each lab server over the Electrum protocol, and those with a REST API (Esplora, mempool's electrs) over it too. */
+const SERVERS: Array<{ label: string; server: LabServerName; rest?: ProfileName }> = [
+  ...LAB_SERVER_NAMES.map((server) => ({ label: server, server })),
+  ...LAB_SERVERS.flatMap((s) => (s.rest ? [{ label: s.rest.profile, server: s.name, rest: s.rest.profile }] : [])),
+];
 
-for (const server of SERVERS) {
-  const built = server === 'esplora-rest' ? 'esplora' : labServer(server).install.fromSource ? server : null;
-  (built ? (t: string, f: () => void) => describeBuilt(built, t, f) : describe)(`${server} answers what the manifest expects`, () => groundTruth(server));
+for (const target of SERVERS) {
+  const built = labServer(target.server).install.fromSource ? target.server : null;
+  (built ? (t: string, f: () => void) => describeBuilt(built, t, f) : describe)(`${target.label} answers what the manifest expects`, () => groundTruth(target));
 }
 
 interface Asker {
@@ -97,10 +101,10 @@ interface Asker {
   close(): void;
 }
 
-/** The REST client behind the same three questions (answers already in the Electrum protocol's shapes). */
-function restAsker(url: string): Asker {
+/** The REST client behind the same three questions (answers already in the Electrum protocol's shapes), paging as the profile says. */
+function restAsker(url: string, profile: ProfileName): Asker {
   const u = new URL(url);
-  const c = new EsploraRestClient({ host: u.hostname, port: Number(u.port), tls: false, timeoutMs: 30_000, maxSockets: 8 });
+  const c = new EsploraRestClient({ host: u.hostname, port: Number(u.port), tls: false, timeoutMs: 30_000, maxSockets: 8, historyPaging: PROFILES[profile].restHistory });
   return {
     request: async <T>(method: string, params: unknown[]) => {
       if (method === 'blockchain.headers.subscribe') return { height: await c.tipHeight() } as T;
@@ -110,11 +114,11 @@ function restAsker(url: string): Asker {
   };
 }
 
-function groundTruth(server: (typeof SERVERS)[number]): void {
+function groundTruth({ server, rest }: (typeof SERVERS)[number]): void {
   let client: Asker;
 
   beforeAll(async () => {
-    client = server === 'esplora-rest' ? restAsker(env.esploraRest!) : await ElectrumClient.connect(env.electrum[server]!);
+    client = rest ? restAsker(env.rest[server]!.url, rest) : await ElectrumClient.connect(env.electrum[server]!);
     await waitForSync(client);
   });
   afterAll(() => client?.close());

@@ -1,7 +1,7 @@
 /**
  * What the lab's servers cost, measured on the lab: `bench --lab` stores each server's resource
- * time series (the node and adapter too) and the Prometheus series scraped from electrs' and
- * Esplora's monitoring ports; `index-bench` rebuilds every lab server's index from an empty data
+ * time series (the node and adapter too) and the Prometheus series scraped from electrs',
+ * Esplora's and mempool's electrs' monitoring ports; `index-bench` rebuilds every lab server's index from an empty data
  * directory and reports its time, CPU, memory, disk and phases, leaving the lab up.
  */
 import fs from 'node:fs';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { labEnv } from './lab/env';
+import { LAB_SERVER_NAMES } from '../src/lab/servers/registry';
 
 const ROOT = path.resolve(__dirname, '..');
 const env = labEnv();
@@ -23,7 +24,8 @@ function cli(command: string, args: string[]) {
   return spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', `${command}.ts`), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
 }
 
-const servers = ['electrumx', 'electrs', ...(['esplora', 'fulcrum'] as const).filter((s) => env.electrum[s])];
+/** Every lab server this run has (those built from source only where their source could be had). */
+const servers = LAB_SERVER_NAMES.filter((s) => env.electrum[s]);
 
 test('bench --lab stores each server\'s resource time series and the electrs Prometheus series', () => {
   const db = path.join(tmp, 'bench.sqlite');

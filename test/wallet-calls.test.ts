@@ -20,9 +20,10 @@ const WALLET_CALLS = ['tx', 'merkle', 'header', 'mempool'];
 /**
  * Servers that do not serve blockchain.scripthash.get_mempool: romanz's electrs 0.12 answers
  * "method not found"; Blockstream's electrs has no such method in its dispatch
- * (src/electrum/server.rs) and closes the connection. Wallets that need it fall back to get_history.
+ * (src/electrum/server.rs) and closes the connection; mempool's fork answers "… RPC error: unknown
+ * method …" (code 1), which its profile files as unsupported. Wallets that need it fall back to get_history.
  */
-const NO_GET_MEMPOOL: Record<string, string> = { electrs: 'server-error', esplora: 'disconnect' };
+const NO_GET_MEMPOOL: Record<string, string> = { electrs: 'server-error', esplora: 'disconnect', 'mempool-electrs': 'unsupported' };
 let tmp: string;
 
 beforeAll(() => {

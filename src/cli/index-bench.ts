@@ -1,5 +1,5 @@
 /**
- * `npm run index-bench -- --server electrumx,electrs[,esplora,fulcrum] [--repeat 3] [--param NAME=v1,v2]`
+ * `npm run index-bench -- --server electrumx,electrs[,esplora,fulcrum,mempool-electrs] [--repeat 3] [--param NAME=v1,v2]`
  * On the running lab: each server rebuilds its index from an empty data directory, timed until it is
  * at the node's tip and lists the whole history of the dataset's largest address, with CPU, peak RSS, disk I/O, final size and the phases its log shows; medians of
  * the repeats, everything stored in --db. The lab's servers are left at the tip with their lab
@@ -17,7 +17,7 @@ import { indexTable, type IndexRunReport } from '../report/resources';
 import { indexBenchSession, type IndexBenchRun } from '../runs/kinds/index-bench';
 import { isLabServerName, LAB_SERVER_NAMES, LAB_SERVERS, labServer, type LabServerName } from '../lab/servers/registry';
 
-/** How a setting reaches each lab server: "env var for ElectrumX, --flag for electrs/Esplora, config key for Fulcrum". */
+/** How a setting reaches each lab server: "env var for ElectrumX, --flag for electrs/Esplora/mempool's electrs, config key for Fulcrum". */
 function settingsText(): string {
   const kinds = [...new Set(LAB_SERVERS.map((s) => s.settingsAre))];
   return kinds.map((k) => `${k} for ${LAB_SERVERS.filter((s) => s.settingsAre === k).map((s) => s.title).join('/')}`).join(', ');

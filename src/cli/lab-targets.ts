@@ -18,7 +18,8 @@ export type LabTarget = ServerTarget & { caFile?: string; server?: string };
 
 /**
  * With `tls`, only the servers the lab also serves over TLS, on their TLS ports. A server with a
- * REST API (Esplora) is also measured over it, as a target named by its profile (`esplora-rest`).
+ * REST API (Esplora, mempool's electrs) is also measured over it, as a target named by its profile
+ * (`esplora-rest`, `mempool-electrs-rest`).
  * Servers in other versions (`lab up --with`) are named SERVER-VERSION (`electrumx-1.20.0`) and
  * listen on plain TCP only.
  */

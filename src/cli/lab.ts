@@ -73,19 +73,19 @@ function printStatus(s: LabStatus, json: boolean): void {
     const tls = e?.running ? e.tls : undefined;
     if (!tls) continue;
     const tip = tls.tip === null ? (tls.error ? `, not answering: ${tls.error}` : '') : `, tip ${tls.tip}`;
-    lines.push(`TLS:         ${name.padEnd(10)}${tls.url}  (--ca ${tls.caFile}${tip})`);
+    lines.push(`TLS:         ${name.padEnd(NAME_WIDTH)}${tls.url}  (--ca ${tls.caFile}${tip})`);
   }
   for (const { name, profile } of LAB_SERVERS) {
     const e = s.electrum[name];
     const ws = e?.running ? e.websocket : undefined;
     if (!ws) continue;
     const tips = [ws.ws, ws.wss].map((l) => (l.tip === null ? (l.error ? `not answering: ${l.error}` : 'no tip') : `tip ${l.tip}`));
-    lines.push(`WebSocket:   ${name.padEnd(10)}${ws.ws.url} (${tips[0]}), ${ws.wss.url} (${tips[1]})  (--server ${name}-ws=${profile}@${ws.ws.url}; wss:// with --ca ${ws.wss.caFile})`);
+    lines.push(`WebSocket:   ${name.padEnd(NAME_WIDTH)}${ws.ws.url} (${tips[0]}), ${ws.wss.url} (${tips[1]})  (--server ${name}-ws=${profile}@${ws.ws.url}; wss:// with --ca ${ws.wss.caFile})`);
   }
   for (const v of s.versions) lines.push(`version:     ${v.name}  ${v.url}  (--server ${v.name}: ${v.server} ${v.version} on the same chain)`);
   for (const { name, rest } of LAB_SERVERS) {
     const e = s.electrum[name];
-    if (rest && e?.running && e.rest) lines.push(`REST:        ${name.padEnd(10)}${e.rest}  (--server ${rest.profile}@${e.rest})`);
+    if (rest && e?.running && e.rest) lines.push(`REST:        ${name.padEnd(NAME_WIDTH)}${e.rest}  (--server ${rest.profile}@${e.rest})`);
   }
   if (s.prometheus) lines.push(`Prometheus:  ${s.prometheus.url}  (the servers' metrics; load --out prometheus-rw=${s.prometheus.remoteWrite} graphs a run beside them)`);
   lines.push(`dataset:     ${s.datasetPath}`);
@@ -98,7 +98,10 @@ function printStatus(s: LabStatus, json: boolean): void {
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-/** "ElectrumX, electrs, Esplora and Fulcrum" */
+/** The TLS, WebSocket and REST lines' server column: the longest lab server name and a space. */
+const NAME_WIDTH = Math.max(...LAB_SERVERS.map((s) => s.name.length)) + 1;
+
+/** "ElectrumX, electrs, Esplora, Fulcrum and mempool's electrs" */
 function serverTitles(): string {
   const titles = LAB_SERVERS.map((s) => s.title);
   return `${titles.slice(0, -1).join(', ')} and ${titles[titles.length - 1]}`;

@@ -111,6 +111,6 @@ export function readCa(file: string): Buffer {
 /** Wallets speak the Electrum protocol: a target that does not is left out when the lab brought it, refused when named. */
 export function electrumTargets(targets: ServerTarget[], lab: boolean, asking = '--workload speaks'): ServerTarget[] {
   const others = targets.filter((t) => !transportOf(t).speaksElectrum);
-  if (others.length && !lab) throw new UserError(`${asking} the Electrum protocol; ${others.map((t) => t.name).join(', ')} is Esplora's REST API`);
+  if (others.length && !lab) throw new UserError(`${asking} the Electrum protocol; ${others.map((t) => t.name).join(', ')} is an Esplora-style REST API`);
   return targets.filter((t) => transportOf(t).speaksElectrum);
 }

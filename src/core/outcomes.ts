@@ -11,6 +11,7 @@ export const ERROR_CATEGORIES = [
   'history-too-large', // the server refuses an address because its history exceeds a limit
   'throttled', // the server rate-limits or sheds load ("excessive resource usage", busy)
   'server-error', // any other JSON-RPC error object
+  'unsupported', // the server has no such method (its error says so, as its profile reads it)
   // An answer smaller than the dataset allows: a shorter confirmed history, or no UTXO / a zero
   // balance where funds are expected. Not a failure of the call but of its content: Fulcrum answers
   // this way above its max_history, and a benchmark must never count it as a fast success.

@@ -38,11 +38,12 @@ export async function openCountServer(
   return { pool, profile, software, label: target.label };
 }
 
-/** Guesses the implementation from server.version's software string ("ElectrumX 1.16.0", "electrs/0.12.0" …). */
+/** Guesses the implementation from server.version's software string ("ElectrumX 1.16.0", "electrs/0.12.0", "mempool-electrs 3.1.0-dev" …). */
 export function profileOfSoftware(software: string): ProfileName {
   const s = software.toLowerCase();
   if (s.includes('electrumx')) return 'electrumx';
   if (s.includes('fulcrum')) return 'fulcrum';
+  if (s.includes('mempool-electrs')) return 'mempool-electrs';
   if (s.includes('esplora')) return 'esplora';
   if (s.includes('electrs')) return 'electrs';
   return 'generic';

@@ -20,9 +20,10 @@ import { ElectrumError, toElectrumError } from '../electrum/errors';
 import { DEFAULT_MAX_LINE_BYTES, type CallOutcome } from '../electrum/client';
 import { METHOD_RPC } from '../core/methods';
 import { HeldBytes } from '../core/held-bytes';
+import type { RestHistoryPaging } from '../core/rest-history-paging';
 
-/** Esplora's confirmed-history page size (`/txs/chain/:last_seen_txid`). */
-export const CHAIN_PAGE = 25;
+/** Blockstream's Esplora's history paging (src/rest.rs), where a client is given none. */
+export const ESPLORA_HISTORY_PAGING: RestHistoryPaging = { firstPage: { counts: 'confirmed', full: 25 }, chainPage: 25 };
 /** Caps a history walk, so a server that never stops paging cannot keep a call running forever. */
 const MAX_PAGES = 100_000;
 /** How long a timed-out request may still answer (and be counted late) before its socket is dropped. */
@@ -46,6 +47,8 @@ export interface RestClientOptions {
   measureLoop?: boolean;
   /** The longest response body accepted (default: the Electrum client's line cap). */
   maxBodyBytes?: number;
+  /** How the server pages a history (default: Blockstream's Esplora's). */
+  historyPaging?: RestHistoryPaging;
 }
 
 export interface RestCallOutcome<T = unknown> extends CallOutcome<T> {
@@ -107,7 +110,7 @@ export class EsploraRestClient {
         result = balanceOf(await get(`/scripthash/${h}`));
         break;
       case METHOD_RPC.history:
-        result = await historyOf(h, get);
+        result = await historyOf(h, this.opts.historyPaging ?? ESPLORA_HISTORY_PAGING, get);
         break;
       case METHOD_RPC.utxos:
         result = utxosOf(await get(`/scripthash/${h}/utxo`));
@@ -314,31 +317,42 @@ function heightOf(status: TxStatus | undefined, what: string, v: unknown): numbe
 /**
  * The whole history, in the Electrum protocol's order (confirmed oldest first, then mempool). The
  * first page holds the mempool transactions and the newest confirmed ones; each further page the
- * 25 confirmed ones before the last seen.
+ * confirmed ones before the last seen, as the server's paging says (its profile's `restHistory`).
+ * A page may come in any order (mempool's fork gathers it in parallel): the next page starts after
+ * the last listed of its oldest block's transactions, and a transaction seen on an earlier page
+ * is not taken twice. Where a block holds several of the address's transactions, that may re-fetch
+ * some of them, never skip one: pages follow the server's scan, so all seen is always its prefix.
  */
-async function historyOf(h: string, get: (path: string) => Promise<unknown>): Promise<Array<{ tx_hash: string; height: number }>> {
-  const mempool: Array<{ tx_hash: string; height: number }> = [];
-  const confirmed: Array<{ tx_hash: string; height: number }> = [];
-  const take = (page: unknown, what: string): number => {
+async function historyOf(h: string, paging: RestHistoryPaging, get: (path: string) => Promise<unknown>): Promise<Array<{ tx_hash: string; height: number }>> {
+  const mempool = new Map<string, number>();
+  const confirmed = new Map<string, number>();
+  const take = (page: unknown, what: string): { entries: number; chain: number; cursor: string | undefined } => {
     if (!Array.isArray(page)) throw malformed(what, page);
     let chain = 0;
+    let cursor: { txid: string; height: number } | undefined;
     for (const tx of page as Array<{ txid?: unknown; status?: TxStatus }>) {
       if (typeof tx?.txid !== 'string') throw malformed(what, tx);
       const height = heightOf(tx.status, what, tx);
       if (height > 0) {
-        confirmed.push({ tx_hash: tx.txid, height });
+        confirmed.set(tx.txid, height);
         chain++;
-      } else mempool.push({ tx_hash: tx.txid, height });
+        if (!cursor || height <= cursor.height) cursor = { txid: tx.txid, height };
+      } else mempool.set(tx.txid, height);
     }
-    return chain;
+    return { entries: page.length, chain, cursor: cursor?.txid };
   };
-  let chain = take(await get(`/scripthash/${h}/txs`), '/scripthash/:hash/txs');
-  for (let pages = 1; chain >= CHAIN_PAGE; pages++) {
+  const first = take(await get(`/scripthash/${h}/txs`), '/scripthash/:hash/txs');
+  let more = (paging.firstPage.counts === 'confirmed' ? first.chain : first.entries) >= paging.firstPage.full;
+  for (let pages = 1, cursor = first.cursor; more && cursor !== undefined; pages++) {
     if (pages >= MAX_PAGES) throw new ElectrumError('protocol', `/scripthash/:hash/txs/chain: still paging after ${MAX_PAGES} pages`);
-    const last = confirmed[confirmed.length - 1].tx_hash;
-    chain = take(await get(`/scripthash/${h}/txs/chain/${last}`), '/scripthash/:hash/txs/chain');
+    const page = take(await get(`/scripthash/${h}/txs/chain/${cursor}`), '/scripthash/:hash/txs/chain');
+    more = page.chain >= paging.chainPage;
+    cursor = page.cursor;
   }
-  return [...confirmed.reverse(), ...mempool];
+  // Oldest first; a block's transactions keep the order they were first listed in, reversed.
+  const chain = [...confirmed].reverse().map(([tx_hash, height]) => ({ tx_hash, height }));
+  chain.sort((a, b) => a.height - b.height);
+  return [...chain, ...[...mempool].map(([tx_hash, height]) => ({ tx_hash, height }))];
 }
 
 function utxosOf(v: unknown): Array<{ tx_hash: string; tx_pos: number; value: number; height: number }> {

@@ -16,7 +16,8 @@ export const VERSIONS = {
 
 /**
  * The ports of the lab's infrastructure. A server's are offsets in its own file (src/lab/servers/),
- * between these: +3 to +14 are taken, +16 to +19 free (test/unit/lab-servers.test.ts keeps them apart).
+ * between these: +3 to +19 are taken, +20 to +29 are the other versions', +30 to +32 taken, +33 on
+ * free (test/unit/lab/servers/registry.test.ts keeps them apart).
  */
 export interface LabPorts {
   btcdP2p: number;
@@ -87,7 +88,7 @@ export const LAB_DEFAULT_SEED = 'electrum-bench-lab';
 export const LAB_TIMEOUTS = {
   readyMs: 120_000, // each component must be ready (tip matched) within this
   stopMs: 10_000, // SIGTERM grace before SIGKILL
-  installMs: 90 * 60_000, // install-lab.sh may build electrs, Esplora and Fulcrum (~55 min on 2 cores)
+  installMs: 90 * 60_000, // install-lab.sh may build electrs, Esplora, mempool's electrs and Fulcrum (~67 min on 2 cores)
 };
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Prometheus 2.42 from Debian's package: it scrapes the lab servers that export metrics (those with
- * a `metrics` port: electrs and Esplora; ElectrumX and Fulcrum export none in Prometheus' format)
+ * a `metrics` port: electrs, Esplora and mempool's electrs; ElectrumX and Fulcrum export none in Prometheus' format)
  * and receives the generator's `--out prometheus-rw=URL`, so one page graphs the load beside what
  * the servers say of it. Remote-write receiving and native histograms are features off by default.
  */

@@ -132,13 +132,14 @@ export function limitsTable(model: ReportModel): Table {
 }
 
 /**
- * One server measured over both transports in one run (Esplora's Electrum port and its REST API):
- * the two side by side, method by method.
+ * One server measured over both transports in one run (Esplora's or mempool's electrs' Electrum
+ * port and its REST API, as the REST profile's `restOf` says): the two side by side, method by method.
  */
 export function transportsTable(model: ReportModel): Table | null {
   const pairs: Array<[string, string]> = [];
   for (const rest of model.servers.filter((s) => viaOf(model, s.label) === 'REST')) {
-    const electrum = model.servers.find((s) => s.run.id === rest.run.id && s.record.profile === 'esplora' && s.label !== rest.label);
+    const of = isProfileName(rest.record.profile) ? PROFILES[rest.record.profile].restOf : undefined;
+    const electrum = model.servers.find((s) => s.run.id === rest.run.id && s.record.profile === of && s.label !== rest.label);
     if (electrum) pairs.push([electrum.label, rest.label]);
   }
   if (pairs.length === 0) return null;
@@ -155,8 +156,8 @@ export function transportsTable(model: ReportModel): Table | null {
   return {
     title: 'One server, two transports: Electrum protocol and REST API',
     note:
-      'The same Esplora instance and addresses in the same run. A REST history is one call however many pages it takes ' +
-      '(25 confirmed transactions a page), so its latency includes every page and our parsing of each.',
+      'The same server instance and addresses in the same run. A REST history is one call however many pages it takes ' +
+      '(25 confirmed transactions a page after the first), so its latency includes every page and our parsing of each.',
     head,
     align: head.map((_, i) => (i < 3 ? 'left' : 'right')),
     rows,

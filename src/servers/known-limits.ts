@@ -84,12 +84,27 @@ export function electrumxLimits(settings: Settings, where: string): LimitFinding
  * Its REST API pages histories, so only --utxos-limit applies there.
  */
 export function esploraLimits(settings: Settings, where: string, over: 'electrum' | 'rest'): LimitFinding[] {
+  return electrsForkLimits(settings, where, over, 'Esplora', () => 'Too many history entries');
+}
+
+/**
+ * mempool's electrs (mempool.space's fork of Blockstream's): the same two --flags with the same
+ * defaults (src/config.rs), and its own errors past them (src/errors.rs), as its code reads; not
+ * yet measured by `limits`.
+ */
+export function mempoolElectrsLimits(settings: Settings, where: string, over: 'electrum' | 'rest'): LimitFinding[] {
+  return electrsForkLimits(settings, where, over, 'mempool-electrs 3.1', (limit, n) =>
+    limit === 'history-size' ? `Too many history transactions (>${n}). Contact support to raise limits.` : `Too many unspent transaction outputs (>${n}). Contact support to raise limits.`,
+  );
+}
+
+function electrsForkLimits(settings: Settings, where: string, over: 'electrum' | 'rest', server: string, message: (limit: 'history-size' | 'utxo-count', n: number) => string): LimitFinding[] {
   const out: LimitFinding[] = [];
-  const past = { kind: 'error', code: null, message: 'Too many history entries' } as const;
+  const past = (limit: 'history-size' | 'utxo-count', n: number) => ({ kind: 'error', code: null, message: message(limit, n) }) as const;
   const txs = whole(settings['electrum-txs-limit'] ?? ESPLORA_DEFAULTS['electrum-txs-limit']);
-  if (over === 'electrum' && txs !== null) out.push(configured('history-size', txs, past, origin('electrum-txs-limit', settings, where, 'Esplora', '--electrum-txs-limit')));
+  if (over === 'electrum' && txs !== null) out.push(configured('history-size', txs, past('history-size', txs), origin('electrum-txs-limit', settings, where, server, '--electrum-txs-limit')));
   const utxos = whole(settings['utxos-limit'] ?? ESPLORA_DEFAULTS['utxos-limit']);
-  if (utxos !== null) out.push(configured('utxo-count', utxos, past, origin('utxos-limit', settings, where, 'Esplora', '--utxos-limit')));
+  if (utxos !== null) out.push(configured('utxo-count', utxos, past('utxo-count', utxos), origin('utxos-limit', settings, where, server, '--utxos-limit')));
   return out;
 }
 
@@ -112,6 +127,10 @@ export function knownLimits(profile: ProfileName): LimitFinding[] {
       return esploraLimits({}, '', 'electrum');
     case 'esplora-rest':
       return esploraLimits({}, '', 'rest');
+    case 'mempool-electrs':
+      return mempoolElectrsLimits({}, '', 'electrum');
+    case 'mempool-electrs-rest':
+      return mempoolElectrsLimits({}, '', 'rest');
     case 'electrs':
       return electrsLimits();
     case 'generic':

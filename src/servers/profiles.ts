@@ -4,8 +4,9 @@
  */
 import { ElectrumError } from '../electrum/errors';
 import type { ErrorCategory } from '../core/outcomes';
+import type { RestHistoryPaging } from '../core/rest-history-paging';
 
-export const PROFILE_NAMES = ['electrumx', 'electrs', 'esplora', 'esplora-rest', 'fulcrum', 'generic'] as const;
+export const PROFILE_NAMES = ['electrumx', 'electrs', 'esplora', 'esplora-rest', 'mempool-electrs', 'mempool-electrs-rest', 'fulcrum', 'generic'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 interface ErrorRule {
@@ -42,6 +43,10 @@ export interface ServerProfile {
    * limit at work (history-too-large); below that, no setting of the server can explain it.
    */
   silentHistoryLimit?: { minHistory: number; setting: string };
+  /** How its REST API pages a history (profiles of the esplora-rest transport only). */
+  restHistory?: RestHistoryPaging;
+  /** A REST profile's server as measured over the Electrum protocol: the report sets the two side by side. */
+  restOf?: ProfileName;
 }
 
 // Shared by every profile: aiorpcx-style busy/cost codes are also used by Fulcrum.
@@ -88,6 +93,40 @@ export const PROFILES: Record<ProfileName, ServerProfile> = {
     defaultTlsPort: 443,
     batchCap: 1,
     rules: [{ category: 'history-too-large', message: /too many (history entries|txs|utxos)/i }, ...COMMON_RULES],
+    // src/rest.rs: the first `/txs` page is up to 50 mempool transactions and then 25 confirmed ones.
+    restHistory: { firstPage: { counts: 'confirmed', full: 25 }, chainPage: 25 },
+    restOf: 'esplora',
+  },
+  'mempool-electrs': {
+    // mempool.space's fork of Blockstream's electrs (server.version "mempool-electrs 3.1.0-dev"),
+    // protocol 1.4 only. A method's own errors are bare JSON strings (src/errors.rs): `--electrum-txs-limit`
+    // answers "Too many history transactions (>500) …", `--utxos-limit` "Too many unspent transaction
+    // outputs (>500) …"; a method it lacks (blockchain.scripthash.get_mempool) is an error object,
+    // code 1, "METHOD RPC error: unknown method …" (src/electrum/server.rs, handle_value).
+    name: 'mempool-electrs',
+    transport: 'electrum',
+    defaultPort: 50001,
+    defaultTlsPort: 50002,
+    batchCap: 20,
+    rules: [
+      { category: 'history-too-large', message: /too many (history transactions|unspent transaction outputs)/i },
+      { category: 'unsupported', code: 1, message: /RPC error: unknown method/ },
+      ...COMMON_RULES,
+    ],
+  },
+  'mempool-electrs-rest': {
+    // Its REST API: Blockstream's, paged otherwise (src/rest.rs): the first `/txs` page holds up to
+    // 50 entries in all (`--rest-default-max-mempool-txs`), the mempool's and then confirmed ones to
+    // fill it, and `/txs/chain` pages 25 (`--rest-default-chain-txs-per-page`). Its pages come back
+    // in no fixed order (rayon's par_bridge), which the REST client allows for.
+    name: 'mempool-electrs-rest',
+    transport: 'esplora-rest',
+    defaultPort: 3000,
+    defaultTlsPort: 443,
+    batchCap: 1,
+    rules: [{ category: 'history-too-large', message: /too many (history transactions|unspent transaction outputs)/i }, ...COMMON_RULES],
+    restHistory: { firstPage: { counts: 'entries', full: 50 }, chainPage: 25 },
+    restOf: 'mempool-electrs',
   },
   fulcrum: {
     name: 'fulcrum',

@@ -6,7 +6,7 @@
  *   [LABEL=]PROFILE@HOST[:PORT]      e.g. electrs@127.0.0.1:50001, old=electrumx@[::1]:50001
  *   [LABEL=]PROFILE@ssl://HOST:PORT  TLS (also tcp://, electrum://, electrums://)
  *   [LABEL=]PROFILE@ws://HOST:PORT   the Electrum protocol over WebSocket (wss:// with TLS); the port is required
- *   [LABEL=]esplora-rest@http://HOST:PORT   Esplora's REST API (https:// with TLS)
+ *   [LABEL=]esplora-rest@http://HOST:PORT   Esplora's REST API (https:// with TLS; mempool-electrs-rest for mempool's fork)
  */
 import { checkHost, checkPort, formatServerUrl, HTTP_SCHEMES, parseServerSpec as parseSpec, type ServerAddress } from '../core/server-address';
 import { isProfileName, PROFILES, PROFILE_NAMES, ProfileName, urlScheme } from './profiles';
@@ -36,10 +36,11 @@ export function parseServerSpec(spec: string): PartialTarget {
   const http = address?.scheme !== undefined && HTTP_SCHEMES.includes(address.scheme);
   const httpProfile = urlScheme(profile) === 'http';
   if (http && !httpProfile) {
-    throw new UserError(`--server: ${address!.scheme}:// is for the esplora-rest profile (Esplora's REST API), not ${profile}, in ${JSON.stringify(spec)}`);
+    const rest = PROFILE_NAMES.filter((p) => urlScheme(p) === 'http').join(' or ');
+    throw new UserError(`--server: ${address!.scheme}:// is for the ${rest} profile (Esplora's REST API), not ${profile}, in ${JSON.stringify(spec)}`);
   }
   if (httpProfile && address?.scheme !== undefined && !http) {
-    throw new UserError(`--server: esplora-rest speaks HTTP: write esplora-rest@http://HOST:PORT (or https://), not ${address.scheme}://, in ${JSON.stringify(spec)}`);
+    throw new UserError(`--server: ${profile} speaks HTTP: write ${profile}@http://HOST:PORT (or https://), not ${address.scheme}://, in ${JSON.stringify(spec)}`);
   }
   if (address?.websocket && address.port === undefined) {
     throw new UserError(`--server: ${address.scheme}:// needs a port (servers have no customary WebSocket port), in ${JSON.stringify(spec)}`);

@@ -4,7 +4,7 @@
  * check), and its load sockets cannot be bound to source addresses.
  */
 import { RestTipFollower } from '../esplora/rest-tip';
-import { TRANSPORT_LABELS, TRANSPORT_SCHEMES } from '../servers/profiles';
+import { PROFILES, TRANSPORT_LABELS, TRANSPORT_SCHEMES } from '../servers/profiles';
 import { RestConnectionSet } from './esplora-rest-connections';
 import { socketOptions, type Transport } from './transport';
 import type { ServerTarget } from '../servers/targets';
@@ -22,7 +22,7 @@ export const ESPLORA_REST: Transport = {
   openConnections: (t, o) => new RestConnectionSet(restOptions(t, o), o.connections, Math.min(o.pipeline, MAX_SOCKETS)),
 };
 
-/** A REST client's options: the socket's, and the line cap as the cap of a response body. */
+/** A REST client's options: the socket's, the line cap as the cap of a response body, and the profile's history paging. */
 function restOptions(t: ServerTarget, o: Parameters<typeof socketOptions>[1] & { maxLineBytes: number }) {
-  return { ...socketOptions(t, o), maxBodyBytes: o.maxLineBytes };
+  return { ...socketOptions(t, o), maxBodyBytes: o.maxLineBytes, historyPaging: PROFILES[t.profile].restHistory };
 }

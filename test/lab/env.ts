@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import { labConfig, labPaths } from '../../src/lab/config';
 import type { LabStatus } from '../../src/lab/lab';
-import { LAB_SERVER_NAMES, type LabServerName } from '../../src/lab/servers/registry';
+import { LAB_SERVERS, LAB_SERVER_NAMES, type LabServerName } from '../../src/lab/servers/registry';
+import type { ProfileName } from '../../src/servers/profiles';
 
 export interface LabEnv {
   rpcUrl: string; // http://127.0.0.1:PORT, the adapter in front of btcd
@@ -18,6 +19,8 @@ export interface LabEnv {
   /** Real wallets installed from a source archive that this run goes without, and why: their tests skip saying so. */
   clientsWithout: Partial<Record<ArchivedClient, string>>;
   esploraRest?: string; // Esplora's REST API, http://127.0.0.1:PORT
+  /** Every running lab server's REST API (Esplora's, mempool's electrs'): its URL and the profile it is measured as. */
+  rest: Partial<Record<LabServerName, { url: string; profile: ProfileName }>>;
   fulcrumTls?: { host: string; port: number; caFile: string };
   electrumxTls: { host: string; port: number; caFile: string }; // ElectrumX's TLS port, signed by the lab CA
   /** The WebSocket listeners of the servers that have them (ElectrumX; Fulcrum when this run has it). */
@@ -64,6 +67,12 @@ export function envFromStatus(s: LabStatus, without: LabEnv['without'] = {}, cli
     without,
     clientsWithout,
     esploraRest: s.electrum.esplora?.running ? s.electrum.esplora.rest : undefined,
+    rest: Object.fromEntries(
+      LAB_SERVERS.flatMap(({ name, rest }) => {
+        const e = s.electrum[name];
+        return rest && e?.running && e.rest ? [[name, { url: e.rest, profile: rest.profile }]] : [];
+      }),
+    ),
     fulcrumTls: s.electrum.fulcrum?.running && s.electrum.fulcrum.tls ? { host: s.electrum.fulcrum.tls.host, port: s.electrum.fulcrum.tls.port, caFile: s.electrum.fulcrum.tls.caFile } : undefined,
     electrumxTls: { host: tls.host, port: tls.port, caFile: tls.caFile },
     websocket: Object.fromEntries(

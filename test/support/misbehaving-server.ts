@@ -170,6 +170,8 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         return answerUnknown(r);
       case 'test.error':
         return { jsonrpc: '2.0', id: r.id, error: { code: r.params[0], message: r.params[1] } };
+      case 'test.string_error': // mempool's electrs: `"error": "<message>"`, no error object
+        return { jsonrpc: '2.0', id: r.id, error: r.params[0] };
       case 'blockchain.scripthash.get_balance':
         if (opts.emptyAnswers) return { jsonrpc: '2.0', id: r.id, result: { confirmed: 0, unconfirmed: 0 } };
         return answerUnknown(r);

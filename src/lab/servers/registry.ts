@@ -6,10 +6,11 @@ import { electrs } from './electrs';
 import { electrumx } from './electrumx';
 import { esplora } from './esplora';
 import { fulcrum } from './fulcrum';
+import { mempoolElectrs } from './mempool-electrs';
 import type { LabConfig } from '../config';
 import { portsOf, type LabServer } from './lab-server';
 
-export const LAB_SERVERS = [electrumx, electrs, esplora, fulcrum] as const;
+export const LAB_SERVERS = [electrumx, electrs, esplora, fulcrum, mempoolElectrs] as const;
 
 export type LabServerName = (typeof LAB_SERVERS)[number]['name'];
 export const LAB_SERVER_NAMES: readonly LabServerName[] = LAB_SERVERS.map((s) => s.name);

@@ -4,7 +4,8 @@
  * first), so it keeps its colour in the address, load and wallet charts alike, when another is
  * excluded, or when the charts are faceted. Red is left out: it marks errors.
  */
-const COLOURS = ['#4c78a8', '#f58518', '#54a24b', '#b279a2', '#72b7b2', '#eeca3b', '#9d755d', '#bab0ac', '#ff9da6', '#439894'];
+// Twelve: the demo's rows (five lab servers, two REST APIs, four WebSocket listeners) each their own.
+const COLOURS = ['#4c78a8', '#f58518', '#54a24b', '#b279a2', '#72b7b2', '#eeca3b', '#9d755d', '#bab0ac', '#ff9da6', '#439894', '#bcbd22', '#17becf'];
 
 export const ERROR_COLOUR = '#d62728';
 

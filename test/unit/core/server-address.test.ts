@@ -105,7 +105,7 @@ describe('bench targets: HTTP only for the REST profile', () => {
   });
 
   test.each([
-    ['electrumx@http://h:1', /http:\/\/ is for the esplora-rest profile/],
+    ['electrumx@http://h:1', /http:\/\/ is for the esplora-rest or mempool-electrs-rest profile/],
     ['esplora-rest@ssl://h:1', /esplora-rest speaks HTTP/],
   ])('%s is refused, naming the spec', (spec, message) => {
     const err = userError(() => parseBenchSpec(spec));

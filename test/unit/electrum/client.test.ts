@@ -149,6 +149,20 @@ test("JSON-RPC error objects surface with the server's code and message, then ma
   expect(c.usable).toBe(true); // an error answer is a normal answer
 });
 
+test("mempool's electrs: its missing methods unsupported, its bare-string limit errors surfaced as server errors and filed as history-too-large", async () => {
+  const c = await connect();
+  // As it answered blockchain.scripthash.get_mempool on the lab.
+  const missing = await failure(c.request('test.error', [1, 'blockchain.scripthash.get_mempool RPC error: unknown method blockchain.scripthash.get_mempool [String("ab")]']));
+  expect(classify(PROFILES['mempool-electrs'], missing).category).toBe('unsupported');
+  expect(classify(PROFILES.esplora, missing).category).toBe('server-error');
+  const limit = await failure(c.request('test.string_error', ['Too many history transactions (>500). Contact support to raise limits.']));
+  expect({ category: limit.category, message: limit.message }).toEqual({ category: 'server-error', message: '"Too many history transactions (>500). Contact support to raise limits."' });
+  expect(classify(PROFILES['mempool-electrs'], limit).category).toBe('history-too-large');
+  const utxos = await failure(c.request('test.string_error', ['Too many unspent transaction outputs (>500). Contact support to raise limits.']));
+  expect(classify(PROFILES['mempool-electrs'], utxos).category).toBe('history-too-large');
+  expect(c.usable).toBe(true);
+});
+
 test('a batch returns every item in order, failures item by item', async () => {
   const c = await connect();
   const out = await c.batch([

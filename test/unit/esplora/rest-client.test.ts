@@ -19,7 +19,7 @@ import { benchInItsOwnProcess, outcomesIn } from '../../support/bench-process';
 
 const SH = '0f'.repeat(31) + 'a1';
 /** How the server answers the next requests. */
-let next: 'ok' | 'limit' | 'busy' | 'garbage' | 'slow' | 'paged' | 'huge' | 'declared' = 'ok';
+let next: 'ok' | 'limit' | 'busy' | 'garbage' | 'slow' | 'paged' | 'huge' | 'declared' | 'mempool-fork' = 'ok';
 /** In 'paged' mode: how long each history page takes, and how many pages of 25 come before the short last one. */
 const PAGE_DELAY_MS = 40;
 const FULL_PAGES = 2;
@@ -65,15 +65,39 @@ beforeAll(async () => {
       const page = /\/txs\/chain\/p(\d)/.exec(req.url ?? '')?.[1];
       const index = page === undefined ? 0 : Number(page) + 1;
       const count = index < FULL_PAGES ? 25 : 3;
-      const txs = Array.from({ length: count }, (_, i) => ({ txid: `p${index}`.padEnd(64, String(i % 10)), status: { confirmed: true, block_height: 100 - index } }));
+      const txs = Array.from({ length: count }, (_, i) => ({ txid: `p${index}x${i}x`.padEnd(64, '0'), status: { confirmed: true, block_height: 100 - index } }));
       setTimeout(() => reply(200, JSON.stringify(txs)), PAGE_DELAY_MS);
-    } else if (mode === 'slow') setTimeout(() => reply(200, '{"chain_stats":{"funded_txo_sum":5,"spent_txo_sum":0},"mempool_stats":{"funded_txo_sum":0,"spent_txo_sum":0}}'), 300);
+    } else if (mode === 'mempool-fork') reply(200, JSON.stringify(mempoolForkPage(req.url ?? '')));
+    else if (mode === 'slow') setTimeout(() => reply(200, '{"chain_stats":{"funded_txo_sum":5,"spent_txo_sum":0},"mempool_stats":{"funded_txo_sum":0,"spent_txo_sum":0}}'), 300);
     else reply(200, '[]');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as net.AddressInfo).port;
 });
 afterAll(() => new Promise((r) => server.close(r)));
+
+/**
+ * A history as mempool's fork pages it (src/rest.rs, 80758ea): its scan is newest first, blocks
+ * holding up to five of the address's transactions; `/txs` is the mempool's transactions (listed
+ * twice, as that version does) and then confirmed ones up to 50 entries in all; `/txs/chain/:txid`
+ * the 25 after that one in the scan. Every page comes in a shuffled order, as rayon's par_bridge
+ * gathers it.
+ */
+const FORK_CONFIRMED = 137;
+const FORK_MEMPOOL = ['m1'.padEnd(64, '0'), 'm2'.padEnd(64, '0')];
+const forkScan = Array.from({ length: FORK_CONFIRMED }, (_, i) => ({ txid: `c${i}`.padEnd(64, 'f'), height: 500 - Math.floor(i / 5) }));
+const forkRequests: string[] = [];
+function mempoolForkPage(url: string): unknown[] {
+  forkRequests.push(url);
+  const tx = ({ txid, height }: { txid: string; height: number }) => ({ txid, status: { confirmed: true, block_height: height } });
+  const mempool = FORK_MEMPOOL.map((txid) => ({ txid, status: { confirmed: false } }));
+  const after = /\/txs\/chain\/([0-9a-z]+)/.exec(url)?.[1];
+  const page = after === undefined
+    ? [...mempool, ...mempool, ...forkScan.slice(0, 50 - 2 * mempool.length).map(tx)]
+    : forkScan.slice(forkScan.findIndex((t) => t.txid === after) + 1).slice(0, 25).map(tx);
+  // A fixed shuffle: every third entry to the front.
+  return [...page.filter((_, i) => i % 3 === 2), ...page.filter((_, i) => i % 3 !== 2)];
+}
 
 
 const client = (timeoutMs = 2000) => new EsploraRestClient({ host: '127.0.0.1', port, tls: false, timeoutMs, maxSockets: 2 });
@@ -114,6 +138,24 @@ test("a paged history's latency is its pages' round trips summed: every page's s
   // Less 1 ms a page: a timer fires on the loop's cached time, up to 1 ms before the clock says.
   expect(latencyMs).toBeGreaterThanOrEqual((PAGE_DELAY_MS - 1) * (FULL_PAGES + 1));
   expect(latencyMs).toBeLessThanOrEqual(wallMs);
+});
+
+test("a history paged as mempool's fork pages it, in shuffled pages, comes whole: every confirmed transaction once, oldest first, then the mempool's", async () => {
+  next = 'mempool-fork';
+  forkRequests.length = 0;
+  const c = new EsploraRestClient({ host: '127.0.0.1', port, tls: false, timeoutMs: 2000, maxSockets: 2, historyPaging: PROFILES['mempool-electrs-rest'].restHistory });
+  const outcome = await c.call(METHOD_RPC.history, [SH]);
+  c.close();
+  const got = outcome.result as Array<{ tx_hash: string; height: number }>;
+  expect(got.length).toBe(FORK_CONFIRMED + FORK_MEMPOOL.length);
+  expect(new Set(got.map((e) => e.tx_hash)).size).toBe(got.length);
+  const confirmed = got.slice(0, FORK_CONFIRMED);
+  expect(confirmed.map((e) => e.tx_hash).sort()).toEqual(forkScan.map((e) => e.txid).sort());
+  expect(confirmed.map((e) => e.height)).toEqual(forkScan.map((e) => e.height).reverse());
+  expect(got.slice(FORK_CONFIRMED)).toEqual(FORK_MEMPOOL.map((tx_hash) => ({ tx_hash, height: 0 })));
+  // Each page took at least one new transaction; the walk stopped at the first page not full.
+  expect(outcome.requests).toBe(forkRequests.length);
+  expect(outcome.requests).toBeLessThanOrEqual(1 + Math.ceil((FORK_CONFIRMED - 46) / 21) + 1);
 });
 
 test('a body past the cap is a protocol error as its bytes arrive (or once its Content-Length says it will be), and its connection is dropped unread', async () => {

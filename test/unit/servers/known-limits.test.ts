@@ -19,6 +19,15 @@ test("each profile's defaults: Fulcrum per IP, max_history and max_batch, Electr
   expect(knownLimits('generic')).toEqual([]);
 });
 
+test("mempool's electrs: Esplora's two flags and defaults, past them its own messages", () => {
+  expect(valuesOf(knownLimits('mempool-electrs'))).toEqual({ 'history-size': 500, 'utxo-count': 500 });
+  expect(valuesOf(knownLimits('mempool-electrs-rest'))).toEqual({ 'utxo-count': 500 });
+  expect(knownLimits('mempool-electrs').map((f) => [f.note, f.past])).toEqual([
+    ["--electrum-txs-limit, mempool-electrs 3.1's default", { kind: 'error', code: null, message: 'Too many history transactions (>500). Contact support to raise limits.' }],
+    ["--utxos-limit, mempool-electrs 3.1's default", { kind: 'error', code: null, message: 'Too many unspent transaction outputs (>500). Contact support to raise limits.' }],
+  ]);
+});
+
 test('every finding is configured, names its setting and where its value comes from, and says what happens past it', () => {
   for (const profile of PROFILE_NAMES) {
     for (const f of knownLimits(profile)) {

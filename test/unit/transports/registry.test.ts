@@ -12,6 +12,8 @@ const EXPECTED: Record<ProfileName, { label: string; scheme: string; speaksElect
   electrs: { label: 'Electrum', scheme: 'tcp', speaksElectrum: true, bindsSourceAddresses: true },
   esplora: { label: 'Electrum', scheme: 'tcp', speaksElectrum: true, bindsSourceAddresses: true },
   'esplora-rest': { label: 'REST', scheme: 'http', speaksElectrum: false, bindsSourceAddresses: false },
+  'mempool-electrs': { label: 'Electrum', scheme: 'tcp', speaksElectrum: true, bindsSourceAddresses: true },
+  'mempool-electrs-rest': { label: 'REST', scheme: 'http', speaksElectrum: false, bindsSourceAddresses: false },
   fulcrum: { label: 'Electrum', scheme: 'tcp', speaksElectrum: true, bindsSourceAddresses: true },
   generic: { label: 'Electrum', scheme: 'tcp', speaksElectrum: true, bindsSourceAddresses: true },
 };
@@ -27,7 +29,7 @@ test.each([...PROFILE_NAMES])('%s: a target answers as its profile, and is writt
   expect(targetUrl(target)).toBe(`${EXPECTED[profile].scheme}://127.0.0.1:1`);
 });
 
-test.each([...PROFILE_NAMES.filter((p) => p !== 'esplora-rest')])('%s at a ws:// address: the WebSocket transport, written ws:// or wss://', (profile) => {
+test.each([...PROFILE_NAMES.filter((p) => EXPECTED[p].scheme !== 'http')])('%s at a ws:// address: the WebSocket transport, written ws:// or wss://', (profile) => {
   const target = { name: 'x', profile, host: '127.0.0.1', port: 1, tls: false, websocket: true };
   const t = transportOf(target);
   expect({ label: t.label, scheme: t.scheme, speaksElectrum: t.speaksElectrum, bindsSourceAddresses: t.bindsSourceAddresses }).toEqual({

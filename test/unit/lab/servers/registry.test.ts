@@ -5,16 +5,18 @@ import { labConfig } from '../../../../src/lab/config';
 import type { LabServer } from '../../../../src/lab/servers/lab-server';
 import { LAB_SERVERS, labComponentPorts } from '../../../../src/lab/servers/registry';
 import { isProfileName } from '../../../../src/servers/profiles';
+import { MAX_VERSIONS, VERSION_PORTS } from '../../../../src/lab/versions';
 
 const SERVERS: readonly LabServer[] = LAB_SERVERS;
 const INSTALL_SCRIPT = fs.readFileSync(path.join(__dirname, '..', '..', '..', '..', 'scripts', 'install-lab.sh'), 'utf8');
 
-test('every port of the lab is its own, below the ports of servers in other versions', () => {
+test('every port of the lab is its own, none among the ports of servers in other versions', () => {
   const cfg = labConfig({ ELECTRUM_BENCH_LAB_PORT_BASE: '30000' });
   const ports = labComponentPorts(cfg).map(([, port]) => port);
   expect(new Set(ports).size).toBe(ports.length);
   expect(Math.min(...ports)).toBe(30000);
-  expect(Math.max(...ports)).toBeLessThan(cfg.ports.versionsBase);
+  const versionsEnd = cfg.ports.versionsBase + MAX_VERSIONS * VERSION_PORTS;
+  expect(ports.filter((p) => p >= cfg.ports.versionsBase && p < versionsEnd)).toEqual([]);
 });
 
 // docs/lab.md lists these and users have them in their scripts: a server added takes free offsets.
@@ -23,6 +25,7 @@ const DOCUMENTED_PORTS: Record<string, Record<string, number>> = {
   electrs: { electrum: 5, monitoring: 6 },
   esplora: { electrum: 8, http: 9, monitoring: 10 },
   fulcrum: { electrum: 11, tls: 12, admin: 13, stats: 14, ws: 18, wss: 19 },
+  'mempool-electrs': { electrum: 30, http: 31, monitoring: 32 },
 };
 
 test('the servers keep the ports docs/lab.md gives them', () => {
