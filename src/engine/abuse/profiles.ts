@@ -44,6 +44,18 @@ export function floodScripthash(i: number): string {
   return createHash('sha256').update(`electrum-bench abuse ${i}`).digest('hex');
 }
 
+/** One connection: opened, misused by `body`, held until the profile's time is up, closed. */
+async function onOneConnection(r: AbuseRun, body: (conn: RawConnection, tally: AbuseTally) => Promise<void>): Promise<AbuseTally> {
+  const tally = emptyTally();
+  const conn = new RawConnection(r.target, tally);
+  if (await conn.opened) {
+    await body(conn, tally);
+    await holdUntilDone(r, () => !conn.ended);
+  }
+  conn.close();
+  return tally;
+}
+
 export function request(id: number, method: string, params: unknown[]): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method, params });
 }
@@ -56,19 +68,14 @@ const subscriptionFlood: AbuseProfile = {
     chunk: { default: 500, max: 10_000, describe: 'subscriptions written at a time' },
   },
   async run(r) {
-    const tally = emptyTally();
-    const conn = new RawConnection(r.target, tally);
-    if (!(await conn.opened)) return tally;
-    for (let i = 0; i < r.params.subscriptions && !over(r) && !conn.ended; ) {
-      const n = Math.min(r.params.chunk, r.params.subscriptions - i);
-      const lines = Array.from({ length: n }, (_, k) => request(i + k, 'blockchain.scripthash.subscribe', [floodScripthash(i + k)]) + '\n');
-      await conn.write(lines.join(''), n);
-      i += n;
-    }
-    // Held with every subscription: what the server keeps for them is the point.
-    await holdUntilDone(r, () => !conn.ended);
-    conn.close();
-    return tally;
+    return onOneConnection(r, async (conn, tally) => {
+      for (let i = 0; i < r.params.subscriptions && !over(r) && !conn.ended; ) {
+        const n = Math.min(r.params.chunk, r.params.subscriptions - i);
+        const lines = Array.from({ length: n }, (_, k) => request(i + k, 'blockchain.scripthash.subscribe', [floodScripthash(i + k)]) + '\n');
+        await conn.write(lines.join(''), n);
+        i += n;
+      }
+    });
   },
 };
 
@@ -81,19 +88,15 @@ const unterminatedLine: AbuseProfile = {
     'every-ms': { default: 50, max: 60_000, describe: 'pause between steps' },
   },
   async run(r) {
-    const tally = emptyTally();
-    const conn = new RawConnection(r.target, tally);
-    if (!(await conn.opened)) return tally;
-    // A valid start, so a server that parses as it reads sees a request, then a string with no end.
-    await conn.write('{"jsonrpc":"2.0","id":1,"method":"server.version","params":["', 1);
-    const chunk = 'a'.repeat(r.params['chunk-bytes']);
-    for (let sent = 0; sent < r.params['max-bytes'] && !over(r) && !conn.ended; sent += chunk.length) {
-      await conn.write(chunk);
-      await sleep(r.params['every-ms']);
-    }
-    await holdUntilDone(r, () => !conn.ended);
-    conn.close();
-    return tally;
+    return onOneConnection(r, async (conn, tally) => {
+      // A valid start, so a server that parses as it reads sees a request, then a string with no end.
+      await conn.write('{"jsonrpc":"2.0","id":1,"method":"server.version","params":["', 1);
+      const chunk = 'a'.repeat(r.params['chunk-bytes']);
+      for (let sent = 0; sent < r.params['max-bytes'] && !over(r) && !conn.ended; sent += chunk.length) {
+        await conn.write(chunk);
+        await sleep(r.params['every-ms']);
+      }
+    });
   },
 };
 
@@ -105,19 +108,15 @@ const oversizedBatch: AbuseProfile = {
     batches: { default: 5, max: 1000, describe: 'batches sent, each after the last one was answered or refused' },
   },
   async run(r) {
-    const tally = emptyTally();
-    const conn = new RawConnection(r.target, tally);
-    if (!(await conn.opened)) return tally;
-    for (let b = 0; b < r.params.batches && !over(r) && !conn.ended; b++) {
-      const items = Array.from({ length: r.params.size }, (_, k) => request(b * r.params.size + k, 'blockchain.scripthash.get_balance', [floodScripthash(k)]));
-      const before = tally.replies;
-      await conn.write(`[${items.join(',')}]\n`, r.params.size);
-      // A batch's answer is one line (or a refusal, or a close): the next batch waits for it.
-      while (tally.replies === before && !conn.ended && !over(r)) await Promise.race([conn.nextReply(), sleep(200)]);
-    }
-    await holdUntilDone(r, () => !conn.ended);
-    conn.close();
-    return tally;
+    return onOneConnection(r, async (conn, tally) => {
+      for (let b = 0; b < r.params.batches && !over(r) && !conn.ended; b++) {
+        const items = Array.from({ length: r.params.size }, (_, k) => request(b * r.params.size + k, 'blockchain.scripthash.get_balance', [floodScripthash(k)]));
+        const before = tally.replies;
+        await conn.write(`[${items.join(',')}]\n`, r.params.size);
+        // A batch's answer is one line (or a refusal, or a close): the next batch waits for it.
+        while (tally.replies === before && !conn.ended && !over(r)) await Promise.race([conn.nextReply(), sleep(200)]);
+      }
+    });
   },
 };
 
