@@ -13,8 +13,10 @@ export interface AbuseRun {
   /** Epoch ms at which the profile must be done (it closes everything it opened by then). */
   untilMs: number;
   stopped: () => boolean;
-  /** Transactions the server has (txid and height), for the proofs a storm asks for. */
+  /** Transactions the server has (txid and height), for the proofs a storm asks for; else found from `scripthashes`' histories. */
   proofs: Array<{ txid: string; height: number }>;
+  /** Scripthashes with a history on the server (the ordinary workload's wallets). */
+  scripthashes: string[];
 }
 
 export interface AbuseParam {
@@ -130,7 +132,8 @@ const proofStorm: AbuseProfile = {
   },
   async run(r) {
     const tally = emptyTally();
-    if (r.proofs.length === 0) return tally;
+    const proofs = r.proofs.length > 0 ? r.proofs : await confirmedOf(r, tally);
+    if (proofs.length === 0) return tally;
     const conns = Array.from({ length: r.params.connections }, () => new RawConnection(r.target, tally));
     let next = 0;
     const ask = async (conn: RawConnection) => {
@@ -138,7 +141,7 @@ const proofStorm: AbuseProfile = {
       while (next < r.params.requests && !over(r) && !conn.ended) {
         const lines: string[] = [];
         for (let k = 0; k < r.params['in-flight'] && next < r.params.requests; k++, next++) {
-          const p = r.proofs[next % r.proofs.length];
+          const p = proofs[next % proofs.length];
           lines.push(next % 2 === 0 ? request(next, 'blockchain.transaction.get_merkle', [p.txid, p.height]) : request(next, 'blockchain.transaction.get', [p.txid, false]));
         }
         const answered = conn.replies + lines.length;
@@ -152,6 +155,27 @@ const proofStorm: AbuseProfile = {
     return tally;
   },
 };
+
+/** Confirmed transactions from the histories of up to 100 of `r.scripthashes`: what a storm asks proofs of. */
+async function confirmedOf(r: AbuseRun, tally: AbuseTally): Promise<Array<{ txid: string; height: number }>> {
+  const asked = r.scripthashes.slice(0, 100);
+  if (asked.length === 0) return [];
+  const conn = new RawConnection(r.target, tally, true);
+  if (!(await conn.opened)) return [];
+  await conn.write(asked.map((sh, i) => request(i, 'blockchain.scripthash.get_history', [sh])).join('\n') + '\n', asked.length);
+  while (conn.replies < asked.length && !conn.ended && !over(r)) await Promise.race([conn.nextReply(), sleep(200)]);
+  conn.close();
+  const found: Array<{ txid: string; height: number }> = [];
+  for (const line of conn.lines!) {
+    try {
+      const result = (JSON.parse(line) as { result?: Array<{ tx_hash: string; height: number }> }).result;
+      if (Array.isArray(result)) for (const h of result) if (h.height > 0) found.push({ txid: h.tx_hash, height: h.height });
+    } catch {
+      // A line that is not JSON is the server's business: the storm asks about what did parse.
+    }
+  }
+  return found;
+}
 
 const idleConnections: AbuseProfile = {
   name: 'idle-connections',

@@ -40,8 +40,11 @@ export class RawConnection {
   ended = false;
   /** Reply lines heard on this connection. */
   replies = 0;
+  /** The reply lines themselves, kept only when asked (a profile that reads what it was told). */
+  readonly lines: string[] | undefined;
 
-  constructor(target: AbuseTarget, private readonly tally: AbuseTally) {
+  constructor(target: AbuseTarget, private readonly tally: AbuseTally, keepLines = false) {
+    this.lines = keepLines ? [] : undefined;
     this.socket = target.tls ? tls.connect({ host: target.host, port: target.port, rejectUnauthorized: false }) : net.connect({ host: target.host, port: target.port });
     this.socket.setNoDelay(true);
     this.opened = new Promise((resolve) => {
@@ -70,6 +73,7 @@ export class RawConnection {
       this.buffered = this.buffered.slice(nl + 1);
       this.tally.replies++;
       this.replies++;
+      this.lines?.push(line);
       if (line.includes('"error":{') || line.includes('"error": {')) this.tally.errorReplies++;
     }
     if (this.buffered.length > 1 << 20) this.buffered = this.buffered.slice(-1024);

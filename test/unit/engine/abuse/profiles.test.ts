@@ -53,7 +53,7 @@ afterEach(() => server.close());
 
 function runOf(name: string, params: Record<string, number>, forMs: number, extra: Partial<AbuseRun> = {}): AbuseRun {
   const defaults = Object.fromEntries(Object.entries(ABUSE_PROFILES[name].params).map(([k, p]) => [k, p.default]));
-  return { target: { host: '127.0.0.1', port: server.port, tls: false }, params: { ...defaults, ...params }, untilMs: Date.now() + forMs, stopped: () => false, proofs: [], ...extra };
+  return { target: { host: '127.0.0.1', port: server.port, tls: false }, params: { ...defaults, ...params }, untilMs: Date.now() + forMs, stopped: () => false, proofs: [], scripthashes: [], ...extra };
 }
 
 const lines = (bytes: string) => bytes.split('\n').filter((l) => l.length > 0);
