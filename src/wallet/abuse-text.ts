@@ -20,5 +20,5 @@ export function abuseText(rows: ServerLoadSummary[]): string {
     const own = `abuse: ${t.connections} connections (${t.refused} refused, ${t.closedByServer} closed by the server), ${t.requestsSent} requests, ${(t.bytesSent / 1e6).toFixed(1)} MB, ${t.replies} replies (${t.errorReplies} errors)`;
     return `${r.server}: --abuse ${a.spec} from ${a.startS.toFixed(1)} s to ${a.endS.toFixed(1)} s of the arrivals\n${table}\n${fate}\n${own}`;
   });
-  return `\ncollateral of the abuse (arriving wallets' syncs):\n${parts.join('\n\n')}`;
+  return `\n\ncollateral of the abuse (arriving wallets' syncs):\n${parts.join('\n\n')}`;
 }
