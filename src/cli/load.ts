@@ -95,6 +95,10 @@ export function loadArgs(argv: string[]) {
       .option('natural-wait', { type: 'string', default: '30m', describe: '--notify with no way to mine (not the lab, no --mine-via): how long to wait for each natural block' })
       .option('slo-notify', { type: 'string', describe: '--workload --find-max: the most held wallets told of a block within this, e.g. "p99<5s" (from --hold, × --step-factor a step)' })
       .option('max-hold', { type: 'number', default: 10_000, describe: '--slo-notify: hold at most this many wallets' })
+      .option('abuse', { type: 'string', describe: '--workload with arriving wallets: an abuse profile run beside them, PROFILE[:param=value,...] (docs/abuse.md)' })
+      .option('abuse-at', { type: 'string', default: '10s', describe: '--abuse: when it starts, into the arrivals' })
+      .option('abuse-for', { type: 'string', default: '20s', describe: '--abuse: how long it runs' })
+      .option('i-operate-this-server', { type: 'boolean', default: false, describe: '--abuse: you operate every --server (beyond loopback and the lab); recorded with the run' })
       .config('config', 'JSON file with any of these options', configFileParser(y))
       .group(['server', 'lab', 'websocket', 'host', 'port', 'tls', 'tls-insecure', 'ca', 'source-addresses'], 'Servers:')
       .group([...executorOptions().map(([name]) => name), 'duration'], 'Load model (give one):')
@@ -103,6 +107,7 @@ export function loadArgs(argv: string[]) {
       .group(['interleave', 'baseline', 'fail-on-regression'], 'A/B in turns:')
       .group(['find-max', 'slo', 'max-error-rate', 'dwell', 'warmup', 'step-factor', 'max-rate', 'bisect-steps'], 'Find the max (--find-max):')
       .group(['workload', 'wallets', 'hold', 'hold-concurrency', 'wallet-max-txs', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'slo-notify', 'max-hold'], 'Whole wallets (--workload):')
+      .group(['abuse', 'abuse-at', 'abuse-for', 'i-operate-this-server'], 'Abuse beside the wallets (--workload):')
       .group(['shard', 'start-at', 'coordinator', 'ready-timeout', 'cpu'], 'Shards and the generator:')
       .group(['db', 'json', 'summary-export', 'progress', 'out', 'dashboard', 'dashboard-export', 'config'], 'Outputs:')
       .group(['server-pid', 'server-pidfile', 'server-datadir', 'metrics', 'sample-every', 'resources'], "Servers' resources:"),

@@ -26,6 +26,9 @@ import { watchPlan, type WatchArgs } from './watch-options';
 import { walletLoadSession, type DescribedBlockMaker, type WalletLoadPlan, type WalletLoadRun } from '../runs/kinds/wallet-load';
 import { printWalletLoad } from './print-wallet';
 import { limitsOf } from './server-limits';
+import { parseAbuseSpec } from '../engine/abuse/spec';
+import { parseDurationMs } from '../core/duration';
+import { refuseUnoperatedTargets } from '../runs/operated-target';
 
 export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
   workload: string;
@@ -43,6 +46,10 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
   'wallet-max-txs'?: number;
   'slo-notify'?: string;
   'max-hold': number;
+  abuse?: string;
+  'abuse-at': string;
+  'abuse-for': string;
+  'i-operate-this-server': boolean;
   shard?: string;
   coordinator?: string;
   'ready-timeout': string;
@@ -60,7 +67,7 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
 
 /** Options of `load` that belong to request-level load only. */
 const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'source-addresses', 'interleave', 'baseline', 'fail-on-regression'];
-const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs', 'slo-notify', 'max-hold'];
+const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs', 'slo-notify', 'max-hold', 'abuse', 'abuse-at', 'abuse-for', 'i-operate-this-server'];
 
 export function refuseWalletOptions(argv: string[]): void {
   const given = WALLET_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
@@ -124,8 +131,22 @@ export function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPla
   const coordinated = coordinatedPlan(a, problems, take);
   // Every shard runs every segment of a server's run, the hold's too: each holds at least one wallet.
   if (coordinated && hold > 0 && hold < coordinated.shard.count) problems.push(`--hold ${hold}: a test of ${coordinated.shard.count} shards holds at least one wallet on each; hold ${coordinated.shard.count} or more`);
+  const abuse = abusePlan(a, arrivals, problems, take);
+  if (abuse && coordinated) problems.push('--abuse runs from one process: drop --shard');
   if (problems.length) throw new UserError(problems.join('; '));
-  return { workload: workload!, hold, arrivals, search, notifySearch, notify, coordinated, notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus, watch };
+  return { workload: workload!, hold, arrivals, search, notifySearch, notify, coordinated, abuse, operated: a['i-operate-this-server'], notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus, watch };
+}
+
+/** --abuse with --abuse-at and --abuse-for: within the arrivals, which it needs (the phases are theirs). */
+function abusePlan(a: WalletLoadArgs, arrivals: WalletLoadPlan['arrivals'], problems: string[], take: ReturnType<typeof collecting>): WalletLoadPlan['abuse'] {
+  if (a.abuse === undefined) return undefined;
+  const spec = take(() => parseAbuseSpec(a.abuse!));
+  const atMs = take(() => parseDurationMs(a['abuse-at'], '--abuse-at'));
+  const forMs = take(() => parseDurationMs(a['abuse-for'], '--abuse-for'));
+  if (!arrivals) problems.push('--abuse runs beside arriving wallets (--rate, --vus, ...; not --find-max): their before, during and after are its collateral');
+  else if (atMs !== undefined && forMs !== undefined && (atMs <= 0 || forMs <= 0 || atMs + forMs >= arrivals.durationMs))
+    problems.push(`--abuse-at ${a['abuse-at']} and --abuse-for ${a['abuse-for']} must leave a before and an after inside --duration (${arrivals.durationMs / 1000} s)`);
+  return spec && atMs !== undefined && forMs !== undefined ? { spec, atMs, forMs } : undefined;
 }
 
 export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<number> {
@@ -158,6 +179,7 @@ async function walletLoadRunOf(a: WalletLoadArgs, plan: WalletLoadPlan): Promise
     throw new UserError(`${option} needs about ${needed} open files, but the limit that applies is ${limit.soft} (hard ${limit.hard}); raise it (ulimit -n) or hold fewer`);
   }
   const targets = electrumTargets(resolved.targets, a.lab);
+  if (plan.abuse) refuseUnoperatedTargets(targets.map((t) => ({ name: t.name, host: t.host, lab: onLab.has(t.name) })), plan.operated === true, `--abuse ${plan.abuse.spec.text}`);
   const caFile = a.ca ?? resolved.labCaFile;
   const log = (line: string) => process.stderr.write(`[load] ${line}\n`);
   return {

@@ -42,6 +42,9 @@ import type { UnitSource } from '../engine/unit-source';
 import { inTurn } from '../engine/servers-in-turn';
 import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type Slo, type StepResult } from '../engine/find-max';
 import { summarise, type ServerSummary } from '../engine/summary';
+import type { AbuseSpec } from '../engine/abuse/spec';
+import type { AbuseTally } from '../engine/abuse/wire';
+import { collateralOf, type Collateral, type OrdinaryUnit } from '../engine/abuse/collateral';
 
 export interface WalletLoadOptions {
   servers: ServerTarget[];
@@ -71,7 +74,21 @@ export interface WalletLoadOptions {
   notify?: { source: Blocks; blocks: number; payWallets: number; amountSat: number; waitMs: number; paymentWaitMs: number };
   /** The server process's RSS, where it is known (lab servers): memory per held connection. */
   rssOf?: (server: string) => Promise<number | null>;
+  /** --abuse: one profile run beside the arriving wallets, from `atMs` into their schedule for `forMs`. */
+  abuse?: { spec: AbuseSpec; atMs: number; forMs: number };
   log: (line: string) => void;
+}
+
+/** What an abuse did beside the ordinary workload, and what it cost it (src/engine/abuse/collateral.ts). */
+export interface AbuseSummary {
+  profile: string;
+  spec: string;
+  params: Record<string, number>;
+  /** When it started and ended, seconds into the arrivals' schedule. */
+  startS: number;
+  endS: number;
+  tally: AbuseTally;
+  collateral: Collateral;
 }
 
 /** What a wallet load's units are, as its watchers name them: a sync filling the hold, or an arriving wallet's. */
@@ -148,6 +165,8 @@ export interface ServerLoadSummary {
   /** Held connections lost, held again and when the server was gone; null with nothing held. */
   reconnects: HeldReconnects | null;
   loopDelayP99Ms: number;
+  /** --abuse's profile and its collateral; absent without --abuse (or when the run stopped before it began). */
+  abuse?: AbuseSummary;
 }
 
 /** A sync of a wallet load as its rows get it: filling the hold, or an arrival (stored with when it was due and how late it started). */
@@ -173,6 +192,8 @@ export class WalletLoad {
   private readonly watched = new Map<string, { held: HeldWallet[]; wallets: WalletsLive }>();
   /** Where each sync's one result goes: the run's rows (the seconds count it as the runner's unit). */
   private readonly synced: UnitSink<LoadSynced>;
+  /** Per server, with --abuse: each arriving wallet's sync as the collateral sees it. */
+  private readonly ordinary = new Map<string, OrdinaryUnit[]>();
   /**
    * Each server's hold, arrivals and blocks as segments of one runner: the same seconds, summary,
    * generator check and find-max as a request load's, over wallet syncs (sync-units.ts).
@@ -268,6 +289,7 @@ export class WalletLoad {
       const heldFirst = held.length;
       const rssAfter = heldFirst > 0 ? ((await this.o.rssOf?.(t.name)) ?? null) : null;
       let arrivals: ServerLoadSummary['arrivals'] = null;
+      let abuse: AbuseSummary | undefined;
       let search: FindMaxResult | undefined;
       if (this.o.search && !this.stopping) {
         const { found, last, nextIndex } = await findMaxOnServer(this.runner, t, index, this.o.search, onStep, { indexBase });
@@ -276,7 +298,10 @@ export class WalletLoad {
         // A stop before the first step leaves no step to summarise.
         arrivals = found.steps.length ? arrivalsOf(summarise(last)) : null;
       } else if (this.arrivalModel && !this.stopping) {
+        const abusing = this.o.abuse && this.abuse(t);
         arrivals = arrivalsOf(summarise(await segment({})));
+        // Judged once the arrivals' segment has ended: every arrival, after the abuse too, is in.
+        abuse = abusing ? (await abusing)?.() : undefined;
       }
       let notify: NotifyStats | null = null;
       let heldSearch: HeldSearch | undefined;
@@ -305,6 +330,7 @@ export class WalletLoad {
         notify,
         reconnects: held.length > 0 ? rehold.summary() : null,
         loopDelayP99Ms: loop.percentile(99) / 1e6,
+        ...(abuse ? { abuse } : {}),
       };
       return { summary, search, heldSearch: heldSearch?.found };
     } finally {
@@ -319,6 +345,34 @@ export class WalletLoad {
     return { ...this.o.connection, host: t.host, port: t.port, tls: t.tls, websocket: t.websocket };
   }
 
+  /**
+   * --abuse on `t`, begun `atMs` after its arrivals (which start now) and run for `forMs`; the
+   * collateral is judged by the function it gives back, called once the arrivals have ended.
+   */
+  private async abuse(t: ServerTarget): Promise<(() => AbuseSummary) | undefined> {
+    const a = this.o.abuse!;
+    const units: OrdinaryUnit[] = [];
+    this.ordinary.set(t.name, units);
+    const zeroMs = Date.now();
+    while (!this.stopping && Date.now() < zeroMs + a.atMs) await new Promise((r) => setTimeout(r, Math.min(200, zeroMs + a.atMs - Date.now())));
+    if (this.stopping) return undefined;
+    const startMs = Date.now();
+    this.o.log(`${t.name}: abuse ${a.spec.text} for ${a.forMs / 1000} s`);
+    const scripthashes = this.o.wallets.flatMap((w) => [...w.chains.receive, ...w.chains.change].map((s) => s.scripthash));
+    const tally = await a.spec.profile.run({ target: t, params: a.spec.params, untilMs: startMs + a.forMs, stopped: () => this.stopping, proofs: [], scripthashes });
+    const endMs = Date.now();
+    this.o.log(`${t.name}: abuse over (${tally.connections} connections, ${tally.requestsSent} requests, ${tally.replies} replies, ${tally.closedByServer} closed by the server, ${tally.refused} refused)`);
+    return () => ({
+      profile: a.spec.profile.name,
+      spec: a.spec.text,
+      params: a.spec.params,
+      startS: (startMs - zeroMs) / 1000,
+      endS: (endMs - zeroMs) / 1000,
+      tally,
+      collateral: collateralOf(units, { startMs, endMs }),
+    });
+  }
+
   /** Arriving wallets on `t`, each timed from its intended arrival, its row stored with when it was due and how late it started. */
   private arriving(t: ServerTarget): UnitSource {
     const serverId = this.serverIds.get(t.name)!;
@@ -330,6 +384,8 @@ export class WalletLoad {
       connection: this.connection(t),
       ended: ({ result, intendedMs, lagMs }) => {
         this.synced.record({ serverId, result, arrival: { intendedMs, lagMs } });
+        const tookMs = Number(result.durationNs) / 1e6;
+        this.ordinary.get(t.name)?.push({ dueMs: Date.now() - tookMs - lagMs, latencyMs: lagMs + tookMs, status: result.status });
         return isAnswered(result.status);
       },
     });

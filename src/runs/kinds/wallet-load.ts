@@ -48,6 +48,10 @@ export interface WalletLoadPlan {
   naturalWaitMs: number;
   cpus?: number[];
   watch: WatchPlan;
+  /** --abuse: a profile beside the arriving wallets, from --abuse-at for --abuse-for. */
+  abuse?: WalletLoadOptions['abuse'];
+  /** --i-operate-this-server: the user operates every target (recorded with the run). */
+  operated?: boolean;
   /** --shard I/N --coordinator HOST:PORT: this process holds and notifies its share of one test's wallets. */
   coordinated?: { shard: Shard; coordinator: CoordinatorAddress; readyTimeoutMs: number };
 }
@@ -170,6 +174,8 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     mineVia: maker?.describe,
     timeoutMs: run.timeoutMs,
     cpus,
+    abuse: plan.abuse && { spec: plan.abuse.spec.text, atMs: plan.abuse.atMs, forMs: plan.abuse.forMs },
+    operatedByUser: plan.operated || undefined,
     shard: shard && formatShard(shard),
     test: shard && testIdentity(run.testOptions, run.servers, run.wallets.hash),
   };
@@ -193,6 +199,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
       durationMs,
       notify: blocks ? { source: blocks, blocks: run.blocks, payWallets: maker?.pay ? run.payWallets : 0, amountSat: 10_000, waitMs: plan.notifyWaitMs, paymentWaitMs: plan.notifyWaitMs } : undefined,
       rssOf: run.rssOf,
+      abuse: plan.abuse,
       log: run.log,
       search,
       notifySearch,

@@ -348,6 +348,12 @@ const CASES: Case[] = [
   { name: 'wallets: --wallets without --workload', cli: 'bench', args: (c) => [...bench(c), '--wallets', c.fx('wallets.jsonl')], names: () => ['--wallets', '--workload'] },
   { name: 'wallets: a line without chains', cli: 'bench', args: (c) => wallets(c, 'wallets-no-chains.jsonl'), names: (c) => [c.fx('wallets-no-chains.jsonl') + ':2', '"chains"'] },
   { name: 'wallets: the same wallet twice', cli: 'bench', args: (c) => wallets(c, 'wallets-twice.jsonl'), names: (c) => [c.fx('wallets-twice.jsonl') + ':2', 'line 1'] },
+  // --abuse: refused off loopback and the lab before any connection (192.0.2.1 is TEST-NET-1: nothing answers there), and its own options.
+  { name: 'abuse: a server off loopback without --i-operate-this-server', cli: 'load', args: (c) => [...walletLoad(c, '--rate', '1', '--duration', '40s', '--abuse', 'idle-connections')].map((t) => t.replace(`127.0.0.1:${c.dead}`, '192.0.2.1:50001')), names: () => ['--abuse idle-connections', '192.0.2.1', '--i-operate-this-server'] },
+  { name: 'abuse: no such profile', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--duration', '40s', '--abuse', 'ddos'), names: () => ['--abuse ddos', 'no abuse profile "ddos"'] },
+  { name: 'abuse: a parameter past its ceiling', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--duration', '40s', '--abuse', 'idle-connections:connections=100001'), names: () => ['idle-connections:connections=100001', 'from 1 to 100000'] },
+  { name: 'abuse: without arriving wallets', cli: 'load', args: (c) => walletLoad(c, '--hold', '1', '--abuse', 'subscription-flood'), names: () => ['--abuse', 'arriving wallets'] },
+  { name: 'abuse: no after phase inside --duration', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--duration', '30s', '--abuse', 'oversized-batch', '--abuse-at', '10s', '--abuse-for', '20s'), names: () => ['--abuse-at 10s', '--abuse-for 20s', '--duration (30 s)'] },
   { name: 'wallets: more used scripts than listed', cli: 'load', args: (c) => [...walletLoad(c, '--hold', '1')].map((t) => (t.endsWith('wallets.jsonl') ? c.fx('wallets-overused.jsonl') : t)), names: (c) => [c.fx('wallets-overused.jsonl') + ':2', 'usedScripts.receive'] },
   // a gap short of the workload's scan: refused where the file is read, before any server is asked
   // (against a server answering null, the sync once ran off the file's end in a callback: a stack, exit 1)

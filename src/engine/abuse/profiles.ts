@@ -1,0 +1,204 @@
+/**
+ * Abuse profiles: what one misbehaving client does to a server, each bounded in count and time
+ * and stopping by itself. One per name in `ABUSE_PROFILES`; each reads its parameters
+ * (`PROFILE:param=value,…`, spec.ts) against its own declared defaults and ceilings.
+ */
+import { createHash } from 'node:crypto';
+import { RawConnection, emptyTally, type AbuseTally, type AbuseTarget } from './wire';
+
+/** What a profile is given: where, its parameters, until when, and whether it was stopped. */
+export interface AbuseRun {
+  target: AbuseTarget;
+  params: Record<string, number>;
+  /** Epoch ms at which the profile must be done (it closes everything it opened by then). */
+  untilMs: number;
+  stopped: () => boolean;
+  /** Transactions the server has (txid and height), for the proofs a storm asks for; else found from `scripthashes`' histories. */
+  proofs: Array<{ txid: string; height: number }>;
+  /** Scripthashes with a history on the server (the ordinary workload's wallets). */
+  scripthashes: string[];
+}
+
+export interface AbuseParam {
+  default: number;
+  /** The ceiling a user may ask for: every profile stays bounded. */
+  max: number;
+  describe: string;
+}
+
+export interface AbuseProfile {
+  name: string;
+  describe: string;
+  params: Record<string, AbuseParam>;
+  run(r: AbuseRun): Promise<AbuseTally>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+const over = (r: AbuseRun) => r.stopped() || Date.now() >= r.untilMs;
+
+/** Holds until the profile's time is up (or a stop), checking often enough to end within 2 s of it. */
+async function holdUntilDone(r: AbuseRun, alive: () => boolean = () => true): Promise<void> {
+  while (!over(r) && alive()) await sleep(Math.min(200, r.untilMs - Date.now()));
+}
+
+/** A scripthash no wallet has: the flood's subscriptions cost the server an index lookup each and match nothing. */
+export function floodScripthash(i: number): string {
+  return createHash('sha256').update(`electrum-bench abuse ${i}`).digest('hex');
+}
+
+/** One connection: opened, misused by `body`, held until the profile's time is up, closed. */
+async function onOneConnection(r: AbuseRun, body: (conn: RawConnection, tally: AbuseTally) => Promise<void>): Promise<AbuseTally> {
+  const tally = emptyTally();
+  const conn = new RawConnection(r.target, tally);
+  if (await conn.opened) {
+    await body(conn, tally);
+    await holdUntilDone(r, () => !conn.ended);
+  }
+  conn.close();
+  return tally;
+}
+
+export function request(id: number, method: string, params: unknown[]): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method, params });
+}
+
+const subscriptionFlood: AbuseProfile = {
+  name: 'subscription-flood',
+  describe: 'one connection subscribing to many scripthashes, pipelined',
+  params: {
+    subscriptions: { default: 20_000, max: 1_000_000, describe: 'scripthashes subscribed to' },
+    chunk: { default: 500, max: 10_000, describe: 'subscriptions written at a time' },
+  },
+  async run(r) {
+    return onOneConnection(r, async (conn, tally) => {
+      for (let i = 0; i < r.params.subscriptions && !over(r) && !conn.ended; ) {
+        const n = Math.min(r.params.chunk, r.params.subscriptions - i);
+        const lines = Array.from({ length: n }, (_, k) => request(i + k, 'blockchain.scripthash.subscribe', [floodScripthash(i + k)]) + '\n');
+        await conn.write(lines.join(''), n);
+        i += n;
+      }
+    });
+  },
+};
+
+const unterminatedLine: AbuseProfile = {
+  name: 'unterminated-line',
+  describe: 'one request line that never ends, growing',
+  params: {
+    'max-bytes': { default: 64 * 1024 * 1024, max: 1024 * 1024 * 1024, describe: 'bytes written before giving up' },
+    'chunk-bytes': { default: 64 * 1024, max: 16 * 1024 * 1024, describe: 'bytes written at each step' },
+    'every-ms': { default: 50, max: 60_000, describe: 'pause between steps' },
+  },
+  async run(r) {
+    return onOneConnection(r, async (conn, tally) => {
+      // A valid start, so a server that parses as it reads sees a request, then a string with no end.
+      await conn.write('{"jsonrpc":"2.0","id":1,"method":"server.version","params":["', 1);
+      const chunk = 'a'.repeat(r.params['chunk-bytes']);
+      for (let sent = 0; sent < r.params['max-bytes'] && !over(r) && !conn.ended; sent += chunk.length) {
+        await conn.write(chunk);
+        await sleep(r.params['every-ms']);
+      }
+    });
+  },
+};
+
+const oversizedBatch: AbuseProfile = {
+  name: 'oversized-batch',
+  describe: 'JSON-RPC arrays of many requests on one connection',
+  params: {
+    size: { default: 50_000, max: 1_000_000, describe: 'requests in one batch' },
+    batches: { default: 5, max: 1000, describe: 'batches sent, each after the last one was answered or refused' },
+  },
+  async run(r) {
+    return onOneConnection(r, async (conn, tally) => {
+      for (let b = 0; b < r.params.batches && !over(r) && !conn.ended; b++) {
+        const items = Array.from({ length: r.params.size }, (_, k) => request(b * r.params.size + k, 'blockchain.scripthash.get_balance', [floodScripthash(k)]));
+        const before = tally.replies;
+        await conn.write(`[${items.join(',')}]\n`, r.params.size);
+        // A batch's answer is one line (or a refusal, or a close): the next batch waits for it.
+        while (tally.replies === before && !conn.ended && !over(r)) await Promise.race([conn.nextReply(), sleep(200)]);
+      }
+    });
+  },
+};
+
+const proofStorm: AbuseProfile = {
+  name: 'proof-storm',
+  describe: 'many connections asking for Merkle proofs and raw transactions at once',
+  params: {
+    connections: { default: 8, max: 1000, describe: 'connections asking at once' },
+    'in-flight': { default: 50, max: 10_000, describe: 'requests pipelined on each connection' },
+    requests: { default: 200_000, max: 10_000_000, describe: 'requests in all' },
+  },
+  async run(r) {
+    const tally = emptyTally();
+    const proofs = r.proofs.length > 0 ? r.proofs : await confirmedOf(r, tally);
+    if (proofs.length === 0) return tally;
+    const conns = Array.from({ length: r.params.connections }, () => new RawConnection(r.target, tally));
+    let next = 0;
+    const ask = async (conn: RawConnection) => {
+      if (!(await conn.opened)) return;
+      while (next < r.params.requests && !over(r) && !conn.ended) {
+        const lines: string[] = [];
+        for (let k = 0; k < r.params['in-flight'] && next < r.params.requests; k++, next++) {
+          const p = proofs[next % proofs.length];
+          lines.push(next % 2 === 0 ? request(next, 'blockchain.transaction.get_merkle', [p.txid, p.height]) : request(next, 'blockchain.transaction.get', [p.txid, false]));
+        }
+        const answered = conn.replies + lines.length;
+        await conn.write(lines.join('\n') + '\n', lines.length);
+        // In rounds of in-flight requests per connection: the server's replies pace the storm.
+        while (conn.replies < answered && !conn.ended && !over(r)) await Promise.race([conn.nextReply(), sleep(200)]);
+      }
+    };
+    await Promise.all(conns.map(ask));
+    for (const c of conns) c.close();
+    return tally;
+  },
+};
+
+/** Confirmed transactions from the histories of up to 100 of `r.scripthashes`: what a storm asks proofs of. */
+async function confirmedOf(r: AbuseRun, tally: AbuseTally): Promise<Array<{ txid: string; height: number }>> {
+  const asked = r.scripthashes.slice(0, 100);
+  if (asked.length === 0) return [];
+  const conn = new RawConnection(r.target, tally, true);
+  if (!(await conn.opened)) return [];
+  await conn.write(asked.map((sh, i) => request(i, 'blockchain.scripthash.get_history', [sh])).join('\n') + '\n', asked.length);
+  while (conn.replies < asked.length && !conn.ended && !over(r)) await Promise.race([conn.nextReply(), sleep(200)]);
+  conn.close();
+  const found: Array<{ txid: string; height: number }> = [];
+  for (const line of conn.lines!) {
+    try {
+      const result = (JSON.parse(line) as { result?: Array<{ tx_hash: string; height: number }> }).result;
+      if (Array.isArray(result)) for (const h of result) if (h.height > 0) found.push({ txid: h.tx_hash, height: h.height });
+    } catch {
+      // A line that is not JSON is the server's business: the storm asks about what did parse.
+    }
+  }
+  return found;
+}
+
+const idleConnections: AbuseProfile = {
+  name: 'idle-connections',
+  describe: 'many connections opened and held without a word',
+  params: {
+    connections: { default: 1000, max: 100_000, describe: 'connections opened and held' },
+    'per-second': { default: 500, max: 100_000, describe: 'connections opened per second' },
+  },
+  async run(r) {
+    const tally = emptyTally();
+    const conns: RawConnection[] = [];
+    const started = Date.now();
+    for (let i = 0; i < r.params.connections && !over(r); i++) {
+      conns.push(new RawConnection(r.target, tally));
+      await sleep(started + ((i + 1) * 1000) / r.params['per-second'] - Date.now());
+    }
+    await Promise.all(conns.map((c) => c.opened));
+    await holdUntilDone(r);
+    for (const c of conns) c.close();
+    return tally;
+  },
+};
+
+export const ABUSE_PROFILES: Record<string, AbuseProfile> = Object.fromEntries(
+  [subscriptionFlood, unterminatedLine, oversizedBatch, proofStorm, idleConnections].map((p) => [p.name, p]),
+);

@@ -1,0 +1,22 @@
+import { parseAbuseSpec } from '../../../../src/engine/abuse/spec';
+import { UserError } from '../../../../src/core/user-error';
+
+it('reads a profile with its defaults, and parameters over them', () => {
+  const s = parseAbuseSpec('subscription-flood:subscriptions=500');
+  expect(s.profile.name).toBe('subscription-flood');
+  expect(s.params).toEqual({ subscriptions: 500, chunk: 500 });
+  expect(parseAbuseSpec('idle-connections').params.connections).toBe(1000);
+});
+
+it.each([
+  ['no-such-profile', /no abuse profile "no-such-profile"/],
+  ['idle-connections:nope=3', /has no parameter "nope"/],
+  ['idle-connections:connections=0', /connections must be a whole number from 1 to 100000/],
+  ['idle-connections:connections=100001', /from 1 to 100000/],
+  ['idle-connections:connections=2.5', /not "2.5"/],
+  ['idle-connections:connections', /not ""/],
+])('refuses %s in one line naming it', (text, why) => {
+  expect(() => parseAbuseSpec(text)).toThrow(UserError);
+  expect(() => parseAbuseSpec(text)).toThrow(why);
+  expect(() => parseAbuseSpec(text)).toThrow(text);
+});
