@@ -6,7 +6,6 @@
  * for the run once every server has answered, and hands back how the plan ended. It emits events
  * and knows nothing about terminals.
  */
-import type { ObservedReplies } from '../core/observed-replies';
 import { EventEmitter } from 'node:events';
 import type { DatasetLine, LoadedDataset } from '../core/dataset-line';
 import { ResultsStore, type SampleRow } from '../store/results';
@@ -82,8 +81,6 @@ export interface ServerInfo {
   protocol: string;
   banner?: string;
   features?: unknown;
-  /** What the handshake saw of padded and held replies (ElectrumX's hold). */
-  replies?: ObservedReplies;
 }
 
 /** The run's record, as the run session keeps it: asked for once every server answered. */

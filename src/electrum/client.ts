@@ -66,6 +66,8 @@ export interface ClientOptions {
   betweenReplies?: () => void;
   /** Skip server.features / server.banner after the handshake (the pool's fast path). */
   skipServerInfo?: boolean;
+  /** After the handshake, look at how the server sends its replies (probeReplyHold): the one look a run takes, before it. */
+  probeReplyHold?: boolean;
   /** What server.version asks for: a [min, max] range (default 1.4–1.6) or one version. */
   protocolVersion?: string | [string, string];
   /**
@@ -217,7 +219,7 @@ export class ElectrumClient extends EventEmitter {
     const known = client.server;
     const again = await ElectrumClient.connect({ ...opts, skipServerInfo: true });
     again.server = { ...known, ...again.server };
-    if (!opts.websocket) again.server.replies = await again.probeReplyHold();
+    if (opts.probeReplyHold && !opts.websocket) again.server.replies = await again.probeReplyHold();
     return again;
   }
 
@@ -477,7 +479,7 @@ export class ElectrumClient extends EventEmitter {
     } catch {
       /* not offered */
     }
-    if (!this.opts.websocket && !this.closed) this.server.replies = await this.probeReplyHold();
+    if (this.opts.probeReplyHold && !this.opts.websocket && !this.closed) this.server.replies = await this.probeReplyHold();
   }
 
   /**
@@ -487,7 +489,8 @@ export class ElectrumClient extends EventEmitter {
    * the constant is not a setting, an operator may have patched it). The handshake's replies show
    * the padding. Where they are padded, a reply over 1 KiB (eight headers) spends that budget and a
    * ping right after it is the small reply the hold would delay: its round trip says whether the
-   * run's latencies contain the hold. Two calls, only on a server that pads.
+   * run's latencies contain the hold. Two calls, only on a server that pads, and only on the one
+   * connection asked to look (`probeReplyHold`: runs/reachable.ts, before the run).
    */
   private async probeReplyHold(): Promise<ObservedReplies> {
     if (this.paddedLines === 0) return { padded: false, smallReplyMs: null };

@@ -52,7 +52,6 @@ export function mergeTurns(turns: readonly ServerResult[], paced: TurnsPaced): S
     url: first.url,
     software: turns.find((r) => r.software !== null)?.software ?? null,
     protocol: turns.find((r) => r.protocol !== null)?.protocol ?? null,
-    replies: turns.find((r) => r.replies !== null)?.replies ?? null,
     durationMs,
     startedAtMs: first.startedAtMs,
     totals,

@@ -6,7 +6,6 @@
  * latencies (the one check of src/core/generator-check.ts).
  * It emits events and knows nothing about terminals.
  */
-import type { ObservedReplies } from '../core/observed-replies';
 import { EventEmitter } from 'node:events';
 import type { DatasetLine } from '../core/dataset-line';
 import type { ServerTarget } from '../servers/targets';
@@ -69,8 +68,6 @@ export interface ServerResult {
   /** As the server announced itself; null when its units opened nothing up front (wallet syncs). */
   software: string | null;
   protocol: string | null;
-  /** What its first connection's handshake saw of padded and held replies (client.ts); null when not looked at. */
-  replies: ObservedReplies | null;
   durationMs: number;
   /** Epoch ms of the schedule clock's 0 (the totals' times are ns after it). */
   startedAtMs: number;
@@ -296,7 +293,6 @@ export class LoadRunner extends EventEmitter {
       url: targetUrl(target),
       software: info?.software ?? null,
       protocol: info?.protocol ?? null,
-      replies: info?.replies ?? null,
       // The achieved rate is over the schedule's length, not the drain after it.
       durationMs: Math.max(1, this.scheduleMs),
       startedAtMs: startMs,

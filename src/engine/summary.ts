@@ -14,8 +14,8 @@ export interface ServerSummary {
   server: string;
   url: string;
   software: string | null;
-  /** What the handshake saw of padded and held replies (ElectrumX's hold); null when not looked at. */
-  replies: ObservedReplies | null;
+  /** What the server showed of held replies before the run (ElectrumX's hold, runs/reachable.ts); absent when not looked at. */
+  replies?: ObservedReplies | null;
   status: string;
   durationS: number;
   sent: number;
@@ -63,7 +63,6 @@ export function summarise(r: ServerResult): ServerSummary {
     server: r.server,
     url: r.url,
     software: r.software,
-    replies: r.replies,
     status: r.status,
     durationS: Math.round(r.durationMs) / 1000,
     sent: t.sent,

@@ -5,7 +5,6 @@
  * wallet sync, src/wallet/sync-units.ts). The runner owns the schedule, the seconds and the
  * summary; a source owns what a unit is and how what is still under way at the end is cut short.
  */
-import type { ObservedReplies } from '../core/observed-replies';
 import type { IterationContext } from './iteration';
 import type { RunClock } from './run-clock';
 import type { RequestSink } from './sinks/request-sink';
@@ -14,7 +13,7 @@ export interface UnitSource<M extends string = string> {
   /** Opens what the units share; rejects (with a line naming the server) when it cannot. */
   open(): Promise<void>;
   /** The server's software and protocol as it announced them, once open; null when nothing is opened up front. */
-  readonly server: { software: string; protocol: string; replies?: ObservedReplies } | null;
+  readonly server: { software: string; protocol: string } | null;
   /**
    * The iteration the executor starts units of, each unit's one outcome recorded in `sink`;
    * `failed` when a unit threw rather than ended (the run stops, and fails with `failure`).

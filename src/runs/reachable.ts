@@ -30,11 +30,11 @@ export async function ensureReachable(
   }
 }
 
-/** What each server said of itself on that connection (with what its handshake saw of held replies), by name. */
+/** What each server said of itself on that connection, by name, with what it showed of held replies: the run's one look at them. */
 async function reachEach(targets: ServerTarget[], o: Parameters<typeof ensureReachable>[1], expected?: ExpectedNetwork | null): Promise<Map<string, ServerInfo>> {
   const said = new Map<string, ServerInfo>();
   for (const t of targets) {
-    const pool = openPool(t, { timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, tlsInsecure: o.tlsInsecure, ca: o.ca, concurrency: 1, clientName: 'electrum-bench' });
+    const pool = openPool(t, { timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, tlsInsecure: o.tlsInsecure, ca: o.ca, concurrency: 1, clientName: 'electrum-bench', probeReplyHold: true });
     try {
       try {
         said.set(t.name, await pool.start());

@@ -43,12 +43,11 @@ export class ConnectionSet extends SlotRing<ElectrumClient> implements LoadConne
 
   /**
    * Opens every connection; on the first failure closes what did open and rejects (a server that
-   * refuses some of our connections, e.g. a per-IP cap, before any load). The first has the whole
-   * handshake, as start()'s: the identity the run records, and what it saw of held replies.
+   * refuses some of our connections, e.g. a per-IP cap, before any load).
    */
   async open(): Promise<void> {
     try {
-      await Promise.all(this.slots.map((_, i) => this.connect(i, true, i === 0)));
+      await Promise.all(this.slots.map((_, i) => this.connect(i, true)));
     } catch (err) {
       this.close();
       throw err;
@@ -87,9 +86,7 @@ export class ConnectionSet extends SlotRing<ElectrumClient> implements LoadConne
           }
           slot.client = client;
           this.created++;
-          // The whole handshake's identity wins over a quicker connection's (open() opens all at once).
-          if (withServerInfo) this.server = client.server;
-          else this.server ??= client.server;
+          this.server ??= client.server;
           client.on('close', () => {
             if (this.closed) return;
             if (!slot.lent) this.evicted++;

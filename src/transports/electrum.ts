@@ -13,7 +13,7 @@ export const ELECTRUM: Transport = {
   scheme: TRANSPORT_SCHEMES.electrum,
   speaksElectrum: true,
   bindsSourceAddresses: true,
-  openPool: (t, o) => new ConnectionSet({ ...socketOptions(t, o), maxLineBytes: o.maxLineBytes, measureLoop: true, clientName: o.clientName }, o.concurrency, 1),
+  openPool: (t, o) => new ConnectionSet({ ...socketOptions(t, o), maxLineBytes: o.maxLineBytes, measureLoop: true, clientName: o.clientName, probeReplyHold: o.probeReplyHold }, o.concurrency, 1),
   followTip: (t, o) => TipFollower.start({ ...socketOptions(t, o), signal: o.signal }),
   openConnections: (t, o) =>
     new ConnectionSet({ ...socketOptions(t, o), maxLineBytes: o.maxLineBytes, keepaliveMs: 0, skipLargeResults: true }, o.connections, o.pipeline, o.sourceAddresses),

@@ -39,6 +39,8 @@ export interface TransportOptions {
   concurrency: number;
   clientName: string;
   signal?: AbortSignal;
+  /** The first connection looks at how the server sends its replies (client.ts probeReplyHold). */
+  probeReplyHold?: boolean;
 }
 
 export interface ConnectionOptions {

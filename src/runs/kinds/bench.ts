@@ -30,6 +30,7 @@ import { mapped } from '../../engine/sinks/unit-sink';
 import { runSweep, type Sweep } from '../../engine/sweep';
 import { benchAbVerdicts } from '../../verdicts/bench';
 import type { AbVerdicts } from '../../verdicts/comparison';
+import type { ObservedReplies } from '../../core/observed-replies';
 import { ensureReachable } from '../reachable';
 import { prepareSampling } from '../resource-sampling';
 import { stoppedCode } from '../exit-code';
@@ -75,7 +76,8 @@ export async function benchSession(run: BenchRun): Promise<number> {
   const session = await RunSession.claim({ db: run.db, watch: run.watch, title: run.title, ignoreUnanswered: run.ignoreUnanswered });
   try {
     // Every server answers, on the dataset's chain, before the database is touched.
-    if (run.resume === undefined) await ensureReachable(run.opts.servers, run.opts, expectedNetwork(run.opts.datasetPath, run.dataset.lines));
+    // What each showed there of held replies (the run's one look) goes with its record; a resumed run has its own.
+    const said = run.resume === undefined ? await ensureReachable(run.opts.servers, run.opts, expectedNetwork(run.opts.datasetPath, run.dataset.lines)) : new Map<string, { replies?: ObservedReplies }>();
     const store = session.openStore();
     // Said on every run it applies to (a resumed one too): its latencies come from an unverified peer.
     if (run.opts.tlsInsecure && run.opts.servers.some((t) => t.tls)) run.log('electrum-bench: warning: --tls-insecure: server certificates are not verified');
@@ -85,7 +87,7 @@ export async function benchSession(run: BenchRun): Promise<number> {
       () => runner?.flushNow(),
     );
     const measure = async (opts: BenchOptions): Promise<number> => {
-      const outcome = await measureOnce(session, store, run, opts, (r) => (runner = r));
+      const outcome = await measureOnce(session, store, run, opts, said, (r) => (runner = r));
       run.print(outcome);
       return session.finish(outcome);
     };
@@ -101,10 +103,10 @@ export async function benchSession(run: BenchRun): Promise<number> {
   }
 }
 
-async function measureOnce(session: RunSession, store: ResultsStore, run: BenchRun, opts: BenchOptions, started: (r: BenchRunner) => void): Promise<RunOutcome<BenchDetail>> {
+async function measureOnce(session: RunSession, store: ResultsStore, run: BenchRun, opts: BenchOptions, said: ReadonlyMap<string, { replies?: ObservedReplies }>, started: (r: BenchRunner) => void): Promise<RunOutcome<BenchDetail>> {
   const servers = opts.servers.map((t) => t.name);
   const live = session.outputs.empty ? undefined : new PlannedRunLive(session.outputs, { passes: opts.passes, warmup: opts.warmup, concurrency: opts.concurrency, servers }, () => measure.stop());
-  const measure = new BenchMeasure(store, opts, { resume: run.resume, sinks: live ? [mapped(live, callEnd)] : [], record: (make) => session.record(make), stopped: () => session.stopped, coldStart: run.coldStart });
+  const measure = new BenchMeasure(store, opts, { resume: run.resume, sinks: live ? [mapped(live, callEnd)] : [], record: (make) => session.record(make), stopped: () => session.stopped, coldStart: run.coldStart, said });
   const { runner } = measure;
   started(runner);
   run.observe?.(runner);
@@ -175,6 +177,8 @@ export class BenchMeasure {
       /** Whether a stop was asked for besides this measure's own stop(). */
       stopped?: () => boolean;
       coldStart?: ColdStart;
+      /** What each server showed of held replies before the run (runs/reachable.ts), stored with a new record. */
+      said?: ReadonlyMap<string, { replies?: ObservedReplies }>;
     } = {},
   ) {
     this.runner = new BenchRunner(opts, store, o.sinks ?? [], o.coldStart);
@@ -190,7 +194,7 @@ export class BenchMeasure {
   async run(dataset: LoadedDataset): Promise<BenchResult> {
     const { store, opts } = this;
     const record = this.o.record ?? ((make) => make());
-    const end = await this.runner.run(dataset, records(store, opts, dataset, this.o.resume, record));
+    const end = await this.runner.run(dataset, records(store, opts, dataset, this.o.resume, record, this.o.said));
     const stopped = this.stopAsked || (this.o.stopped?.() ?? false);
     const status = statusOf({ failed: end.failure !== undefined, aborted: false, stopped, planDone: end.planDone });
     store.finishRun(end.runId, status, { selfcheck: { ...end.selfCheck, scheduler: end.scheduler }, pool: end.pool });
@@ -215,7 +219,14 @@ export class BenchMeasure {
 }
 
 /** The run's record: a new one once every server answered, or the resumed one found and checked; a session of it recorded. */
-function records(store: ResultsStore, opts: BenchOptions, dataset: LoadedDataset, resume: number | undefined, record: <R extends { runId: number }>(make: () => R) => R): BenchRecords {
+function records(
+  store: ResultsStore,
+  opts: BenchOptions,
+  dataset: LoadedDataset,
+  resume: number | undefined,
+  record: <R extends { runId: number }>(make: () => R) => R,
+  said?: ReadonlyMap<string, { replies?: ObservedReplies }>,
+): BenchRecords {
   return {
     open: (lines, infos) => {
       const opened = record(() => {
@@ -246,7 +257,7 @@ function records(store: ResultsStore, opts: BenchOptions, dataset: LoadedDataset
             protocol: infos[i].protocol,
             banner: infos[i].banner ?? null,
             features_json: infos[i].features === undefined ? null : JSON.stringify(infos[i].features),
-            setup_json: infos[i].replies === undefined ? null : JSON.stringify({ replies: infos[i].replies }),
+            setup_json: said?.get(t.name)?.replies === undefined ? null : JSON.stringify({ replies: said.get(t.name)!.replies }),
           })),
           lines,
         );

@@ -163,7 +163,8 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   // A coordinated test is judged once, on the merged run, by its coordinator.
   const tracker = plan.thresholds.length && !test ? createThresholdTracker(plan.thresholds, { servers: names }) : undefined;
   if (run.tlsInsecure && run.servers.some((t) => t.tls)) run.log('electrum-bench: warning: --tls-insecure: server certificates are not verified');
-  await ensureReachable(run.servers, opts, expectedNetwork(run.dataset.file, run.lines));
+  // What each showed there of held replies is the run's one look at them (runs/reachable.ts).
+  const said = await ensureReachable(run.servers, opts, expectedNetwork(run.dataset.file, run.lines));
   await test?.coordinator?.awaitShards(Math.max(0, test.readyBy - Date.now()), plan.readyTimeoutMs);
   if (test) opts.rendezvous = (server) => test.link.rendezvous(server);
   // Pinned once every input is checked, before the first thread the run starts (they inherit it).
@@ -236,8 +237,9 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   const sampling = run.resources.length ? prepareSampling(results.db, 'load', run.resources, run.sampleEveryS) : undefined;
   await sampling?.ready;
   sampling?.start(runId);
-  const serverDone = (target: { name: string }, r: { software: string | null; protocol: string | null; replies: ObservedReplies | null }) =>
-    store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol, r.replies);
+  const repliesOf = (name: string): ObservedReplies | null => said.get(name)?.replies ?? null;
+  const serverDone = (target: { name: string }, r: { software: string | null; protocol: string | null }) =>
+    store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol, repliesOf(target.name));
   const done = plan.turnMs
     ? await serversInTurns(runner, opts.servers, { totalMs: plan.durationMs, turnMs: plan.turnMs }, { server: serverDone })
     : await serversInTurn(runner, opts.servers, search, { step: (target, s) => run.log(stepLine(target, s, search!)), server: serverDone });
@@ -247,7 +249,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   for (const f of searches) f.pinning = pinningText(cpus, run.resources.filter((t) => (t.servers ?? [t.name]).includes(f.server)));
   // Per request only for a single profile per server: a search's steps are not all kept here.
   const costs = await sampling?.stop(search ? new Map() : new Map(outcomes.map((o) => [o.server, o.totals.sent])));
-  const summaries = outcomes.map(summarise);
+  const summaries = outcomes.map((o) => ({ ...summarise(o), replies: repliesOf(o.server) }));
   // An A/B run's verdicts, from its seconds as stored, go with each judged server's outcomes.
   const ab = plan.baseline !== undefined && !failure ? loadAbVerdicts(results, runId, plan.failOnRegressionPct) : undefined;
   for (const s of summaries) store.setServerOutcome(serverIds.get(s.server)!, { ...storedOutcome(s), ...(ab?.byServer.has(s.server) ? { abVerdicts: ab.byServer.get(s.server) } : {}) });

@@ -63,7 +63,7 @@ afterEach(async () => {
 async function handshake(opts: { pad: boolean; holdMs: number }) {
   const served = await serve(opts);
   open.push(served);
-  const client = await ElectrumClient.connect({ host: '127.0.0.1', port: served.port, timeoutMs: 5000 });
+  const client = await ElectrumClient.connect({ host: '127.0.0.1', port: served.port, timeoutMs: 5000, probeReplyHold: true });
   client.close();
   return { replies: client.server.replies, methods: served.methods };
 }
@@ -86,4 +86,13 @@ test('unpadded replies: nothing held, and no probe asked of the server', async (
   expect(replies).toEqual({ padded: false, smallReplyMs: null });
   expect(methods).not.toContain('server.ping');
   expect(methods).not.toContain('blockchain.block.headers');
+});
+
+test("not asked to look (a run's own connections: the look is taken once, before the run), a padding server is asked nothing more", async () => {
+  const served = await serve({ pad: true, holdMs: 700 });
+  open.push(served);
+  const client = await ElectrumClient.connect({ host: '127.0.0.1', port: served.port, timeoutMs: 5000 });
+  client.close();
+  expect(client.server.replies).toBeUndefined();
+  expect(served.methods).not.toContain('server.ping');
 });

@@ -46,7 +46,7 @@ test('negotiates the protocol version and keeps the server identity', async () =
 test('a server that drops the connection on server.features (Esplora) still gives a usable, identified client', async () => {
   const dropper = await startMisbehavingServer({ closeOnUnknown: true, software: 'electrs-esplora 0.4.1' });
   try {
-    const c = await ElectrumClient.connect({ host: '127.0.0.1', port: dropper.port, timeoutMs: 2000, keepaliveMs: 0 });
+    const c = await ElectrumClient.connect({ host: '127.0.0.1', port: dropper.port, timeoutMs: 2000, keepaliveMs: 0, probeReplyHold: true });
     clients.push(c);
     expect(c.usable).toBe(true);
     expect(c.server.software).toBe('electrs-esplora 0.4.1');

@@ -34,7 +34,6 @@ async function step(rate: number, serviceMs: number, lagMs: number, opts: { boun
     url: 'tcp://127.0.0.1:1',
     software: 'x',
     protocol: '1.4',
-    replies: null,
     durationMs: 1000,
     startedAtMs: 0,
     totals: rec.totals,
