@@ -49,6 +49,6 @@ test('a server off loopback and the lab is refused before any connection, in one
   const r = load(['--server', 'electrs@192.0.2.1:50001', '--rate', '1', '--duration', '40s', '--abuse', 'subscription-flood', '--db', path.join(tmp, 'refused.sqlite')]);
   expect(r.status).toBe(2);
   expect(Date.now() - started).toBeLessThan(5000);
-  expect(r.stderr.trim().split('\n').filter((l) => l.trim()).slice(-1)[0]).toMatch(/--abuse subscription-flood: server electrs \(192\.0\.2\.1\).*--i-operate-this-server/);
+  expect(r.stderr.trim().split('\n').filter((l) => l.trim()).slice(-1)[0]).toMatch(/--abuse subscription-flood pushes .*electrs \(192\.0\.2\.1\).*--i-operate-this-server/);
   expect(fs.existsSync(path.join(tmp, 'refused.sqlite'))).toBe(false);
 });

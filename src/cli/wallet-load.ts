@@ -28,7 +28,7 @@ import { printWalletLoad } from './print-wallet';
 import { limitsOf } from './server-limits';
 import { parseAbuseSpec } from '../engine/abuse/spec';
 import { parseDurationMs } from '../core/duration';
-import { refuseUnoperatedTargets } from '../runs/operated-target';
+import { refuseUnlessOperated } from '../core/target-safety';
 
 export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
   workload: string;
@@ -179,7 +179,7 @@ async function walletLoadRunOf(a: WalletLoadArgs, plan: WalletLoadPlan): Promise
     throw new UserError(`${option} needs about ${needed} open files, but the limit that applies is ${limit.soft} (hard ${limit.hard}); raise it (ulimit -n) or hold fewer`);
   }
   const targets = electrumTargets(resolved.targets, a.lab);
-  if (plan.abuse) refuseUnoperatedTargets(targets.map((t) => ({ name: t.name, host: t.host, lab: onLab.has(t.name) })), plan.operated === true, `--abuse ${plan.abuse.spec.text}`);
+  if (plan.abuse) refuseUnlessOperated(`--abuse ${plan.abuse.spec.text}`, targets.map((t) => ({ name: t.name, host: t.host, lab: onLab.has(t.name) })), plan.operated === true);
   const caFile = a.ca ?? resolved.labCaFile;
   const log = (line: string) => process.stderr.write(`[load] ${line}\n`);
   return {

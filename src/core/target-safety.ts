@@ -1,9 +1,9 @@
 /**
- * Who may be probed past their limits. `limits` (and the abuse profiles after it) send what a
- * server may take for an attack: it targets this machine (127.0.0.0/8, ::1, `localhost`, the lab)
- * unless the user states they operate the server, with OPERATE_FLAG, which the run records. The
- * check runs before any connection and never resolves a name: a host that only a resolver could
- * call loopback is not taken as one.
+ * Who may be probed past their limits. `limits` and the abuse profiles send what a server may take
+ * for an attack: they target this machine (127.0.0.0/8, ::1, and `localhost`, which RFC 6761 §6.3
+ * reserves for it) and the lab's servers, unless the user states they operate the server, with
+ * OPERATE_FLAG, which the run records. The check runs before any connection and never resolves a
+ * name: a host that only a resolver could call loopback is not taken as one.
  */
 import net from 'node:net';
 import { UserError } from './user-error';
@@ -23,16 +23,24 @@ export function isLoopbackHost(host: string): boolean {
   return false;
 }
 
+/** A target as the rule sees it: its name for the refusal, its host, and whether the lab made it. */
+export interface GuardedTarget {
+  name: string;
+  host: string;
+  lab?: boolean;
+}
+
 /**
- * Throws the one line that refuses a probe of servers not on this machine, unless `operates` (the
- * user gave OPERATE_FLAG). `command` names what refuses (`limits`).
+ * Throws the one line (exit 2) that refuses a probe of servers neither on this machine nor the
+ * lab's, unless `operates` (the user gave OPERATE_FLAG). `what` names what refuses (`limits`,
+ * `--abuse subscription-flood`).
  */
-export function refuseUnlessOperated(command: string, targets: ReadonlyArray<{ name: string; host: string }>, operates: boolean): void {
+export function refuseUnlessOperated(what: string, targets: readonly GuardedTarget[], operates: boolean): void {
   if (operates) return;
-  const remote = targets.filter((t) => !isLoopbackHost(t.host));
+  const remote = targets.filter((t) => !t.lab && !isLoopbackHost(t.host));
   if (remote.length === 0) return;
   const named = remote.map((t) => `${t.name} (${t.host})`).join(', ');
   throw new UserError(
-    `${command} pushes servers past their limits and targets loopback or --lab only: ${named} is not on this machine; if you operate it, say so with ${OPERATE_FLAG}`,
+    `${what} pushes servers past their limits and targets loopback or --lab only: ${named} is not on this machine; if you operate it, say so with ${OPERATE_FLAG}`,
   );
 }
