@@ -131,3 +131,22 @@ test('--tls-insecure against a plain TCP server says nothing (nothing left unver
   );
   expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
 });
+
+test('dataset addresses through the TLS port: refused without --ca (nothing written), counted with the lab CA', () => {
+  const t = labEnv().electrumxTls;
+  const line = fs.readFileSync(labEnv().datasetPath, 'utf8').split('\n').find((l) => l.includes('"address":"'))!;
+  const { address, txCount } = JSON.parse(line) as { address: string; txCount: number };
+  const run = (out: string, extra: string[]) =>
+    spawnSync(TSX, [path.join(ROOT, 'src', 'cli', 'dataset.ts'), 'addresses', '--count-via', `electrums://${t.host}:${t.port}`, address, '--out', out, ...extra], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const refusedOut = path.join(tmp, 'refused.jsonl');
+  const refused = run(refusedOut, []);
+  expect(refused.status).toBe(2);
+  expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+  expect(refused.stderr).toContain(`electrums://${t.host}:${t.port}`);
+  expect(fs.existsSync(refusedOut)).toBe(false);
+  const out = path.join(tmp, 'counted.jsonl');
+  const counted = run(out, ['--ca', t.caFile]);
+  expect({ status: counted.status, stderr: counted.stderr }).toEqual({ status: 0, stderr: '' });
+  const written = JSON.parse(fs.readFileSync(out, 'utf8').split('\n')[0]) as { address: string; txCount: number };
+  expect({ address: written.address, txCount: written.txCount }).toEqual({ address, txCount });
+});

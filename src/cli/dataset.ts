@@ -43,6 +43,7 @@ function countViaFlags<T>(y: Argv<T>) {
   return y
     .option('count-via', { type: 'string', describe: 'Electrum server: electrum://HOST:PORT or electrums://HOST:PORT (TLS)' })
     .option('tls-insecure', { type: 'boolean', default: false, describe: 'accept any TLS certificate from --count-via' })
+    .option('ca', { type: 'string', describe: 'PEM file of extra CA certificates to trust for --count-via' })
     .option('count-profile', { type: 'string', describe: 'server profile for batch caps and errors (default: from server.version)' })
     .option('count-connections', { type: 'string', describe: 'connections to --count-via (default 4)' })
     .option('count-timeout', { type: 'string', describe: 'seconds per counting batch (default 60)' });

@@ -3,12 +3,9 @@
  * and `--tls` options (bench and load take the same ones). The lab is resolved here, in the CLI, so nothing
  * under src/bench/ or src/load/ knows it.
  */
-import fs from 'node:fs';
-import { X509Certificate } from 'node:crypto';
 import { completeTarget, parseServerSpec, ServerTarget, checkPort } from '../servers/targets';
 import { transportOf } from '../transports/registry';
 import { labTargets, labWebSocketTargets } from './lab-targets';
-import { claimInput } from '../core/output-path';
 import { UserError } from '../core/user-error';
 
 export interface TargetArgs {
@@ -85,27 +82,6 @@ async function labVersionTarget(spec: string, tls: boolean): Promise<ServerTarge
   if (tls) throw new UserError(`--server ${spec}: the lab's servers in other versions listen on plain TCP only; drop --tls`);
   const { caFile: _ca, ...target } = found;
   return { ...target, name: m[1] ?? target.name };
-}
-
-/** Checked here, before connecting: a --ca that is not PEM would otherwise surface as the server's TLS failure. */
-export function readCa(file: string): Buffer {
-  claimInput(file, '--ca');
-  let pem: Buffer;
-  try {
-    pem = fs.readFileSync(file);
-  } catch (err) {
-    throw new UserError(`--ca: cannot read ${file}: ${(err as NodeJS.ErrnoException).code}`);
-  }
-  const certificates = pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
-  if (certificates.length === 0) throw new UserError(`--ca: ${file} holds no PEM certificate (no "-----BEGIN CERTIFICATE-----" block)`);
-  for (const [i, text] of certificates.entries()) {
-    try {
-      new X509Certificate(text);
-    } catch (err) {
-      throw new UserError(`--ca: ${file}: certificate ${i + 1} does not parse (${(err as Error).message})`);
-    }
-  }
-  return pem;
 }
 
 /** Wallets speak the Electrum protocol: a target that does not is left out when the lab brought it, refused when named. */

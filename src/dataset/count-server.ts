@@ -22,7 +22,7 @@ export async function openCountServer(
   opts: { connections: number; timeoutMs: number; profile: ProfileName | 'auto' },
 ): Promise<CountServer> {
   const pool = new ConnectionSet(
-    { host: target.host, port: target.port, tls: target.tls, websocket: target.websocket, tlsInsecure: target.tlsInsecure, timeoutMs: opts.timeoutMs, clientName: 'electrum-bench dataset' },
+    { host: target.host, port: target.port, tls: target.tls, websocket: target.websocket, tlsInsecure: target.tlsInsecure, ca: target.ca, timeoutMs: opts.timeoutMs, clientName: 'electrum-bench dataset' },
     opts.connections,
     1,
   );

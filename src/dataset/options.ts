@@ -4,6 +4,7 @@
  * as strings (yargs parses "abc" to NaN, which would make for a worse message).
  */
 import path from 'node:path';
+import { readCa } from '../core/ca-file';
 import { UserError } from '../core/user-error';
 import { claimInput, claimOutputFile, makeDirs } from '../core/output-path';
 import { MAX_TIMER_MS } from '../core/timer-limit';
@@ -41,6 +42,8 @@ export interface ElectrumTarget {
   tls: boolean;
   websocket?: boolean;
   tlsInsecure: boolean;
+  /** --ca: extra CA certificates to trust (PEM), read before any connection. */
+  ca?: Buffer;
   label: string; // electrum://host:port (ws:// over WebSocket), for messages and the manifest
 }
 
@@ -118,7 +121,7 @@ export interface CountViaOptions {
 
 function countViaOptions(raw: Raw): CountViaOptions {
   return {
-    countVia: electrumTarget(str(raw, 'count-via', true)!, raw['tls-insecure'] === true),
+    countVia: { ...electrumTarget(str(raw, 'count-via', true)!, raw['tls-insecure'] === true), ...(str(raw, 'ca') !== undefined ? { ca: readCa(str(raw, 'ca')!) } : {}) },
     countProfile: oneOf(raw, 'count-profile', ['auto', ...PROFILE_NAMES], DEFAULTS.countProfile),
     countConnections: integer(raw, 'count-connections', { min: 1, max: 64 }) ?? DEFAULTS.countConnections,
     countTimeoutMs: (integer(raw, 'count-timeout', { min: 1, max: Math.floor(MAX_TIMER_MS / 1000) }) ?? DEFAULTS.countTimeoutSec) * 1000,

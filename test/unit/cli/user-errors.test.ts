@@ -526,6 +526,7 @@ const CASES: Case[] = [
   { name: "server: dataset addresses, block 0's header answered null", cli: 'dataset', args: (c) => ['addresses', '--count-via', `electrum://127.0.0.1:${c.nulls}`, walletScript(1).address, '--out', path.join(c.dir, 'o.jsonl')], names: (c) => [`127.0.0.1:${c.nulls}`, 'answered blockchain.block.header with null'] },
   { name: 'tls: --ca that is not PEM', cli: 'bench', args: (c) => bench(c, '--ca', c.fx('not-a-cert.pem')), names: (c) => ['--ca', c.fx('not-a-cert.pem')] },
   { name: 'tls: --ca whose certificate does not parse', cli: 'load', args: (c) => ['--server', `electrumx@ssl://127.0.0.1:${c.dead}`, '--dataset', c.fx('good.jsonl'), '--rate', '1', '--db', path.join(c.dir, 'r.sqlite'), '--ca', c.fx('broken-cert.pem')], names: (c) => ['--ca', c.fx('broken-cert.pem')] },
+  { name: 'tls: dataset --ca that is not PEM', cli: 'dataset', args: (c) => ['addresses', '--count-via', `electrums://127.0.0.1:${c.dead}`, 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080', '--out', path.join(c.dir, 'ca.jsonl'), '--ca', c.fx('not-a-cert.pem')], names: (c) => ['--ca', c.fx('not-a-cert.pem')] },
   { name: 'tls: --ca that does not exist', cli: 'bench', args: (c) => bench(c, '--ca', c.fx('missing.pem')), names: (c) => ['--ca', c.fx('missing.pem')] },
 
   // --param restarts a lab server: never one merely sharing a lab server's profile name
