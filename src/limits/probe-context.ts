@@ -20,8 +20,13 @@ export interface ProbeContext {
 export const CLIENT_NAME = 'electrum-bench limits';
 export const VERSION_LINE = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'server.version', params: [CLIENT_NAME, ['1.4', '1.6']] }) + '\n';
 
-export function connectFrom(c: ProbeContext, localAddress: string | undefined): Promise<ElectrumClient> {
-  return ElectrumClient.connect({
+/**
+ * A probe's connection, closed by a stop at any point of its life: the client listens to the
+ * signal only until its handshake is done, and a probe's call after it (a batch, a history that
+ * is the server's largest reply) would otherwise keep a stop waiting its whole timeout.
+ */
+export async function connectFrom(c: ProbeContext, localAddress: string | undefined): Promise<ElectrumClient> {
+  const client = await ElectrumClient.connect({
     host: c.host,
     port: c.port,
     timeoutMs: c.timeoutMs,
@@ -32,6 +37,14 @@ export function connectFrom(c: ProbeContext, localAddress: string | undefined): 
     signal: c.signal,
     ...(localAddress ? { localAddress } : {}),
   });
+  const onStop = () => client.close();
+  if (c.signal.aborted) {
+    client.close();
+    return client;
+  }
+  c.signal.addEventListener('abort', onStop, { once: true });
+  client.once('close', () => c.signal.removeEventListener('abort', onStop));
+  return client;
 }
 
 /** What a failed call or connection says the server did. */

@@ -15,6 +15,8 @@ export interface LimitedOptions {
   subscriptions?: number;
   silent?: boolean;
   hangBatches?: boolean;
+  /** Answers server.version, then nothing: a probe's call after the handshake waits. */
+  versionOnly?: boolean;
 }
 
 export interface Limited {
@@ -58,6 +60,7 @@ export async function startLimitedServer(o: LimitedOptions): Promise<Limited> {
           return;
         }
         const msg = JSON.parse(line.toString('utf8')) as { id: unknown; method?: string } | Array<{ id: unknown; method?: string }>;
+        if (o.versionOnly && (Array.isArray(msg) || msg.method !== 'server.version')) continue;
         if (!Array.isArray(msg)) socket.write(JSON.stringify(answer(msg)) + '\n');
         else if (o.hangBatches) continue;
         else if (o.batch !== undefined && msg.length > o.batch) socket.write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: 4, message: 'batch too large' } }) + '\n');

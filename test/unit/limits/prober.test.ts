@@ -75,3 +75,18 @@ test('a stop ends a probe waiting on a silent server within 2 s, and finds nothi
     await server.close();
   }
 });
+
+test('a stop ends a probe whose call, after the handshake, waits on the server within 2 s', async () => {
+  const server = await startLimitedServer({ versionOnly: true });
+  try {
+    const stop = new AbortController();
+    const found: LimitFinding[] = [];
+    const started = Date.now();
+    setTimeout(() => stop.abort(), 300);
+    await probeLimits({ host: '127.0.0.1', port: server.port }, { ...PLAN, limits: ['subscriptions-per-connection'], timeoutMs: 30_000 }, { known: new Map(), signal: stop.signal, found: (f) => found.push(f), log: () => undefined });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(found).toEqual([]);
+  } finally {
+    await server.close();
+  }
+}, 40_000);
