@@ -15,6 +15,7 @@ import type { DatasetLine } from '../core/dataset-line';
 import type { Mix } from '../core/load-types';
 import type { LimitFinding, LimitName, PastLimit } from '../core/server-limits';
 import { UserErrorLines } from '../core/user-error';
+import { isLoopbackHost } from '../core/target-safety';
 import type { WalletLine } from '../core/wallet-line';
 import type { WorkloadName } from '../core/wallet-scan';
 
@@ -52,6 +53,16 @@ export function rulingFinding(findings: readonly LimitFinding[], limit: LimitNam
   return of.filter((f) => f.source === 'measured').at(-1) ?? of.at(-1);
 }
 
+/**
+ * The source addresses a per-source limit spares. A measured finding knows only the value it met
+ * from its own source addresses; which addresses the server spares is its configuration's to say
+ * (Fulcrum's subnets_to_exclude_from_per_ip_limits spares 127.0.0.1 by default), so a measured
+ * limit spares what the configured one of the same limit does.
+ */
+function exemptFrom(findings: readonly LimitFinding[], f: LimitFinding): readonly string[] {
+  return f.exempt ?? findings.filter((o) => o.limit === f.limit && o.source !== 'measured' && o.exempt).at(-1)?.exempt ?? [];
+}
+
 /** One line per limit of `target` the demands cross (none when the plan fits what is known). */
 export function diagnose(target: DoctorTarget, demands: readonly Demand[], findings: readonly LimitFinding[]): string[] {
   const lines: string[] = [];
@@ -63,7 +74,7 @@ export function diagnose(target: DoctorTarget, demands: readonly Demand[], findi
     if (d.bySource) {
       const counted = d.bySource
         .map(({ source, amount }) => ({ source: source ?? systemSource(target.host), amount }))
-        .filter(({ source }) => !(source !== null && isExempt(source, f.exempt ?? [])));
+        .filter(({ source }) => !(source !== null && isExempt(source, exemptFrom(findings, f))));
       const most = Math.max(0, ...counted.map((c) => c.amount));
       if (most <= value) continue;
       const from = counted.filter((c) => c.amount === most).map((c) => c.source ?? "this machine's address");
@@ -97,11 +108,11 @@ export class PlanOverLimits extends UserErrorLines {
   }
 }
 
-/** The source address the system picks to reach `host`: 127.0.0.1 for a loopback server; unknown (null) otherwise. */
+/** The source address the system picks to reach `host`: 127.0.0.1 (or ::1) for a loopback server; unknown (null) otherwise. */
 function systemSource(host: string): string | null {
-  if (host === 'localhost' || /^127\./.test(host)) return '127.0.0.1';
-  if (host === '::1' || host === '[::1]') return '::1';
-  return null;
+  if (!isLoopbackHost(host)) return null;
+  // IPv6's loopback however written, but an IPv4-mapped address is reached over IPv4.
+  return host.includes(':') && !/::ffff:\d/i.test(host) ? '::1' : '127.0.0.1';
 }
 
 /** Whether `address` is one of `subnets` (`127.0.0.1/32`, `10.0.0.0/8`, a single address; IPv6 by exact address). */

@@ -155,10 +155,21 @@ test('a measured finding rules over a configured one, and a later one of a sourc
   expect(rulingFinding([...configured, ...lab], 'connections-per-source')?.value).toBe(30);
   expect(rulingFinding([measured('connections-per-source', 5), ...configured, ...lab], 'connections-per-source')?.value).toBe(5);
   expect(rulingFinding(configured, 'utxo-count')).toBeUndefined();
-  // A measured limit of 5 has no exemption: 6 from the system's choice on loopback are over it.
-  expect(diagnose(fulcrum, requestLoadDemands(requests({ connections: 6 })), [...configured, measured('connections-per-source', 5)])).toHaveLength(1);
+  // A measured limit of 5 spares what Fulcrum's configuration spares: 6 from the system's choice on
+  // loopback (127.0.0.1) are not over it, 6 from 127.0.0.2 are, and without a configured finding
+  // nothing is spared.
+  expect(diagnose(fulcrum, requestLoadDemands(requests({ connections: 6 })), [...configured, measured('connections-per-source', 5)])).toEqual([]);
+  expect(diagnose(fulcrum, requestLoadDemands(requests({ connections: 6, testConnections: 6, sourceAddresses: ['127.0.0.2'] })), [...configured, measured('connections-per-source', 5)])).toHaveLength(1);
+  expect(diagnose(fulcrum, requestLoadDemands(requests({ connections: 6 })), [measured('connections-per-source', 5)])).toHaveLength(1);
   // "none up to N tried" is no limit.
   expect(diagnose(fulcrum, requestLoadDemands(requests({ connections: 6 })), [{ ...measured('connections-per-source', 5), value: null }])).toEqual([]);
+});
+
+test("loopback however written is the system's own source, as the safety rule reads it", () => {
+  const over = (host: string) => diagnose({ name: 'fulcrum', host }, requestLoadDemands(requests({ connections: 13, testConnections: 13 })), [measured('connections-per-source', 12)])[0] ?? '';
+  for (const host of ['127.0.0.1', '127.0.0.9', 'LOCALHOST', '::ffff:127.0.0.1']) expect([host, over(host)]).toEqual([host, expect.stringContaining('13 connections from 127.0.0.1 ')]);
+  for (const host of ['::1', '0:0:0:0:0:0:0:1', '[::1]']) expect([host, over(host)]).toEqual([host, expect.stringContaining('13 connections from ::1 ')]);
+  expect(over('192.0.2.7')).toContain("13 connections from this machine's address");
 });
 
 test('subnets: IPv4 prefixes, single addresses, IPv6 by address', () => {
