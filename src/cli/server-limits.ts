@@ -19,7 +19,8 @@ export const DEFAULT_LIMITS_DB = 'results/limits.sqlite';
 
 /**
  * `limitsDb`: a database of `limits` runs (read only, never changed); each target's latest
- * findings there, matched by its URL as the limits run stored it. Given by the user and missing: refused.
+ * findings there, matched by its URL as the limits run stored it. Given by the user and missing or
+ * unreadable: refused; the default unreadable: said, and left out.
  */
 export async function limitsOf(targets: readonly ServerTarget[], limitsDb?: string): Promise<ServerLimits> {
   const { labLimitsAt } = await import('../lab/lab');
@@ -37,7 +38,12 @@ function measuredLimits(targets: readonly ServerTarget[], limitsDb: string | und
   try {
     store = ResultsStore.open(file, { readonly: true });
   } catch (err) {
-    throw new UserError(`--limits-db ${file}: cannot be read as a results database: ${(err as Error).message}`);
+    // The store names its own flag (--db); here the file is --limits-db's, or the default's.
+    const why = (err as Error).message.replace(/^--db: /, '').replace(`${file} `, '');
+    if (limitsDb !== undefined) throw new UserError(`--limits-db ${file}: cannot be read: ${why}`);
+    // Not asked for by name: a stray file there does not stop the run, and is said.
+    process.stderr.write(`electrum-bench: warning: the default limits database ${file} cannot be read (${why}); measured limits are left out (--limits-db names another)\n`);
+    return new Map();
   }
   try {
     const limits = new LimitStore(store);

@@ -39,3 +39,28 @@ test('a --limits-db that is not there is the user\'s mistake, named', async () =
   await expect(limitsOf([fulcrum], path.join(tmp, 'none.sqlite'))).rejects.toThrow(UserError);
   await expect(limitsOf([fulcrum], path.join(tmp, 'none.sqlite'))).rejects.toThrow(/--limits-db .*none\.sqlite: no such file/);
 });
+
+test('a file that is not a results database: refused when named by --limits-db (no --db in the line); the default one said and left out', async () => {
+  const dir = fs.mkdtempSync(path.join(tmp, 'stray-'));
+  fs.mkdirSync(path.join(dir, 'results'));
+  const stray = path.join(dir, 'results', 'limits.sqlite');
+  fs.writeFileSync(stray, 'not sqlite at all, but long enough to be read as a header by sqlite3 itself\n'.repeat(20));
+  const bytes = fs.readFileSync(stray);
+  const named = limitsOf([fulcrum], stray);
+  await expect(named).rejects.toThrow(UserError);
+  await expect(limitsOf([fulcrum], stray)).rejects.toThrow(new RegExp(`^--limits-db ${stray.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot be read: (?!.*--db)`));
+  const cwd = process.cwd();
+  const said: string[] = [];
+  const write = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (said.push(String(chunk)), true));
+  try {
+    process.chdir(dir);
+    const found = (await limitsOf([fulcrum])).get('f')!;
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((x) => x.source === 'configured')).toBe(true);
+  } finally {
+    process.chdir(cwd);
+    write.mockRestore();
+  }
+  expect(said).toEqual([expect.stringMatching(/^electrum-bench: warning: the default limits database results\/limits\.sqlite cannot be read \(.+\); measured limits are left out/)]);
+  expect(fs.readFileSync(stray)).toEqual(bytes);
+});
