@@ -221,6 +221,9 @@ export async function main(argv: string[]): Promise<number> {
 function refuseColdWith(a: Argv): void {
   if (a.workload !== undefined) throw new UserError('--cold is for the address bench: drop it with --workload');
   if (a.param !== undefined) throw new UserError('--cold and --param both restart the servers: give one of them');
+  // A cold restart starts the servers' counters again from zero, so a cold run samples no resources.
+  const sampling = (['server-pid', 'server-pidfile', 'server-datadir', 'metrics'] as const).filter((f) => a[f] !== undefined);
+  if (sampling.length) throw new UserError(`--cold samples no server resources (each restart starts their counters again): drop --${sampling.join(', --')}`);
   refuseColdHere();
 }
 
