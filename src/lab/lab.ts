@@ -840,8 +840,14 @@ export async function labColdRestart(names: readonly LabServerName[], whileStopp
       const tip = await rpc.call<number>('getblockcount');
       const watch = await mempoolWatch(rpc);
       const creds = readCredentials(paths.cookieFile);
-      const started = names.map((name) => ({ s: labServer(name), pid: startServer(cfg, paths, creds, labServer(name), {}, true) }));
-      for (const { s, pid } of started) await waitServerSynced(paths, s.name, s, electrumEndpoint(cfg, s), electrumTlsEndpoint(cfg, paths, s), pid, tip, watch);
+      // Each comes back with the settings it last ran with (a --param's, left by a stopped
+      // sweep): a cold pass measures the server the warm ones do, and its limits stay as recorded.
+      const last = readState(paths)?.settings ?? {};
+      const started = names.map((name) => ({ s: labServer(name), settings: last[name] ?? {}, pid: startServer(cfg, paths, creds, labServer(name), last[name] ?? {}, true) }));
+      for (const { s, settings, pid } of started) {
+        const limited = Object.keys(settings).length > 0;
+        await waitServerSynced(paths, s.name, s, electrumEndpoint(cfg, s), electrumTlsEndpoint(cfg, paths, s), pid, tip, limited ? [] : watch);
+      }
     } finally {
       rpc.close();
     }

@@ -36,6 +36,41 @@ export interface LimitsPlan {
   dataset: readonly DatasetLine[] | null;
 }
 
+/**
+ * Whether a stored finding answers `plan` as well as probing again would, so a rerun takes it
+ * over: one cut short (by its --seconds-per-limit) is not settled, and "none up to N tried" says
+ * nothing past N, so it is taken over only by a plan that would try no further.
+ */
+export function carriesOver(f: LimitFinding, plan: LimitsPlan): boolean {
+  // The probes' own note: the search ended before it had settled (prober's searched and sizes).
+  if (f.note?.includes('cut short')) return false;
+  if (f.value !== null) return true;
+  return f.triedUpTo >= (planBound(f.limit, plan) ?? Infinity);
+}
+
+/** The most a plan tries of a limit; null when the plan cannot say (no dataset for its sizes). */
+function planBound(limit: LimitName, plan: LimitsPlan): number | null {
+  const largest = (of: (l: DatasetLine) => number) => (plan.dataset?.length ? Math.max(...plan.dataset.map(of)) : null);
+  switch (limit) {
+    case 'connections-per-source':
+      return plan.maxConnectionsPerSource;
+    case 'connections-total':
+      return plan.maxConnections;
+    case 'subscriptions-per-connection':
+      return plan.maxSubscriptions;
+    case 'batch-size':
+      return plan.maxBatch;
+    case 'request-line-bytes':
+      return Math.max(1, Math.floor(plan.maxRequestBytes / LINE_STEP_BYTES)) * LINE_STEP_BYTES;
+    case 'history-size':
+      return largest((l) => l.txCount);
+    case 'utxo-count':
+      return largest((l) => l.utxoCount);
+    case 'response-bytes':
+      return plan.maxResponseBytes;
+  }
+}
+
 /** The limits whose probes are sized from a dataset's addresses: none without one. */
 export const DATASET_LIMITS: readonly LimitName[] = ['history-size', 'utxo-count', 'response-bytes'];
 

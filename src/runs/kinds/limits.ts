@@ -10,7 +10,7 @@ import { formatServerUrl } from '../../core/server-address';
 import type { LimitFinding, LimitName } from '../../core/server-limits';
 import type { ServerTarget } from '../../servers/targets';
 import { LimitStore, type LimitsServerFindings } from '../../store/limit-results';
-import { DATASET_LIMITS, probeLimits, type LimitsPlan } from '../../limits/prober';
+import { carriesOver, DATASET_LIMITS, probeLimits, type LimitsPlan } from '../../limits/prober';
 import { ensureReachable } from '../reachable';
 import { RunSession } from '../session';
 import type { RunOutcome } from '../outcome';
@@ -44,7 +44,7 @@ async function measure(session: RunSession, run: LimitsRun): Promise<RunOutcome<
   const tool = toolInfo();
   const { dataset: _lines, ...plan } = run.plan;
   const urls = run.servers.map((t) => formatServerUrl(t, 'tcp'));
-  const carried = run.servers.map((_, i) => (run.fresh ? [] : store.latestFindings(urls[i]).filter((c) => run.plan.limits.includes(c.finding.limit))));
+  const carried = run.servers.map((_, i) => (run.fresh ? [] : store.latestFindings(urls[i]).filter((c) => run.plan.limits.includes(c.finding.limit) && carriesOver(c.finding, run.plan))));
   const { runId, serverIds } = session.record(() =>
     store.createRun(
       { tool_version: tool.version, git_commit: tool.gitCommit, config: { plan, operates: run.operates, fresh: run.fresh }, dataset_path: run.dataset?.path ?? null, dataset_hash: run.dataset?.hash ?? null },

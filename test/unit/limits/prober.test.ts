@@ -4,7 +4,7 @@
  * up to" the plan's bound, findings already known are not probed again, and a stop ends a probe
  * waiting on a silent server within 2 s.
  */
-import { probeLimits, type LimitsPlan } from '../../../src/limits/prober';
+import { carriesOver, probeLimits, type LimitsPlan } from '../../../src/limits/prober';
 import type { LimitFinding, LimitName } from '../../../src/core/server-limits';
 import { startLimitedServer, type Limited } from '../../support/limited-server';
 
@@ -90,3 +90,19 @@ test('a stop ends a probe whose call, after the handshake, waits on the server w
     await server.close();
   }
 }, 40_000);
+
+test('a rerun takes over a limit found, never one cut short, and "none up to N" only when its plan would try no further', () => {
+  const none = (limit: LimitFinding['limit'], triedUpTo: number, note?: string): LimitFinding => ({ limit, value: null, triedUpTo, past: null, recoveryMs: null, source: 'measured', ...(note ? { note } : {}) });
+  expect(carriesOver({ ...none('batch-size', 40), value: 40, past: { kind: 'reset' }, recoveryMs: 1 }, { ...PLAN, maxBatch: 4096 })).toBe(true);
+  expect(carriesOver(none('batch-size', 300), PLAN)).toBe(true);
+  expect(carriesOver(none('batch-size', 100), PLAN)).toBe(false);
+  expect(carriesOver(none('batch-size', 300), { ...PLAN, maxBatch: 4096 })).toBe(false);
+  expect(carriesOver(none('batch-size', 300, 'from 127.0.0.2; cut short'), PLAN)).toBe(false);
+  expect(carriesOver({ ...none('batch-size', 40, 'server.ping requests; between 30 and 40 (cut short)'), value: 30 }, PLAN)).toBe(false);
+  expect(carriesOver(none('request-line-bytes', 64 * 1024), PLAN)).toBe(true);
+  expect(carriesOver(none('request-line-bytes', 32 * 1024), PLAN)).toBe(false);
+  // Sizes from the dataset: a larger dataset tries further.
+  const lines = (n: number) => [{ txCount: n, utxoCount: 1 }] as unknown as LimitsPlan['dataset'];
+  expect(carriesOver(none('history-size', 120), { ...PLAN, dataset: lines(120) })).toBe(true);
+  expect(carriesOver(none('history-size', 120), { ...PLAN, dataset: lines(500) })).toBe(false);
+});
