@@ -84,6 +84,22 @@ export function explicitResourceTargets(a: ResourceArgs): ResourceTarget[] {
   return [...byName.values()];
 }
 
+/**
+ * The processes of the run's own servers: those --server-pid and --server-pidfile name, or else
+ * (unless --no-resources) the lab processes serving them, each with the run's servers it serves
+ * (`onLab`: a run's server name to its lab server's).
+ */
+export async function ownServerTargets(a: ResourceArgs & { resources: boolean; 'sample-every': number }, onLab: Map<string, string>): Promise<ResourceTarget[]> {
+  sampleEveryMs(a['sample-every']);
+  const explicit = explicitResourceTargets(a);
+  if (explicit.length || !a.resources || onLab.size === 0) return explicit;
+  const lab = await labResourceTargets();
+  return lab.flatMap((t) => {
+    const servers = [...onLab].filter(([, labName]) => labName === t.name).map(([server]) => server);
+    return servers.length ? [{ ...t, servers }] : [];
+  });
+}
+
 /** Every running lab process, by its pid file (a restarted server is followed), with its datadir. */
 export async function labResourceTargets(): Promise<ResourceTarget[]> {
   const { labConfig, labPaths } = await import('../lab/config');
