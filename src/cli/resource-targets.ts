@@ -17,7 +17,7 @@ export function withResourceOptions<T>(y: Argv<T>) {
     .option('server-datadir', { type: 'string', array: true, describe: "sample a server's data directory size: NAME=DIR" })
     .option('metrics', { type: 'string', array: true, describe: 'scrape a Prometheus endpoint beside the run: NAME=URL' })
     .option('sample-every', { type: 'number', default: 1, describe: 'seconds between resource samples (with --lab or the options above)' })
-    .option('resources', { type: 'boolean', default: true, describe: "sample the lab servers' resources with --lab (--no-resources to skip)" });
+    .option('resources', { type: 'boolean', default: true, describe: "sample the lab servers' resources with --lab, and an abused lab server's with --abuse (--no-resources to skip)" });
 }
 
 type ResourceFlags = ResourceArgs & { lab: boolean; resources: boolean; 'sample-every': number };
