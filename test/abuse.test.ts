@@ -22,7 +22,7 @@ function load(args: string[]) {
   return spawnSync(process.execPath, [LAUNCHER, 'load', '--workload', 'electrum', '--wallets', labEnv().walletsPath, '--no-progress', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
 }
 
-test('idle connections beside held and arriving wallets on electrs: three phases, every arrival one outcome, the server answering after', () => {
+test("idle connections beside held and arriving wallets on electrs: three phases, every arrival one outcome, the server answering after, its threads and open files up by the connections held", () => {
   const s = labEnv().electrum.electrs;
   const db = path.join(tmp, 'abuse.sqlite');
   const r = load(['--server', `electrs@${s.host}:${s.port}`, '--hold', '3', '--rate', '2', '--duration', '15s', '--abuse', 'idle-connections:connections=300', '--abuse-at', '4s', '--abuse-for', '6s', '--db', db, '--json']);
@@ -40,6 +40,17 @@ test('idle connections beside held and arriving wallets on electrs: three phases
   expect(server.abuse.tally.connections).toBe(300);
   expect(c.answeredAfter).toBe(true);
   expect(server.held).toBe(3);
+  // electrs runs a thread per connection, and each holds a socket: 300 held for 6 s are seen at
+  // every reading of the phase (one a second), so half of them is far inside what noise can take.
+  const res = server.abuse.resources;
+  expect(res.sampled).toBe(true);
+  expect(res.phases.during.readings).toBeGreaterThanOrEqual(3);
+  expect(res.phases.during.threadsMax - res.phases.before.threadsMax).toBeGreaterThanOrEqual(150);
+  expect(res.phases.during.fdsMax - res.phases.before.fdsMax).toBeGreaterThanOrEqual(150);
+  expect(server.abuse.stayedUp).toBe(true);
+  // No --notify (it would mine, changing the lab's chain): said, not shown as zero.
+  expect(server.abuse.notifications).toBeNull();
+  expect(server.abuse.notificationsWhy).toMatch(/--notify not given/);
 });
 
 test('a server off loopback and the lab is refused before any connection, in one line, exit 2', () => {

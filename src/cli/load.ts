@@ -96,7 +96,7 @@ export function loadArgs(argv: string[]) {
       .option('natural-wait', { type: 'string', default: '30m', describe: '--notify with no way to mine (not the lab, no --mine-via): how long to wait for each natural block' })
       .option('slo-notify', { type: 'string', describe: '--workload --find-max: the most held wallets told of a block within this, e.g. "p99<5s" (from --hold, × --step-factor a step)' })
       .option('max-hold', { type: 'number', default: 10_000, describe: '--slo-notify: hold at most this many wallets' })
-      .option('abuse', { type: 'string', describe: '--workload with arriving wallets: an abuse profile run beside them, PROFILE[:param=value,...] (docs/abuse.md)' })
+      .option('abuse', { type: 'string', describe: "--workload with arriving wallets: an abuse profile run beside them, PROFILE[:param=value,...]; the server's process sampled per phase (a lab server, or --server-pid), and with --notify a block mined in each phase (docs/abuse.md)" })
       .option('abuse-at', { type: 'string', default: '10s', describe: '--abuse: when it starts, into the arrivals' })
       .option('abuse-for', { type: 'string', default: '20s', describe: '--abuse: how long it runs' })
       .option('i-operate-this-server', { type: 'boolean', default: false, describe: '--abuse: you operate every --server (beyond loopback and the lab); recorded with the run' })

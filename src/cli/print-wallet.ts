@@ -21,7 +21,7 @@ export function printWalletLoad(o: RunOutcome<WalletLoadDetail>, out: { json: bo
   }
   const statements = [...(d.searched.arrivals ? d.searches : []), ...(d.searched.held ? d.heldSearches : [])].map((f) => f.statement);
   const lastSteps = [d.searched.arrivals && "arriving wallets below: each server's last step", d.searched.held && "notifications below: each server's last held step"].filter(Boolean).join('; ');
-  return (statements.length ? `${statements.join('\n')}\n\n(${lastSteps})\n` : '') + summaryText(o.runId!, d.workload, d.summaries, o.answering, d.setups, o.db, d.replyHolds.map(replyHoldLine)) + abuseText(d.summaries);
+  return (statements.length ? `${statements.join('\n')}\n\n(${lastSteps})\n` : '') + summaryText(o.runId!, d.workload, d.summaries, o.answering, d.setups, o.db, d.replyHolds.map(replyHoldLine)) + abuseText(d.summaries) + (d.costs ? `\n\n${d.costs}` : '');
 }
 
 export function printWalletBench(o: RunOutcome<WalletBenchDetail>, out: { json: boolean }): string {

@@ -17,7 +17,7 @@ export function withResourceOptions<T>(y: Argv<T>) {
     .option('server-datadir', { type: 'string', array: true, describe: "sample a server's data directory size: NAME=DIR" })
     .option('metrics', { type: 'string', array: true, describe: 'scrape a Prometheus endpoint beside the run: NAME=URL' })
     .option('sample-every', { type: 'number', default: 1, describe: 'seconds between resource samples (with --lab or the options above)' })
-    .option('resources', { type: 'boolean', default: true, describe: "sample the lab servers' resources with --lab (--no-resources to skip)" });
+    .option('resources', { type: 'boolean', default: true, describe: "sample the lab servers' resources with --lab, and an abused lab server's with --abuse (--no-resources to skip)" });
 }
 
 type ResourceFlags = ResourceArgs & { lab: boolean; resources: boolean; 'sample-every': number };
@@ -82,6 +82,22 @@ export function explicitResourceTargets(a: ResourceArgs): ResourceTarget[] {
     target(name).metricsUrl = url;
   }
   return [...byName.values()];
+}
+
+/**
+ * The processes of the run's own servers: those --server-pid and --server-pidfile name, or else
+ * (unless --no-resources) the lab processes serving them, each with the run's servers it serves
+ * (`onLab`: a run's server name to its lab server's).
+ */
+export async function ownServerTargets(a: ResourceArgs & { resources: boolean; 'sample-every': number }, onLab: Map<string, string>): Promise<ResourceTarget[]> {
+  sampleEveryMs(a['sample-every']);
+  const explicit = explicitResourceTargets(a);
+  if (explicit.length || !a.resources || onLab.size === 0) return explicit;
+  const lab = await labResourceTargets();
+  return lab.flatMap((t) => {
+    const servers = [...onLab].filter(([, labName]) => labName === t.name).map(([server]) => server);
+    return servers.length ? [{ ...t, servers }] : [];
+  });
 }
 
 /** Every running lab process, by its pid file (a restarted server is followed), with its datadir. */

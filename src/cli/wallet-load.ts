@@ -30,8 +30,11 @@ import { limitsOf } from './server-limits';
 import { parseAbuseSpec } from '../engine/abuse/spec';
 import { parseDurationMs } from '../core/duration';
 import { refuseUnlessOperated } from '../core/target-safety';
+import { ownServerTargets, type ResourceArgs } from './resource-targets';
 
-export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs {
+export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs, ResourceArgs {
+  resources: boolean;
+  'sample-every': number;
   workload: string;
   wallets?: string;
   cpu?: string;
@@ -205,6 +208,9 @@ async function walletLoadRunOf(a: WalletLoadArgs, plan: WalletLoadPlan): Promise
     setups: await labSetups(onLab),
     blockMaker: () => blockMaker(a, allOnLab, plan.naturalWaitMs),
     rssOf: onLab.size ? await labRss(onLab) : undefined,
+    // --abuse: each server's process sampled beside the run, for its figures per phase.
+    resources: plan.abuse ? await ownServerTargets(a, onLab) : undefined,
+    sampleEveryS: a['sample-every'],
     notes: limit ? [`open files: limit ${limit.soft} (hard ${limit.hard}); ${hold} held wallets need about ${needed}`] : [],
     limits: await limitsOf(targets, a['limits-db']),
     strictLimits: a['strict-limits'] ?? false,

@@ -9,6 +9,7 @@ import type { HeldReconnects } from '../core/held-reconnects';
 import type { StoppedAnswering } from '../core/stopped-answering';
 
 import type { WalletRunRow, WalletServerRow } from '../store/wallets';
+import type { AbuseRecord } from '../store/abuse';
 import type { SyncTotals } from '../store/read';
 import type { FindMaxResult } from './load-model';
 
@@ -135,6 +136,8 @@ export interface WalletRunReport {
   findMax: FindMaxResult[] | null;
   /** --slo-notify: each server's search for the most held wallets told of a block within the SLO; null without one. */
   findMaxHeld: HeldSearchReport[] | null;
+  /** --abuse: each abused server's profile, window, fate and phases; absent or empty without one. */
+  abuse?: AbuseRecord[];
 }
 
 export interface HeldSearchReport {

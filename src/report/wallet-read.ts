@@ -204,6 +204,7 @@ export function readWalletRun(reader: ResultsReader, run: WalletRunRow): WalletR
     held: run.kind === 'load' ? readHeld(run) : [],
     findMax: run.kind === 'load' ? findMaxOfSummary(run) : null,
     findMaxHeld: run.kind === 'load' ? heldSearchesOf(run) : null,
+    abuse: run.kind === 'load' ? reader.abuse(run.id) : [],
   };
 }
 

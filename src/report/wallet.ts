@@ -7,6 +7,7 @@ import type { Table } from './table';
 import type { WalletReport } from './wallet-model';
 import { requestMixChartFile, walletRunChartFiles } from './charts/wallet-definitions';
 import type { WalletChartFile } from './charts/wallet-chart';
+import { abuseTable } from './abuse-tables';
 import { failedSyncsTable, findMaxTable, heldSearchTable, notificationsTable, requestMixTable, syncTimeTable, walletLoadTable, walletRunsTable } from './wallet-tables';
 
 export interface WalletSectionPlan {
@@ -16,7 +17,7 @@ export interface WalletSectionPlan {
 
 /**
  * The runs, then each bench run's time to synced, every failed sync, each load run's held wallets,
- * arrivals and notifications, and last the request mix that sets the workloads side by side.
+ * arrivals, notifications and abuse, and last the request mix that sets the workloads side by side.
  */
 export function walletSections(report: WalletReport): WalletSectionPlan[] {
   const bench = report.runs.filter((r) => r.run.kind === 'bench');
@@ -28,7 +29,7 @@ export function walletSections(report: WalletReport): WalletSectionPlan[] {
     ...bench.map((r) => ({ tables: [syncTimeTable(r)], charts: walletRunChartFiles(report, r.run.id) })),
     ...(failed ? [{ tables: [failed], charts: [] }] : []),
     ...load.map((r) => {
-      const tables = [findMaxTable(r), heldSearchTable(r), walletLoadTable(r), notificationsTable(r)].filter((t): t is NonNullable<typeof t> => t !== null);
+      const tables = [findMaxTable(r), heldSearchTable(r), walletLoadTable(r), notificationsTable(r), abuseTable(r)].filter((t): t is NonNullable<typeof t> => t !== null);
       return { tables, charts: walletRunChartFiles(report, r.run.id) };
     }),
     { tables: [requestMixTable(report)], charts: mixChart ? [mixChart] : [] },

@@ -3,7 +3,7 @@
  * it into the run's rows and summed up per request at its end (src/resources/).
  */
 import type Database from 'better-sqlite3';
-import type { ResourceTarget } from '../resources/sampler';
+import type { ResourceRow, ResourceTarget } from '../resources/sampler';
 import { SamplerThread } from '../resources/sampler-thread';
 import { costTable, type CostRow } from '../resources/summary';
 import { resourceSummaries, resourceWriter } from '../store/resources';
@@ -19,9 +19,11 @@ export function prepareSampling(db: Database.Database, kind: RunKind, targets: R
   let runId: number | undefined;
   return {
     ready: sampler.ready,
-    start(id: number): void {
+    /** Samples into run `id`'s rows, each batch of readings also to `also` (a run that judges them as they come). */
+    start(id: number, also?: (rows: ResourceRow[]) => void): void {
       runId = id;
-      sampler.start(resourceWriter(db, { runId }));
+      const write = resourceWriter(db, { runId });
+      sampler.start(also ? (rows) => (write(rows), also(rows)) : write);
     },
     async stop(requests: Map<string, number>): Promise<string | undefined> {
       await sampler.stop();

@@ -2,6 +2,7 @@
  * The one reader of a results database: the report reads every kind of run through it. It hands
  * out rows as stored; what they mean (percentiles, medians, shares) is the report's to compute.
  */
+import { AbuseStore, type AbuseRecord } from './abuse';
 import { WalletStore } from './wallets';
 import type { ResultsStore, RunRecord, ServerRecord } from './results';
 import { LoadStore, type LoadRunRow } from './load-results';
@@ -336,5 +337,10 @@ export class ResultsReader {
 
   resourceSummaries(runId: number): ResourceSummary[] {
     return resourceSummaries(this.db, { runId });
+  }
+
+  /** A wallet load's abuse per server and phase (migration 13); empty without --abuse. */
+  abuse(runId: number): AbuseRecord[] {
+    return new AbuseStore(this.store).read(runId);
   }
 }

@@ -433,6 +433,55 @@ const MIGRATIONS: Array<string | ((db: Database.Database) => void)> = [
     PRIMARY KEY (run_id, server_id, method)
   );
   `,
+  // 13: abuse beside a wallet load (load --workload --abuse): per run and server, the profile, its
+  // window (epoch ms: the arrivals' start, the abuse's start and end, the arrivals' end), whether
+  // the server stayed up (null: not known) and how long it took to serve normally again; and per
+  // phase (before, during, after) the arriving wallets' syncs, the held wallets' headers
+  // notifications of the blocks mined in it, and the server's process as sampled (null: not).
+  `
+  CREATE TABLE abuse_runs (
+    run_id              INTEGER NOT NULL REFERENCES runs(id),
+    server_id           INTEGER NOT NULL REFERENCES run_servers(id),
+    profile             TEXT NOT NULL,
+    spec                TEXT NOT NULL,
+    arrivals_start_ms   INTEGER NOT NULL,
+    abuse_start_ms      INTEGER NOT NULL,
+    abuse_end_ms        INTEGER NOT NULL,
+    arrivals_end_ms     INTEGER NOT NULL,
+    tally_json          TEXT NOT NULL,
+    answered_during     INTEGER NOT NULL,
+    answered_after      INTEGER NOT NULL,
+    stayed_up           INTEGER,
+    recovered_after_s   REAL,
+    sampled_target      TEXT,
+    not_sampled_why     TEXT,
+    notifications_why   TEXT,
+    PRIMARY KEY (run_id, server_id)
+  );
+  CREATE TABLE abuse_phases (
+    run_id                  INTEGER NOT NULL REFERENCES runs(id),
+    server_id               INTEGER NOT NULL REFERENCES run_servers(id),
+    phase                   TEXT NOT NULL CHECK (phase IN ('before', 'during', 'after')),
+    units                   INTEGER NOT NULL,
+    ok                      INTEGER NOT NULL,
+    errors_json             TEXT NOT NULL,
+    p50_ms                  REAL,
+    p99_ms                  REAL,
+    blocks                  INTEGER,
+    notifications_expected  INTEGER,
+    notifications_ok        INTEGER,
+    notifications_missing   INTEGER,
+    notify_p50_ms           REAL,
+    notify_p99_ms           REAL,
+    readings                INTEGER,
+    gone                    INTEGER,
+    cpu_share               REAL,
+    rss_max_bytes           INTEGER,
+    threads_max             INTEGER,
+    fds_max                 INTEGER,
+    PRIMARY KEY (run_id, server_id, phase)
+  );
+  `,
 ];
 
 const V7_TABLES = [

@@ -45,6 +45,7 @@ import { summarise, type ServerSummary } from '../engine/summary';
 import type { AbuseSpec } from '../engine/abuse/spec';
 import type { AbuseTally } from '../engine/abuse/wire';
 import { collateralOf, type Collateral, type OrdinaryUnit } from '../engine/abuse/collateral';
+import { notificationsByPhase, type AbuseWindow, type Phase, type PhaseBlock, type PhaseNotifications, type ServerResources } from '../engine/abuse/server-phases';
 
 export interface WalletLoadOptions {
   servers: ServerTarget[];
@@ -89,6 +90,18 @@ export interface AbuseSummary {
   endS: number;
   tally: AbuseTally;
   collateral: Collateral;
+  /** Epoch ms: the arrivals' start, the abuse's start and end, the arrivals' end. */
+  window: AbuseWindow;
+  /**
+   * The held wallets' headers notifications of the blocks mined in each phase (--notify with held
+   * wallets and blocks mined on request); null with the reason when none were.
+   */
+  notifications: Record<Phase, PhaseNotifications> | null;
+  notificationsWhy?: string;
+  /** The server's process per phase, as the run's sampler read it; the session adds it once sampling has stopped. */
+  resources?: ServerResources;
+  /** Whether the server stayed up (server-phases.ts's `stayedUp`), with `resources`. */
+  stayedUp?: boolean | null;
 }
 
 /** What a wallet load's units are, as its watchers name them: a sync filling the hold, or an arriving wallet's. */
@@ -298,10 +311,11 @@ export class WalletLoad {
         // A stop before the first step leaves no step to summarise.
         arrivals = found.steps.length ? arrivalsOf(summarise(last)) : null;
       } else if (this.arrivalModel && !this.stopping) {
-        const abusing = this.o.abuse && this.abuse(t);
+        const abusing = this.o.abuse && this.abuse(t, serverId, held);
         arrivals = arrivalsOf(summarise(await segment({})));
         // Judged once the arrivals' segment has ended: every arrival, after the abuse too, is in.
-        abuse = abusing ? (await abusing)?.() : undefined;
+        const judge = abusing ? await abusing : undefined;
+        abuse = judge ? await judge() : undefined;
       }
       let notify: NotifyStats | null = null;
       let heldSearch: HeldSearch | undefined;
@@ -347,14 +361,17 @@ export class WalletLoad {
 
   /**
    * --abuse on `t`, begun `atMs` after its arrivals (which start now) and run for `forMs`; the
-   * collateral is judged by the function it gives back, called once the arrivals have ended.
+   * collateral is judged by the function it gives back, called once the arrivals have ended. With
+   * --notify and wallets held, a block is mined in the middle of each phase while the wallets
+   * arrive, so a server that stops notifying during the abuse shows it.
    */
-  private async abuse(t: ServerTarget): Promise<(() => AbuseSummary) | undefined> {
+  private async abuse(t: ServerTarget, serverId: number, held: HeldWallet[]): Promise<(() => Promise<AbuseSummary>) | undefined> {
     const a = this.o.abuse!;
     const units: OrdinaryUnit[] = [];
     this.ordinary.set(t.name, units);
     const zeroMs = Date.now();
-    while (!this.stopping && Date.now() < zeroMs + a.atMs) await new Promise((r) => setTimeout(r, Math.min(200, zeroMs + a.atMs - Date.now())));
+    const blocks = this.phaseBlocksWhy(held) ? Promise.resolve([]) : this.blocksInPhases(t, serverId, held, zeroMs);
+    await this.sleepUntil(zeroMs + a.atMs);
     if (this.stopping) return undefined;
     const startMs = Date.now();
     this.o.log(`${t.name}: abuse ${a.spec.text} for ${a.forMs / 1000} s`);
@@ -362,15 +379,51 @@ export class WalletLoad {
     const tally = await a.spec.profile.run({ target: t, params: a.spec.params, untilMs: startMs + a.forMs, stopped: () => this.stopping, proofs: [], scripthashes });
     const endMs = Date.now();
     this.o.log(`${t.name}: abuse over (${tally.connections} connections, ${tally.requestsSent} requests, ${tally.replies} replies, ${tally.closedByServer} closed by the server, ${tally.refused} refused)`);
-    return () => ({
-      profile: a.spec.profile.name,
-      spec: a.spec.text,
-      params: a.spec.params,
-      startS: (startMs - zeroMs) / 1000,
-      endS: (endMs - zeroMs) / 1000,
-      tally,
-      collateral: collateralOf(units, { startMs, endMs }),
-    });
+    return async () => {
+      const window: AbuseWindow = { fromMs: zeroMs, startMs, endMs, toMs: Date.now() };
+      const why = this.phaseBlocksWhy(held);
+      const mined = await blocks;
+      return {
+        profile: a.spec.profile.name,
+        spec: a.spec.text,
+        params: a.spec.params,
+        startS: (startMs - zeroMs) / 1000,
+        endS: (endMs - zeroMs) / 1000,
+        tally,
+        collateral: collateralOf(units, { startMs, endMs }),
+        window,
+        notifications: why ? null : notificationsByPhase(mined, window),
+        ...(why ? { notificationsWhy: why } : {}),
+      };
+    };
+  }
+
+  /** Why no block is mined in the abuse's phases, or undefined when they are. */
+  private phaseBlocksWhy(held: HeldWallet[]): string | undefined {
+    if (!this.o.notify) return 'no blocks mined (--notify not given)';
+    if (held.length === 0) return 'no wallets held to notify';
+    if (this.o.notify.source.naturalWaitMs !== undefined) return 'blocks cannot be mined on request here (natural blocks)';
+    return undefined;
+  }
+
+  private async sleepUntil(ms: number): Promise<void> {
+    while (!this.stopping && Date.now() < ms) await new Promise((r) => setTimeout(r, Math.min(200, ms - Date.now())));
+  }
+
+  /** One block in the middle of each phase as planned (headers only: no payment), each with when it was asked for. */
+  private async blocksInPhases(t: ServerTarget, serverId: number, held: HeldWallet[], zeroMs: number): Promise<PhaseBlock[]> {
+    const { atMs, forMs } = this.o.abuse!;
+    const middles = [atMs / 2, atMs + forMs / 2, atMs + forMs + (this.o.durationMs - atMs - forMs) / 2];
+    const mined: PhaseBlock[] = [];
+    for (const middle of middles) {
+      await this.sleepUntil(zeroMs + middle);
+      if (this.stopping) break;
+      const askedMs = Date.now();
+      const { stats, headersMs } = await this.notify(t.name, serverId, held, { blocks: 1, payWallets: 0 });
+      if (stats.blocks === 0) continue;
+      mined.push({ askedMs, expected: stats.headers.expected, ok: stats.headers.ok, missing: stats.headers.missing, latenciesMs: headersMs });
+    }
+    return mined;
   }
 
   /** Arriving wallets on `t`, each timed from its intended arrival, its row stored with when it was due and how late it started. */
@@ -485,8 +538,9 @@ export class WalletLoad {
     return { found: { server: t.name, slo: o.slo, steps, maxHeld, limitedBy, statement }, last };
   }
 
-  private async notify(server: string, serverId: number, held: HeldWallet[]): Promise<{ stats: NotifyStats; headersMs: number[] }> {
-    const n = this.o.notify!;
+  /** `--blocks` blocks, each after paying `--pay-wallets` held wallets, unless `only` says otherwise. */
+  private async notify(server: string, serverId: number, held: HeldWallet[], only?: { blocks: number; payWallets: number }): Promise<{ stats: NotifyStats; headersMs: number[] }> {
+    const n = { ...this.o.notify!, ...only };
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
     const headers: number[] = [];

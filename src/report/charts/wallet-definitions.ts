@@ -1,12 +1,13 @@
 /**
  * The wallet charts a report gets, named by run so several runs share an output directory: per
  * bench run its time to synced vs wallet size, per load run that measured notifications their
- * latency, and one request-mix chart over every selected run.
+ * latency and per server abused beside it the collateral, and one request-mix chart over every selected run.
  */
 import type { WalletReport } from '../wallet-model';
 import { runName } from '../wallet-tables';
 import type { WalletChartFile } from './wallet-chart';
 import { notificationsSpec } from './wallet-notifications';
+import { abuseSpec } from './wallet-abuse';
 import { requestMixSpec } from './wallet-request-mix';
 import { syncTimeSpec } from './wallet-sync-time';
 
@@ -17,9 +18,17 @@ export function walletRunChartFiles(report: WalletReport, runId: number): Wallet
     const title = `Time to synced wallet vs wallet size — ${runName(r.run)}`;
     return [{ id: `wallet-${r.run.number}-sync-time`, title, spec: () => syncTimeSpec(report, r, title) }];
   }
-  if (r.notifications.length === 0) return [];
-  const title = `Block notification latency — ${runName(r.run)}`;
-  return [{ id: `wallet-${r.run.number}-notifications`, title, spec: () => notificationsSpec(report, r, title) }];
+  const charts: WalletChartFile[] = [];
+  if (r.notifications.length > 0) {
+    const title = `Block notification latency — ${runName(r.run)}`;
+    charts.push({ id: `wallet-${r.run.number}-notifications`, title, spec: () => notificationsSpec(report, r, title) });
+  }
+  // One collateral chart per abused server, named by its place in the run (a server's name may not suit a file name).
+  (r.abuse ?? []).forEach((a, i) => {
+    const title = `Collateral of ${a.profile} on ${a.server} — ${runName(r.run)}`;
+    charts.push({ id: `wallet-${r.run.number}-abuse-${i + 1}`, title, spec: () => abuseSpec(report, a, title) });
+  });
+  return charts;
 }
 
 /** Null when no selected run has a single ok counted sync: there is no mix to draw. */

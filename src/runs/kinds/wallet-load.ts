@@ -32,6 +32,10 @@ import { RunSession } from '../session';
 import { preflight, walletDemands, type Demand, type ServerLimits } from '../doctor';
 import type { WatchPlan } from '../outputs';
 import type { RunOutcome } from '../outcome';
+import type { ResourceRow, ResourceTarget } from '../../resources/sampler';
+import { prepareSampling } from '../resource-sampling';
+import { abuseRecords, addServerPhases } from '../abuse-phases';
+import { AbuseStore } from '../../store/abuse';
 
 /** What `load --workload` runs, every option checked in one step (src/cli/wallet-load.ts). */
 export interface WalletLoadPlan {
@@ -88,6 +92,12 @@ export interface WalletLoadRun {
   blockMaker: () => Promise<DescribedBlockMaker>;
   /** The server process's RSS, where it is known (lab servers). */
   rssOf?: (server: string) => Promise<number | null>;
+  /**
+   * With --abuse: the processes sampled beside the run (a lab server's, or --server-pid's), each
+   * naming in `servers` the run's servers it serves; a server none serves is said not sampled.
+   */
+  resources?: ResourceTarget[];
+  sampleEveryS?: number;
   /** Lines said before the run (the open-files limit). */
   notes: string[];
   /** What is known of each server's limits, for the pre-flight doctor (absent: nothing); `strictLimits` refuses a plan over one. */
@@ -107,6 +117,8 @@ export interface WalletLoadDetail {
   /** ElectrumX's reply hold, for each server whose figures contain it (seen before the run; a merged test's, by shard 1). */
   replyHolds: ReplyHold[];
   merged?: { shards: number; startSkew: Record<string, { skewMs: number; shards: number }> };
+  /** What the sampled servers spent over the run (--abuse with a process known). */
+  costs?: string;
 }
 
 export async function walletLoadSession(run: WalletLoadRun): Promise<{ outcome: RunOutcome<WalletLoadDetail>; code: number }> {
@@ -249,6 +261,13 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
       : '';
   let done: WalletLoadDone = { summaries: [], searches: [], heldSearches: [] };
   let status: RunOutcome['status'] = 'completed';
+  // --abuse: the servers' processes sampled beside the run, their readings kept to split by phase.
+  const sampled = plan.abuse ? (run.resources ?? []) : [];
+  const sampling = sampled.length ? prepareSampling(results.db, 'wallet-load', sampled, run.sampleEveryS ?? 1) : undefined;
+  const readings: ResourceRow[] = [];
+  let costs: string | undefined;
+  await sampling?.ready;
+  sampling?.start(runId, (rows) => readings.push(...rows.filter((r) => r.target !== 'host')));
   try {
     done = await runner.runServers(
       (t) =>
@@ -258,10 +277,14 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
       (t, s) => run.log(stepLine(t, s, search!)),
     );
     status = session.statusOf({ failed: done.failure !== undefined, aborted: calledOff !== undefined, planDone: !runner.stopped });
+    costs = await sampling?.stop(new Map());
+    for (const s of done.summaries) addServerPhases(s, sampled, readings);
   } catch (err) {
     status = 'failed';
     throw err;
   } finally {
+    if (sampling && costs === undefined) await sampling.stop(new Map()).catch(() => undefined);
+    new AbuseStore(results).add(runId, serverIds, abuseRecords(done.summaries));
     store.finishRun(runId, status, { servers: done.summaries, setups: Object.fromEntries(setupsAsSeen), findMax: search ? done.searches : undefined, findMaxHeld: notifySearch ? done.heldSearches : undefined });
     session.closeStore();
   }
@@ -277,6 +300,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     heldSearches: done.heldSearches,
     searched: { arrivals: search !== undefined, held: notifySearch !== undefined },
     replyHolds: holds,
+    costs,
   };
   const outcome = (json: Record<string, unknown>, summaries: ServerLoadSummary[], d: Partial<WalletLoadDetail> = {}): RunOutcome<WalletLoadDetail> => {
     const answering = summaries.map((s) => answeringOf(s.server, unitsOf(s), { unit: 'wallet sync', timeoutMs: run.timeoutMs, stoppedAnswering: s.arrivals?.stoppedAnswering ?? null }));
