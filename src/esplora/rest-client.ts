@@ -343,9 +343,12 @@ async function historyOf(h: string, paging: RestHistoryPaging, get: (path: strin
   };
   const first = take(await get(`/scripthash/${h}/txs`), '/scripthash/:hash/txs');
   let more = (paging.firstPage.counts === 'confirmed' ? first.chain : first.entries) >= paging.firstPage.full;
-  for (let pages = 1, cursor = first.cursor; more && cursor !== undefined; pages++) {
+  // A first page full of mempool transactions has no confirmed one to page on from (mempool's
+  // fork fills it with the mempool's first, src/rest.rs): the confirmed ones start at /txs/chain.
+  // After it, a page with no confirmed transaction is not full, so the walk ends there.
+  for (let pages = 1, cursor = first.cursor; more; pages++) {
     if (pages >= MAX_PAGES) throw new ElectrumError('protocol', `/scripthash/:hash/txs/chain: still paging after ${MAX_PAGES} pages`);
-    const page = take(await get(`/scripthash/${h}/txs/chain/${cursor}`), '/scripthash/:hash/txs/chain');
+    const page = take(await get(`/scripthash/${h}/txs/chain${cursor === undefined ? '' : `/${cursor}`}`), '/scripthash/:hash/txs/chain');
     more = page.chain >= paging.chainPage;
     cursor = page.cursor;
   }

@@ -85,15 +85,19 @@ afterAll(() => new Promise((r) => server.close(r)));
  */
 const FORK_CONFIRMED = 137;
 const FORK_MEMPOOL = ['m1'.padEnd(64, '0'), 'm2'.padEnd(64, '0')];
+/** The mempool's transactions the fork lists: FORK_MEMPOOL, or a busier one's. */
+let forkMempool = FORK_MEMPOOL;
 const forkScan = Array.from({ length: FORK_CONFIRMED }, (_, i) => ({ txid: `c${i}`.padEnd(64, 'f'), height: 500 - Math.floor(i / 5) }));
 const forkRequests: string[] = [];
 function mempoolForkPage(url: string): unknown[] {
   forkRequests.push(url);
   const tx = ({ txid, height }: { txid: string; height: number }) => ({ txid, status: { confirmed: true, block_height: height } });
-  const mempool = FORK_MEMPOOL.map((txid) => ({ txid, status: { confirmed: false } }));
+  const mempool = forkMempool.map((txid) => ({ txid, status: { confirmed: false } }));
   const after = /\/txs\/chain\/([0-9a-z]+)/.exec(url)?.[1];
-  const page = after === undefined
-    ? [...mempool, ...mempool, ...forkScan.slice(0, 50 - 2 * mempool.length).map(tx)]
+  const page = /\/txs\/chain$/.test(url)
+    ? forkScan.slice(0, 25).map(tx)
+    : after === undefined
+    ? [...mempool, ...mempool, ...forkScan.slice(0, Math.max(0, 50 - 2 * mempool.length)).map(tx)]
     : forkScan.slice(forkScan.findIndex((t) => t.txid === after) + 1).slice(0, 25).map(tx);
   // A fixed shuffle: every third entry to the front.
   return [...page.filter((_, i) => i % 3 === 2), ...page.filter((_, i) => i % 3 !== 2)];
@@ -156,6 +160,24 @@ test("a history paged as mempool's fork pages it, in shuffled pages, comes whole
   // Each page took at least one new transaction; the walk stopped at the first page not full.
   expect(outcome.requests).toBe(forkRequests.length);
   expect(outcome.requests).toBeLessThanOrEqual(1 + Math.ceil((FORK_CONFIRMED - 46) / 21) + 1);
+});
+
+test("mempool's fork with 25 or more of the address's transactions in its mempool: its first page has no confirmed one, and the confirmed history still comes whole", async () => {
+  next = 'mempool-fork';
+  forkRequests.length = 0;
+  forkMempool = Array.from({ length: 30 }, (_, i) => `m${String(i).padStart(2, '0')}`.padEnd(64, '0'));
+  try {
+    const c = new EsploraRestClient({ host: '127.0.0.1', port, tls: false, timeoutMs: 2000, maxSockets: 2, historyPaging: PROFILES['mempool-electrs-rest'].restHistory });
+    const outcome = await c.call(METHOD_RPC.history, [SH]);
+    c.close();
+    const got = outcome.result as Array<{ tx_hash: string; height: number }>;
+    expect(got.slice(0, FORK_CONFIRMED).map((e) => e.tx_hash).sort()).toEqual(forkScan.map((e) => e.txid).sort());
+    expect(got.length).toBe(FORK_CONFIRMED + forkMempool.length);
+    expect(got.slice(FORK_CONFIRMED).map((e) => e.tx_hash).sort()).toEqual([...forkMempool].sort());
+    expect(forkRequests[1]).toMatch(/\/txs\/chain$/);
+  } finally {
+    forkMempool = FORK_MEMPOOL;
+  }
 });
 
 test('a body past the cap is a protocol error as its bytes arrive (or once its Content-Length says it will be), and its connection is dropped unread', async () => {
