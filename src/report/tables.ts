@@ -157,7 +157,8 @@ export function transportsTable(model: ReportModel): Table | null {
     title: 'One server, two transports: Electrum protocol and REST API',
     note:
       'The same server instance and addresses in the same run. A REST history is one call however many pages it takes ' +
-      '(25 confirmed transactions a page after the first), so its latency includes every page and our parsing of each.',
+      '(25 confirmed transactions a page after the first): its latency is every page\'s round trip summed, each from its write to its last byte, ' +
+      'so more pages cost more, and our parsing between pages is left out as an Electrum call\'s is.',
     head,
     align: head.map((_, i) => (i < 3 ? 'left' : 'right')),
     rows,
