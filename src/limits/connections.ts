@@ -63,7 +63,10 @@ export async function holdConnections(
   const served = held.length;
   const recovery = past === null ? null : await recoveryMs(c, failedFrom, o.recoveryWithinMs);
   // The server sees the closes a moment later: until it has, the next probe from these sources
-  // would meet this one's connections still counted.
-  if (!c.signal.aborted) for (const from of new Set(o.sources)) await recoveryMs(c, from, o.recoveryWithinMs);
+  // would meet this one's connections still counted. A source not served again within the wait
+  // says the server is not serving at all (fallen over): the others would each wait as long.
+  if (!c.signal.aborted) {
+    for (const from of new Set(o.sources)) if ((await recoveryMs(c, from, o.recoveryWithinMs)) === null) break;
+  }
   return { served, tried: past === null ? served : served + 1, past, failedFrom, recoveryMs: recovery, cutShort };
 }

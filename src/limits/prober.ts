@@ -111,9 +111,12 @@ async function probeOne(limit: LimitName, c: ProbeContext, plan: LimitsPlan, kno
       return measured({ value: h.past ? h.served : null, triedUpTo: h.tried, past: h.past, recoveryMs: h.recoveryMs, note: `${fromNote}${exempt}${h.cutShort ? '; cut short' : ''}` });
     }
     case 'connections-total': {
-      const perSource = known.get('connections-per-source')?.value ?? plan.maxConnectionsPerSource;
+      // From one source, the total is all one can open from it: without a per-source limit found,
+      // up to the plan's total, and a per-source limit there reads as this one (the note says so).
+      const foundPerSource = known.get('connections-per-source')?.value ?? null;
+      const perSource = foundPerSource ?? (sources.length === 1 ? plan.maxConnections : plan.maxConnectionsPerSource);
       const h = await holdConnections(c, { sources, max: plan.maxConnections, perSource, recoveryWithinMs: plan.recoveryWithinMs, stop });
-      const spread = sources.length > 1 ? `over ${sources.length} source addresses, at most ${perSource} each` : fromNote;
+      const spread = sources.length > 1 ? `over ${sources.length} source addresses, at most ${perSource} each` : `${fromNote}${foundPerSource === null ? ' (one source: a per-source limit would read as this one)' : ''}`;
       return measured({ value: h.past ? h.served : null, triedUpTo: h.tried, past: h.past, recoveryMs: h.recoveryMs, note: `${spread}${h.cutShort ? '; cut short' : ''}` });
     }
     case 'subscriptions-per-connection': {

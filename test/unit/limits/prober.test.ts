@@ -106,3 +106,14 @@ test('a rerun takes over a limit found, never one cut short, and "none up to N" 
   expect(carriesOver(none('history-size', 120), { ...PLAN, dataset: lines(120) })).toBe(true);
   expect(carriesOver(none('history-size', 120), { ...PLAN, dataset: lines(500) })).toBe(false);
 });
+
+test('connections in all from one source go up to the plan\'s total when no per-source limit is known, and say what they cannot tell apart', async () => {
+  const server = await startLimitedServer({ perSource: 25 });
+  try {
+    const found = await probe(server, { limits: ['connections-total'], sourceAddresses: ['127.0.0.2'], maxConnectionsPerSource: 20, maxConnections: 30 });
+    expect(found.get('connections-total')).toMatchObject({ value: 25, triedUpTo: 26 });
+    expect(found.get('connections-total')!.note).toContain('a per-source limit would read as this one');
+  } finally {
+    await server.close();
+  }
+}, 60_000);
