@@ -86,7 +86,8 @@ export async function main(argv: string[]): Promise<number> {
   if (remote && given) throw new UserError('--source-addresses are loopback addresses: they reach no server off this machine');
   const sourceAddresses = given ?? (remote ? [] : parseSourceAddresses(DEFAULT_SOURCES));
 
-  const datasetPath = a.dataset ?? (await labDatasetFor(targets).catch(() => undefined));
+  // Not the lab's servers (its refusal, a user error): the limits sized from a dataset are left out. Anything else is a bug.
+  const datasetPath = a.dataset ?? (await labDatasetFor(targets).catch((err: unknown) => (err instanceof UserError ? undefined : Promise.reject(err))));
   if (datasetPath !== undefined) claimInput(datasetPath, '--dataset');
   const dataset = datasetPath === undefined ? null : readDataset(datasetPath);
   const wanted = limits ?? LIMIT_NAMES.filter((l) => dataset !== null || !DATASET_LIMITS.includes(l));
