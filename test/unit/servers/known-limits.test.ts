@@ -50,7 +50,7 @@ test("a configuration's settings replace the defaults, and say where they come f
   expect(fulcrumLimits({ max_clients_per_ip: '0' }, 'x').map((f) => f.limit)).toEqual(['history-size', 'batch-size']);
   expect(valuesOf(electrumxLimits({ MAX_SESSIONS: '20000', MAX_SEND: '1000000' }, "the lab's environment"))).toEqual({ 'connections-total': 20_000, 'history-size': 10_099 });
   // ElectrumX raises MAX_SEND to at least 350,000 (session.py).
-  expect(valuesOf(electrumxLimits({ MAX_SEND: '1000' }, 'x'))['history-size']).toBe(Math.floor((350_000 - 100) / 99) - 1);
+  expect(valuesOf(electrumxLimits({ MAX_SEND: '1000' }, 'x'))['history-size']).toBe(3_533); // refused from (350,000 - 100) // 99 = 3,534 entries
   expect(valuesOf(esploraLimits({ 'electrum-txs-limit': '100000', 'utxos-limit': '100000' }, "the lab's --flags", 'electrum'))).toEqual({ 'history-size': 100_000, 'utxo-count': 100_000 });
   expect(esploraLimits({ 'utxos-limit': '7' }, "the lab's --flags", 'rest')).toEqual([expect.objectContaining({ limit: 'utxo-count', value: 7, note: "--utxos-limit, the lab's --flags" })]);
 });
