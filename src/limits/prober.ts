@@ -41,21 +41,32 @@ export interface LimitsPlan {
  * over: one cut short (by its --seconds-per-limit) is not settled, and "none up to N tried" says
  * nothing past N, so it is taken over only by a plan that would try no further.
  */
-export function carriesOver(f: LimitFinding, plan: LimitsPlan): boolean {
+export function carriesOver(f: LimitFinding, plan: LimitsPlan, known: ReadonlyMap<LimitName, LimitFinding> = new Map()): boolean {
   // The probes' own note: the search ended before it had settled (prober's searched and sizes).
   if (f.note?.includes('cut short')) return false;
   if (f.value !== null) return true;
-  return f.triedUpTo >= (planBound(f.limit, plan) ?? Infinity);
+  return f.triedUpTo >= (planBound(f.limit, plan, known) ?? Infinity);
+}
+
+/**
+ * How many connections in all the probe opens at most: from several sources, each up to the
+ * per-source limit found (or the plan's per-source bound); from one, all it may, up to the total.
+ */
+function connectionsInAll(plan: LimitsPlan, known: ReadonlyMap<LimitName, LimitFinding>): { perSource: number; foundPerSource: number | null; max: number } {
+  const sources = Math.max(1, plan.sourceAddresses.length);
+  const foundPerSource = known.get('connections-per-source')?.value ?? null;
+  const perSource = foundPerSource ?? (sources === 1 ? plan.maxConnections : plan.maxConnectionsPerSource);
+  return { perSource, foundPerSource, max: Math.min(plan.maxConnections, perSource * sources) };
 }
 
 /** The most a plan tries of a limit; null when the plan cannot say (no dataset for its sizes). */
-function planBound(limit: LimitName, plan: LimitsPlan): number | null {
+function planBound(limit: LimitName, plan: LimitsPlan, known: ReadonlyMap<LimitName, LimitFinding>): number | null {
   const largest = (of: (l: DatasetLine) => number) => (plan.dataset?.length ? Math.max(...plan.dataset.map(of)) : null);
   switch (limit) {
     case 'connections-per-source':
       return plan.maxConnectionsPerSource;
     case 'connections-total':
-      return plan.maxConnections;
+      return connectionsInAll(plan, known).max;
     case 'subscriptions-per-connection':
       return plan.maxSubscriptions;
     case 'batch-size':
@@ -111,11 +122,9 @@ async function probeOne(limit: LimitName, c: ProbeContext, plan: LimitsPlan, kno
       return measured({ value: h.past ? h.served : null, triedUpTo: h.tried, past: h.past, recoveryMs: h.recoveryMs, note: `${fromNote}${exempt}${h.cutShort ? '; cut short' : ''}` });
     }
     case 'connections-total': {
-      // From one source, the total is all one can open from it: without a per-source limit found,
-      // up to the plan's total, and a per-source limit there reads as this one (the note says so).
-      const foundPerSource = known.get('connections-per-source')?.value ?? null;
-      const perSource = foundPerSource ?? (sources.length === 1 ? plan.maxConnections : plan.maxConnectionsPerSource);
-      const h = await holdConnections(c, { sources, max: plan.maxConnections, perSource, recoveryWithinMs: plan.recoveryWithinMs, stop });
+      // From one source without a per-source limit found, a per-source limit reads as this one (the note says so).
+      const { perSource, foundPerSource, max } = connectionsInAll(plan, known);
+      const h = await holdConnections(c, { sources, max, perSource, recoveryWithinMs: plan.recoveryWithinMs, stop });
       const spread = sources.length > 1 ? `over ${sources.length} source addresses, at most ${perSource} each` : `${fromNote}${foundPerSource === null ? ' (one source: a per-source limit would read as this one)' : ''}`;
       return measured({ value: h.past ? h.served : null, triedUpTo: h.tried, past: h.past, recoveryMs: h.recoveryMs, note: `${spread}${h.cutShort ? '; cut short' : ''}` });
     }

@@ -44,7 +44,7 @@ async function measure(session: RunSession, run: LimitsRun): Promise<RunOutcome<
   const tool = toolInfo();
   const { dataset: _lines, ...plan } = run.plan;
   const urls = run.servers.map((t) => formatServerUrl(t, 'tcp'));
-  const carried = run.servers.map((_, i) => (run.fresh ? [] : store.latestFindings(urls[i]).filter((c) => run.plan.limits.includes(c.finding.limit) && carriesOver(c.finding, run.plan))));
+  const carried = run.servers.map((_, i) => (run.fresh ? [] : carriedOver(store.latestFindings(urls[i]), run.plan)));
   const { runId, serverIds } = session.record(() =>
     store.createRun(
       { tool_version: tool.version, git_commit: tool.gitCommit, config: { plan, operates: run.operates, fresh: run.fresh }, dataset_path: run.dataset?.path ?? null, dataset_hash: run.dataset?.hash ?? null },
@@ -102,4 +102,16 @@ async function measure(session: RunSession, run: LimitsRun): Promise<RunOutcome<
 /** Limits a plan can probe at all: the dataset's sizes need a dataset. */
 function probeable(limit: LimitName, plan: LimitsPlan): boolean {
   return plan.dataset !== null || !DATASET_LIMITS.includes(limit);
+}
+
+/**
+ * The latest findings a rerun takes over: those of its limits that its plan would not probe further
+ * (prober's carriesOver). A bound may rest on another finding (connections in all on the per-source
+ * limit found), and only on one taken over itself.
+ */
+function carriedOver(latest: ReturnType<LimitStore['latestFindings']>, plan: LimitsPlan): ReturnType<LimitStore['latestFindings']> {
+  const wanted = latest.filter((c) => plan.limits.includes(c.finding.limit));
+  const settled = new Map<LimitName, LimitFinding>();
+  for (const c of wanted) if (carriesOver(c.finding, plan, new Map())) settled.set(c.finding.limit, c.finding);
+  return wanted.filter((c) => carriesOver(c.finding, plan, settled));
 }

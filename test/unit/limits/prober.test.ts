@@ -101,6 +101,10 @@ test('a rerun takes over a limit found, never one cut short, and "none up to N" 
   expect(carriesOver({ ...none('batch-size', 40, 'server.ping requests; between 30 and 40 (cut short)'), value: 30 }, PLAN)).toBe(false);
   expect(carriesOver(none('request-line-bytes', 64 * 1024), PLAN)).toBe(true);
   expect(carriesOver(none('request-line-bytes', 32 * 1024), PLAN)).toBe(false);
+  // Connections in all from 3 sources, each capped at a per-source limit of 3 found: 9 is all a plan tries.
+  const perSource = new Map<LimitName, LimitFinding>([['connections-per-source', { ...none('connections-per-source', 4), value: 3 }]]);
+  expect(carriesOver(none('connections-total', 9), PLAN, perSource)).toBe(true);
+  expect(carriesOver(none('connections-total', 9), PLAN)).toBe(false);
   // Sizes from the dataset: a larger dataset tries further.
   const lines = (n: number) => [{ txCount: n, utxoCount: 1 }] as unknown as LimitsPlan['dataset'];
   expect(carriesOver(none('history-size', 120), { ...PLAN, dataset: lines(120) })).toBe(true);
