@@ -19,7 +19,7 @@ import { parseSlo } from '../engine/find-max';
 import { hold as holdExecutor } from '../engine/executors/hold';
 import { countOrZeroProblem, countProblem } from '../engine/executors/executor';
 import { CHOOSABLE, flagsGiven } from '../engine/executors/registry';
-import { electrumTargets, resolveTargets, type TargetArgs } from './server-targets';
+import { electrumTargets, resolveTargets, webSocketAsked, type TargetArgs } from './server-targets';
 import { readCa } from '../core/ca-file';
 import { labServersAmong, labSetups } from './lab-targets';
 import { collecting, cpuOption, durationOption, timeoutSeconds } from './validate';
@@ -147,6 +147,9 @@ function abusePlan(a: WalletLoadArgs, arrivals: WalletLoadPlan['arrivals'], prob
   const spec = take(() => parseAbuseSpec(a.abuse!));
   const atMs = take(() => parseDurationMs(a['abuse-at'], '--abuse-at'));
   const forMs = take(() => parseDurationMs(a['abuse-for'], '--abuse-for'));
+  const webSocket = webSocketAsked(a);
+  // The profiles write raw bytes on TCP or TLS (wire.ts): at a WebSocket listener they would abuse nothing the server parses.
+  if (webSocket) problems.push(`--abuse ${a.abuse}: the profiles write raw TCP or TLS, not WebSocket frames; drop ${webSocket} and give the server's TCP or TLS port`);
   if (!arrivals) problems.push('--abuse runs beside arriving wallets (--rate, --vus, ...; not --find-max): their before, during and after are its collateral');
   else if (atMs !== undefined && forMs !== undefined && (atMs <= 0 || forMs <= 0 || atMs + forMs >= arrivals.durationMs))
     problems.push(`--abuse-at ${a['abuse-at']} and --abuse-for ${a['abuse-for']} must leave a before and an after inside --duration (${arrivals.durationMs / 1000} s)`);
