@@ -30,6 +30,8 @@ export interface AbuseProfile {
   name: string;
   describe: string;
   params: Record<string, AbuseParam>;
+  /** The most connections it holds open at once with these parameters: sockets (open files) of ours. */
+  connections(params: Record<string, number>): number;
   run(r: AbuseRun): Promise<AbuseTally>;
 }
 
@@ -69,6 +71,7 @@ const subscriptionFlood: AbuseProfile = {
     subscriptions: { default: 20_000, max: 1_000_000, describe: 'scripthashes subscribed to' },
     chunk: { default: 500, max: 10_000, describe: 'subscriptions written at a time' },
   },
+  connections: () => 1,
   async run(r) {
     return onOneConnection(r, async (conn, tally) => {
       for (let i = 0; i < r.params.subscriptions && !over(r) && !conn.ended; ) {
@@ -89,6 +92,7 @@ const unterminatedLine: AbuseProfile = {
     'chunk-bytes': { default: 64 * 1024, max: 16 * 1024 * 1024, describe: 'bytes written at each step' },
     'every-ms': { default: 50, max: 60_000, describe: 'pause between steps' },
   },
+  connections: () => 1,
   async run(r) {
     return onOneConnection(r, async (conn, tally) => {
       // A valid start, so a server that parses as it reads sees a request, then a string with no end.
@@ -109,6 +113,7 @@ const oversizedBatch: AbuseProfile = {
     size: { default: 50_000, max: 1_000_000, describe: 'requests in one batch' },
     batches: { default: 5, max: 1000, describe: 'batches sent, each after the last one was answered or refused' },
   },
+  connections: () => 1,
   async run(r) {
     return onOneConnection(r, async (conn, tally) => {
       for (let b = 0; b < r.params.batches && !over(r) && !conn.ended; b++) {
@@ -130,6 +135,7 @@ const proofStorm: AbuseProfile = {
     'in-flight': { default: 50, max: 10_000, describe: 'requests pipelined on each connection' },
     requests: { default: 200_000, max: 10_000_000, describe: 'requests in all' },
   },
+  connections: (p) => p.connections,
   async run(r) {
     const tally = emptyTally();
     const proofs = r.proofs.length > 0 ? r.proofs : await confirmedOf(r, tally);
@@ -184,6 +190,7 @@ const idleConnections: AbuseProfile = {
     connections: { default: 1000, max: 100_000, describe: 'connections opened and held' },
     'per-second': { default: 500, max: 100_000, describe: 'connections opened per second' },
   },
+  connections: (p) => p.connections,
   async run(r) {
     const tally = emptyTally();
     const conns: RawConnection[] = [];
