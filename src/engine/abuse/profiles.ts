@@ -4,15 +4,15 @@
  * (`PROFILE:param=value,…`, spec.ts) against its own declared defaults and ceilings.
  */
 import { createHash } from 'node:crypto';
-import { RawConnection, emptyTally, type AbuseTally, type AbuseTarget } from './wire';
+import { RawConnection, emptyTally, isOver, type AbuseEnd, type AbuseTally, type AbuseTarget } from './wire';
 
-/** What a profile is given: where, its parameters, until when, and whether it was stopped. */
-export interface AbuseRun {
+/**
+ * What a profile is given: where, its parameters, until when (epoch ms: it closes everything it
+ * opened by then), and whether it was stopped.
+ */
+export interface AbuseRun extends AbuseEnd {
   target: AbuseTarget;
   params: Record<string, number>;
-  /** Epoch ms at which the profile must be done (it closes everything it opened by then). */
-  untilMs: number;
-  stopped: () => boolean;
   /** Transactions the server has (txid and height), for the proofs a storm asks for; else found from `scripthashes`' histories. */
   proofs: Array<{ txid: string; height: number }>;
   /** Scripthashes with a history on the server (the ordinary workload's wallets). */
@@ -36,11 +36,16 @@ export interface AbuseProfile {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-const over = (r: AbuseRun) => r.stopped() || Date.now() >= r.untilMs;
 
 /** Holds until the profile's time is up (or a stop), checking often enough to end within 2 s of it. */
 async function holdUntilDone(r: AbuseRun, alive: () => boolean = () => true): Promise<void> {
-  while (!over(r) && alive()) await sleep(Math.min(200, r.untilMs - Date.now()));
+  while (!isOver(r) && alive()) await sleep(Math.min(200, r.untilMs - Date.now()));
+}
+
+/** A pause between steps that a stop or the profile's end cuts short (a step may be a minute apart). */
+async function pause(r: AbuseRun, ms: number): Promise<void> {
+  const untilMs = Date.now() + ms;
+  while (!isOver(r) && Date.now() < untilMs) await sleep(Math.min(200, untilMs - Date.now()));
 }
 
 /** A scripthash no wallet has: the flood's subscriptions cost the server an index lookup each and match nothing. */
@@ -51,7 +56,7 @@ export function floodScripthash(i: number): string {
 /** One connection: opened, misused by `body`, held until the profile's time is up, closed. */
 async function onOneConnection(r: AbuseRun, body: (conn: RawConnection, tally: AbuseTally) => Promise<void>): Promise<AbuseTally> {
   const tally = emptyTally();
-  const conn = new RawConnection(r.target, tally);
+  const conn = new RawConnection(r.target, tally, r);
   if (await conn.opened) {
     await body(conn, tally);
     await holdUntilDone(r, () => !conn.ended);
@@ -74,7 +79,7 @@ const subscriptionFlood: AbuseProfile = {
   connections: () => 1,
   async run(r) {
     return onOneConnection(r, async (conn, tally) => {
-      for (let i = 0; i < r.params.subscriptions && !over(r) && !conn.ended; ) {
+      for (let i = 0; i < r.params.subscriptions && !isOver(r) && !conn.ended; ) {
         const n = Math.min(r.params.chunk, r.params.subscriptions - i);
         const lines = Array.from({ length: n }, (_, k) => request(i + k, 'blockchain.scripthash.subscribe', [floodScripthash(i + k)]) + '\n');
         await conn.write(lines.join(''), n);
@@ -98,9 +103,9 @@ const unterminatedLine: AbuseProfile = {
       // A valid start, so a server that parses as it reads sees a request, then a string with no end.
       await conn.write('{"jsonrpc":"2.0","id":1,"method":"server.version","params":["', 1);
       const chunk = 'a'.repeat(r.params['chunk-bytes']);
-      for (let sent = 0; sent < r.params['max-bytes'] && !over(r) && !conn.ended; sent += chunk.length) {
+      for (let sent = 0; sent < r.params['max-bytes'] && !isOver(r) && !conn.ended; sent += chunk.length) {
         await conn.write(chunk);
-        await sleep(r.params['every-ms']);
+        await pause(r, r.params['every-ms']);
       }
     });
   },
@@ -116,12 +121,12 @@ const oversizedBatch: AbuseProfile = {
   connections: () => 1,
   async run(r) {
     return onOneConnection(r, async (conn, tally) => {
-      for (let b = 0; b < r.params.batches && !over(r) && !conn.ended; b++) {
+      for (let b = 0; b < r.params.batches && !isOver(r) && !conn.ended; b++) {
         const items = Array.from({ length: r.params.size }, (_, k) => request(b * r.params.size + k, 'blockchain.scripthash.get_balance', [floodScripthash(k)]));
         const before = tally.replies;
         await conn.write(`[${items.join(',')}]\n`, r.params.size);
         // A batch's answer is one line (or a refusal, or a close): the next batch waits for it.
-        while (tally.replies === before && !conn.ended && !over(r)) await Promise.race([conn.nextReply(), sleep(200)]);
+        while (tally.replies === before && !conn.ended && !isOver(r)) await Promise.race([conn.nextReply(), sleep(200)]);
       }
     });
   },
@@ -140,11 +145,11 @@ const proofStorm: AbuseProfile = {
     const tally = emptyTally();
     const proofs = r.proofs.length > 0 ? r.proofs : await confirmedOf(r, tally);
     if (proofs.length === 0) return tally;
-    const conns = Array.from({ length: r.params.connections }, () => new RawConnection(r.target, tally));
+    const conns = Array.from({ length: r.params.connections }, () => new RawConnection(r.target, tally, r));
     let next = 0;
     const ask = async (conn: RawConnection) => {
       if (!(await conn.opened)) return;
-      while (next < r.params.requests && !over(r) && !conn.ended) {
+      while (next < r.params.requests && !isOver(r) && !conn.ended) {
         const lines: string[] = [];
         for (let k = 0; k < r.params['in-flight'] && next < r.params.requests; k++, next++) {
           const p = proofs[next % proofs.length];
@@ -153,7 +158,7 @@ const proofStorm: AbuseProfile = {
         const answered = conn.replies + lines.length;
         await conn.write(lines.join('\n') + '\n', lines.length);
         // In rounds of in-flight requests per connection: the server's replies pace the storm.
-        while (conn.replies < answered && !conn.ended && !over(r)) await Promise.race([conn.nextReply(), sleep(200)]);
+        while (conn.replies < answered && !conn.ended && !isOver(r)) await Promise.race([conn.nextReply(), sleep(200)]);
       }
     };
     await Promise.all(conns.map(ask));
@@ -166,10 +171,10 @@ const proofStorm: AbuseProfile = {
 async function confirmedOf(r: AbuseRun, tally: AbuseTally): Promise<Array<{ txid: string; height: number }>> {
   const asked = r.scripthashes.slice(0, 100);
   if (asked.length === 0) return [];
-  const conn = new RawConnection(r.target, tally, true);
+  const conn = new RawConnection(r.target, tally, r, true);
   if (!(await conn.opened)) return [];
   await conn.write(asked.map((sh, i) => request(i, 'blockchain.scripthash.get_history', [sh])).join('\n') + '\n', asked.length);
-  while (conn.replies < asked.length && !conn.ended && !over(r)) await Promise.race([conn.nextReply(), sleep(200)]);
+  while (conn.replies < asked.length && !conn.ended && !isOver(r)) await Promise.race([conn.nextReply(), sleep(200)]);
   conn.close();
   const found: Array<{ txid: string; height: number }> = [];
   for (const line of conn.lines!) {
@@ -195,10 +200,11 @@ const idleConnections: AbuseProfile = {
     const tally = emptyTally();
     const conns: RawConnection[] = [];
     const started = Date.now();
-    for (let i = 0; i < r.params.connections && !over(r); i++) {
-      conns.push(new RawConnection(r.target, tally));
-      await sleep(started + ((i + 1) * 1000) / r.params['per-second'] - Date.now());
+    for (let i = 0; i < r.params.connections && !isOver(r); i++) {
+      conns.push(new RawConnection(r.target, tally, r));
+      await pause(r, started + ((i + 1) * 1000) / r.params['per-second'] - Date.now());
     }
+    // Each opening gives up at the profile's end (wire.ts): a full accept backlog holds none past it.
     await Promise.all(conns.map((c) => c.opened));
     await holdUntilDone(r);
     for (const c of conns) c.close();

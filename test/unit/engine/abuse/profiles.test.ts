@@ -4,6 +4,9 @@
  */
 import net from 'node:net';
 import { ABUSE_PROFILES, type AbuseRun } from '../../../../src/engine/abuse/profiles';
+import type { AbuseTally } from '../../../../src/engine/abuse/wire';
+import { startMisbehavingServer, type Misbehaving } from '../../../support/misbehaving-server';
+import { startFullBacklog } from '../../../support/full-backlog';
 
 interface Recorded {
   bytes: string;
@@ -131,4 +134,42 @@ it('a server that closes the connection is counted, and the profile ends', async
   closing.close();
   expect(tally.connections + tally.refused).toBe(1);
   expect(tally.closedByServer + tally.refused).toBe(1);
+});
+
+describe('a stop ends a profile within 2 s whatever its sockets wait on', () => {
+  /** Stops `profile` once its writes have backed up (or its connects are stuck) and says how long it took to end after. */
+  async function stopMsOn(port: number, name: string, params: Record<string, number>, proofs: AbuseRun['proofs'] = []): Promise<{ ms: number; tally: AbuseTally }> {
+    let stoppedAt = 0;
+    setTimeout(() => (stoppedAt = Date.now()), 1000);
+    const tally = await ABUSE_PROFILES[name].run({ ...runOf(name, params, 120_000, { proofs, stopped: () => stoppedAt > 0 }), target: { host: '127.0.0.1', port, tls: false } });
+    return { ms: Date.now() - stoppedAt, tally };
+  }
+
+  let neverReads: Misbehaving;
+  beforeAll(async () => (neverReads = await startMisbehavingServer({ neverReads: true })));
+  afterAll(() => neverReads.close());
+
+  it.each([
+    ['subscription-flood', { subscriptions: 1_000_000, chunk: 10_000 }],
+    ['unterminated-line', { 'chunk-bytes': 16 * 1024 * 1024, 'every-ms': 1 }],
+    ['oversized-batch', { size: 200_000 }],
+    ['proof-storm', { connections: 4, 'in-flight': 10_000 }],
+    ['idle-connections', { connections: 20 }],
+  ])('%s, on a server that accepts and never reads', async (name, params) => {
+    const { ms, tally } = await stopMsOn(neverReads.port, name, params, [{ txid: 'aa'.repeat(32), height: 5 }]);
+    expect(tally.connections).toBeGreaterThan(0);
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('idle-connections, on a listener whose accept backlog is full', async () => {
+    const full = await startFullBacklog();
+    try {
+      const { ms, tally } = await stopMsOn(full.port, 'idle-connections', { connections: 20, 'per-second': 1000 });
+      // The kernel takes a connection or two before the backlog is full; the rest never open.
+      expect(tally.connections).toBeLessThan(20);
+      expect(ms).toBeLessThan(2000);
+    } finally {
+      full.close();
+    }
+  });
 });
