@@ -311,7 +311,10 @@ export class WalletLoad {
         // A stop before the first step leaves no step to summarise.
         arrivals = found.steps.length ? arrivalsOf(summarise(last)) : null;
       } else if (this.arrivalModel && !this.stopping) {
-        const abusing = this.o.abuse && this.abuse(t, serverId, held);
+        const abusing = this.o.abuse ? this.abuse(t, serverId, held) : undefined;
+        // Awaited only after the arrivals: a failure meanwhile must wait here, not go unhandled (which
+        // ends the process and leaves the run 'running'); the await below throws it.
+        abusing?.catch(() => undefined);
         arrivals = arrivalsOf(summarise(await segment({})));
         // Judged once the arrivals' segment has ended: every arrival, after the abuse too, is in.
         const judge = abusing ? await abusing : undefined;
