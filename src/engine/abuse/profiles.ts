@@ -17,6 +17,8 @@ export interface AbuseRun extends AbuseEnd {
   proofs: Array<{ txid: string; height: number }>;
   /** Scripthashes with a history on the server (the ordinary workload's wallets). */
   scripthashes: string[];
+  /** What the profile's `prepare` built before the abuse began; without it, `run` builds it first. */
+  payload?: string[];
 }
 
 export interface AbuseParam {
@@ -32,6 +34,12 @@ export interface AbuseProfile {
   params: Record<string, AbuseParam>;
   /** The most connections it holds open at once with these parameters: sockets (open files) of ours. */
   connections(params: Record<string, number>): number;
+  /**
+   * Builds the texts it writes, before the abuse (and the arrivals beside it) begin, in slices
+   * between which the event loop runs: built inside the abuse's window, a 50 000-request batch
+   * stalls for ~250 ms the loop that times the arriving wallets, and "during" would show our stall.
+   */
+  prepare?(params: Record<string, number>, stopped: () => boolean): Promise<string[]>;
   run(r: AbuseRun): Promise<AbuseTally>;
 }
 
@@ -69,6 +77,28 @@ export function request(id: number, method: string, params: unknown[]): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method, params });
 }
 
+/** Lines built between two turns of the event loop: about 5 ms of JSON and sha256. */
+const LINES_PER_SLICE = 1000;
+
+/** Lines 0..count-1 of `line`, joined by `separator` into groups of `per`, built in slices that yield (and end at a stop). */
+async function linesInGroups(count: number, per: number, separator: string, line: (i: number) => string, stopped: () => boolean): Promise<string[]> {
+  const groups: string[] = [];
+  let group: string[] = [];
+  for (let i = 0; i < count && !stopped(); i++) {
+    group.push(line(i));
+    if (group.length === per || i === count - 1) {
+      groups.push(group.join(separator));
+      group = [];
+    }
+    if ((i + 1) % LINES_PER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return groups;
+}
+
+/** The flood's subscriptions, `chunk` lines to a text. */
+const floodChunks = (params: Record<string, number>, stopped: () => boolean) =>
+  linesInGroups(params.subscriptions, params.chunk, '', (i) => request(i, 'blockchain.scripthash.subscribe', [floodScripthash(i)]) + '\n', stopped);
+
 const subscriptionFlood: AbuseProfile = {
   name: 'subscription-flood',
   describe: 'one connection subscribing to many scripthashes, pipelined',
@@ -77,13 +107,12 @@ const subscriptionFlood: AbuseProfile = {
     chunk: { default: 500, max: 10_000, describe: 'subscriptions written at a time' },
   },
   connections: () => 1,
+  prepare: floodChunks,
   async run(r) {
-    return onOneConnection(r, async (conn, tally) => {
-      for (let i = 0; i < r.params.subscriptions && !isOver(r) && !conn.ended; ) {
-        const n = Math.min(r.params.chunk, r.params.subscriptions - i);
-        const lines = Array.from({ length: n }, (_, k) => request(i + k, 'blockchain.scripthash.subscribe', [floodScripthash(i + k)]) + '\n');
-        await conn.write(lines.join(''), n);
-        i += n;
+    const chunks = r.payload ?? (await floodChunks(r.params, () => isOver(r)));
+    return onOneConnection(r, async (conn) => {
+      for (let c = 0; c < chunks.length && !isOver(r) && !conn.ended; c++) {
+        await conn.write(chunks[c], Math.min(r.params.chunk, r.params.subscriptions - c * r.params.chunk));
       }
     });
   },
@@ -111,6 +140,10 @@ const unterminatedLine: AbuseProfile = {
   },
 };
 
+/** One batch, sent `batches` times: its ids are unique within it, and each is answered before the next is sent. */
+const oneBatch = async (params: Record<string, number>, stopped: () => boolean) =>
+  (await linesInGroups(params.size, params.size, ',', (k) => request(k, 'blockchain.scripthash.get_balance', [floodScripthash(k)]), stopped)).map((items) => `[${items}]\n`);
+
 const oversizedBatch: AbuseProfile = {
   name: 'oversized-batch',
   describe: 'JSON-RPC arrays of many requests on one connection',
@@ -119,12 +152,13 @@ const oversizedBatch: AbuseProfile = {
     batches: { default: 5, max: 1000, describe: 'batches sent, each after the last one was answered or refused' },
   },
   connections: () => 1,
+  prepare: oneBatch,
   async run(r) {
+    const [batch] = r.payload ?? (await oneBatch(r.params, () => isOver(r)));
     return onOneConnection(r, async (conn, tally) => {
-      for (let b = 0; b < r.params.batches && !isOver(r) && !conn.ended; b++) {
-        const items = Array.from({ length: r.params.size }, (_, k) => request(b * r.params.size + k, 'blockchain.scripthash.get_balance', [floodScripthash(k)]));
+      for (let b = 0; b < r.params.batches && batch !== undefined && !isOver(r) && !conn.ended; b++) {
         const before = tally.replies;
-        await conn.write(`[${items.join(',')}]\n`, r.params.size);
+        await conn.write(batch, r.params.size);
         // A batch's answer is one line (or a refusal, or a close): the next batch waits for it.
         while (tally.replies === before && !conn.ended && !isOver(r)) await Promise.race([conn.nextReply(), sleep(200)]);
       }
@@ -150,13 +184,19 @@ const proofStorm: AbuseProfile = {
     const ask = async (conn: RawConnection) => {
       if (!(await conn.opened)) return;
       while (next < r.params.requests && !isOver(r) && !conn.ended) {
-        const lines: string[] = [];
-        for (let k = 0; k < r.params['in-flight'] && next < r.params.requests; k++, next++) {
-          const p = proofs[next % proofs.length];
-          lines.push(next % 2 === 0 ? request(next, 'blockchain.transaction.get_merkle', [p.txid, p.height]) : request(next, 'blockchain.transaction.get', [p.txid, false]));
-        }
-        const answered = conn.replies + lines.length;
-        await conn.write(lines.join('\n') + '\n', lines.length);
+        // The proofs are found in the abuse's window, so its rounds are built there: in slices, as a
+        // round of 10 000 requests is ~20 ms of the loop that times the arriving wallets.
+        const from = next;
+        const n = Math.min(r.params['in-flight'], r.params.requests - from);
+        next += n;
+        const [round] = await linesInGroups(n, n, '\n', (k) => {
+          const id = from + k;
+          const p = proofs[id % proofs.length];
+          return id % 2 === 0 ? request(id, 'blockchain.transaction.get_merkle', [p.txid, p.height]) : request(id, 'blockchain.transaction.get', [p.txid, false]);
+        }, () => isOver(r));
+        if (round === undefined) break;
+        const answered = conn.replies + n;
+        await conn.write(round + '\n', n);
         // In rounds of in-flight requests per connection: the server's replies pace the storm.
         while (conn.replies < answered && !conn.ended && !isOver(r)) await Promise.race([conn.nextReply(), sleep(200)]);
       }
