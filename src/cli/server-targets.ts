@@ -68,6 +68,22 @@ export async function resolveTargets(a: TargetArgs): Promise<{ targets: ServerTa
   return { targets, labCaFile };
 }
 
+/**
+ * What asks for a server over WebSocket (`--websocket`, or a `--server` at ws:// or wss://), read
+ * from the options alone so a command can refuse it before anything is resolved or connected.
+ */
+export function webSocketAsked(a: TargetArgs): string | undefined {
+  if (a.websocket) return '--websocket';
+  const spec = a.server?.find((s) => {
+    try {
+      return parseServerSpec(s).websocket === true;
+    } catch {
+      // A malformed --server is resolveTargets' to name, in its own words.
+      return false;
+    }
+  });
+  return spec === undefined ? undefined : `--server ${spec}`;
+}
 
 /**
  * `--server electrumx-1.20.0` (or `LABEL=electrumx-1.20.0`): a server the running lab runs in

@@ -19,7 +19,7 @@ import { parseSlo } from '../engine/find-max';
 import { hold as holdExecutor } from '../engine/executors/hold';
 import { countOrZeroProblem, countProblem } from '../engine/executors/executor';
 import { CHOOSABLE, flagsGiven } from '../engine/executors/registry';
-import { electrumTargets, resolveTargets, type TargetArgs } from './server-targets';
+import { electrumTargets, resolveTargets, webSocketAsked, type TargetArgs } from './server-targets';
 import { readCa } from '../core/ca-file';
 import { labServersAmong, labSetups } from './lab-targets';
 import { collecting, cpuOption, durationOption, timeoutSeconds } from './validate';
@@ -90,6 +90,27 @@ export function fileLimit(): { soft: number; hard: number } | null {
   }
 }
 
+/** What holds sockets through a wallet load (`--hold N`, `--abuse …`) and how many at most: each is an open file of ours. */
+export interface SocketHolder {
+  option: string;
+  sockets: number;
+}
+
+/** Arriving wallets, the database and the process itself need a margin beside what is held. */
+const OPEN_FILES_MARGIN = 256;
+
+export function openFilesNeeded(holders: SocketHolder[]): number {
+  return holders.reduce((n, h) => n + h.sockets, OPEN_FILES_MARGIN);
+}
+
+/** Past the limit, sockets fail with EMFILE mid-run (an abuse's as refusals the server never made): refused before, naming what needs them. */
+export function openFilesProblem(holders: SocketHolder[], limit: { soft: number; hard: number } | null): string | undefined {
+  const needed = openFilesNeeded(holders);
+  if (!limit || needed <= limit.soft) return undefined;
+  const named = holders.filter((h) => h.sockets > 0).map((h) => h.option);
+  return `${named.join(' with ')} ${named.length > 1 ? 'need' : 'needs'} about ${needed} open files, but the limit that applies is ${limit.soft} (hard ${limit.hard}); raise it (ulimit -n) or ask for fewer`;
+}
+
 export function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPlan {
   const problems: string[] = [];
   const take = collecting(problems);
@@ -147,6 +168,9 @@ function abusePlan(a: WalletLoadArgs, arrivals: WalletLoadPlan['arrivals'], prob
   const spec = take(() => parseAbuseSpec(a.abuse!));
   const atMs = take(() => parseDurationMs(a['abuse-at'], '--abuse-at'));
   const forMs = take(() => parseDurationMs(a['abuse-for'], '--abuse-for'));
+  const webSocket = webSocketAsked(a);
+  // The profiles write raw bytes on TCP or TLS (wire.ts): at a WebSocket listener they would abuse nothing the server parses.
+  if (webSocket) problems.push(`--abuse ${a.abuse}: the profiles write raw TCP or TLS, not WebSocket frames; drop ${webSocket} and give the server's TCP or TLS port`);
   if (!arrivals) problems.push('--abuse runs beside arriving wallets (--rate, --vus, ...; not --find-max): their before, during and after are its collateral');
   else if (atMs !== undefined && forMs !== undefined && (atMs <= 0 || forMs <= 0 || atMs + forMs >= arrivals.durationMs))
     problems.push(`--abuse-at ${a['abuse-at']} and --abuse-for ${a['abuse-for']} must leave a before and an after inside --duration (${arrivals.durationMs / 1000} s)`);
@@ -162,7 +186,7 @@ export async function walletLoad(a: WalletLoadArgs, argv: string[]): Promise<num
 
 /** The plan with its servers, wallets and CA resolved and the lab's parts found: what the session runs. Nothing is written here. */
 async function walletLoadRunOf(a: WalletLoadArgs, plan: WalletLoadPlan): Promise<WalletLoadRun> {
-  const { workload, notifySearch, coordinated } = plan;
+  const { workload, coordinated } = plan;
   const hold = shareOf(coordinated?.shard, plan.hold);
   const resolved = await resolveTargets(a);
   const lab = await labServersAmong(resolved.targets);
@@ -175,13 +199,10 @@ async function walletLoadRunOf(a: WalletLoadArgs, plan: WalletLoadPlan): Promise
   const chosen = maxTxs === undefined ? wallets.wallets : wallets.wallets.filter((w) => w.expected.txCount <= maxTxs);
   if (chosen.length === 0) throw new UserError(`--wallet-max-txs ${maxTxs}: no wallet of ${wallets.path} has so few transactions`);
   const limit = fileLimit();
-  // Each held wallet is one socket; arrivals and the process itself need a margin beside them.
-  const mostHeld = notifySearch ? notifySearch.maxHold : hold;
-  const needed = mostHeld + 256;
-  if (limit && needed > limit.soft) {
-    const option = notifySearch ? `--max-hold ${mostHeld}` : `--hold ${hold}`;
-    throw new UserError(`${option} needs about ${needed} open files, but the limit that applies is ${limit.soft} (hard ${limit.hard}); raise it (ulimit -n) or hold fewer`);
-  }
+  const holders = socketHolders(plan, hold);
+  const needed = openFilesNeeded(holders);
+  const tooMany = openFilesProblem(holders, limit);
+  if (tooMany) throw new UserError(tooMany);
   const targets = electrumTargets(resolved.targets, a.lab);
   if (plan.abuse) refuseUnlessOperated(`--abuse ${plan.abuse.spec.text}`, targets.map((t) => ({ name: t.name, host: t.host, lab: onLab.has(t.name) })), plan.operated === true);
   const caFile = a.ca ?? resolved.labCaFile;
@@ -211,11 +232,18 @@ async function walletLoadRunOf(a: WalletLoadArgs, plan: WalletLoadPlan): Promise
     // --abuse: each server's process sampled beside the run, for its figures per phase.
     resources: plan.abuse ? await ownServerTargets(a, onLab) : undefined,
     sampleEveryS: a['sample-every'],
-    notes: limit ? [`open files: limit ${limit.soft} (hard ${limit.hard}); ${hold} held wallets need about ${needed}`] : [],
+    notes: limit ? [`open files: limit ${limit.soft} (hard ${limit.hard}); ${holders.map((h) => `${h.sockets} for ${h.option}`).join(', ')} and a margin: about ${needed}`] : [],
     limits: await limitsOf(targets, a['limits-db']),
     strictLimits: a['strict-limits'] ?? false,
     log,
   };
+}
+
+/** Each held wallet is one socket (the most a held search may hold), and each of the abuse's connections another. */
+function socketHolders(plan: WalletLoadPlan, hold: number): SocketHolder[] {
+  const held = plan.notifySearch ? { option: `--max-hold ${plan.notifySearch.maxHold}`, sockets: plan.notifySearch.maxHold } : { option: `--hold ${hold}`, sockets: hold };
+  const abuse = plan.abuse && { option: `--abuse ${plan.abuse.spec.text}`, sockets: plan.abuse.spec.profile.connections(plan.abuse.spec.params) };
+  return abuse ? [held, abuse] : [held];
 }
 
 /**

@@ -311,7 +311,12 @@ export class WalletLoad {
         // A stop before the first step leaves no step to summarise.
         arrivals = found.steps.length ? arrivalsOf(summarise(last)) : null;
       } else if (this.arrivalModel && !this.stopping) {
-        const abusing = this.o.abuse && this.abuse(t, serverId, held);
+        // Built before the arrivals start: their phases time the server, not our own JSON.
+        const payload = await this.o.abuse?.spec.profile.prepare?.(this.o.abuse.spec.params, () => this.stopping);
+        const abusing = this.o.abuse ? this.abuse(t, serverId, held, payload) : undefined;
+        // Awaited only after the arrivals: a failure meanwhile must wait here, not go unhandled (which
+        // ends the process and leaves the run 'running'); the await below throws it.
+        abusing?.catch(() => undefined);
         arrivals = arrivalsOf(summarise(await segment({})));
         // Judged once the arrivals' segment has ended: every arrival, after the abuse too, is in.
         const judge = abusing ? await abusing : undefined;
@@ -365,7 +370,7 @@ export class WalletLoad {
    * --notify and wallets held, a block is mined in the middle of each phase while the wallets
    * arrive, so a server that stops notifying during the abuse shows it.
    */
-  private async abuse(t: ServerTarget, serverId: number, held: HeldWallet[]): Promise<(() => Promise<AbuseSummary>) | undefined> {
+  private async abuse(t: ServerTarget, serverId: number, held: HeldWallet[], payload: string[] | undefined): Promise<(() => Promise<AbuseSummary>) | undefined> {
     const a = this.o.abuse!;
     const units: OrdinaryUnit[] = [];
     this.ordinary.set(t.name, units);
@@ -376,7 +381,7 @@ export class WalletLoad {
     const startMs = Date.now();
     this.o.log(`${t.name}: abuse ${a.spec.text} for ${a.forMs / 1000} s`);
     const scripthashes = this.o.wallets.flatMap((w) => [...w.chains.receive, ...w.chains.change].map((s) => s.scripthash));
-    const tally = await a.spec.profile.run({ target: t, params: a.spec.params, untilMs: startMs + a.forMs, stopped: () => this.stopping, proofs: [], scripthashes });
+    const tally = await a.spec.profile.run({ target: t, params: a.spec.params, untilMs: startMs + a.forMs, stopped: () => this.stopping, proofs: [], scripthashes, payload });
     const endMs = Date.now();
     this.o.log(`${t.name}: abuse over (${tally.connections} connections, ${tally.requestsSent} requests, ${tally.replies} replies, ${tally.closedByServer} closed by the server, ${tally.refused} refused)`);
     return async () => {

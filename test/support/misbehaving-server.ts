@@ -23,6 +23,8 @@
  * ([] and a zero balance), the way Fulcrum answers above its max_history.
  * With `noNewline`, its answers (server.version's too) never end their line; with `dripMs`, each
  * answer is written one byte every that many ms (a server, or a middlebox, that trickles).
+ * With `neverReads`, it accepts connections and never reads from them, nor closes them: a server
+ * whose reading stopped, so what is written to it backs up until the writer's socket takes no more.
  * With `genesisHeader`, blockchain.block.header answers that header for block 0 (the chain it
  * claims to be on). With `oversizedAnswers: N`, every scripthash call is answered as
  * test.oversized(N) is.
@@ -44,6 +46,8 @@ export interface Misbehaving {
 export interface MisbehavingOptions {
   port?: number;
   silent?: boolean;
+  /** Accept and never read (nor close): writes to it back up. */
+  neverReads?: boolean;
   hangAfterHandshake?: boolean;
   /** Never answer blockchain.headers.subscribe (a wallet's first question). */
   hangHeaders?: boolean;
@@ -109,6 +113,10 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
+    if (opts.neverReads) {
+      socket.pause();
+      return;
+    }
     let buffered = '';
     /** This connection's place among those that asked a scripthash call (0: none asked yet). */
     let asker = 0;

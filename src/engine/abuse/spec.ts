@@ -11,13 +11,14 @@ export interface AbuseSpec {
 
 export function parseAbuseSpec(text: string): AbuseSpec {
   const [name, rest] = text.split(/:(.*)/s, 2);
-  const profile = ABUSE_PROFILES[name];
+  // Own names only: `constructor` or `__proto__` must not find what every object inherits.
+  const profile = Object.hasOwn(ABUSE_PROFILES, name) ? ABUSE_PROFILES[name] : undefined;
   if (!profile) throw new UserError(`--abuse ${text}: no abuse profile "${name}" (known: ${Object.keys(ABUSE_PROFILES).join(', ')})`);
   const params: Record<string, number> = {};
   for (const [k, p] of Object.entries(profile.params)) params[k] = p.default;
   for (const pair of rest ? rest.split(',') : []) {
     const [key, value] = pair.split('=', 2);
-    const declared = profile.params[key];
+    const declared = Object.hasOwn(profile.params, key) ? profile.params[key] : undefined;
     if (!declared) throw new UserError(`--abuse ${text}: ${name} has no parameter "${key}" (it has: ${Object.keys(profile.params).join(', ')})`);
     const n = Number(value);
     if (value === undefined || !Number.isInteger(n) || n < 1 || n > declared.max) throw new UserError(`--abuse ${text}: ${key} must be a whole number from 1 to ${declared.max}, not "${value ?? ''}"`);

@@ -26,11 +26,48 @@ export interface AbuseTally {
   errorReplies: number;
 }
 
+/** When a profile's connections must let go: its time is up, or the run was stopped. */
+export interface AbuseEnd {
+  /** Epoch ms. */
+  untilMs: number;
+  stopped: () => boolean;
+}
+
+export function isOver(end: AbuseEnd): boolean {
+  return end.stopped() || Date.now() >= end.untilMs;
+}
+
+/** Often enough to end within 2 s of a stop, the run's promise (a stop is a flag, not an event). */
+const END_CHECK_MS = 200;
+
+/**
+ * `p`, or `atEnd` once the abuse has ended first: a server that stops reading but never closes,
+ * or an accept backlog that never takes a connection, would otherwise hold the wait for good.
+ */
+async function untilEnd<T>(end: AbuseEnd, p: Promise<T>, atEnd: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = new Promise<T>((resolve) => {
+    const check = () => {
+      if (isOver(end)) resolve(atEnd);
+      else timer = setTimeout(check, Math.min(END_CHECK_MS, end.untilMs - Date.now()));
+    };
+    check();
+  });
+  try {
+    return await Promise.race([p, ended]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function emptyTally(): AbuseTally {
   return { connections: 0, refused: 0, closedByServer: 0, bytesSent: 0, requestsSent: 0, replies: 0, errorReplies: 0 };
 }
 
-/** One raw connection: opened, written to, closed by us or by the server (counted in `tally`). */
+/**
+ * One raw connection: opened, written to, closed by us or by the server (counted in `tally`). Its
+ * opening and its writes wait no longer than the abuse lasts: at its end the socket is destroyed.
+ */
 export class RawConnection {
   private readonly socket: net.Socket;
   private buffered = '';
@@ -43,11 +80,11 @@ export class RawConnection {
   /** The reply lines themselves, kept only when asked (a profile that reads what it was told). */
   readonly lines: string[] | undefined;
 
-  constructor(target: AbuseTarget, private readonly tally: AbuseTally, keepLines = false) {
+  constructor(target: AbuseTarget, private readonly tally: AbuseTally, private readonly end: AbuseEnd, keepLines = false) {
     this.lines = keepLines ? [] : undefined;
     this.socket = target.tls ? tls.connect({ host: target.host, port: target.port, rejectUnauthorized: false }) : net.connect({ host: target.host, port: target.port });
     this.socket.setNoDelay(true);
-    this.opened = new Promise((resolve) => {
+    const connecting = new Promise<boolean>((resolve) => {
       this.socket.once(target.tls ? 'secureConnect' : 'connect', () => {
         tally.connections++;
         resolve(true);
@@ -55,6 +92,7 @@ export class RawConnection {
       this.socket.once('error', () => resolve(false));
       this.socket.once('close', () => resolve(false));
     });
+    this.opened = this.bounded(connecting, false);
     this.socket.on('error', () => undefined);
     this.socket.on('close', () => {
       if (!this.ended && !this.closing) this.opened.then((ok) => (ok ? tally.closedByServer++ : tally.refused++));
@@ -86,23 +124,31 @@ export class RawConnection {
     for (const w of waiters) w();
   }
 
-  /** Writes `data`, resolving when the socket takes more (backpressure) or at once. */
+  /** Writes `data`, resolving when the socket takes more (backpressure) or at once, or at the abuse's end. */
   write(data: string, requests = 0): Promise<void> {
     if (this.ended) return Promise.resolve();
     this.tally.bytesSent += Buffer.byteLength(data);
     this.tally.requestsSent += requests;
-    return new Promise((resolve) => {
-      if (this.socket.write(data)) resolve();
-      else {
-        const done = () => {
-          this.socket.off('drain', done);
-          this.socket.off('close', done);
-          resolve();
-        };
-        this.socket.once('drain', done);
-        this.socket.once('close', done);
-      }
+    if (this.socket.write(data)) return Promise.resolve();
+    const drained = new Promise<void>((resolve) => {
+      const done = () => {
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.once('drain', done);
+      this.socket.once('close', done);
     });
+    return this.bounded(drained, undefined);
+  }
+
+  /** `p`, unless the abuse ends first: then this connection is destroyed and `atEnd` given. */
+  private async bounded<T>(p: Promise<T>, atEnd: T): Promise<T> {
+    const endedFirst = Symbol('ended');
+    const got = await untilEnd<T | typeof endedFirst>(this.end, p, endedFirst);
+    if (got !== endedFirst) return got;
+    this.close();
+    return atEnd;
   }
 
   /** Resolves at the next reply line or the connection's end, whichever is first. */

@@ -17,6 +17,7 @@ import { scriptHashOfAddress } from '../../../src/electrum/scripthash';
 import { startMisbehavingServer, Misbehaving } from '../../support/misbehaving-server';
 import { GENESIS_HEADER } from '../../support/genesis';
 import { cli, COMMAND_NAMES, type CommandName } from '../../support/cli';
+import { fileLimit } from '../../../src/cli/wallet-load';
 
 
 /** Paths a case can use: read-only fixtures, its own directory (the command's cwd), a dead port. */
@@ -208,6 +209,16 @@ function interleaveCases(): Case[] {
   ];
 }
 
+/**
+ * The limit is this process's: an idle-connections abuse opening as many connections as it allows
+ * passes it by the margin; where it allows more than a profile may open, held wallets make up the rest.
+ */
+function abusePastFileLimit(): string[] {
+  const soft = fileLimit()?.soft ?? 4096;
+  const connections = Math.min(soft, 100_000);
+  return ['--hold', String(soft - connections), '--abuse', `idle-connections:connections=${connections}`];
+}
+
 const walletLoad = (c: Ctx, ...extra: string[]) => ['--server', `electrumx@127.0.0.1:${c.dead}`, '--workload', 'electrum', '--wallets', c.fx('wallets.jsonl'), '--db', path.join(c.dir, 'r.sqlite'), ...extra];
 
 const CASES: Case[] = [
@@ -352,7 +363,12 @@ const CASES: Case[] = [
   // --abuse: refused off loopback and the lab before any connection (192.0.2.1 is TEST-NET-1: nothing answers there), and its own options.
   { name: 'abuse: a server off loopback without --i-operate-this-server', cli: 'load', args: (c) => [...walletLoad(c, '--rate', '1', '--duration', '40s', '--abuse', 'idle-connections')].map((t) => t.replace(`127.0.0.1:${c.dead}`, '192.0.2.1:50001')), names: () => ['--abuse idle-connections', '192.0.2.1', '--i-operate-this-server'] },
   { name: 'abuse: no such profile', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--duration', '40s', '--abuse', 'ddos'), names: () => ['--abuse ddos', 'no abuse profile "ddos"'] },
+  { name: 'abuse: a profile named like an inherited member', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--duration', '40s', '--abuse', 'constructor'), names: () => ['--abuse constructor', 'no abuse profile "constructor"'] },
+  { name: 'abuse: a parameter named like an inherited member', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--duration', '40s', '--abuse', 'idle-connections:constructor=5'), names: () => ['--abuse idle-connections:constructor=5', 'no parameter "constructor"'] },
   { name: 'abuse: a parameter past its ceiling', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--duration', '40s', '--abuse', 'idle-connections:connections=100001'), names: () => ['idle-connections:connections=100001', 'from 1 to 100000'] },
+  { name: 'abuse: a ws:// server', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--duration', '40s', '--abuse', 'idle-connections').map((t) => t.replace(`127.0.0.1:${c.dead}`, `ws://127.0.0.1:${c.silent}`)), names: (c) => ['--abuse idle-connections', `electrumx@ws://127.0.0.1:${c.silent}`, 'WebSocket'] },
+  { name: 'abuse: --lab --websocket', cli: 'load', args: (c) => ['--lab', '--websocket', '--workload', 'electrum', '--db', path.join(c.dir, 'r.sqlite'), '--rate', '1', '--duration', '40s', '--abuse', 'subscription-flood'], names: () => ['--abuse subscription-flood', '--websocket', 'WebSocket'] },
+  { name: "abuse: its connections beyond the open-file limit", cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--duration', '40s', ...abusePastFileLimit()), names: () => ['--abuse idle-connections:connections=', 'open files', 'limit'] },
   { name: 'abuse: without arriving wallets', cli: 'load', args: (c) => walletLoad(c, '--hold', '1', '--abuse', 'subscription-flood'), names: () => ['--abuse', 'arriving wallets'] },
   { name: 'abuse: no after phase inside --duration', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--duration', '30s', '--abuse', 'oversized-batch', '--abuse-at', '10s', '--abuse-for', '20s'), names: () => ['--abuse-at 10s', '--abuse-for 20s', '--duration (30 s)'] },
   { name: 'wallets: more used scripts than listed', cli: 'load', args: (c) => [...walletLoad(c, '--hold', '1')].map((t) => (t.endsWith('wallets.jsonl') ? c.fx('wallets-overused.jsonl') : t)), names: (c) => [c.fx('wallets-overused.jsonl') + ':2', 'usedScripts.receive'] },

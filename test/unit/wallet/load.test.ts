@@ -19,6 +19,7 @@ import { hold } from '../../../src/engine/executors/hold';
 import { RunClock } from '../../../src/engine/run-clock';
 import { unusedWallet } from '../../support/unused-wallet';
 import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../../support/misbehaving-server';
+import { parseAbuseSpec } from '../../../src/engine/abuse/spec';
 
 const wallet = unusedWallet;
 
@@ -181,5 +182,62 @@ describe('the one generator check, on arrivals', () => {
     } finally {
       clearInterval(starve);
     }
+  });
+});
+
+describe('--abuse beside the arrivals', () => {
+  /** A run of arrivals with `abuse` beside them on `o`'s server, stopped after `stopAfterMs`: how long the run took to end after the stop. */
+  async function abusedRunStopMs(o: MisbehavingOptions, abuse: string, stopAfterMs: number): Promise<number> {
+    srv = await startMisbehavingServer(o);
+    const results = ResultsStore.open(path.join(dir, `${Math.random()}.sqlite`));
+    try {
+      const { store, target, runId, serverIds } = walletLoadRun(results, srv.port);
+      const load = new WalletLoad(
+        { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: 5000 }, hold: 0, holdConcurrency: 1, rate: 2, durationMs: 60_000, abuse: { spec: parseAbuseSpec(abuse), atMs: 200, forMs: 50_000 }, log: () => undefined },
+        store,
+        runId,
+        serverIds,
+      );
+      let stoppedAt = 0;
+      setTimeout(() => {
+        stoppedAt = Date.now();
+        load.stop();
+      }, stopAfterMs);
+      await load.runServer(target);
+      return Date.now() - stoppedAt;
+    } finally {
+      results.close();
+    }
+  }
+
+  test("an abuse that fails while the wallets arrive fails the run once they have ended, never as an unhandled rejection", async () => {
+    srv = await startMisbehavingServer({ nullResults: true });
+    const results = ResultsStore.open(path.join(dir, `${Math.random()}.sqlite`));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const { store, target, runId, serverIds } = walletLoadRun(results, srv.port);
+      // A profile that fails as it starts: how any of them would fail on a fault of ours.
+      const spec = parseAbuseSpec('idle-connections');
+      const failing = { ...spec, profile: { ...spec.profile, run: () => Promise.reject(new Error('the profile failed')) } };
+      const load = new WalletLoad(
+        { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: 5000 }, hold: 0, holdConcurrency: 1, rate: 2, durationMs: 2000, abuse: { spec: failing, atMs: 200, forMs: 1000 }, log: () => undefined },
+        store,
+        runId,
+        serverIds,
+      );
+      await expect(load.runServer(target)).rejects.toThrow('the profile failed');
+      // A rejection left unhandled is reported on a later turn of the loop.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      results.close();
+    }
+  });
+
+  test('a stop while the abuse is stuck writing to a server that accepts and never reads ends the run within 2 s', async () => {
+    expect(await abusedRunStopMs({ neverReads: true }, 'oversized-batch:size=200000', 2000)).toBeLessThan(2000);
   });
 });

@@ -3,7 +3,10 @@
  * answers each request line with a null result (the profiles' pacing waits for replies).
  */
 import net from 'node:net';
-import { ABUSE_PROFILES, type AbuseRun } from '../../../../src/engine/abuse/profiles';
+import { ABUSE_PROFILES, request, type AbuseRun } from '../../../../src/engine/abuse/profiles';
+import type { AbuseTally } from '../../../../src/engine/abuse/wire';
+import { startMisbehavingServer, type Misbehaving } from '../../../support/misbehaving-server';
+import { startFullBacklog } from '../../../support/full-backlog';
 
 interface Recorded {
   bytes: string;
@@ -131,4 +134,73 @@ it('a server that closes the connection is counted, and the profile ends', async
   closing.close();
   expect(tally.connections + tally.refused).toBe(1);
   expect(tally.closedByServer + tally.refused).toBe(1);
+});
+
+describe('a stop ends a profile within 2 s whatever its sockets wait on', () => {
+  /** Stops `profile` once its writes have backed up (or its connects are stuck) and says how long it took to end after. */
+  async function stopMsOn(port: number, name: string, params: Record<string, number>, proofs: AbuseRun['proofs'] = []): Promise<{ ms: number; tally: AbuseTally }> {
+    const profile = ABUSE_PROFILES[name];
+    // Built first, as a wallet load builds it: the stop comes while the writes are stuck.
+    const payload = await profile.prepare?.(runOf(name, params, 0).params, () => false);
+    let stoppedAt = 0;
+    setTimeout(() => (stoppedAt = Date.now()), 1000);
+    const tally = await profile.run({ ...runOf(name, params, 120_000, { proofs, payload, stopped: () => stoppedAt > 0 }), target: { host: '127.0.0.1', port, tls: false } });
+    return { ms: Date.now() - stoppedAt, tally };
+  }
+
+  let neverReads: Misbehaving;
+  beforeAll(async () => (neverReads = await startMisbehavingServer({ neverReads: true })));
+  afterAll(() => neverReads.close());
+
+  it.each([
+    ['subscription-flood', { subscriptions: 200_000, chunk: 10_000 }],
+    ['unterminated-line', { 'chunk-bytes': 16 * 1024 * 1024, 'every-ms': 1 }],
+    ['oversized-batch', { size: 200_000 }],
+    ['proof-storm', { connections: 4, 'in-flight': 10_000 }],
+    ['idle-connections', { connections: 20 }],
+  ])('%s, on a server that accepts and never reads', async (name, params) => {
+    const { ms, tally } = await stopMsOn(neverReads.port, name, params, [{ txid: 'aa'.repeat(32), height: 5 }]);
+    expect(tally.connections).toBeGreaterThan(0);
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('idle-connections, on a listener whose accept backlog is full', async () => {
+    const full = await startFullBacklog();
+    try {
+      const { ms, tally } = await stopMsOn(full.port, 'idle-connections', { connections: 20, 'per-second': 1000 });
+      // The kernel takes a connection or two before the backlog is full; the rest never open.
+      expect(tally.connections).toBeLessThan(20);
+      expect(ms).toBeLessThan(2000);
+    } finally {
+      full.close();
+    }
+  });
+});
+
+describe('payloads built before the abuse begins', () => {
+  it.each([
+    ['oversized-batch', { size: 50_000 }, 1, 1],
+    ['subscription-flood', { subscriptions: 20_000, chunk: 500 }, 40, 20_000],
+  ])('%s builds its texts in slices the event loop runs between, and writes what it was given', async (name, params: Record<string, number>, texts, lineCount) => {
+    const profile = ABUSE_PROFILES[name];
+    let turns = 0;
+    const turn = () => {
+      turns++;
+      if (building) setImmediate(turn);
+    };
+    let building = true;
+    setImmediate(turn);
+    const payload = await profile.prepare!(runOf(name, params, 0).params, () => false);
+    building = false;
+    expect(payload).toHaveLength(texts);
+    expect(payload.join('').split('\n').filter((l) => l).length).toBe(lineCount);
+    // One turn at least per slice of a thousand lines: no long stretch without the loop.
+    expect(turns).toBeGreaterThanOrEqual(20);
+
+    // Given a payload, a profile writes it rather than building its own in the abuse's window.
+    const given = payload.map((_, i) => `${request(i, 'given.payload', [])}\n`);
+    await profile.run(runOf(name, { ...params, batches: 2 }, 600, { payload: given }));
+    const sent = lines(server.conns[0].bytes).map((l) => JSON.parse(l));
+    expect(new Set(sent.map((r) => r.method))).toEqual(new Set(['given.payload']));
+  });
 });

@@ -15,6 +15,12 @@ it.each([
   ['idle-connections:connections=100001', /from 1 to 100000/],
   ['idle-connections:connections=2.5', /not "2.5"/],
   ['idle-connections:connections', /not ""/],
+  // Names an object has by inheritance are neither profiles nor parameters.
+  ['constructor', /no abuse profile "constructor"/],
+  ['toString', /no abuse profile "toString"/],
+  ['__proto__', /no abuse profile "__proto__"/],
+  ['idle-connections:constructor=5', /has no parameter "constructor"/],
+  ['idle-connections:__proto__=5', /has no parameter "__proto__"/],
 ])('refuses %s in one line naming it', (text, why) => {
   expect(() => parseAbuseSpec(text)).toThrow(UserError);
   expect(() => parseAbuseSpec(text)).toThrow(why);
