@@ -38,7 +38,8 @@ export interface WalletBenchArgs extends TargetArgs {
 }
 
 /** Options of `bench` that mean nothing for whole-wallet syncs: refused rather than ignored. */
-const ADDRESS_ONLY = ['dataset', 'methods', 'shuffle', 'order', 'concurrency', 'resume', 'param', 'baseline', 'fail-on-regression'];
+// The servers' resources are sampled beside address benchmarks (and a wallet load's --abuse), not whole-wallet syncs.
+const ADDRESS_ONLY = ['dataset', 'methods', 'shuffle', 'order', 'concurrency', 'resume', 'param', 'baseline', 'fail-on-regression', 'server-pid', 'server-pidfile', 'server-datadir', 'metrics'];
 
 export async function walletBench(a: WalletBenchArgs, argv: string[], watch: WatchPlan): Promise<number> {
   const workload = workloadNamed(a.workload);

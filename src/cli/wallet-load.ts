@@ -71,6 +71,8 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs, Reso
 
 /** Options of `load` that belong to request-level load only. */
 const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'source-addresses', 'interleave', 'baseline', 'fail-on-regression'];
+/** A wallet load samples the abused server's process (src/runs/abuse-phases.ts), nothing otherwise. */
+const RESOURCE_FLAGS = ['server-pid', 'server-pidfile', 'server-datadir', 'metrics'];
 const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs', 'slo-notify', 'max-hold', 'abuse', 'abuse-at', 'abuse-for', 'i-operate-this-server'];
 
 export function refuseWalletOptions(argv: string[]): void {
@@ -117,6 +119,8 @@ export function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPla
   const workload = take(() => workloadNamed(a.workload));
   const stray = REQUEST_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
   if (stray.length) problems.push(`--workload drives whole wallets: --${stray.join(', --')} apply to request-level load only`);
+  const sampling = RESOURCE_FLAGS.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
+  if (sampling.length && a.abuse === undefined) problems.push(`--workload samples a server's resources beside --abuse only: --${sampling.join(', --')} would be ignored`);
   const hold = a.hold ?? 0;
   const holdProblems = countOrZeroProblem('--hold', hold);
   problems.push(...holdProblems);

@@ -280,6 +280,8 @@ const CASES: Case[] = [
   { name: 'bench: --cold with one counted pass', cli: 'bench', args: (c) => bench(c, '--cold', '--passes', '2', '--warmup', '1'), names: () => ['--cold', /--passes 2 --warmup 1|needs root|drop_caches is not writable/] },
   { name: 'bench: --cold with a --param sweep', cli: 'bench', args: (c) => bench(c, '--cold', '--param', 'a=1,2'), names: () => ['--cold', '--param'] },
   { name: 'bench: --cold with a resource flag', cli: 'bench', args: (c) => bench(c, '--cold', '--passes', '3', '--server-pid', `electrumx=${process.pid}`), names: () => ['--cold', '--server-pid'] },
+  { name: 'wallet bench: a resource flag with --workload', cli: 'bench', args: (c) => wallets(c, 'wallets.jsonl', '--server-pid', `electrumx=${process.pid}`), names: () => ['--workload', '--server-pid'] },
+  { name: 'wallet load: a resource flag without --abuse', cli: 'load', args: (c) => walletLoad(c, '--rate', '1', '--duration', '10s', '--metrics', 'electrumx=http://127.0.0.1:1/'), names: () => ['--abuse', '--metrics'] },
   { name: 'wallet bench: --cold with --workload', cli: 'bench', args: (c) => wallets(c, 'wallets.jsonl', '--cold'), names: () => ['--cold', '--workload'] },
   { name: 'wallet bench: --out json with no file', cli: 'bench', args: (c) => [...wallets(c), '--out', 'json='], names: () => ['--out json=FILE'] },
   {
