@@ -376,6 +376,9 @@ export class WalletLoad {
     this.ordinary.set(t.name, units);
     const zeroMs = Date.now();
     const blocks = this.phaseBlocksWhy(held) ? Promise.resolve([]) : this.blocksInPhases(t, serverId, held, zeroMs);
+    // Awaited only when the collateral is judged, and never after a stop: a failed mining call
+    // meanwhile must not be an unhandled rejection (the judge's await throws it).
+    blocks.catch(() => undefined);
     await this.sleepUntil(zeroMs + a.atMs);
     if (this.stopping) return undefined;
     const startMs = Date.now();
