@@ -33,7 +33,9 @@ export function prepareSampling(db: Database.Database, kind: RunKind, targets: R
         const n = served.reduce((sum, name) => sum + (requests.get(name) ?? 0), 0);
         return { ...s, requests: n || null };
       });
-      return `what the servers spent during ${kind} run ${runId} (sampled every ${everyS} s; per request: every call of the run):\n${costTable(rows)}`;
+      // A run that counts no calls per server (a wallet load counts syncs) has no per-request figure to explain.
+      const perRequest = rows.some((r) => r.requests !== null) ? '; per request: every call of the run' : '; no calls counted per server, so nothing per request';
+      return `what the servers spent during ${kind} run ${runId} (sampled every ${everyS} s${perRequest}):\n${costTable(rows)}`;
     },
   };
 }
