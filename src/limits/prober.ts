@@ -61,7 +61,8 @@ function connectionsInAll(plan: LimitsPlan, known: ReadonlyMap<LimitName, LimitF
 
 /** The most a plan tries of a limit; null when the plan cannot say (no dataset for its sizes). */
 function planBound(limit: LimitName, plan: LimitsPlan, known: ReadonlyMap<LimitName, LimitFinding>): number | null {
-  const largest = (of: (l: DatasetLine) => number) => (plan.dataset?.length ? Math.max(...plan.dataset.map(of)) : null);
+  // A reduce, not Math.max(...): a mainnet dataset's lines are more arguments than a call takes.
+  const largest = (of: (l: DatasetLine) => number) => (plan.dataset?.length ? plan.dataset.reduce((most, l) => Math.max(most, of(l)), 0) : null);
   switch (limit) {
     case 'connections-per-source':
       return plan.maxConnectionsPerSource;
