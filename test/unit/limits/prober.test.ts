@@ -61,15 +61,21 @@ test('a server without limits: "none up to" each bound; a finding already known 
   }
 }, 60_000);
 
+/** Probes `server` under `plan`, stopped `afterMs` in: how long the probe took, and what it found. */
+async function stoppedProbe(server: Limited, plan: Partial<LimitsPlan>, afterMs: number): Promise<{ tookMs: number; found: LimitFinding[] }> {
+  const stop = new AbortController();
+  const found: LimitFinding[] = [];
+  const started = Date.now();
+  setTimeout(() => stop.abort(), afterMs);
+  await probeLimits({ host: '127.0.0.1', port: server.port }, { ...PLAN, ...plan, timeoutMs: 30_000 }, { known: new Map(), signal: stop.signal, found: (f) => found.push(f), log: () => undefined });
+  return { tookMs: Date.now() - started, found };
+}
+
 test('a stop ends a probe waiting on a silent server within 2 s, and finds nothing', async () => {
   const server = await startLimitedServer({ silent: true });
   try {
-    const stop = new AbortController();
-    const found: LimitFinding[] = [];
-    const started = Date.now();
-    setTimeout(() => stop.abort(), 200);
-    await probeLimits({ host: '127.0.0.1', port: server.port }, { ...PLAN, timeoutMs: 30_000 }, { known: new Map(), signal: stop.signal, found: (f) => found.push(f), log: () => undefined });
-    expect(Date.now() - started).toBeLessThan(2000);
+    const { tookMs, found } = await stoppedProbe(server, {}, 200);
+    expect(tookMs).toBeLessThan(2000);
     expect(found).toEqual([]);
   } finally {
     await server.close();
@@ -79,12 +85,8 @@ test('a stop ends a probe waiting on a silent server within 2 s, and finds nothi
 test('a stop ends a probe whose call, after the handshake, waits on the server within 2 s', async () => {
   const server = await startLimitedServer({ versionOnly: true });
   try {
-    const stop = new AbortController();
-    const found: LimitFinding[] = [];
-    const started = Date.now();
-    setTimeout(() => stop.abort(), 300);
-    await probeLimits({ host: '127.0.0.1', port: server.port }, { ...PLAN, limits: ['subscriptions-per-connection'], timeoutMs: 30_000 }, { known: new Map(), signal: stop.signal, found: (f) => found.push(f), log: () => undefined });
-    expect(Date.now() - started).toBeLessThan(2000);
+    const { tookMs, found } = await stoppedProbe(server, { limits: ['subscriptions-per-connection'] }, 300);
+    expect(tookMs).toBeLessThan(2000);
     expect(found).toEqual([]);
   } finally {
     await server.close();
