@@ -15,7 +15,7 @@
  * body past `maxBodyBytes` fails its call as a protocol error as soon as its bytes pass it (or its
  * Content-Length says it will), and its connection is dropped unread.
  */
-import { Pool, type Dispatcher } from 'undici';
+import { buildConnector, Pool, type Dispatcher } from 'undici';
 import { ElectrumError, toElectrumError } from '../electrum/errors';
 import { DEFAULT_MAX_LINE_BYTES, type CallOutcome } from '../electrum/client';
 import { METHOD_RPC } from '../core/methods';
@@ -79,10 +79,17 @@ export class EsploraRestClient {
 
   constructor(private readonly opts: RestClientOptions) {
     const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+    const connector = buildConnector(opts.tls ? { rejectUnauthorized: !opts.tlsInsecure, ...(opts.ca ? { ca: opts.ca } : {}) } : {});
+    const stamp = opts.measureLoop ? stampArrivalWithLoop : stampArrival;
     this.pool = new Pool(`${opts.tls ? 'https' : 'http'}://${host}:${opts.port}`, {
       connections: opts.maxSockets,
       pipelining: opts.pipelining ?? 1,
-      connect: opts.tls ? { rejectUnauthorized: !opts.tlsInsecure, ...(opts.ca ? { ca: opts.ca } : {}) } : undefined,
+      // Our listener goes on before undici's own, so it runs first for every chunk that arrives.
+      connect: (options, done) =>
+        connector(options, (...connected) => {
+          connected[1]?.on('readable', stamp);
+          done(...connected);
+        }),
     });
   }
 
@@ -159,6 +166,27 @@ export class EsploraRestClient {
   }
 }
 
+/**
+ * When the bytes being read now arrived, and our loop's active time then. undici reads and parses a
+ * response inside its socket's 'readable' listener, so a request that completes there completed with
+ * the chunk stamped here, before undici's reading of it: its round trip ends at its last byte's
+ * arrival, as an Electrum call's does, and undici's parsing is neither in the latency nor in the
+ * loop's busy time during the call. Set for the one dispatch of 'readable' (cleared on the next
+ * tick); a response that ends elsewhere (a close that delimits its body) is stamped when it ends.
+ */
+let arrival: { ns: bigint; active?: number } | null = null;
+const clearArrival = () => {
+  arrival = null;
+};
+function stampArrival(): void {
+  arrival = { ns: process.hrtime.bigint() };
+  process.nextTick(clearArrival);
+}
+function stampArrivalWithLoop(): void {
+  arrival = { ns: process.hrtime.bigint(), active: performance.eventLoopUtilization().active };
+  process.nextTick(clearArrival);
+}
+
 /** One answered GET. */
 interface Page {
   json: unknown;
@@ -232,8 +260,8 @@ class RestRequest implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    const arrivedNs = process.hrtime.bigint();
-    const busyMs = this.activeAtSend !== undefined ? performance.eventLoopUtilization().active - this.activeAtSend : undefined;
+    const arrivedNs = arrival?.ns ?? process.hrtime.bigint();
+    const busyMs = this.activeAtSend !== undefined ? (arrival?.active ?? performance.eventLoopUtilization().active) - this.activeAtSend : undefined;
     this.ended(true);
     if (this.settled) return this.body.clear();
     const body = this.body.take();

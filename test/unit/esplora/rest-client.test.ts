@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import net from 'node:net';
+import diagnostics from 'node:diagnostics_channel';
 import { EsploraRestClient, restScriptHash } from '../../../src/esplora/rest-client';
 import { DEFAULT_MAX_LINE_BYTES } from '../../../src/electrum/client';
 import { toElectrumError } from '../../../src/electrum/errors';
@@ -233,6 +234,26 @@ test('a call past its timeout fails with timeout, and the answer that comes late
   await until('the late answer', () => c.lateReplies > 0, 2000);
   expect(c.lateReplies).toBe(1);
   c.close();
+});
+
+test("a page's round trip ends at its last byte's arrival: undici's reading of it is in neither its latency nor our loop's busy time", async () => {
+  next = 'ok';
+  const c = new EsploraRestClient({ host: '127.0.0.1', port, tls: false, timeoutMs: 2000, maxSockets: 1, measureLoop: true });
+  // 60 ms of our own work inside undici's parse of the reply, after every byte of it has arrived.
+  const READING_MS = 60;
+  const slowReading = () => {
+    const until = performance.now() + READING_MS;
+    while (performance.now() < until);
+  };
+  diagnostics.subscribe('undici:request:headers', slowReading);
+  try {
+    const outcome = await c.call(METHOD_RPC.utxos, [SH]);
+    expect(Number(outcome.latencyNs) / 1e6).toBeLessThan(READING_MS / 2);
+    expect(outcome.loopBusyMs).toBeLessThan(READING_MS / 2);
+  } finally {
+    diagnostics.unsubscribe('undici:request:headers', slowReading);
+    c.close();
+  }
 });
 
 test('a refused connection is a disconnect', async () => {
