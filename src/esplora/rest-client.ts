@@ -15,6 +15,7 @@
  * body past `maxBodyBytes` fails its call as a protocol error as soon as its bytes pass it (or its
  * Content-Length says it will), and its connection is dropped unread.
  */
+import diagnostics from 'node:diagnostics_channel';
 import { buildConnector, Pool, type Dispatcher } from 'undici';
 import { ElectrumError, toElectrumError } from '../electrum/errors';
 import { DEFAULT_MAX_LINE_BYTES, type CallOutcome } from '../electrum/client';
@@ -187,6 +188,17 @@ function stampArrivalWithLoop(): void {
   process.nextTick(clearArrival);
 }
 
+/**
+ * The request whose write undici is doing now. It writes a request in the same synchronous run as
+ * it calls `onRequestStart`, then says so on its `bodySent` channel (its handler API does not pass
+ * that on), so the request being written is always the one that started last.
+ */
+let beingWritten: RestRequest | null = null;
+diagnostics.subscribe('undici:request:bodySent', () => {
+  beingWritten?.written();
+  beingWritten = null;
+});
+
 /** One answered GET. */
 interface Page {
   json: unknown;
@@ -238,8 +250,16 @@ class RestRequest implements Dispatcher.DispatchHandler {
    */
   private started(): void {
     if (this.sentNs !== 0n) return;
-    if (this.measureLoop) this.activeAtSend = performance.eventLoopUtilization().active;
+    if (this.measureLoop) {
+      this.activeAtSend = performance.eventLoopUtilization().active;
+      beingWritten = this;
+    }
     this.sentNs = process.hrtime.bigint();
+  }
+
+  /** undici has written the request: as on the Electrum path, only what our loop does from here on can delay reading the reply. */
+  written(): void {
+    this.activeAtSend = performance.eventLoopUtilization().active;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
