@@ -313,14 +313,17 @@ export class WalletLoad {
       } else if (this.arrivalModel && !this.stopping) {
         // Built before the arrivals start: their phases time the server, not our own JSON.
         const payload = await this.o.abuse?.spec.profile.prepare?.(this.o.abuse.spec.params, () => this.stopping);
-        const abusing = this.o.abuse ? this.abuse(t, serverId, held, payload) : undefined;
-        // Awaited only after the arrivals: a failure meanwhile must wait here, not go unhandled (which
-        // ends the process and leaves the run 'running'); the await below throws it.
-        abusing?.catch(() => undefined);
-        arrivals = arrivalsOf(summarise(await segment({})));
-        // Judged once the arrivals' segment has ended: every arrival, after the abuse too, is in.
-        const judge = abusing ? await abusing : undefined;
-        abuse = judge ? await judge() : undefined;
+        // A stop while the payload was built ends here, as one before it would have: no abuse starts.
+        if (!this.stopping) {
+          const abusing = this.o.abuse ? this.abuse(t, serverId, held, payload) : undefined;
+          // Awaited only after the arrivals: a failure meanwhile must wait here, not go unhandled (which
+          // ends the process and leaves the run 'running'); the await below throws it.
+          abusing?.catch(() => undefined);
+          arrivals = arrivalsOf(summarise(await segment({})));
+          // Judged once the arrivals' segment has ended: every arrival, after the abuse too, is in.
+          const judge = abusing ? await abusing : undefined;
+          abuse = judge ? await judge() : undefined;
+        }
       }
       let notify: NotifyStats | null = null;
       let heldSearch: HeldSearch | undefined;
