@@ -4,9 +4,10 @@
  * Electrum protocol's forms so that the size checks, --verify and every report treat both transports
  * alike. One call is one sample whatever it takes: a history is fetched page by page (the first
  * `/txs` page, then 25 confirmed transactions a page) and the sample counts its HTTP requests.
- * Its latency is the sum of its requests' round trips, each from its dispatch to its last byte's
- * arrival: as on the Electrum path, whose latency ends at the last byte before any parsing, our
- * reading of a page (up to tens of ms for a history of megabytes) is not the server's time.
+ * Its latency is the sum of its requests' round trips, each from undici's write of it to its last
+ * byte's arrival on the socket: as on the Electrum path, whose latency ends at the last byte before
+ * any parsing, our reading of a page (up to tens of ms for a history of megabytes) is not the
+ * server's time.
  *
  * Same rules as the Electrum client: one deadline per call (all its pages), a reply that comes after
  * it is counted late, never as a sample; HTTP 400 bodies are the server's error messages ("Too many
