@@ -315,11 +315,19 @@ export class WalletLoad {
         const payload = await this.o.abuse?.spec.profile.prepare?.(this.o.abuse.spec.params, () => this.stopping);
         // A stop while the payload was built ends here, as one before it would have: no abuse starts.
         if (!this.stopping) {
-          const abusing = this.o.abuse ? this.abuse(t, serverId, held, payload) : undefined;
+          const beside = { arrivalsFailed: false };
+          const abusing = this.o.abuse ? this.abuse(t, serverId, held, payload, () => beside.arrivalsFailed) : undefined;
           // Awaited only after the arrivals: a failure meanwhile must wait here, not go unhandled (which
           // ends the process and leaves the run 'running'); the await below throws it.
           abusing?.catch(() => undefined);
-          arrivals = arrivalsOf(summarise(await segment({})));
+          try {
+            arrivals = arrivalsOf(summarise(await segment({})));
+          } catch (err) {
+            // The abuse ends with the arrivals it ran beside, before the run fails: never on its own after it.
+            beside.arrivalsFailed = true;
+            await abusing?.catch(() => undefined);
+            throw err;
+          }
           // Judged once the arrivals' segment has ended: every arrival, after the abuse too, is in.
           const judge = abusing ? await abusing : undefined;
           abuse = judge ? await judge() : undefined;
@@ -373,21 +381,22 @@ export class WalletLoad {
    * --notify and wallets held, a block is mined in the middle of each phase while the wallets
    * arrive, so a server that stops notifying during the abuse shows it.
    */
-  private async abuse(t: ServerTarget, serverId: number, held: HeldWallet[], payload: string[] | undefined): Promise<(() => Promise<AbuseSummary>) | undefined> {
+  private async abuse(t: ServerTarget, serverId: number, held: HeldWallet[], payload: string[] | undefined, arrivalsFailed: () => boolean): Promise<(() => Promise<AbuseSummary>) | undefined> {
     const a = this.o.abuse!;
     const units: OrdinaryUnit[] = [];
     this.ordinary.set(t.name, units);
     const zeroMs = Date.now();
-    const blocks = this.phaseBlocksWhy(held) ? Promise.resolve([]) : this.blocksInPhases(t, serverId, held, zeroMs);
+    const over = () => this.stopping || arrivalsFailed();
+    const blocks = this.phaseBlocksWhy(held) ? Promise.resolve([]) : this.blocksInPhases(t, serverId, held, zeroMs, over);
     // Awaited only when the collateral is judged, and never after a stop: a failed mining call
     // meanwhile must not be an unhandled rejection (the judge's await throws it).
     blocks.catch(() => undefined);
-    await this.sleepUntil(zeroMs + a.atMs);
-    if (this.stopping) return undefined;
+    await this.sleepUntil(zeroMs + a.atMs, over);
+    if (over()) return undefined;
     const startMs = Date.now();
     this.o.log(`${t.name}: abuse ${a.spec.text} for ${a.forMs / 1000} s`);
     const scripthashes = this.o.wallets.flatMap((w) => [...w.chains.receive, ...w.chains.change].map((s) => s.scripthash));
-    const tally = await a.spec.profile.run({ target: t, params: a.spec.params, untilMs: startMs + a.forMs, stopped: () => this.stopping, proofs: [], scripthashes, payload });
+    const tally = await a.spec.profile.run({ target: t, params: a.spec.params, untilMs: startMs + a.forMs, stopped: over, proofs: [], scripthashes, payload });
     const endMs = Date.now();
     this.o.log(`${t.name}: abuse over (${tally.connections} connections, ${tally.requestsSent} requests, ${tally.replies} replies, ${tally.closedByServer} closed by the server, ${tally.refused} refused)`);
     return async () => {
@@ -417,18 +426,18 @@ export class WalletLoad {
     return undefined;
   }
 
-  private async sleepUntil(ms: number): Promise<void> {
-    while (!this.stopping && Date.now() < ms) await new Promise((r) => setTimeout(r, Math.min(200, ms - Date.now())));
+  private async sleepUntil(ms: number, over: () => boolean): Promise<void> {
+    while (!over() && Date.now() < ms) await new Promise((r) => setTimeout(r, Math.min(200, ms - Date.now())));
   }
 
   /** One block in the middle of each phase as planned (headers only: no payment), each with when it was asked for. */
-  private async blocksInPhases(t: ServerTarget, serverId: number, held: HeldWallet[], zeroMs: number): Promise<PhaseBlock[]> {
+  private async blocksInPhases(t: ServerTarget, serverId: number, held: HeldWallet[], zeroMs: number, over: () => boolean): Promise<PhaseBlock[]> {
     const { atMs, forMs } = this.o.abuse!;
     const middles = [atMs / 2, atMs + forMs / 2, atMs + forMs + (this.o.durationMs - atMs - forMs) / 2];
     const mined: PhaseBlock[] = [];
     for (const middle of middles) {
-      await this.sleepUntil(zeroMs + middle);
-      if (this.stopping) break;
+      await this.sleepUntil(zeroMs + middle, over);
+      if (over()) break;
       const askedMs = Date.now();
       const { stats, headersMs } = await this.notify(t.name, serverId, held, { blocks: 1, payWallets: 0 });
       if (stats.blocks === 0) continue;

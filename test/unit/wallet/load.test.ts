@@ -20,6 +20,7 @@ import { RunClock } from '../../../src/engine/run-clock';
 import { unusedWallet } from '../../support/unused-wallet';
 import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../../support/misbehaving-server';
 import { parseAbuseSpec } from '../../../src/engine/abuse/spec';
+import type { ServerTarget } from '../../../src/servers/targets';
 
 const wallet = unusedWallet;
 
@@ -186,23 +187,33 @@ describe('the one generator check, on arrivals', () => {
 });
 
 describe('--abuse beside the arrivals', () => {
-  /** A run of arrivals with `abuse` beside them on `o`'s server, stopped `stopAfterMs` after the abuse began: how long the run took to end after the stop. */
-  async function abusedRunStopMs(o: MisbehavingOptions, abuse: string, stopAfterMs: number): Promise<number> {
+  type AbuseSpec = ReturnType<typeof parseAbuseSpec>;
+  /** Arrivals (2/s for a minute, nothing held) on a fresh server started with `o`, `spec` beside them from `atMs` for `forMs`: `use` gets the load and its target. */
+  async function withAbusedLoad<T>(o: MisbehavingOptions, spec: AbuseSpec, atMs: number, forMs: number, use: (load: WalletLoad, target: ServerTarget) => Promise<T>): Promise<T> {
     srv = await startMisbehavingServer(o);
     const results = ResultsStore.open(path.join(dir, `${Math.random()}.sqlite`));
     try {
       const { store, target, runId, serverIds } = walletLoadRun(results, srv.port);
-      const spec = parseAbuseSpec(abuse);
-      let abuseBegan!: () => void;
-      const began = new Promise<void>((resolve) => (abuseBegan = resolve));
-      // Timed from the abuse's start, not the run's: on a busy machine building its payload can take seconds.
-      const timed = { ...spec, profile: { ...spec.profile, run: (...args: Parameters<typeof spec.profile.run>) => (abuseBegan(), spec.profile.run(...args)) } };
       const load = new WalletLoad(
-        { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: 5000 }, hold: 0, holdConcurrency: 1, rate: 2, durationMs: 60_000, abuse: { spec: timed, atMs: 200, forMs: 50_000 }, log: () => undefined },
+        { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: 5000 }, hold: 0, holdConcurrency: 1, rate: 2, durationMs: 60_000, abuse: { spec, atMs, forMs }, log: () => undefined },
         store,
         runId,
         serverIds,
       );
+      return await use(load, target);
+    } finally {
+      results.close();
+    }
+  }
+
+  /** A run of arrivals with `abuse` beside them on `o`'s server, stopped `stopAfterMs` after the abuse began: how long the run took to end after the stop. */
+  async function abusedRunStopMs(o: MisbehavingOptions, abuse: string, stopAfterMs: number): Promise<number> {
+    const spec = parseAbuseSpec(abuse);
+    let abuseBegan!: () => void;
+    const began = new Promise<void>((resolve) => (abuseBegan = resolve));
+    // Timed from the abuse's start, not the run's: on a busy machine building its payload can take seconds.
+    const timed = { ...spec, profile: { ...spec.profile, run: (...args: Parameters<typeof spec.profile.run>) => (abuseBegan(), spec.profile.run(...args)) } };
+    return withAbusedLoad(o, timed, 200, 50_000, async (load, target) => {
       let stoppedAt = 0;
       void began.then(() =>
         setTimeout(() => {
@@ -213,9 +224,7 @@ describe('--abuse beside the arrivals', () => {
       await load.runServer(target);
       expect(stoppedAt).toBeGreaterThan(0);
       return Date.now() - stoppedAt;
-    } finally {
-      results.close();
-    }
+    });
   }
 
   test("an abuse that fails while the wallets arrive fails the run once they have ended, never as an unhandled rejection", async () => {
@@ -245,32 +254,43 @@ describe('--abuse beside the arrivals', () => {
     }
   });
 
+  test("arrivals that fail end the abuse beside them before the run fails: it never runs on by itself after the run", async () => {
+    const spec = parseAbuseSpec('idle-connections');
+    let abuseRunning = false;
+    const run = async (...args: Parameters<typeof spec.profile.run>) => {
+      abuseRunning = true;
+      try {
+        return await spec.profile.run(...args);
+      } finally {
+        abuseRunning = false;
+      }
+    };
+    await withAbusedLoad({ nullResults: true }, { ...spec, profile: { ...spec.profile, run } }, 0, 50_000, async (load, target) => {
+      // The arrivals' segment fails once the abuse is under way, as any fault of ours in it would.
+      const runner = (load as unknown as { runner: { runServer: () => Promise<never> } }).runner;
+      runner.runServer = () => new Promise((_, reject) => setTimeout(() => reject(new Error('the arrivals failed')), 500));
+      const t0 = Date.now();
+      await expect(load.runServer(target)).rejects.toThrow('the arrivals failed');
+      expect(abuseRunning).toBe(false);
+      expect(Date.now() - t0).toBeLessThan(10_000);
+    });
+  });
+
   test('a stop while the abuse payload is being built ends the run there: the abuse never starts, and the run ends without error', async () => {
-    srv = await startMisbehavingServer({ nullResults: true });
-    const results = ResultsStore.open(path.join(dir, `${Math.random()}.sqlite`));
-    try {
-      const { store, target, runId, serverIds } = walletLoadRun(results, srv.port);
-      const spec = parseAbuseSpec('idle-connections');
-      let started = 0;
-      // A payload that takes until the stop to build, as a large one does on a busy machine.
-      const prepare = (_: Record<string, number>, stopped: () => boolean) =>
-        new Promise<string[]>((resolve) => {
-          const poll = setInterval(() => stopped() && (clearInterval(poll), resolve([])), 10);
-        });
-      const slow = { ...spec, profile: { ...spec.profile, prepare, run: (...args: Parameters<typeof spec.profile.run>) => (started++, spec.profile.run(...args)) } };
-      const load = new WalletLoad(
-        { servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: 5000 }, hold: 0, holdConcurrency: 1, rate: 2, durationMs: 60_000, abuse: { spec: slow, atMs: 0, forMs: 50_000 }, log: () => undefined },
-        store,
-        runId,
-        serverIds,
-      );
+    const spec = parseAbuseSpec('idle-connections');
+    let started = 0;
+    // A payload that takes until the stop to build, as a large one does on a busy machine.
+    const prepare = (_: Record<string, number>, stopped: () => boolean) =>
+      new Promise<string[]>((resolve) => {
+        const poll = setInterval(() => stopped() && (clearInterval(poll), resolve([])), 10);
+      });
+    const run = (...args: Parameters<typeof spec.profile.run>) => (started++, spec.profile.run(...args));
+    await withAbusedLoad({ nullResults: true }, { ...spec, profile: { ...spec.profile, prepare, run } }, 0, 50_000, async (load, target) => {
       setTimeout(() => load.stop(), 300);
       const summary = await load.runServer(target);
       expect(started).toBe(0);
       expect(summary.arrivals).toBeNull();
-    } finally {
-      results.close();
-    }
+    });
   });
 
   test('a stop while the abuse is stuck writing to a server that accepts and never reads ends the run within 2 s', async () => {
