@@ -25,7 +25,7 @@ import { ResultsStore } from '../store/results';
 import { DEFAULT_MAX_LINE_BYTES } from '../electrum/client';
 import { UserError } from '../core/user-error';
 import { readDataset } from '../dataset/line';
-import { resourceTargets, withResourceOptions } from './resource-targets';
+import { resourceTargets, SERVER_SAMPLING_FLAGS, withResourceOptions } from './resource-targets';
 import { parseParamSweep } from './param-sweep';
 import type { Sweep } from '../engine/sweep';
 import { WORKLOAD_NAMES } from '../wallet/workloads';
@@ -222,7 +222,7 @@ function refuseColdWith(a: Argv): void {
   if (a.workload !== undefined) throw new UserError('--cold is for the address bench: drop it with --workload');
   if (a.param !== undefined) throw new UserError('--cold and --param both restart the servers: give one of them');
   // A cold restart starts the servers' counters again from zero, so a cold run samples no resources.
-  const sampling = (['server-pid', 'server-pidfile', 'server-datadir', 'metrics'] as const).filter((f) => a[f] !== undefined);
+  const sampling = SERVER_SAMPLING_FLAGS.filter((f) => a[f] !== undefined);
   if (sampling.length) throw new UserError(`--cold samples no server resources (each restart starts their counters again): drop --${sampling.join(', --')}`);
   refuseColdHere();
 }

@@ -9,6 +9,9 @@ import type { Argv } from 'yargs';
 import { UserError } from '../core/user-error';
 import type { ResourceTarget } from '../resources/sampler';
 
+/** The options naming what to sample of the servers (sampling's own pace and switch aside). */
+export const SERVER_SAMPLING_FLAGS = ['server-pid', 'server-pidfile', 'server-datadir', 'metrics'] as const;
+
 /** The resource options bench and load share. */
 export function withResourceOptions<T>(y: Argv<T>) {
   return y

@@ -11,7 +11,8 @@ import { workloadNamed } from '../wallet/workloads';
 import { electrumTargets, resolveTargets, type TargetArgs } from './server-targets';
 import { readCa } from '../core/ca-file';
 import { labServersAmong, labSetups } from './lab-targets';
-import { checkedPlan, timeoutSeconds } from './validate';
+import { checkedPlan, optionsOnCommandLine, timeoutSeconds } from './validate';
+import { SERVER_SAMPLING_FLAGS } from './resource-targets';
 import type { WatchPlan } from './watch-options';
 import { walletBenchSession } from '../runs/kinds/wallet-bench';
 import { printWalletBench } from './print-wallet';
@@ -39,11 +40,11 @@ export interface WalletBenchArgs extends TargetArgs {
 
 /** Options of `bench` that mean nothing for whole-wallet syncs: refused rather than ignored. */
 // The servers' resources are sampled beside address benchmarks (and a wallet load's --abuse), not whole-wallet syncs.
-const ADDRESS_ONLY = ['dataset', 'methods', 'shuffle', 'order', 'concurrency', 'resume', 'param', 'baseline', 'fail-on-regression', 'server-pid', 'server-pidfile', 'server-datadir', 'metrics'];
+const ADDRESS_ONLY = ['dataset', 'methods', 'shuffle', 'order', 'concurrency', 'resume', 'param', 'baseline', 'fail-on-regression', ...SERVER_SAMPLING_FLAGS];
 
 export async function walletBench(a: WalletBenchArgs, argv: string[], watch: WatchPlan): Promise<number> {
   const workload = workloadNamed(a.workload);
-  const stray = ADDRESS_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
+  const stray = optionsOnCommandLine(ADDRESS_ONLY, argv);
   if (stray.length) throw new UserError(`--workload syncs whole wallets: --${stray.join(', --')} apply to address benchmarks only`);
   if (!a.wallets) throw new UserError('--workload needs --wallets FILE (e.g. datasets/regtest-lab-wallets.jsonl, written by `npm run lab -- up`)');
   claimInput(a.wallets, '--wallets');

@@ -22,7 +22,7 @@ import { CHOOSABLE, flagsGiven } from '../engine/executors/registry';
 import { electrumTargets, resolveTargets, webSocketAsked, type TargetArgs } from './server-targets';
 import { readCa } from '../core/ca-file';
 import { labServersAmong, labSetups } from './lab-targets';
-import { collecting, cpuOption, durationOption, timeoutSeconds } from './validate';
+import { collecting, cpuOption, durationOption, optionsOnCommandLine, timeoutSeconds } from './validate';
 import { watchPlan, type WatchArgs } from './watch-options';
 import { walletLoadSession, type DescribedBlockMaker, type WalletLoadPlan, type WalletLoadRun } from '../runs/kinds/wallet-load';
 import { printWalletLoad } from './print-wallet';
@@ -30,7 +30,7 @@ import { limitsOf } from './server-limits';
 import { parseAbuseSpec } from '../engine/abuse/spec';
 import { parseDurationMs } from '../core/duration';
 import { refuseUnlessOperated } from '../core/target-safety';
-import { ownServerTargets, type ResourceArgs } from './resource-targets';
+import { ownServerTargets, SERVER_SAMPLING_FLAGS, type ResourceArgs } from './resource-targets';
 
 export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs, ResourceArgs {
   resources: boolean;
@@ -71,12 +71,10 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs, Reso
 
 /** Options of `load` that belong to request-level load only. */
 const REQUEST_ONLY = ['dataset', 'mix', 'connections', 'pipeline', 'threshold', 'samples', 'source-addresses', 'interleave', 'baseline', 'fail-on-regression'];
-/** A wallet load samples the abused server's process (src/runs/abuse-phases.ts), nothing otherwise. */
-const RESOURCE_FLAGS = ['server-pid', 'server-pidfile', 'server-datadir', 'metrics'];
 const WALLET_ONLY = ['wallets', 'hold', 'hold-concurrency', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'wallet-max-txs', 'slo-notify', 'max-hold', 'abuse', 'abuse-at', 'abuse-for', 'i-operate-this-server'];
 
 export function refuseWalletOptions(argv: string[]): void {
-  const given = WALLET_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
+  const given = optionsOnCommandLine(WALLET_ONLY, argv);
   if (given.length) throw new UserError(`--${given.join(', --')} apply to wallet workloads: give --workload too (e.g. --workload electrum)`);
 }
 
@@ -117,9 +115,10 @@ export function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPla
   const problems: string[] = [];
   const take = collecting(problems);
   const workload = take(() => workloadNamed(a.workload));
-  const stray = REQUEST_ONLY.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
+  const stray = optionsOnCommandLine(REQUEST_ONLY, argv);
   if (stray.length) problems.push(`--workload drives whole wallets: --${stray.join(', --')} apply to request-level load only`);
-  const sampling = RESOURCE_FLAGS.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
+  // A wallet load samples the abused server's process (src/runs/abuse-phases.ts), nothing otherwise.
+  const sampling = optionsOnCommandLine(SERVER_SAMPLING_FLAGS, argv);
   if (sampling.length && a.abuse === undefined) problems.push(`--workload samples a server's resources beside --abuse only: --${sampling.join(', --')} would be ignored`);
   const hold = a.hold ?? 0;
   const holdProblems = countOrZeroProblem('--hold', hold);

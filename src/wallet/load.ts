@@ -315,8 +315,8 @@ export class WalletLoad {
         const payload = await this.o.abuse?.spec.profile.prepare?.(this.o.abuse.spec.params, () => this.stopping);
         // A stop while the payload was built ends here, as one before it would have: no abuse starts.
         if (!this.stopping) {
-          const beside = { arrivalsFailed: false };
-          const abusing = this.o.abuse ? this.abuse(t, serverId, held, payload, () => beside.arrivalsFailed) : undefined;
+          let arrivalsFailed = false;
+          const abusing = this.o.abuse ? this.abuse(t, serverId, held, payload, () => arrivalsFailed) : undefined;
           // Awaited only after the arrivals: a failure meanwhile must wait here, not go unhandled (which
           // ends the process and leaves the run 'running'); the await below throws it.
           abusing?.catch(() => undefined);
@@ -324,7 +324,7 @@ export class WalletLoad {
             arrivals = arrivalsOf(summarise(await segment({})));
           } catch (err) {
             // The abuse ends with the arrivals it ran beside, before the run fails: never on its own after it.
-            beside.arrivalsFailed = true;
+            arrivalsFailed = true;
             await abusing?.catch(() => undefined);
             throw err;
           }

@@ -112,6 +112,6 @@ function probeable(limit: LimitName, plan: LimitsPlan): boolean {
 function carriedOver(latest: ReturnType<LimitStore['latestFindings']>, plan: LimitsPlan): ReturnType<LimitStore['latestFindings']> {
   const wanted = latest.filter((c) => plan.limits.includes(c.finding.limit));
   const settled = new Map<LimitName, LimitFinding>();
-  for (const c of wanted) if (carriesOver(c.finding, plan, new Map())) settled.set(c.finding.limit, c.finding);
+  for (const c of wanted) if (carriesOver(c.finding, plan)) settled.set(c.finding.limit, c.finding);
   return wanted.filter((c) => carriesOver(c.finding, plan, settled));
 }
