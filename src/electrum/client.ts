@@ -8,6 +8,7 @@
  */
 import { formatServerUrl } from '../core/server-address';
 import type { ObservedReplies } from '../core/observed-replies';
+import { socketArrival } from '../core/socket-arrival';
 import net from 'node:net';
 import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
@@ -396,6 +397,7 @@ export class ElectrumClient extends EventEmitter {
           ca: trustedCertificates(this.opts.ca),
           localAddress: this.opts.localAddress,
           maxMessageBytes: this.opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+          measureLoop: !!this.opts.measureLoop,
         });
         this.ws.once('open', onConnect);
         this.ws.once('error', onError);
@@ -561,8 +563,10 @@ export class ElectrumClient extends EventEmitter {
 
   /** One WebSocket message: one reply (or batch, or notification), as a line is over TCP. */
   private onFrame(data: Buffer): void {
-    const endNs = process.hrtime.bigint();
-    const activeAtEnd = this.opts.measureLoop ? performance.eventLoopUtilization().active : undefined;
+    // Its last chunk's arrival, before `ws` read the frame: where a line over TCP is timed.
+    const arrival = socketArrival();
+    const endNs = arrival?.ns ?? process.hrtime.bigint();
+    const activeAtEnd = this.opts.measureLoop ? (arrival?.active ?? performance.eventLoopUtilization().active) : undefined;
     this.lastTraffic = Date.now();
     this.bytesReceived += data.length;
     this.onLine(data.toString('utf8'), data.length, endNs, activeAtEnd);

@@ -7,6 +7,7 @@
 import net from 'node:net';
 import WebSocket from 'ws';
 import { formatHostPort } from '../core/server-address';
+import { arrivalStamper } from '../core/socket-arrival';
 
 export interface WebSocketWireOptions {
   host: string;
@@ -18,6 +19,8 @@ export interface WebSocketWireOptions {
   localAddress?: string;
   /** The line cap: a message longer than this closes the connection (close code 1009), as a longer line does over TCP. */
   maxMessageBytes: number;
+  /** Whether each chunk's arrival stamp (core/socket-arrival) carries our loop's active time too. */
+  measureLoop: boolean;
 }
 
 /** The code `ws` gives the error of a message over `maxPayload`. */
@@ -25,13 +28,17 @@ export const MESSAGE_TOO_LONG = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
 
 export function openWebSocket(o: WebSocketWireOptions): WebSocket {
   const url = `${o.tls ? 'wss' : 'ws'}://${formatHostPort(o.host, o.port)}/`;
-  return new WebSocket(url, {
+  const ws = new WebSocket(url, {
     maxPayload: o.maxMessageBytes,
     // No permessage-deflate: its zlib work on both ends would be measured as the server's latency.
     perMessageDeflate: false,
     ...(o.localAddress !== undefined ? { localAddress: o.localAddress } : {}),
     ...(o.tls ? { rejectUnauthorized: !o.tlsInsecure, ...(o.ca ? { ca: o.ca } : {}), ...(net.isIP(o.host) ? {} : { servername: o.host }) } : {}),
   });
+  // `ws` reads, unmasks and checks a frame inside its socket's 'data' listener and emits the message
+  // there: our stamp goes on first, in the same synchronous run in which `ws` takes the socket over.
+  ws.once('upgrade', (res) => res.socket.prependListener('data', arrivalStamper(o.measureLoop)));
+  return ws;
 }
 
 /**

@@ -22,6 +22,7 @@ import { ElectrumError, toElectrumError } from '../electrum/errors';
 import { DEFAULT_MAX_LINE_BYTES, type CallOutcome } from '../electrum/client';
 import { METHOD_RPC } from '../core/methods';
 import { HeldBytes } from '../core/held-bytes';
+import { arrivalStamper, socketArrival } from '../core/socket-arrival';
 import type { RestHistoryPaging } from '../core/rest-history-paging';
 
 /** Blockstream's Esplora's history paging (src/rest.rs), where a client is given none. */
@@ -82,11 +83,12 @@ export class EsploraRestClient {
   constructor(private readonly opts: RestClientOptions) {
     const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
     const connector = buildConnector(opts.tls ? { rejectUnauthorized: !opts.tlsInsecure, ...(opts.ca ? { ca: opts.ca } : {}) } : {});
-    const stamp = opts.measureLoop ? stampArrivalWithLoop : stampArrival;
+    const stamp = arrivalStamper(!!opts.measureLoop);
     this.pool = new Pool(`${opts.tls ? 'https' : 'http'}://${host}:${opts.port}`, {
       connections: opts.maxSockets,
       pipelining: opts.pipelining ?? 1,
-      // Our listener goes on before undici's own, so it runs first for every chunk that arrives.
+      // Our listener goes on before undici's own, so it runs first for every chunk that arrives:
+      // undici reads and parses a response inside its 'readable' listener.
       connect: (options, done) =>
         connector(options, (...connected) => {
           connected[1]?.on('readable', stamp);
@@ -166,27 +168,6 @@ export class EsploraRestClient {
     this.open.clear();
     void this.pool.destroy().catch(() => undefined);
   }
-}
-
-/**
- * When the bytes being read now arrived, and our loop's active time then. undici reads and parses a
- * response inside its socket's 'readable' listener, so a request that completes there completed with
- * the chunk stamped here, before undici's reading of it: its round trip ends at its last byte's
- * arrival, as an Electrum call's does, and undici's parsing is neither in the latency nor in the
- * loop's busy time during the call. Set for the one dispatch of 'readable' (cleared on the next
- * tick); a response that ends elsewhere (a close that delimits its body) is stamped when it ends.
- */
-let arrival: { ns: bigint; active?: number } | null = null;
-const clearArrival = () => {
-  arrival = null;
-};
-function stampArrival(): void {
-  arrival = { ns: process.hrtime.bigint() };
-  process.nextTick(clearArrival);
-}
-function stampArrivalWithLoop(): void {
-  arrival = { ns: process.hrtime.bigint(), active: performance.eventLoopUtilization().active };
-  process.nextTick(clearArrival);
 }
 
 /**
@@ -281,6 +262,7 @@ class RestRequest implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
+    const arrival = socketArrival();
     const arrivedNs = arrival?.ns ?? process.hrtime.bigint();
     const busyMs = this.activeAtSend !== undefined ? (arrival?.active ?? performance.eventLoopUtilization().active) - this.activeAtSend : undefined;
     this.ended(true);

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import WebSocket from 'ws';
 import { ElectrumClient, type ClientOptions, type PendingCall } from '../../../src/electrum/client';
 import { generateLabCertificates } from '../../../src/lab/certificates';
 import type { LabPaths } from '../../../src/lab/config';
@@ -45,6 +46,31 @@ test('negotiates, and sends each request as one text frame without a newline', a
   for (const f of srv.frames) {
     expect(f).not.toContain('\n');
     expect(JSON.parse(f)).toMatchObject({ jsonrpc: '2.0', method: 'test.echo' });
+  }
+});
+
+// `ws` reads every chunk through its Receiver (a Writable); its message is emitted from inside that write.
+const Receiver = (WebSocket as unknown as { Receiver: { prototype: { _write(chunk: Buffer, enc: string, done: () => void): void } } }).Receiver;
+
+test("a reply's arrival is its last chunk's, before `ws` read the frame: that reading is in neither its latency nor our loop's busy time", async () => {
+  const c = await connect({ measureLoop: true });
+  const OWN_WORK_MS = 60;
+  const read = Receiver.prototype._write;
+  const slowRead = jest.spyOn(Receiver.prototype, '_write').mockImplementation(function (this: unknown, ...args) {
+    // The test server's receiver is one too: only frames from a server are unmasked (RFC 6455 5.3).
+    const fromServer = (args[0][1] & 0x80) === 0;
+    const until = performance.now() + (fromServer ? OWN_WORK_MS : 0);
+    while (performance.now() < until);
+    return read.apply(this, args);
+  });
+  try {
+    const outcome = await c.call('test.echo', ['a']);
+    expect(slowRead).toHaveBeenCalled();
+    expect(outcome.result).toEqual(['a']);
+    expect(Number(outcome.latencyNs) / 1e6).toBeLessThan(OWN_WORK_MS / 2);
+    expect(outcome.loopBusyMs).toBeLessThan(OWN_WORK_MS / 2);
+  } finally {
+    slowRead.mockRestore();
   }
 });
 
