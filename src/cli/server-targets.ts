@@ -100,9 +100,12 @@ async function labVersionTarget(spec: string, tls: boolean): Promise<ServerTarge
   return { ...target, name: m[1] ?? target.name };
 }
 
-/** Wallets speak the Electrum protocol: a target that does not is left out when the lab brought it, refused when named. */
+/** Wallets speak the Electrum protocol: a target that does not is left out when the lab brought it (in a line on stderr), refused when named. */
 export function electrumTargets(targets: ServerTarget[], lab: boolean, asking = '--workload speaks'): ServerTarget[] {
   const others = targets.filter((t) => !transportOf(t).speaksElectrum);
-  if (others.length && !lab) throw new UserError(`${asking} the Electrum protocol; ${others.map((t) => t.name).join(', ')} is an Esplora-style REST API`);
+  const names = others.map((t) => t.name).join(', ');
+  if (others.length && !lab) throw new UserError(`${asking} the Electrum protocol; ${names} is an Esplora-style REST API`);
+  // Said, not done silently: a reader of the results would otherwise look for the lab's REST rows.
+  if (others.length) process.stderr.write(`--lab: ${names} left out (${asking} the Electrum protocol; ${others.length === 1 ? 'it is an Esplora-style REST API' : 'they are Esplora-style REST APIs'})\n`);
   return targets.filter((t) => transportOf(t).speaksElectrum);
 }
