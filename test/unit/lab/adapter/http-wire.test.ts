@@ -28,8 +28,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => (seen.length = 0));
 
-/** Writes `chunks` one by one and collects what comes back until the server closes or `until` matches. */
-async function talk(chunks: string[], done: (text: string) => boolean): Promise<{ text: string; closed: boolean }> {
+/**
+ * Writes `chunks` one by one and collects what comes back until the server closes or `until`
+ * matches. A chunk given as [bytes, ready] is written once what came back so far makes `ready` true.
+ */
+async function talk(chunks: Array<string | [string, (text: string) => boolean]>, done: (text: string) => boolean): Promise<{ text: string; closed: boolean }> {
   const sock = net.connect(port, '127.0.0.1');
   let text = '';
   let closed = false;
@@ -37,7 +40,8 @@ async function talk(chunks: string[], done: (text: string) => boolean): Promise<
   sock.on('close', () => (closed = true));
   await new Promise((r) => sock.once('connect', r));
   for (const c of chunks) {
-    sock.write(c);
+    if (typeof c !== 'string') await until('the reply to write after', () => c[1](text), 5_000);
+    sock.write(typeof c === 'string' ? c : c[0]);
     await new Promise((r) => setTimeout(r, 5));
   }
   await until('the replies', () => closed || done(text), 5_000);
@@ -64,7 +68,9 @@ test('a chunked body is decoded; trailers are skipped', async () => {
 });
 
 test('Expect: 100-continue gets a 100 before the body is sent', async () => {
-  const { text } = await talk(['POST /e HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n', 'ok'], (t) => t.endsWith('ok'));
+  // The body after the 100, as curl sends it: a head and body read together need no 100 (a loaded
+  // machine's 5 ms between writes did not keep them apart once).
+  const { text } = await talk(['POST /e HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n', ['ok', (t) => t.includes('100 Continue')]], (t) => t.endsWith('ok'));
   expect(text.startsWith('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n')).toBe(true);
 });
 
