@@ -60,12 +60,12 @@ export function stringsGiven(y: object): (parsed: Record<string, unknown>) => tr
   };
 }
 
-/** The text after the last `--name VALUE` or `--name=VALUE` of any of the names. */
 /** Which of `names` the command line gives, as `--name` or `--name=VALUE`. */
 export function optionsOnCommandLine(names: readonly string[], argv: readonly string[]): string[] {
   return names.filter((f) => argv.some((t) => t === `--${f}` || t.startsWith(`--${f}=`)));
 }
 
+/** The text after the last `--name VALUE` or `--name=VALUE` of any of the names. */
 export function typedText(argv: readonly string[], names: readonly string[]): string | undefined {
   let typed: string | undefined;
   argv.forEach((token, i) => {
