@@ -60,6 +60,8 @@ export function mergeTurns(turns: readonly ServerResult[], paced: TurnsPaced): S
       lagMaxUs: totals.lag.totalCount > 0 ? totals.lag.maxValue : null,
       loopDelayP99Ms,
       cpuUtilisation: durationMs > 0 ? Math.round((sum((r) => r.generator.cpuUtilisation * r.durationMs) / durationMs) * 1000) / 1000 : 0,
+      atRisk: totals.generator.atRisk,
+      judged: totals.generator.units,
       bound: verdict.bound,
       reasons: verdict.reasons,
     },

@@ -58,6 +58,9 @@ export interface GeneratorCheck {
   lagMaxUs: number | null;
   loopDelayP99Ms: number;
   cpuUtilisation: number;
+  /** Units whose own delay was material to their latency (core/generator-check.ts), of `judged`: the share the verdict is taken on, said even when it is 1 % or less. */
+  atRisk: number;
+  judged: number;
   bound: boolean;
   reasons: string[];
 }
@@ -302,6 +305,8 @@ export class LoadRunner extends EventEmitter {
         lagMaxUs: t.lag.totalCount > 0 ? t.lag.maxValue : null,
         loopDelayP99Ms: Math.round(loopP99Ms * 1000) / 1000,
         cpuUtilisation: wallMs > 0 ? Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 1000 : 0,
+        atRisk: t.generator.atRisk,
+        judged: t.generator.units,
         bound: verdict.bound,
         reasons: verdict.reasons,
       },

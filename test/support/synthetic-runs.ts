@@ -121,8 +121,8 @@ export function writeLoadRun(db: string, slower = 1): Written {
     status: 'completed',
     generatorBound: true,
     generator: {
-      alpha: { lagP99Us: 200, lagMaxUs: 900, loopDelayP99Ms: 1.2, cpuUtilisation: 0.3, bound: false, reasons: [] },
-      beta: { lagP99Us: 2100, lagMaxUs: 9000, loopDelayP99Ms: 3, cpuUtilisation: 0.9, bound: true, reasons: ['scheduling lag p99 2.1 ms > 1 ms'] },
+      alpha: { lagP99Us: 200, lagMaxUs: 900, loopDelayP99Ms: 1.2, cpuUtilisation: 0.3, atRisk: 3, judged: 1000, bound: false, reasons: [] },
+      beta: { lagP99Us: 2100, lagMaxUs: 9000, loopDelayP99Ms: 3, cpuUtilisation: 0.9, atRisk: 420, judged: 1000, bound: true, reasons: ['scheduling lag p99 2.1 ms > 1 ms'] },
     },
     thresholds: [
       { threshold: 'latency:p(99)<250', server: 'alpha', pass: true },

@@ -5,6 +5,8 @@
  */
 import { generatorVerdict, unitAtRisk } from '../../../src/core/generator-check';
 import { LoadRunner, type LoadOptions } from '../../../src/engine/runner';
+import { summarise } from '../../../src/engine/summary';
+import { summaryText } from '../../../src/load/summary';
 import { startMisbehavingServerProcess } from '../../support/misbehaving-server';
 import { syntheticLines } from '../../support/synthetic-lines';
 import { loadOptions, localTarget } from '../../support/load-options';
@@ -55,6 +57,9 @@ test('a quiet run at 50 requests/s is not generator-bound', async () => {
   const r = await runner.runServer(runner['opts'].servers[0], 0);
   expect(r.totals.byOutcome.get('ok')).toBe(150);
   expect(r.generator).toMatchObject({ bound: false, reasons: [] });
+  // The share it is judged on is said all the same: every request judged, at most 1 % delayed.
+  expect(r.generator.judged).toBe(150);
+  expect(r.generator.atRisk).toBeLessThanOrEqual(1);
 });
 
 test('a starved generator (its loop blocked 50 ms in every 100) is generator-bound, and says why', async () => {
@@ -65,6 +70,10 @@ test('a starved generator (its loop blocked 50 ms in every 100) is generator-bou
     const r = await runner.runServer(runner['opts'].servers[0], 0);
     expect(r.generator.bound).toBe(true);
     expect(r.generator.reasons.join('\n')).toMatch(/^\d+ of \d+ requests \(\d+\.\d%\) went out late \(scheduling lag\) for more than 10% of their latency: (p90 and above|even the medians) may be partly the generator's own time$/);
+    // The summary says the same count, of the same requests, as the reason does.
+    const [, atRisk, judged] = /^(\d+) of (\d+) /.exec(r.generator.reasons[0])!;
+    expect([r.generator.atRisk, r.generator.judged]).toEqual([Number(atRisk), Number(judged)]);
+    expect(summaryText([summarise(r)], [], 1, 'x.sqlite')).toContain(`CPU ${(r.generator.cpuUtilisation * 100).toFixed(0)}% of one core; ${atRisk} of ${judged} (`);
   } finally {
     clearInterval(starve);
   }

@@ -37,7 +37,7 @@ async function step(rate: number, serviceMs: number, lagMs: number, opts: { boun
     durationMs: 1000,
     startedAtMs: 0,
     totals: rec.totals,
-    generator: { lagP99Us: lagMs * 1000, lagMaxUs: lagMs * 1000, loopDelayP99Ms: opts.loopMs ?? 1.1, cpuUtilisation: 0.1, bound: opts.bound, reasons: [] },
+    generator: { lagP99Us: lagMs * 1000, lagMaxUs: lagMs * 1000, loopDelayP99Ms: opts.loopMs ?? 1.1, cpuUtilisation: 0.1, atRisk: 0, judged: 100, bound: opts.bound, reasons: [] },
     refused: 0,
     firstRefusedAtMs: null,
     onsetMs: {},
