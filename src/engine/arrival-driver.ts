@@ -9,7 +9,7 @@
 import type { IterationContext } from './iteration';
 import type { Pacer } from './executors/executor';
 import type { Shard } from '../core/shard';
-import { batchWindowNs, blockUntil, holdPreciseTimers, MAX_BLOCK_NS, shortestWakeNs, wakeNear } from './wake-clock';
+import { batchWindowNs, blockUntil, MAX_BLOCK_NS, shortestWakeNs, wakeNear } from './wake-clock';
 import { giveSpareMoment, givingSpareMoments } from '../core/spare-time';
 
 /** Requests sent in one turn before yielding to I/O, so a backlog cannot starve replies. */
@@ -190,8 +190,6 @@ export class ArrivalDriver implements Pacer {
     };
     // When the next batch is due: the last request within the window of the first not sent.
     const dueNs = () => ahead.lastWithin(batchWindowNs());
-    // Before the first wait: the clock's worker, started by it, takes the slack over too.
-    const releaseTimers = holdPreciseTimers();
     return new Promise<void>((resolve) => {
       const done = () => {
         batch.flush(); // nothing queued is left unwritten
@@ -286,7 +284,6 @@ export class ArrivalDriver implements Pacer {
     }).finally(() => {
       ctx.onProgress(undefined);
       if (ctx.quiet) givingSpareMoments(false);
-      releaseTimers();
     });
   }
 

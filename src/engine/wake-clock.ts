@@ -16,7 +16,6 @@
  * start, a timer does the waiting, up to 1 ms early as before.
  */
 import { Worker } from 'node:worker_threads';
-import { setTimerSlackNs, timerSlackNs } from '../core/timer-slack';
 
 /** The hop estimate's cap: on a busy machine one late post must not turn every later wait into turns. */
 const MAX_HOP_NS = 250_000;
@@ -218,29 +217,6 @@ class WakeClock {
     // No worker (yet): a timer up to 1 ms early, as the engine waited before.
     this.timer = setTimeout(() => this.fire(), Math.max(0, Math.floor(waitNs / 1e6)));
   }
-}
-
-/** The slack the main thread had before the first hold, and how many holds there are. */
-const slackHeld: { count: number; before: number | null } = { count: 0, before: null };
-
-/**
- * The process's sleeps end on time to the µs, not up to the kernel's 50 µs of timer slack late
- * (core/timer-slack.ts), until the returned release is called: a paced schedule holds it while it
- * runs. The clock's worker, started after it, keeps it for good (it is ours, and sleeps only for
- * the clock). Children started meanwhile inherit it, which is why it is given back, not kept.
- * Where it cannot be set, nothing changes and the wakes are as late as the kernel makes them.
- */
-export function holdPreciseTimers(): () => void {
-  if (slackHeld.count++ === 0) {
-    const before = timerSlackNs();
-    slackHeld.before = before !== null && before > 1 && setTimerSlackNs(1) ? before : null;
-  }
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    if (--slackHeld.count === 0 && slackHeld.before !== null) setTimerSlackNs(slackHeld.before);
-  };
 }
 
 let clock: WakeClock | undefined;

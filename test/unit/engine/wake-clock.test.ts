@@ -3,12 +3,11 @@
  * after it; a cancelled one never comes; a pending wake keeps the process alive as the timer it
  * replaces did, and a cancelled one does not. A block of the calling thread ends at its time (one
  * not exact, a batch's, at most its last µs before). A sleep never ends before its time, and sleeps
- * without spinning. While a schedule holds it, the process's sleeps have no timer slack.
+ * without spinning.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { blockUntil, holdPreciseTimers, Lateness, MAX_BLOCK_NS, MAX_LEAD_NS, sleepUntil, wakeNear } from '../../../src/engine/wake-clock';
-import { setTimerSlackNs, timerSlackNs } from '../../../src/core/timer-slack';
+import { blockUntil, Lateness, MAX_BLOCK_NS, MAX_LEAD_NS, sleepUntil, wakeNear } from '../../../src/engine/wake-clock';
 import { seededRandom } from '../../../src/core/random';
 
 const nowNs = () => Number(process.hrtime.bigint());
@@ -130,23 +129,4 @@ test('the lead covers nearly every lateness of a machine whose wakes vary, where
   const stalled = new Lateness(50_000, 1_000_000);
   for (let i = 0; i < 200; i++) stalled.note(5_000_000);
   expect(stalled.leadNs).toBe(MAX_LEAD_NS);
-});
-
-const linux = process.platform === 'linux' ? test : test.skip;
-
-linux('held, the timer slack is 1 ns until the last hold is given back; then it is what it was', () => {
-  const before = timerSlackNs()!;
-  expect(setTimerSlackNs(37_000)).toBe(true);
-  try {
-    const first = holdPreciseTimers();
-    expect(timerSlackNs()).toBe(1);
-    const second = holdPreciseTimers();
-    first();
-    first(); // a release given twice counts once
-    expect(timerSlackNs()).toBe(1);
-    second();
-    expect(timerSlackNs()).toBe(37_000);
-  } finally {
-    setTimerSlackNs(before);
-  }
 });
