@@ -17,8 +17,14 @@
  *   block       the calling thread blocked until the time (Atomics.wait, asked short by its usual
  *               oversleep, the last 30 µs in place; src/engine/wake-clock.ts's blockUntil): the
  *               engine's way when no answer is awaited, since nothing else runs meanwhile
+ *   block-queued  the open model's send at low rates (src/engine/arrival-driver.ts): a block to half
+ *               a millisecond before the send, not exact; 50 µs of work (the request's building);
+ *               an exact block to the send
  *
- *   npx tsx bench/wake-timing.ts [--seconds S] [--rates 50,400,2000] [--repeat N]
+ * Beside lag and CPU, `late` is the share of sends more than 0.1 ms late (the generator check's floor).
+ * --only picks strategies (comma-separated).
+ *
+ *   npx tsx bench/wake-timing.ts [--seconds S] [--rates 50,400,2000] [--repeat N] [--only block,block-queued]
  */
 import { Worker } from 'node:worker_threads';
 import { blockUntil } from '../src/engine/wake-clock';
@@ -80,6 +86,18 @@ const strategies: Record<string, () => { sleep: Sleep; close(): void }> = {
       const waitMs = (dueNs - nowNs()) / 1e6;
       if (waitMs > 25) await new Promise((r) => setTimeout(r, Math.floor(waitMs) - 2));
       blockUntil(dueNs);
+    },
+    close() {},
+  }),
+  'block-queued': () => ({
+    sleep: async (dueNs) => {
+      const waitMs = (dueNs - nowNs()) / 1e6;
+      if (waitMs > 25) await new Promise((r) => setTimeout(r, Math.floor(waitMs) - 2));
+      blockUntil(dueNs - 500_000, false);
+      for (const until = nowNs() + 50_000; nowNs() < until; ) {
+        /* the request's building */
+      }
+      blockUntil(dueNs, true);
     },
     close() {},
   }),
@@ -166,7 +184,8 @@ async function measure(name: string, rate: number, seconds: number) {
   const cpu = process.cpuUsage(cpu0);
   s.close();
   lags.sort((a, b) => a - b);
-  return { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: lags[lags.length - 1], cpuMsPerS: (cpu.user + cpu.system) / 1000 / seconds };
+  const late = lags.filter((us) => us > 100).length / lags.length;
+  return { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: lags[lags.length - 1], late, cpuMsPerS: (cpu.user + cpu.system) / 1000 / seconds };
 }
 
 async function main() {
@@ -175,13 +194,16 @@ async function main() {
   const seconds = Number(arg('seconds', '5'));
   const rates = arg('rates', '50,400,2000').split(',').map(Number);
   const repeat = Number(arg('repeat', '2'));
+  const names = process.argv.includes('--only') ? arg('only', '').split(',') : Object.keys(strategies);
+  const unknown = names.filter((n) => !(n in strategies));
+  if (unknown.length) throw new Error(`--only: no strategy ${unknown.join(', ')} (there are ${Object.keys(strategies).join(', ')})`);
   console.log(`wake timing: ${seconds} s per cell, ${repeat} rounds, strategies in turn within each round`);
-  console.log('strategy     rate/s  lag p50 µs  lag p99 µs  lag max µs  CPU ms/s');
+  console.log('strategy       rate/s  lag p50 µs  lag p99 µs  lag max µs  late %  CPU ms/s');
   for (let round = 0; round < repeat; round++) {
     for (const rate of rates) {
-      for (const name of Object.keys(strategies)) {
+      for (const name of names) {
         const r = await measure(name, rate, seconds);
-        console.log(`${name.padEnd(12)} ${String(rate).padStart(6)}  ${r.p50.toFixed(0).padStart(10)}  ${r.p99.toFixed(0).padStart(10)}  ${r.max.toFixed(0).padStart(10)}  ${r.cpuMsPerS.toFixed(1).padStart(8)}`);
+        console.log(`${name.padEnd(14)} ${String(rate).padStart(6)}  ${r.p50.toFixed(0).padStart(10)}  ${r.p99.toFixed(0).padStart(10)}  ${r.max.toFixed(0).padStart(10)}  ${(100 * r.late).toFixed(1).padStart(6)}  ${r.cpuMsPerS.toFixed(1).padStart(8)}`);
       }
     }
   }
