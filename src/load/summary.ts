@@ -79,8 +79,11 @@ export function summaryText(summaries: ServerSummary[], answering: readonly Answ
   ].join('\n');
 }
 
-/** The share the generator check is taken on, said whether or not it is over the check's 1 %. */
+/**
+ * The share the generator check is taken on (units sent or started late by us), said whether or not
+ * it is over the check's 1 %. A closed model sends nothing late: there the loop delay is judged.
+ */
 function delayedText(g: { atRisk: number; judged: number }): string {
   const pct = g.judged === 0 ? 0 : (100 * g.atRisk) / g.judged;
-  return `${g.atRisk} of ${g.judged} (${pct.toFixed(1)}%) delayed by it for more than ${MATERIAL_SHARE * 100}% of their latency`;
+  return `${g.atRisk} of ${g.judged} (${pct.toFixed(1)}%) late by more than ${MATERIAL_SHARE * 100}% of their latency`;
 }
