@@ -17,8 +17,8 @@
  *   block       the calling thread blocked until the time (Atomics.wait, asked short by its usual
  *               oversleep, the last 30 µs in place; src/engine/wake-clock.ts's blockUntil): the
  *               engine's way when no answer is awaited, since nothing else runs meanwhile
- *   block-queued  the open model's send at low rates (src/engine/arrival-driver.ts): a block to half
- *               a millisecond before the send, not exact; 50 µs of work (the request's building);
+ *   block-queued  the open model's send at low rates (src/engine/arrival-driver.ts): a block to
+ *               QUEUE_AHEAD_NS before the send, not exact; 50 µs of work (the request's building);
  *               an exact block to the send
  *
  * Beside lag and CPU, `late` is the share of sends more than 0.1 ms late (the generator check's floor).
@@ -28,6 +28,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { blockUntil } from '../src/engine/wake-clock';
+import { QUEUE_AHEAD_NS } from '../src/engine/arrival-driver';
+import { NOISE_MS } from '../src/core/generator-check';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -93,7 +95,7 @@ const strategies: Record<string, () => { sleep: Sleep; close(): void }> = {
     sleep: async (dueNs) => {
       const waitMs = (dueNs - nowNs()) / 1e6;
       if (waitMs > 25) await new Promise((r) => setTimeout(r, Math.floor(waitMs) - 2));
-      blockUntil(dueNs - 500_000, false);
+      blockUntil(dueNs - QUEUE_AHEAD_NS, false);
       for (const until = nowNs() + 50_000; nowNs() < until; ) {
         /* the request's building */
       }
@@ -184,7 +186,7 @@ async function measure(name: string, rate: number, seconds: number) {
   const cpu = process.cpuUsage(cpu0);
   s.close();
   lags.sort((a, b) => a - b);
-  const late = lags.filter((us) => us > 100).length / lags.length;
+  const late = lags.filter((us) => us > NOISE_MS * 1000).length / lags.length;
   return { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: lags[lags.length - 1], late, cpuMsPerS: (cpu.user + cpu.system) / 1000 / seconds };
 }
 

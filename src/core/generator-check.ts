@@ -30,13 +30,18 @@ export interface GeneratorVerdict {
   reasons: string[];
 }
 
+/** The share of units at risk (0 when none was judged): what the verdict is taken on. */
+export function shareAtRisk(atRisk: number, units: number): number {
+  return units === 0 ? 0 : atRisk / units;
+}
+
 /**
  * The verdict from the count of units at risk among those judged. `what` names the units
  * ("requests", "calls", "arrivals") and `delay` says what the generator's own delay was, as a
  * verb phrase ("waited on the generator's own event loop", "went out late").
  */
 export function generatorVerdict(atRisk: number, units: number, what: string, delay: string): GeneratorVerdict {
-  const share = units === 0 ? 0 : atRisk / units;
+  const share = shareAtRisk(atRisk, units);
   if (share <= 0.01) return { bound: false, reasons: [] };
   const which = share > 0.5 ? 'even the medians' : share > 0.1 ? 'p90 and above' : 'p99 and above';
   return {

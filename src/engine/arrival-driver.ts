@@ -29,7 +29,7 @@ const TIMER_MARGIN_MS = 2;
 /** Room before the next send a step of deferred bookkeeping is given (one takes up to ~0.5 ms). */
 const SPARE_ROOM_NS = 1_000_000;
 /** A blocked batch's requests are built this long before their time, so that after the block only their write is left. */
-const QUEUE_AHEAD_NS = 500_000;
+export const QUEUE_AHEAD_NS = 500_000;
 
 /**
  * When each request is due, one at a time, Infinity after the last: what the driver reads once per

@@ -5,7 +5,7 @@
  * (src/engine/summary.ts). A server that stopped answering is said so first.
  */
 import { textTable } from '../core/text-table';
-import { MATERIAL_SHARE } from '../core/generator-check';
+import { MATERIAL_SHARE, shareAtRisk } from '../core/generator-check';
 import { answeringText, type Answering } from '../core/answering';
 import type { IntervalRecord } from '../core/load-types';
 import type { LiveCounts } from '../engine/sinks/hdr-intervals';
@@ -63,7 +63,7 @@ export function summaryText(summaries: ServerSummary[], answering: readonly Answ
   const generator = summaries.map(
     (s) =>
       `generator (${s.server}): scheduling lag p99 ${ms(s.generator.lagP99Us)} ms, max ${ms(s.generator.lagMaxUs)} ms; event-loop delay p99 ${s.generator.loopDelayP99Ms} ms; ` +
-      `CPU ${(s.generator.cpuUtilisation * 100).toFixed(0)}% of one core; ${delayedText(s.generator)}` +
+      `CPU ${(s.generator.cpuUtilisation * 100).toFixed(0)}% of one core; ${lateText(s.generator)}` +
       (s.generator.bound ? `\nwarning: ${s.server}: GENERATOR-BOUND (${s.generator.reasons.join('; ')}): part of these latencies is the generator's, not the server's` : ''),
   );
   return [
@@ -83,7 +83,6 @@ export function summaryText(summaries: ServerSummary[], answering: readonly Answ
  * The share the generator check is taken on (units sent or started late by us), said whether or not
  * it is over the check's 1 %. A closed model sends nothing late: there the loop delay is judged.
  */
-function delayedText(g: { atRisk: number; judged: number }): string {
-  const pct = g.judged === 0 ? 0 : (100 * g.atRisk) / g.judged;
-  return `${g.atRisk} of ${g.judged} (${pct.toFixed(1)}%) late by more than ${MATERIAL_SHARE * 100}% of their latency`;
+function lateText(g: { atRisk: number; judged: number }): string {
+  return `${g.atRisk} of ${g.judged} (${(100 * shareAtRisk(g.atRisk, g.judged)).toFixed(1)}%) late by more than ${MATERIAL_SHARE * 100}% of their latency`;
 }
