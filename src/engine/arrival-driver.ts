@@ -224,7 +224,7 @@ export class ArrivalDriver implements Pacer {
         if (mayBlock && waitNs <= MAX_BLOCK_NS && ctx.quiet?.()) {
           if (spared(waitNs)) return;
           // Not past a whole second of the run's clock: the runner closes its intervals on them,
-          // and a send blocked past one would be counted in the second before.
+          // and a block past one would hold that close back.
           // A batch's wake need not end to the µs: what is not due yet when it ends starts the next.
           const now = ctx.clock.now();
           const due = dueNs();

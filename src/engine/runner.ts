@@ -163,7 +163,7 @@ export class LoadRunner extends EventEmitter {
       throw err;
     }
     const info = units.server;
-    const recorder = new IntervalRecorder<string>(target.name);
+    const recorder = new IntervalRecorder<string>(target.name, 1e9); // its seconds are the run clock's (the ticker's below)
     const durationMs = executor.lengthMs(opts.model, opts.durationMs);
     // Shards of one test share the schedule clock: each starts on a whole second of the epoch, so
     // their intervals line up second for second when merged.
@@ -222,7 +222,7 @@ export class LoadRunner extends EventEmitter {
       };
       closing = closing.then(async () => {
         if (failed) return;
-        const { record, live } = await recorder.close(indexBase + i, startMs + tMs, lengthMs, context);
+        const { record, live } = await recorder.close(indexBase + i, startMs + tMs, lengthMs, context, last);
         for (const c of record.cells) if (c.outcome !== 'ok' && c.outcome !== 'dropped' && onsetMs[c.outcome] === undefined) onsetMs[c.outcome] = tMs;
         // A segment of work alone (a wallet load's blocks) sends its last second however short: what
         // the work did by its end (the blocks judged) is that second's news for the outputs.

@@ -50,7 +50,7 @@ export class LoadCall implements PendingCall {
   /** The connection wrote it at `actualNs` (one write for all the calls queued in a turn). */
   written(actualNs: number): void {
     this.actualNs = actualNs;
-    this.ctx.sink.sentOne((actualNs - this.intendedNs) / 1000);
+    this.ctx.sink.sentOne((actualNs - this.intendedNs) / 1000, actualNs);
   }
 
   replied(result: unknown, endAt: bigint, bytes: number): void {

@@ -85,7 +85,7 @@ function recordUnsent(ctx: RequestContext, req: Request, intendedNs: number): vo
   if (ctx.conns.allDown) {
     // No connection at all: the server is unreachable (refused, reset), an error, not our saturation.
     const now = ctx.clock.now();
-    ctx.sink.sentOne((now - intendedNs) / 1000);
+    ctx.sink.sentOne((now - intendedNs) / 1000, now);
     ctx.sink.completed(req.method, 'disconnect', intendedNs, now, now, 0, false);
   } else {
     ctx.sink.droppedOne(req.method, intendedNs);

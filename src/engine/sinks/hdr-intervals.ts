@@ -140,8 +140,22 @@ export class IntervalRecorder<M extends string = MethodName> implements RequestS
   private frozen = false;
   /** Calls created and not yet ended: at the freeze, what the run cuts short. */
   private open = 0;
+  /**
+   * Sends written at or after the end of the second being recorded, before its close: the next
+   * second's. The runner closes a second on a timer, a loop turn after its end, and a schedule's
+   * send due on the whole second (every one at a whole rate) is written in a turn before that.
+   */
+  private readonly early = { sent: 0, lag: newHistogram() };
 
-  constructor(readonly server: string) {}
+  /**
+   * `secondEndNs`: the end of the first second on the run's clock when each close ends a second of
+   * it (the runner's), so that a send is counted in the second it was written in; Infinity where
+   * closes keep no such clock.
+   */
+  constructor(
+    readonly server: string,
+    private secondEndNs = Infinity,
+  ) {}
 
   /** Records nothing more: what completes after the run's last interval is not part of it. */
   freeze(nowNs: number | null = null): void {
@@ -162,11 +176,21 @@ export class IntervalRecorder<M extends string = MethodName> implements RequestS
     this.totals.notSent += n;
   }
 
-  /** A request went out `lagUs` after its intended time. */
-  sentOne(lagUs: number): void {
+  /** A request went out `lagUs` after its intended time, at `atNs` on the run's clock. */
+  sentOne(lagUs: number, atNs?: number): void {
     if (this.frozen) return;
-    this.current.sent++;
-    this.current.lag.recordValue(lagUs > 0 ? Math.round(lagUs) : 0);
+    const counted = atNs !== undefined && atNs >= this.secondEndNs ? this.early : this.current;
+    counted.sent++;
+    counted.lag.recordValue(lagUs > 0 ? Math.round(lagUs) : 0);
+  }
+
+  /** The sends held for the second after the one recorded, added to `bank`. */
+  private takeEarly(bank: Bank<M>): void {
+    if (this.early.sent === 0) return;
+    bank.sent += this.early.sent;
+    bank.lag.add(this.early.lag);
+    this.early.sent = 0;
+    this.early.lag.reset();
   }
 
   /** A unit went out with no schedule to be late against (a sequential plan's calls): counted, no lag. */
@@ -249,17 +273,22 @@ export class IntervalRecorder<M extends string = MethodName> implements RequestS
   /**
    * Closes the interval: the bank in use is swapped for the spare at once (so requests keep being
    * recorded), then encoded a histogram per spare moment (spare-time.ts). Resolves with the interval's record and
-   * its live counts.
+   * its live counts. The run's last interval (`last`) has no second after it: the sends written
+   * past its second's end are its own.
    */
   async close(
     index: number,
     startMs: number,
     lengthMs: number,
     context: { targetRate: number | null; vus: number | null; inFlight: number; loopDelayP99Us: number },
+    last = false,
   ): Promise<{ record: IntervalRecord<M>; live: LiveCounts }> {
     const bank = this.current;
+    if (last) this.takeEarly(bank);
     this.current = this.spare;
     this.spare = bank;
+    this.secondEndNs += 1e9;
+    this.takeEarly(this.current);
     await spareMoment();
     for (const c of bank.cells) if (c.outcome === 'ok' && c.count > 0) bank.live.add(c.latency);
     const line = histogramLine(bank.live);

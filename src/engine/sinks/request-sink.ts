@@ -9,8 +9,8 @@ import type { LoadOutcome } from '../../core/load-types';
 export interface RequestSink<M extends string = MethodName> {
   /** A request was queued on a connection: it ends in `completed`, or the run's end cuts it short. */
   opened(): void;
-  /** A request went out `lagUs` after its intended time. */
-  sentOne(lagUs: number): void;
+  /** A request went out `lagUs` after its intended time, at `atNs` on the run's clock where the sender knows it. */
+  sentOne(lagUs: number, atNs?: number): void;
   /** Never sent: every connection's pipeline was full. */
   droppedOne(method: M, intendedNs: number): void;
   /**
@@ -54,8 +54,8 @@ export function fanOut(sinks: RequestSink[]): RequestSink {
     opened: () => {
       for (const s of sinks) s.opened();
     },
-    sentOne: (lagUs) => {
-      for (const s of sinks) s.sentOne(lagUs);
+    sentOne: (lagUs, atNs) => {
+      for (const s of sinks) s.sentOne(lagUs, atNs);
     },
     droppedOne: (method, intendedNs) => {
       for (const s of sinks) s.droppedOne(method, intendedNs);
