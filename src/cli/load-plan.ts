@@ -13,7 +13,7 @@ import { parseShard, shareOf } from '../core/shard';
 import { parseSourceAddresses } from '../load/source-addresses';
 import { parseThreshold } from '../load/thresholds';
 import { parseSlo, type FindMaxOptions } from '../engine/find-max';
-import { collecting, cpuOption, durationOption, regressionGateProblems, timeoutSeconds } from './validate';
+import { collecting, cpuOption, realtimeProblems, durationOption, regressionGateProblems, timeoutSeconds } from './validate';
 import { formatDuration } from '../core/duration';
 import { parseCoordinator } from '../engine/coordinator';
 import { watchPlan, type WatchArgs } from './watch-options';
@@ -52,6 +52,7 @@ interface OtherLoadArgs {
   'max-rate': number;
   'bisect-steps': number;
   cpu?: string;
+  realtime?: boolean;
   interleave?: string;
   baseline?: string;
   'fail-on-regression'?: number;
@@ -109,6 +110,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
   const thresholds = a.threshold ?? [];
   for (const t of thresholds) take(() => parseThreshold(t));
   const cpus = cpuOption('--cpu', a.cpu, problems);
+  problems.push(...realtimeProblems(a.realtime, a['find-max']));
   const turnMs = interleaveOption(a, chosen, problems, take);
   if (a.baseline !== undefined && a.interleave === undefined) {
     problems.push('--baseline judges the servers against one turn by turn: give --interleave DURATION too (servers loaded one after another are not paired)');
@@ -137,6 +139,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
     readyTimeoutMs: readyTimeoutMs!,
     thresholds,
     cpus,
+    realtime: a.realtime || undefined,
     turnMs,
     baseline: a.baseline,
     failOnRegressionPct: a['fail-on-regression'],

@@ -68,6 +68,7 @@ export function loadArgs(argv: string[]) {
       .option('coordinator', { type: 'string', describe: 'with --shard: a coordinated test: shard 1 listens at HOST:PORT, starts every shard at once, merges their results into --db and judges --threshold on the whole' })
       .option('ready-timeout', { type: 'string', default: '60s', describe: 'with --coordinator: how long shards may take to register (and to find the coordinator)' })
       .option('cpu', { type: 'string', describe: 'run the generator on these CPUs only (a taskset list: 1, 2-3), recorded with the run; keep the servers off them (lab up --cpus)' })
+      .option('realtime', { type: 'boolean', default: false, describe: 'run the generator at real-time priority (SCHED_FIFO; root or CAP_SYS_NICE), so a send due wakes on time on a busy machine; recorded with the run; not with --find-max' })
       .option('source-addresses', { type: 'string', describe: 'spread connections over loopback source addresses, e.g. 127.0.0.2-127.0.0.9' })
       .option('seed', { type: 'string', default: 'electrum-bench', describe: 'seed of the request sequence' })
       .option('interleave', { type: 'string', describe: 'servers take turns of this long (e.g. 5s) under the same load, A B then B A, each the whole --duration in total' })
@@ -109,7 +110,7 @@ export function loadArgs(argv: string[]) {
       .group(['find-max', 'slo', 'max-error-rate', 'dwell', 'warmup', 'step-factor', 'max-rate', 'bisect-steps'], 'Find the max (--find-max):')
       .group(['workload', 'wallets', 'hold', 'hold-concurrency', 'wallet-max-txs', 'notify', 'blocks', 'pay-wallets', 'mine-via', 'rpc-cookie', 'notify-wait', 'natural-wait', 'slo-notify', 'max-hold'], 'Whole wallets (--workload):')
       .group(['abuse', 'abuse-at', 'abuse-for', 'i-operate-this-server'], 'Abuse beside the wallets (--workload):')
-      .group(['shard', 'start-at', 'coordinator', 'ready-timeout', 'cpu'], 'Shards and the generator:')
+      .group(['shard', 'start-at', 'coordinator', 'ready-timeout', 'cpu', 'realtime'], 'Shards and the generator:')
       .group(['db', 'json', 'summary-export', 'progress', 'out', 'dashboard', 'dashboard-export', 'config'], 'Outputs:')
       .group(['server-pid', 'server-pidfile', 'server-datadir', 'metrics', 'sample-every', 'resources'], "Servers' resources:"),
     argv,

@@ -11,6 +11,7 @@ import { givenOnce } from './declared-options';
 import { MAX_TIMER_MS, MAX_TIMER_TEXT } from '../core/timer-limit';
 import { planProblemsOf, type PlanModel } from '../engine/executors/registry';
 import { cpuSet } from '../core/cpu-set';
+import { realtimeProblem } from '../core/realtime';
 
 /**
  * What every command's options end with: each mistake refused as one line naming the option (a
@@ -103,6 +104,17 @@ export function cpuOption(option: string, text: string | undefined, problems: st
   const { cpus, problems: found } = cpuSet(option, text);
   problems.push(...found);
   return cpus;
+}
+
+/** `--realtime`: whether this process may be made real-time here, and not for a search that drives the generator to its limit. */
+export function realtimeProblems(realtime: boolean | undefined, findMax: boolean | undefined): string[] {
+  if (!realtime) return [];
+  const problems: string[] = [];
+  // A generator kept busy (a search's last steps) would at real-time priority take its CPUs from the servers it measures.
+  if (findMax) problems.push('--realtime: not with --find-max, whose steps drive the generator to its limit, where real-time priority would take its CPU from the servers');
+  const cannot = realtimeProblem('--realtime');
+  if (cannot) problems.push(cannot);
+  return problems;
 }
 
 /** `--fail-on-regression PCT`: a percent, and only with a --baseline to judge against. */

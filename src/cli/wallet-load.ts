@@ -22,7 +22,7 @@ import { CHOOSABLE, flagsGiven } from '../engine/executors/registry';
 import { electrumTargets, resolveTargets, webSocketAsked, type TargetArgs } from './server-targets';
 import { readCa } from '../core/ca-file';
 import { labServersAmong, labSetups } from './lab-targets';
-import { collecting, cpuOption, durationOption, optionsOnCommandLine, timeoutSeconds } from './validate';
+import { collecting, cpuOption, realtimeProblems, durationOption, optionsOnCommandLine, timeoutSeconds } from './validate';
 import { watchPlan, type WatchArgs } from './watch-options';
 import { walletLoadSession, type DescribedBlockMaker, type WalletLoadPlan, type WalletLoadRun } from '../runs/kinds/wallet-load';
 import { printWalletLoad } from './print-wallet';
@@ -38,6 +38,7 @@ export interface WalletLoadArgs extends TargetArgs, FindMaxArgs, WatchArgs, Reso
   workload: string;
   wallets?: string;
   cpu?: string;
+  realtime?: boolean;
   hold?: number;
   'hold-concurrency': number;
   notify: boolean;
@@ -155,6 +156,7 @@ export function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPla
   const notifyWaitMs = take(() => durationOption('notify-wait', a['notify-wait']));
   const naturalWaitMs = take(() => durationOption('natural-wait', a['natural-wait']));
   const cpus = cpuOption('--cpu', a.cpu, problems);
+  problems.push(...realtimeProblems(a.realtime, a['find-max']));
   const watch = watchPlan(a, problems);
   const coordinated = coordinatedPlan(a, problems, take);
   // Every shard runs every segment of a server's run, the hold's too: each holds at least one wallet.
@@ -162,7 +164,7 @@ export function walletLoadPlan(a: WalletLoadArgs, argv: string[]): WalletLoadPla
   const abuse = abusePlan(a, arrivals, problems, take);
   if (abuse && coordinated) problems.push('--abuse runs from one process: drop --shard');
   if (problems.length) throw new UserError(problems.join('; '));
-  return { workload: workload!, hold, arrivals, search, notifySearch, notify, coordinated, abuse, operated: a['i-operate-this-server'], notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus, watch };
+  return { workload: workload!, hold, arrivals, search, notifySearch, notify, coordinated, abuse, operated: a['i-operate-this-server'], notifyWaitMs: notifyWaitMs!, naturalWaitMs: naturalWaitMs!, cpus, realtime: a.realtime || undefined, watch };
 }
 
 /** --abuse with --abuse-at and --abuse-for: within the arrivals, which it needs (the phases are theirs). */

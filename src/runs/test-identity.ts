@@ -24,7 +24,7 @@ export interface TestIdentity {
 
 /** Options each shard may set for itself: everything else must be the same. */
 const PER_SHARD = new Set([
-  ...['db', 'shard', 'start-at', 'source-addresses', 'cpu', 'progress', 'json', 'summary-export', 'ready-timeout', '_', '$0'],
+  ...['db', 'shard', 'start-at', 'source-addresses', 'cpu', 'realtime', 'progress', 'json', 'summary-export', 'ready-timeout', '_', '$0'],
   // What watches a shard is its own.
   ...['out', 'dashboard', 'dashboard-export'],
   // Paths differ from machine to machine: the input file is compared by its content instead.

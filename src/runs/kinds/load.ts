@@ -35,7 +35,7 @@ import { asShard, mergeTest, sendResults, type CoordinatedShard } from '../coord
 import { ensureReachable } from '../reachable';
 import { testIdentity } from '../test-identity';
 import { prepareSampling } from '../resource-sampling';
-import { pinGenerator } from '../pin';
+import { pinGenerator, raiseGenerator } from '../pin';
 import { RunSession } from '../session';
 import { preflight, requestLoadDemands, type ServerLimits } from '../doctor';
 import type { WatchPlan } from '../outputs';
@@ -65,6 +65,8 @@ export interface LoadPlan extends WatchPlan {
   thresholds: string[];
   /** --cpu: the CPUs the generator is pinned to before it starts. */
   cpus?: number[];
+  /** --realtime: the generator made real-time before it starts (src/core/realtime.ts). */
+  realtime?: boolean;
   /** --interleave: the servers take turns of this long (src/engine/interleave.ts). */
   turnMs?: number;
   /** --baseline: the server every other is judged against, turn by turn (an A/B run). */
@@ -169,6 +171,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   if (test) opts.rendezvous = (server) => test.link.rendezvous(server);
   // Pinned once every input is checked, before the first thread the run starts (they inherit it).
   const cpus = plan.cpus ? pinGenerator(plan.cpus, run.log) : undefined;
+  const realtime = plan.realtime ? raiseGenerator(run.log) : undefined;
 
   const results = session.openStore(test ? test.database : run.db);
   const store = new LoadStore(results);
@@ -197,7 +200,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
         {
           tool_version: tool.version,
           git_commit: tool.gitCommit,
-          config: { ...config, thresholds: plan.thresholds, dataset: run.dataset.file, cpus, ...turnsConfig(plan), ...(limitWarnings.length ? { limitWarnings } : {}), test: opts.shard && testIdentity(run.testOptions, run.servers, run.dataset.hash) },
+          config: { ...config, thresholds: plan.thresholds, dataset: run.dataset.file, cpus, realtime, ...turnsConfig(plan), ...(limitWarnings.length ? { limitWarnings } : {}), test: opts.shard && testIdentity(run.testOptions, run.servers, run.dataset.hash) },
           model: opts.model,
           model_text: executorFor(opts.model).describe(opts.model),
           dataset_path: run.dataset.file,

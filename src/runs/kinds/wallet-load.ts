@@ -27,7 +27,7 @@ import { asShard, mergeWalletTest, sendResults, type CoordinatedShard } from '..
 import { reachedIdentity, replyHolds, setupsWithReplies, type ReplyHold } from '../../servers/reply-hold';
 import { ensureReachable } from '../reachable';
 import { testIdentity } from '../test-identity';
-import { pinGenerator } from '../pin';
+import { pinGenerator, raiseGenerator } from '../pin';
 import { RunSession } from '../session';
 import { preflight, walletDemands, type Demand, type ServerLimits } from '../doctor';
 import type { WatchPlan } from '../outputs';
@@ -51,6 +51,8 @@ export interface WalletLoadPlan {
   notifyWaitMs: number;
   naturalWaitMs: number;
   cpus?: number[];
+  /** --realtime: the generator made real-time before it starts (src/core/realtime.ts). */
+  realtime?: boolean;
   watch: WatchPlan;
   /** --abuse: a profile beside the arriving wallets, from --abuse-at for --abuse-for. */
   abuse?: WalletLoadOptions['abuse'];
@@ -163,6 +165,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
   if (maker?.note) run.log(maker.note);
   // Pinned once every input is checked, before the first thread the run starts (they inherit it).
   const cpus = plan.cpus ? pinGenerator(plan.cpus, run.log) : undefined;
+  const realtime = plan.realtime ? raiseGenerator(run.log) : undefined;
 
   // A shard's own part goes to a scratch database; shard 1 merges every shard's into --db.
   const results = session.openStore(test ? test.database : run.db);
@@ -186,6 +189,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     mineVia: maker?.describe,
     timeoutMs: run.timeoutMs,
     cpus,
+    realtime,
     abuse: plan.abuse && { spec: plan.abuse.spec.text, atMs: plan.abuse.atMs, forMs: plan.abuse.forMs },
     operatedByUser: plan.operated || undefined,
     shard: shard && formatShard(shard),

@@ -21,7 +21,9 @@ import { writeSyntheticDataset } from '../../support/synthetic-lines';
 import { until } from '../../support/until';
 import { countIn } from '../../support/count-in';
 import { cli } from '../../support/cli';
-import { exitOf, spawnCommand } from '../../support/command-process';
+import { exitOf, finished, spawnCommand } from '../../support/command-process';
+import { runnable } from '../../support/build';
+import { realtimeProblem, threadPolicies } from '../../../src/core/realtime';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const LAUNCHER = path.join(ROOT, 'bin', 'electrum-bench.js');
@@ -136,6 +138,45 @@ test('Ctrl-C stops the run, keeps every finished interval, exits 130', async () 
   const row = query<{ status: string; n: number }>(db, "SELECT status, (SELECT count(*) FROM load_intervals) AS n FROM runs WHERE kind = 'load'");
   expect(row.status).toBe('interrupted');
   expect(row.n).toBeGreaterThanOrEqual(2);
+});
+
+test('--realtime: every thread of the generator runs SCHED_FIFO while it sends, and the run records it (or, where this process may not, one line, exit 2, nothing written)', async () => {
+  const db = path.join(tmp, 'realtime.sqlite');
+  const args = ['--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--rate', '20', '--duration', '3s', '--realtime', '--db', db, '--no-progress'];
+  const refused = realtimeProblem('--realtime');
+  const child = spawnCommand('load', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const ended = finished(child, 60_000);
+  if (refused) {
+    const r = await ended;
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 2, stderr: `electrum-bench: ${refused}\n` });
+    expect(fs.existsSync(db)).toBe(false);
+    return;
+  }
+  // Read while it sends: the threads it started after the change (the wake clock's worker) too.
+  await until('the first second stored', () => countIn(db, 'SELECT count(*) AS n FROM load_intervals') >= 1);
+  const policies = threadPolicies(child.pid!);
+  const r = await ended;
+  expect(r.status).toBe(0);
+  expect(policies.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(policies)).toEqual(new Set(['SCHED_FIFO 1']));
+  expect(r.stderr).toMatch(/^electrum-bench: generator at real-time priority \(SCHED_FIFO 1\)/m);
+  expect(JSON.parse(query<{ config_json: string }>(db, 'SELECT config_json FROM runs').config_json).realtime).toBe('SCHED_FIFO 1');
+});
+
+test('--realtime where the process may not (no CAP_SYS_NICE) or with --find-max: one line naming it, exit 2, nothing written', async () => {
+  const db = path.join(tmp, 'realtime-refused.sqlite');
+  const args = ['--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--rate', '20', '--duration', '3s', '--realtime', '--db', db];
+  const withMax = await cli('load', ['--server', `generic@127.0.0.1:${srv.port}`, '--dataset', dataset, '--find-max', '--slo', 'p99<100ms', '--realtime', '--db', db]);
+  expect(withMax.code).toBe(2);
+  expect(withMax.stderr).toMatch(/^electrum-bench: .*--realtime: not with --find-max/);
+  expect(withMax.stderr.trim().split('\n')).toHaveLength(1);
+  if (realtimeProblem('--realtime')) return; // the case above already had this process refused
+  // Root as CI runs, without the capability: as an unprivileged user's run would be.
+  const { flags, module } = runnable('src/cli/load.ts');
+  const r = await finished(spawn('setpriv', ['--bounding-set', '-sys_nice', process.execPath, ...flags, module, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }), 60_000);
+  expect(r.status).toBe(2);
+  expect(r.stderr).toMatch(/^electrum-bench: --realtime: this process may not use real-time scheduling \(it takes root, CAP_SYS_NICE or an RLIMIT_RTPRIO above 0\): chrt said ".*not permitted"\n$/);
+  expect(fs.existsSync(db)).toBe(false);
 });
 
 test('--vus N --iterations-per-vu K sends exactly N x K requests, stored as one completed run', async () => {
