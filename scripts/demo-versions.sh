@@ -11,15 +11,20 @@ REPORT=results/report-demo-versions
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
 npm run --silent lab -- up --with electrumx@1.20.0
+# The lab's dataset and wallets: in datasets/, or under the lab's own ELECTRUM_BENCH_LAB_DIR (docs/lab.md).
+paths=$(npm run --silent lab -- status --json |
+  node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { const j = JSON.parse(s); console.log([j.datasetPath, j.manifestPath, j.walletsPath].join("\n")); })') ||
+  { echo "the lab is not fully up after lab up: see npm run lab -- status" >&2; exit 1; }
+{ read -r DATASET; read -r MANIFEST; read -r WALLETS; } <<<"$paths"
 rm -f "$DB" "$DB-wal" "$DB-shm"
 # The load's sends wake on time at real-time priority where this user may have it (docs/load.md).
 realtime=()
 if chrt --fifo 1 true 2>/dev/null; then realtime=(--realtime)
 else echo "the load runs at ordinary priority (real-time scheduling needs root or CAP_SYS_NICE): on a busy machine more of its sends go out late"; fi
 npm run --silent bench -- --server electrumx-1.20.0 --server electrumx --baseline electrumx-1.20.0 \
-  --dataset datasets/regtest-lab.jsonl --passes 11 --warmup 1 --verify --no-progress --db "$DB"
+  --dataset "$DATASET" --passes 11 --warmup 1 --verify --no-progress --db "$DB"
 npm run --silent load -- --server electrumx-1.20.0 --server electrumx --baseline electrumx-1.20.0 \
-  --interleave 3s --rate 50 --duration 30s --dataset datasets/regtest-lab.jsonl --no-progress --db "$DB" "${realtime[@]}"
+  --interleave 3s --rate 50 --duration 30s --dataset "$DATASET" --no-progress --db "$DB" "${realtime[@]}"
 npm run --silent report -- --db "$DB" --out "$REPORT" --force
 
 cat <<TXT

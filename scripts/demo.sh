@@ -10,11 +10,16 @@ REPORT=results/report-demo
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
 npm run --silent lab -- up
+# The lab's dataset and wallets: in datasets/, or under the lab's own ELECTRUM_BENCH_LAB_DIR (docs/lab.md).
+paths=$(npm run --silent lab -- status --json |
+  node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { const j = JSON.parse(s); console.log([j.datasetPath, j.manifestPath, j.walletsPath].join("\n")); })') ||
+  { echo "the lab is not fully up after lab up: see npm run lab -- status" >&2; exit 1; }
+{ read -r DATASET; read -r MANIFEST; read -r WALLETS; } <<<"$paths"
 rm -f "$DB" "$DB-wal" "$DB-shm"
 # --websocket: ElectrumX and Fulcrum over ws:// and wss:// too, in the same run, each its own row in the report.
-npm run --silent bench -- --lab --websocket --dataset datasets/regtest-lab.jsonl --passes 5 --warmup 1 --verify --db "$DB"
+npm run --silent bench -- --lab --websocket --dataset "$DATASET" --passes 5 --warmup 1 --verify --db "$DB"
 # Whole wallets too: each lab wallet synced as Electrum syncs it, balances verified.
-npm run --silent bench -- --lab --workload electrum --wallets datasets/regtest-lab-wallets.jsonl --passes 3 --warmup 1 --verify --no-progress --db "$DB"
+npm run --silent bench -- --lab --workload electrum --wallets "$WALLETS" --passes 3 --warmup 1 --verify --no-progress --db "$DB"
 npm run --silent report -- --db "$DB" --out "$REPORT" --force
 
 cat <<TXT
@@ -22,7 +27,7 @@ cat <<TXT
 Demo finished.
   results database: $DB
   report:           $REPORT/index.html  (also summary.md, medians.csv, one SVG + PNG per chart)
-  dataset:          datasets/regtest-lab.jsonl (+ datasets/regtest-lab.manifest.json)
-  wallets:          datasets/regtest-lab-wallets.jsonl
+  dataset:          $DATASET (+ $MANIFEST)
+  wallets:          $WALLETS
 The lab is still running (npm run lab -- status); stop it with: npm run lab -- down
 TXT
