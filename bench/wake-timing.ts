@@ -198,7 +198,10 @@ async function main() {
   const repeat = Number(arg('repeat', '2'));
   const names = process.argv.includes('--only') ? arg('only', '').split(',') : Object.keys(strategies);
   const unknown = names.filter((n) => !(n in strategies));
-  if (unknown.length) throw new Error(`--only: no strategy ${unknown.join(', ')} (there are ${Object.keys(strategies).join(', ')})`);
+  if (unknown.length) {
+    console.error(`--only: no strategy ${unknown.join(', ')} (there are ${Object.keys(strategies).join(', ')})`);
+    process.exit(2);
+  }
   console.log(`wake timing: ${seconds} s per cell, ${repeat} rounds, strategies in turn within each round`);
   console.log('strategy       rate/s  lag p50 µs  lag p99 µs  lag max µs  late %  CPU ms/s');
   for (let round = 0; round < repeat; round++) {
