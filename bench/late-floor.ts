@@ -5,8 +5,9 @@
  * on the same schedule the same way and at the same priority, gets its CPU back late by the same
  * 0.1 ms. That probe (bench/wake-probe.py, Python: no event loop, no garbage collector of ours, no
  * network) measures what the kernel and the hypervisor give any sleeping sender while the servers
- * work; what the load has above it is the generator's own. The probe is also run alone before each
- * round (the quiet machine's floor).
+ * work; what the load has above it is the generator's own. The probe starts with the load's process
+ * and runs as long as its schedule, so the load's start-up (a second or two) falls in the probe's
+ * first seconds. It is also run alone for 10 s before each round (the quiet machine's floor).
  *
  *   npx tsx bench/late-floor.ts [--server electrumx] [--rate 50] [--seconds 30] [--rounds 3]
  *                               [--realtime] [--dataset FILE] [-- more load options]
