@@ -11,11 +11,7 @@ REPORT=results/report-demo-versions
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
 npm run --silent lab -- up --with electrumx@1.20.0
-# The lab's dataset and wallets: in datasets/, or under the lab's own ELECTRUM_BENCH_LAB_DIR (docs/lab.md).
-paths=$(npm run --silent lab -- status --json |
-  node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { const j = JSON.parse(s); console.log([j.datasetPath, j.manifestPath, j.walletsPath].join("\n")); })') ||
-  { echo "the lab is not fully up after lab up: see npm run lab -- status" >&2; exit 1; }
-{ read -r DATASET; read -r MANIFEST; read -r WALLETS; } <<<"$paths"
+source scripts/lab-paths.sh # DATASET, MANIFEST, WALLETS
 rm -f "$DB" "$DB-wal" "$DB-shm"
 # The load's sends wake on time at real-time priority where this user may have it (docs/load.md).
 realtime=()
