@@ -23,22 +23,19 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { labStatus } from '../src/lab/lab';
 import { QUEUE_AHEAD_NS } from '../src/engine/arrival-driver';
-import { REALTIME_PRIORITY } from '../src/core/realtime';
+import { REALTIME_PRIORITY, realtimeProblem } from '../src/core/realtime';
+import { medianOfUnsorted } from '../src/core/quantiles';
+import { flag } from './args';
 
 const REPO = path.resolve(__dirname, '..');
 const PROBE = path.join(__dirname, 'wake-probe.py');
 const dashDash = process.argv.indexOf('--');
-const ownArgs = dashDash >= 0 ? process.argv.slice(0, dashDash) : process.argv;
 const LOAD_EXTRA = dashDash >= 0 ? process.argv.slice(dashDash + 1) : [];
-const own = (name: string, fallback: string) => {
-  const i = ownArgs.indexOf(`--${name}`);
-  return i >= 0 ? ownArgs[i + 1] : fallback;
-};
-const SERVER = own('server', 'electrumx');
-const RATE = Number(own('rate', '50'));
-const SECONDS = Number(own('seconds', '30'));
-const ROUNDS = Number(own('rounds', '3'));
-const REALTIME = ownArgs.includes('--realtime');
+const SERVER = flag('server', 'electrumx');
+const RATE = Number(flag('rate', '50'));
+const SECONDS = Number(flag('seconds', '30'));
+const ROUNDS = Number(flag('rounds', '3'));
+const REALTIME = (dashDash >= 0 ? process.argv.slice(0, dashDash) : process.argv).includes('--realtime');
 const ALONE_SECONDS = Math.min(10, SECONDS);
 
 interface ProbeFigures { due: number; over100us: number; over200us: number; over1ms: number; p50Us: number; p99Us: number; maxUs: number }
@@ -82,19 +79,19 @@ async function load(dataset: string, db: string): Promise<LoadFigures> {
 
 const pct = (n: number, of: number) => `${((100 * n) / of).toFixed(2)} %`;
 const ms = (us: number) => `${(us / 1000).toFixed(2)} ms`;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const spread = (xs: number[], digits = 2) => `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`;
+const spread = (xs: number[], digits = 2) => `${medianOfUnsorted(xs)!.toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`;
 
 async function main(): Promise<void> {
   if (spawnSync('python3', ['--version'], { stdio: 'ignore' }).status !== 0) {
     console.log('late-floor: python3 is not installed, and the wake probe is Python: nothing measured');
     return;
   }
-  if (REALTIME && spawnSync('chrt', ['--fifo', String(REALTIME_PRIORITY), 'true'], { stdio: 'ignore' }).status !== 0) {
-    console.log('late-floor: --realtime, but this process may not use real-time scheduling: nothing measured');
+  const cannot = REALTIME ? realtimeProblem('--realtime') : undefined;
+  if (cannot) {
+    console.log(`late-floor: ${cannot}: nothing measured`);
     return;
   }
-  const dataset = own('dataset', '') || (await labStatus()).datasetPath;
+  const dataset = flag('dataset') ?? (await labStatus()).datasetPath;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-late-floor-'));
   console.log(`load --server ${SERVER} --rate ${RATE} --duration ${SECONDS}s${REALTIME ? ' --realtime' : ''} ${LOAD_EXTRA.join(' ')}`.trim());
   console.log(`beside it, the wake probe at ${RATE}/s (a sleep to ${QUEUE_AHEAD_NS / 1000} µs before each due time, then waiting in place)${REALTIME ? ` under SCHED_FIFO ${REALTIME_PRIORITY}` : ''}; late = over 0.1 ms\n`);
