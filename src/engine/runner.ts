@@ -20,6 +20,7 @@ import { executorFor, type LoadModel } from './executors/registry';
 import type { Executor } from './executors/executor';
 import { IntervalRecorder, Totals } from './sinks/hdr-intervals';
 import { LoopDelay, LOOP_PROBE_PERIOD_MS } from './loop-delay';
+import { wakeClockStarted } from './wake-clock';
 import type { UnitSource } from './unit-source';
 import type { Mix } from '../core/load-types';
 
@@ -92,6 +93,8 @@ const STOP_GRACE_MS = 1500;
 const START_SPIN_MS = 1;
 /** How long after its setup an open model's schedule starts: more than the driver queues ahead (QUEUE_AHEAD_NS) and the setup's last steps. */
 const SCHEDULE_LEAD_NS = 2_000_000n;
+/** The longest a run waits for the wake clock's worker (tens of ms here) before its schedule starts without it. */
+const WAKE_CLOCK_START_CAP_MS = 1000;
 
 export class LoadRunner extends EventEmitter {
   private stopRequested = false;
@@ -163,6 +166,12 @@ export class LoadRunner extends EventEmitter {
     } catch (err) {
       if (this.stopRequested) throw new LoadStopped();
       throw err;
+    }
+    // The open model's wake clock is up before its schedule starts, not during its first sends.
+    if (!executor.closed) await wakeClockStarted(WAKE_CLOCK_START_CAP_MS);
+    if (this.stopRequested) {
+      units.close();
+      throw new LoadStopped();
     }
     const info = units.server;
     const recorder = new IntervalRecorder<string>(target.name, 1e9); // its seconds are the run clock's (the ticker's below)

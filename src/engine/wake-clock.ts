@@ -11,8 +11,8 @@
  * at 400/s, lag p99 ~0.38 ms for ~2 % of a core, where a millisecond of turns per send held it to
  * ~0.09 ms for 57 %.
  *
- * One worker serves the whole process, started on first use; it keeps the process alive only while
- * a wake is awaited, as the timer it replaces did. Until it is up (tens of ms) and if it cannot
+ * One worker serves the whole process, started before an open model's schedule (wakeClockStarted)
+ * or on first use; it keeps the process alive only while a wake is awaited, as the timer it replaces did. Until it is up (tens of ms) and if it cannot
  * start, a timer does the waiting, up to 1 ms early as before.
  */
 import { Worker } from 'node:worker_threads';
@@ -100,6 +100,9 @@ class WakeClock {
   private armedNs = 0;
   private readonly hop = new Lateness(100_000, MAX_HOP_NS);
   private timer: NodeJS.Timeout | undefined;
+  /** Settled once the worker is up or could not start. */
+  private settled: Promise<void> | undefined;
+  private settle: (() => void) | undefined;
 
   constructor() {
     this.due = new BigInt64Array(this.shared, 0, 1);
@@ -130,13 +133,26 @@ class WakeClock {
     };
   }
 
+  get up(): boolean {
+    return this.ready;
+  }
+
+  /** Resolves once the worker is up, or could not start (a timer does the waiting then). */
+  upOrFailed(): Promise<void> {
+    this.start();
+    if (this.ready || this.failed) return Promise.resolve();
+    return (this.settled ??= new Promise<void>((resolve) => (this.settle = resolve)));
+  }
+
   start(): void {
     if (this.worker || this.failed) return;
     try {
       const worker = new Worker(WORKER, { eval: true, workerData: this.shared });
       worker.on('message', (m: 'ready' | number) => {
-        if (m === 'ready') this.ready = true;
-        else {
+        if (m === 'ready') {
+          this.ready = true;
+          this.settle?.();
+        } else {
           this.hop.note(nowNs() - m);
           if (m === Math.round(this.armedNs)) this.armedNs = 0;
         }
@@ -153,6 +169,7 @@ class WakeClock {
   }
 
   private fail(): void {
+    this.settle?.();
     this.failed = true;
     this.ready = false;
     this.worker = null;
@@ -225,6 +242,25 @@ let clock: WakeClock | undefined;
 export function wakeNear(atNs: number, fn: () => void): () => void {
   clock ??= new WakeClock();
   return clock.at(atNs, fn);
+}
+
+/**
+ * Resolves once the clock's worker is up (or could not start), at most `capMs` later. An open
+ * model's schedule starts after it: started in the first turn, the worker's start-up (a thread, an
+ * isolate, two collections of 6–11 ms) took a one-core generator's CPU from its first sends. At
+ * 100,000/s over 16 connections of 64, the first second dropped 5,028–7,580 requests with it, and
+ * 2,962–4,276 without (five pairs; issue #41).
+ */
+export async function wakeClockStarted(capMs: number): Promise<void> {
+  clock ??= new WakeClock();
+  let cap: NodeJS.Timeout | undefined;
+  await Promise.race([clock.upOrFailed(), new Promise<void>((resolve) => (cap = setTimeout(resolve, capMs)))]);
+  clearTimeout(cap);
+}
+
+/** Whether the clock's worker is up (before, and if it cannot start, a timer does its waiting). */
+export function wakeClockUp(): boolean {
+  return clock?.up ?? false;
 }
 
 /**

@@ -79,6 +79,24 @@ test('a constant rate goes out on schedule; interval histograms add up to the ru
   expect(summary.stoppedAnswering).toBeNull();
 });
 
+test("an open model's schedule starts once the wake clock's worker is up, not while its first sends are due", async () => {
+  const s = await server({ nullResults: true });
+  let upAtStart: boolean | undefined;
+  let answered: number | undefined;
+  // Modules of their own: the clock's worker is started once per process, by whichever run is first.
+  await jest.isolateModulesAsync(async () => {
+    const { LoadRunner: FreshRunner } = await import('../../../src/engine/runner');
+    const clock = await import('../../../src/engine/wake-clock');
+    expect(clock.wakeClockUp()).toBe(false);
+    const opts = options(s.port, { model: { kind: 'rate', rate: 100 }, durationMs: 300 });
+    const runner = new FreshRunner(opts);
+    runner.on('schedule-start', () => (upAtStart = clock.wakeClockUp()));
+    answered = (await runner.runServer(opts.servers[0], 0)).totals.byOutcome.get('ok');
+  });
+  expect(upAtStart).toBe(true);
+  expect(answered).toBe(30);
+});
+
 test('a stalled server shows as latency from the intended send, and as dropped requests once every pipeline is full', async () => {
   // 1 s stall from 0.8 s in; 2 connections x 4 in flight = 8 requests can wait, the rest are dropped.
   // In its own process: the stall's end is the server's own clock, not this busy process's timers.
