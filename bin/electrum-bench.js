@@ -10,6 +10,23 @@ const { pathToFileURL } = require('node:url');
 
 const COMMANDS = ['lab', 'dataset', 'bench', 'load', 'report', 'index-bench', 'cluster', 'limits'];
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+// Node's own options for the commands that run the engine, the same as package.json's scripts give
+// them (test/unit/bin/electrum-bench.test.ts holds both to bin/engine-node-flags.json). The old
+// generation's first limit at 128 MB: V8 starts marking whenever the room left under that limit is
+// less than a full young generation (3 x 16 MB), and with the limit at about twice a live old
+// generation of 15-30 MB it did so again right after each collection: a bench of the lab's servers had
+// a full collection every 0.3 s, 2-7 ms each, in the middle of awaited replies
+// (docs/findings/2026-11-29-gc-and-the-first-seconds.md).
+const ENGINE = require('./engine-node-flags.json');
+
+/** Node's arguments for `command` run with `rest`: its flags, tsx's loader, the command's module. */
+function nodeArgs(command, rest, root, loader) {
+  const flags = ENGINE.commands.includes(command) ? ENGINE.flags : [];
+  return [...flags, '--import', loader, path.join(root, 'src', 'cli', `${command}.ts`), ...rest];
+}
+module.exports = { nodeArgs };
+if (require.main !== module) return;
+
 const [command, ...rest] = process.argv.slice(2);
 if (!COMMANDS.includes(command)) {
   process.stderr.write(`usage: electrum-bench <${COMMANDS.join('|')}> [options]   (--help after a command for its options)\n`);
@@ -21,7 +38,7 @@ const root = path.resolve(__dirname, '..');
 const loader = pathToFileURL(path.join(path.dirname(require.resolve('tsx/package.json', { paths: [root] })), 'dist', 'loader.mjs')).href;
 // In a process group of its own, so a terminal's Ctrl-C reaches it once, through us, not twice
 // (once from the terminal and once forwarded, which it would take for an impatient second Ctrl-C).
-const child = spawn(process.execPath, ['--import', loader, path.join(root, 'src', 'cli', `${command}.ts`), ...rest], {
+const child = spawn(process.execPath, nodeArgs(command, rest, root, loader), {
   stdio: 'inherit',
   detached: true,
 });

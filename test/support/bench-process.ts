@@ -1,10 +1,12 @@
 /**
- * The bench command run in a process of its own, so that its peak memory is the bench's alone
- * (not jest's, nor that of a test server in jest's process), and how its calls ended.
+ * The bench command run in a process of its own, with the launchers' node options, so that its peak
+ * memory is the bench's alone (not jest's, nor that of a test server in jest's process) and as users
+ * see it, and how its calls ended.
  */
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
+import { engineNodeFlags } from './engine-node-flags';
 
 const CLI = path.resolve(__dirname, '..', '..', 'src', 'cli');
 
@@ -13,7 +15,7 @@ export async function benchInItsOwnProcess(argv: string[]): Promise<{ code: numb
   const code = `require(${JSON.stringify(path.join(CLI, 'run-cli'))})
     .runCommand(require(${JSON.stringify(path.join(CLI, 'bench'))}).main, ${JSON.stringify(argv)})
     .then((code) => { console.log(JSON.stringify({ code, maxRssBytes: process.resourceUsage().maxRSS * 1024 })); process.exit(); });`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...engineNodeFlags('bench'), '--import', 'tsx', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   await new Promise((resolve) => child.once('exit', resolve));

@@ -1,15 +1,16 @@
 /**
  * A command as its own process, where the process is the point (a SIGKILL, two shards at once):
- * node running src/cli/<command> (built by the tier's setup, or through tsx: test/support/build.ts),
- * with no launcher in between, so that a kill reaches the command itself.
+ * node running src/cli/<command> (built by the tier's setup, or through tsx: test/support/build.ts)
+ * with the launchers' node options, and no launcher in between, so that a kill reaches the command itself.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { runnable } from './build';
 import type { CommandName } from './cli';
+import { engineNodeFlags } from './engine-node-flags';
 
 export function spawnCommand(command: CommandName, args: string[], options: SpawnOptions = {}): ChildProcess {
   const { flags, module } = runnable(`src/cli/${command}.ts`);
-  return spawn(process.execPath, [...flags, module, ...args], options);
+  return spawn(process.execPath, [...engineNodeFlags(command), ...flags, module, ...args], options);
 }
 
 /**
