@@ -16,8 +16,9 @@
  *             threads slept and were woken (wakes/s), the bare socket's too; and beside both a
  *             blocking Python loop sending the same (no event loop: what a wake alone costs here)
  *   table     issue #41's table: the bench's null responder (null-responder.ts) on CPU 0, the engine
- *             alone on CPU 1, one process per rate as a `load` run is (start-up included), get_balance
- *             only, 8 connections of 16 in flight (load's defaults): the generator's CPU, µs of it per
+ *             alone on CPU 1, one process per rate as a `load` run is (start-up included, and `load`'s
+ *             node options: bin/engine-node-flags.json), get_balance only, 8 connections of 16 in
+ *             flight (load's defaults; --connections and --in-flight for others): the generator's CPU, µs of it per
  *             answered request, lag p50/p99, answered, dropped, and the load average. With --against
  *             DIR, the same from another checkout of the project (e.g. the parent commit's tree, its
  *             node_modules linked), rate by rate in turn with this one, so both see the same moments.
@@ -28,6 +29,7 @@
  *
  *   npx tsx bench/load-generator.ts [capacity|memory|stall|cost|all] [--requests N] [--seconds S] [--from RATE] [--rates 50,400]
  *   npx tsx bench/load-generator.ts table [--rates 400,2000,5000,10000,20000] [--seconds 12] [--rounds 3] [--against DIR]
+ *                                         [--connections 8] [--in-flight 16]
  *
  * --from starts capacity's search at RATE instead of 1000/s: on a shared machine every step is
  * another chance for another process's burst to end the search far below the limit.
@@ -40,6 +42,7 @@ import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { LoadOptions, LoadRunner } from '../src/engine/runner';
 import type { DatasetLine } from '../src/core/dataset-line';
+import ENGINE from '../bin/engine-node-flags.json';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -329,12 +332,12 @@ async function stall(seconds: number) {
 }
 
 /** One table row: `tree`'s engine at `rate` against the responder at `port`, in this process (pinned by the caller). */
-async function tableRow(tree: string, port: number, rate: number, seconds: number) {
+async function tableRow(tree: string, port: number, rate: number, seconds: number, shape: TableShape) {
   // Another checkout's engine, so a tree and its parent run the same measurement.
   const { LoadRunner: Runner } = (await import(path.resolve(tree, 'src/engine/runner.ts'))) as { LoadRunner: typeof LoadRunner };
   // Addresses that never received anything: the responder's zero balance is their right answer.
   const empty = lines.map((l) => ({ ...l, txCount: 0, utxoCount: 0, balance: { confirmed: 0, unconfirmed: 0 } }));
-  const opts = options(port, rate, seconds * 1000, { lines: empty, mix: { balance: 1 }, connections: 8, pipeline: 16 });
+  const opts = options(port, rate, seconds * 1000, { lines: empty, mix: { balance: 1 }, connections: shape.connections, pipeline: shape.inFlight });
   const w0 = wakes();
   const t0 = performance.now();
   const runner = new Runner(opts);
@@ -360,10 +363,10 @@ async function tableRow(tree: string, port: number, rate: number, seconds: numbe
   };
 }
 
-/** A child process of this script on CPU `cpu` (taskset), running `args`; its last stdout line as JSON. */
+/** A child process of this script on CPU `cpu` (taskset), with `load`'s node options, running `args`; its last stdout line as JSON. */
 function pinnedChild(cpu: number, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('taskset', ['--cpu-list', String(cpu), process.execPath, '--import', 'tsx', __filename, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('taskset', ['--cpu-list', String(cpu), process.execPath, ...ENGINE.flags, '--import', 'tsx', __filename, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.on('error', reject);
@@ -389,8 +392,8 @@ function buildReference(dir: string): { bin: string } | { skipped: string } {
 }
 
 /** One reference row: the Go client at `rate` on CPU 1 against the responder at `port`, the figures as tableRow counts them. */
-function referenceRow(bin: string, scripthashFile: string, port: number, rate: number, seconds: number) {
-  const args = ['--cpu-list', '1', bin, '-host', '127.0.0.1', '-port', String(port), '-rate', String(rate), '-seconds', String(seconds), '-connections', '8', '-inflight', '16', '-scripthash-file', scripthashFile];
+function referenceRow(bin: string, scripthashFile: string, port: number, rate: number, seconds: number, shape: TableShape) {
+  const args = ['--cpu-list', '1', bin, '-host', '127.0.0.1', '-port', String(port), '-rate', String(rate), '-seconds', String(seconds), '-connections', String(shape.connections), '-inflight', String(shape.inFlight), '-scripthash-file', scripthashFile];
   return new Promise<{ cpu: number; usPerAnswered: number; lagP99Ms: number; answered: number }>((resolve, reject) => {
     const child = spawn('taskset', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -407,7 +410,13 @@ function referenceRow(bin: string, scripthashFile: string, port: number, rate: n
   });
 }
 
-async function table(seconds: number, rates: number[], rounds: number, against: string | undefined) {
+/** Connections and requests in flight on each: issue #41's table used 8 x 16, load's defaults. */
+interface TableShape {
+  connections: number;
+  inFlight: number;
+}
+
+async function table(seconds: number, rates: number[], rounds: number, against: string | undefined, shape: TableShape) {
   const here = path.resolve(__dirname, '..');
   const trees = against ? [here, path.resolve(against)] : [here];
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'load-table-'));
@@ -420,7 +429,7 @@ async function table(seconds: number, rates: number[], rounds: number, against: 
   const port = await new Promise<number>((resolve) => child.stdout!.once('data', (d) => resolve(Number(String(d).trim()))));
   const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
   try {
-    console.log(`null responder on CPU 0 (port ${port}), the engine alone on CPU 1, ${seconds} s per rate, get_balance only, 8 connections x 16`);
+    console.log(`null responder on CPU 0 (port ${port}), the engine alone on CPU 1, ${seconds} s per rate, get_balance only, ${shape.connections} connections x ${shape.inFlight}`);
     if ('skipped' in reference) console.log(`reference client (bench/reference-client): skipped, ${reference.skipped}`);
     else console.log('reference: the Go client of bench/reference-client on CPU 1 in turn with the engine, same responder, connections and in-flight cap');
     const refHeader = referenceBin ? ' | ref µs CPU per answered | ref lag p99 ms | ref answered | engine ÷ ref µs' : '';
@@ -433,11 +442,12 @@ async function table(seconds: number, rates: number[], rounds: number, against: 
         let ref: Awaited<ReturnType<typeof referenceRow>> | string | undefined;
         for (const tree of round % 2 === 1 ? turns : turns.reverse()) {
           if (tree === null) {
-            ref = await referenceRow(referenceBin!, scripthashFile, port, rate, seconds).catch((e: Error) => e.message);
+            ref = await referenceRow(referenceBin!, scripthashFile, port, rate, seconds, shape).catch((e: Error) => e.message);
             continue;
           }
           const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-          rows.push({ tree, load, r: JSON.parse(await pinnedChild(1, ['table-row', '--tree', tree, '--port', String(port), '--rate', String(rate), '--seconds', String(seconds)])) });
+          const shapeArgs = ['--connections', String(shape.connections), '--in-flight', String(shape.inFlight)];
+          rows.push({ tree, load, r: JSON.parse(await pinnedChild(1, ['table-row', '--tree', tree, '--port', String(port), '--rate', String(rate), '--seconds', String(seconds), ...shapeArgs])) });
         }
         if (typeof ref === 'string') console.log(`reference client at ${rate}/s failed: ${ref}`);
         for (const { tree, load, r } of rows) {
@@ -453,17 +463,28 @@ async function table(seconds: number, rates: number[], rounds: number, against: 
   }
 }
 
+function tableShape(): TableShape {
+  const shape = { connections: Number(arg('connections', '8')), inFlight: Number(arg('in-flight', '16')) };
+  for (const [name, n] of [['--connections', shape.connections], ['--in-flight', shape.inFlight]] as const) {
+    if (!Number.isInteger(n) || n < 1) {
+      console.error(`${name} must be a whole number of at least 1, got ${arg(name.slice(2), '')}`);
+      process.exit(2);
+    }
+  }
+  return shape;
+}
+
 async function main() {
   const what = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 'all';
   const seconds = Number(arg('seconds', '5'));
   if (what === 'table-row') {
-    const row = await tableRow(arg('tree', '.'), Number(arg('port', '0')), Number(arg('rate', '400')), seconds);
+    const row = await tableRow(arg('tree', '.'), Number(arg('port', '0')), Number(arg('rate', '400')), seconds, tableShape());
     console.log(JSON.stringify(row));
     return;
   }
   if (what === 'table') {
     if (spawnSync('taskset', ['--version']).error) throw new Error('table needs taskset (util-linux)');
-    await table(Number(arg('seconds', '12')), arg('rates', '400,2000,5000,10000,20000').split(',').map(Number), Number(arg('rounds', '3')), process.argv.includes('--against') ? arg('against', '') : undefined);
+    await table(Number(arg('seconds', '12')), arg('rates', '400,2000,5000,10000,20000').split(',').map(Number), Number(arg('rounds', '3')), process.argv.includes('--against') ? arg('against', '') : undefined, tableShape());
     return;
   }
   if (what === 'capacity' || what === 'all') await capacity(seconds, Number(arg('from', '1000')));
