@@ -18,10 +18,11 @@
  *   table     issue #41's table: the bench's null responder (null-responder.ts) on CPU 0, the engine
  *             alone on CPU 1, one process per rate as a `load` run is (start-up included, and `load`'s
  *             node options: bin/engine-node-flags.json), get_balance only, 8 connections of 16 in
- *             flight (load's defaults; --connections and --in-flight for others): the generator's CPU, µs of it per
- *             answered request, lag p50/p99, answered, dropped, and the load average. With --against
- *             DIR, the same from another checkout of the project (e.g. the parent commit's tree, its
- *             node_modules linked), rate by rate in turn with this one, so both see the same moments.
+ *             flight (load's defaults; others with --connections and --in-flight): the generator's
+ *             CPU, µs of it per answered request, lag p50/p99, answered, dropped, and the load
+ *             average. With --against DIR, the same from another checkout of the project (e.g. the
+ *             parent commit's tree, its node_modules linked), rate by rate in turn with this one, so
+ *             both see the same moments.
  *             Beside each row, an independent reference: bench/reference-client (a constant-rate Go
  *             client, built once per run; skipped, in one line, without `go`), pinned to CPU 1 in
  *             turn with the engine's rows against the same responder: its µs of CPU per answered

@@ -12,10 +12,10 @@ const COMMANDS = ['lab', 'dataset', 'bench', 'load', 'report', 'index-bench', 'c
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // Node's own options for the commands that run the engine, the same as package.json's scripts give
 // them (test/unit/bin/electrum-bench.test.ts holds both to bin/engine-node-flags.json). The old
-// generation's first limit at 128 MB: V8 starts marking whenever the room left under that limit is
-// less than a full young generation (3 x 16 MB), and with the limit at about twice a live old
-// generation of 15-30 MB it did so again right after each collection: a bench of the lab's servers had
-// a full collection every 0.3 s, 2-7 ms each, in the middle of awaited replies
+// generation's first limit at 128 MB: with its limit at about twice a live old generation of
+// 15-30 MB, V8 started marking again right after each collection (as its traces read, whenever the
+// room left under the limit was less than a full young generation): a bench of the lab's servers
+// had a full collection every 0.3 s, 2-7 ms each, in the middle of awaited replies
 // (docs/findings/2026-11-29-gc-and-the-first-seconds.md).
 const ENGINE = require('./engine-node-flags.json');
 

@@ -12,8 +12,9 @@
  * ~0.09 ms for 57 %.
  *
  * One worker serves the whole process, started before an open model's schedule (wakeClockStarted)
- * or on first use; it keeps the process alive only while a wake is awaited, as the timer it replaces did. Until it is up (tens of ms) and if it cannot
- * start, a timer does the waiting, up to 1 ms early as before.
+ * or on first use; it keeps the process alive only while a wake is awaited, as the timer it
+ * replaces did. Until it is up (tens of ms) and if it cannot start, a timer does the waiting, up to
+ * 1 ms early as before.
  */
 import { Worker } from 'node:worker_threads';
 
