@@ -26,6 +26,8 @@ import { QUEUE_AHEAD_NS } from '../src/engine/arrival-driver';
 import { REALTIME_PRIORITY, realtimeProblem } from '../src/core/realtime';
 import { medianOfUnsorted } from '../src/core/quantiles';
 import { flag } from './args';
+// `load` and `bench` as users run them, with the launchers' node options.
+import ENGINE from '../bin/engine-node-flags.json';
 
 const REPO = path.resolve(__dirname, '..');
 const PROBE = path.join(__dirname, 'wake-probe.py');
@@ -61,7 +63,7 @@ async function probe(seconds: number): Promise<ProbeFigures> {
 
 async function load(dataset: string, db: string): Promise<LoadFigures> {
   const r = await run(process.execPath, [
-    '--import', 'tsx', 'src/cli/load.ts', '--server', SERVER, '--dataset', dataset, '--rate', String(RATE),
+    ...ENGINE.flags, '--import', 'tsx', 'src/cli/load.ts', '--server', SERVER, '--dataset', dataset, '--rate', String(RATE),
     '--duration', `${SECONDS}s`, '--db', db, '--json', '--no-progress', ...(REALTIME ? ['--realtime'] : []), ...LOAD_EXTRA,
   ]);
   // 99: a threshold given among the extra options failed; the figures are there all the same.

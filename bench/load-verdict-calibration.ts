@@ -24,6 +24,8 @@ import { ResultsReader } from '../src/store/read';
 import { verdictText } from '../src/verdicts/verdict';
 import { medianOfUnsorted } from '../src/core/quantiles';
 import { flag } from './args';
+// `load` and `bench` as users run them, with the launchers' node options.
+import ENGINE from '../bin/engine-node-flags.json';
 
 const SERVER = flag('server', 'electrumx');
 const RUNS = Number(flag('runs', '20'));
@@ -61,7 +63,7 @@ async function main(): Promise<void> {
       const db = path.join(dir, `aa-${i}.sqlite`);
       const targets = ['a', 'b'].flatMap((n) => ['--server', `${n}=${SERVER}@${server.host}:${server.port}`]);
       const args = [...targets, '--dataset', lab.datasetPath, '--rate', RATE, '--duration', DURATION, '--interleave', INTERLEAVE, '--baseline', 'a', '--db', db, '--no-progress'];
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/load.ts', ...args], { cwd: REPO, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [...ENGINE.flags, '--import', 'tsx', 'src/cli/load.ts', ...args], { cwd: REPO, encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`load into ${db} exited ${r.status}: ${r.stderr.slice(-500)}`);
       const run = loadRun(db);
       if (run.servers.some((s) => s.generator?.bound)) generatorBound.push(i + 1);

@@ -20,6 +20,8 @@ import path from 'node:path';
 import { labStatus } from '../src/lab/lab';
 import { medianOfUnsorted } from '../src/core/quantiles';
 import { flag } from './args';
+// `load` and `bench` as users run them, with the launchers' node options.
+import ENGINE from '../bin/engine-node-flags.json';
 
 const SERVER = flag('server', 'fulcrum');
 const RATE = flag('rate', '400');
@@ -50,7 +52,7 @@ interface Measured {
 }
 
 function runOnce(v: Variant, dir: string, dataset: string, remoteWrite: string): Promise<Measured> {
-  const load = [process.execPath, '--import', 'tsx', path.join(ROOT, 'src/cli/load.ts'), '--server', SERVER, '--dataset', dataset, '--rate', RATE, '--duration', DURATION, '--no-progress', '--json', '--db', path.join(dir, `${v.name}-${Date.now()}.sqlite`), ...v.args(dir, remoteWrite)];
+  const load = [process.execPath, ...ENGINE.flags, '--import', 'tsx', path.join(ROOT, 'src/cli/load.ts'), '--server', SERVER, '--dataset', dataset, '--rate', RATE, '--duration', DURATION, '--no-progress', '--json', '--db', path.join(dir, `${v.name}-${Date.now()}.sqlite`), ...v.args(dir, remoteWrite)];
   // bash's `time` reports the process's CPU as the kernel counted it, on stderr's last line.
   const script = `TIMEFORMAT='cpu %U %S'; time ${load.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ')}`;
   return new Promise((resolve, reject) => {

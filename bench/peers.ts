@@ -34,6 +34,8 @@ import { readProcessTree } from '../src/resources/proc';
 import { medianOfUnsorted } from '../src/core/quantiles';
 import { parseServerAddress } from '../src/core/server-address';
 import { flag } from './args';
+// `load` and `bench` as users run them, with the launchers' node options.
+import ENGINE from '../bin/engine-node-flags.json';
 
 const args = process.argv.slice(2);
 const PART = args[0] && !args[0].startsWith('--') ? args[0] : 'all';
@@ -131,7 +133,7 @@ export default function () {
 async function ours(server: string, datasetFile: string, dir: string, extra: string[] = []): Promise<Figures> {
   const db = path.join(dir, `load-${Date.now()}.sqlite`);
   const run = await runSampled(process.execPath, [
-    '--import', 'tsx', 'src/cli/load.ts', '--server', server, '--dataset', datasetFile,
+    ...ENGINE.flags, '--import', 'tsx', 'src/cli/load.ts', '--server', server, '--dataset', datasetFile,
     '--rate', String(RATE), '--duration', `${SECONDS}s`, '--mix', 'balance=1', '--db', db, '--json', ...extra,
   ]);
   const s = (JSON.parse(run.stdout) as { servers: Array<{ latencyMs: { p50: number; p99: number }; serviceMs: { p99: number }; answered: number }> }).servers[0];

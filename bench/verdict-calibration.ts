@@ -20,6 +20,8 @@ import { compareServers, latestRunsOf } from '../src/verdicts/databases';
 import type { Comparison } from '../src/verdicts/comparison';
 import { verdictText } from '../src/verdicts/verdict';
 import { flag } from './args';
+// `load` and `bench` as users run them, with the launchers' node options.
+import ENGINE from '../bin/engine-node-flags.json';
 
 const SERVER = flag('server', 'electrumx');
 const PAIRS = Number(flag('pairs', '20'));
@@ -40,7 +42,7 @@ async function main(): Promise<void> {
   try {
     const bench = (db: string, names: string[]) => {
       const targets = names.flatMap((n) => ['--server', `${n}=${SERVER}@${server.host}:${server.port}`]);
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bench.ts', '--no-progress', ...targets, '--dataset', lab.datasetPath, '--passes', String(PASSES), '--db', db], { cwd: REPO, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [...ENGINE.flags, '--import', 'tsx', 'src/cli/bench.ts', '--no-progress', ...targets, '--dataset', lab.datasetPath, '--passes', String(PASSES), '--db', db], { cwd: REPO, encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`bench into ${db} exited ${r.status}: ${r.stderr.slice(-500)}`);
     };
     const runs: BenchRunLatency[] = [];

@@ -19,6 +19,8 @@ import type { WalletCompareRow } from '../src/verdicts/comparison';
 import { latestRunsOf } from '../src/verdicts/databases';
 import { verdictText } from '../src/verdicts/verdict';
 import { flag } from './args';
+// `load` and `bench` as users run them, with the launchers' node options.
+import ENGINE from '../bin/engine-node-flags.json';
 
 const SERVER = flag('server', 'electrumx');
 const WORKLOAD = flag('workload', 'electrum');
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
       const db = path.join(dir, `run-${i}.sqlite`);
       const r = spawnSync(
         process.execPath,
-        ['--import', 'tsx', 'src/cli/bench.ts', '--no-progress', '--server', `x=${SERVER}@${server.host}:${server.port}`, '--workload', WORKLOAD, '--wallets', lab.walletsPath, '--passes', String(PASSES), '--db', db],
+        [...ENGINE.flags, '--import', 'tsx', 'src/cli/bench.ts', '--no-progress', '--server', `x=${SERVER}@${server.host}:${server.port}`, '--workload', WORKLOAD, '--wallets', lab.walletsPath, '--passes', String(PASSES), '--db', db],
         { cwd: REPO, encoding: 'utf8' },
       );
       if (r.status !== 0) throw new Error(`wallet bench into ${db} exited ${r.status}: ${r.stderr.slice(-500)}`);
