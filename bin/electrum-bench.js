@@ -19,12 +19,16 @@ const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // (docs/findings/2026-11-29-gc-and-the-first-seconds.md).
 const ENGINE = require('./engine-node-flags.json');
 
-/** Node's arguments for `command` run with `rest`: its flags, tsx's loader, the command's module. */
-function nodeArgs(command, rest, root, loader) {
-  const flags = ENGINE.commands.includes(command) ? ENGINE.flags : [];
-  return [...flags, '--import', loader, path.join(root, 'src', 'cli', `${command}.ts`), ...rest];
+/** Node's own options for `command`: the engine's for the commands that run it, none for the others. */
+function engineNodeFlags(command) {
+  return ENGINE.commands.includes(command) ? ENGINE.flags : [];
 }
-module.exports = { nodeArgs };
+
+/** Node's arguments for `command` run with `rest`: its options, tsx's loader, the command's module. */
+function nodeArgs(command, rest, root, loader) {
+  return [...engineNodeFlags(command), '--import', loader, path.join(root, 'src', 'cli', `${command}.ts`), ...rest];
+}
+module.exports = { engineNodeFlags, nodeArgs };
 if (require.main !== module) return;
 
 const [command, ...rest] = process.argv.slice(2);

@@ -168,7 +168,7 @@ export class LoadRunner extends EventEmitter {
       throw err;
     }
     // The open model's wake clock is up before its schedule starts, not during its first sends.
-    if (!executor.closed) await wakeClockStarted(WAKE_CLOCK_START_CAP_MS);
+    if (!executor.closed) await this.unlessStopped(wakeClockStarted(WAKE_CLOCK_START_CAP_MS), units);
     if (this.stopRequested) {
       units.close();
       throw new LoadStopped();

@@ -254,6 +254,8 @@ export function wakeNear(atNs: number, fn: () => void): () => void {
  */
 export async function wakeClockStarted(capMs: number): Promise<void> {
   clock ??= new WakeClock();
+  // Every later run of the process (an interleaved turn, a search's step) finds it up.
+  if (clock.up) return;
   let cap: NodeJS.Timeout | undefined;
   await Promise.race([clock.upOrFailed(), new Promise<void>((resolve) => (cap = setTimeout(resolve, capMs)))]);
   clearTimeout(cap);

@@ -1,9 +1,9 @@
 /**
- * Node's own options for a command run as its own process, as both launchers give them
- * (bin/engine-node-flags.json): a test of a command's process runs it as users do.
+ * Node's own options for a command run as its own process, as the launchers give them (the
+ * launcher's own rule, bin/electrum-bench.js): a test of a command's process runs it as users do.
  */
-import ENGINE from '../../bin/engine-node-flags.json';
+import path from 'node:path';
 
-export function engineNodeFlags(command: string): string[] {
-  return ENGINE.commands.includes(command) ? ENGINE.flags : [];
-}
+const launcher = require(path.resolve(__dirname, '..', '..', 'bin', 'electrum-bench.js')) as { engineNodeFlags: (command: string) => string[] };
+
+export const engineNodeFlags = launcher.engineNodeFlags;
