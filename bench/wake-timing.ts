@@ -95,11 +95,11 @@ const strategies: Record<string, () => { sleep: Sleep; close(): void }> = {
     sleep: async (dueNs) => {
       const waitMs = (dueNs - nowNs()) / 1e6;
       if (waitMs > 25) await new Promise((r) => setTimeout(r, Math.floor(waitMs) - 2));
-      blockUntil(dueNs - QUEUE_AHEAD_NS, false);
+      blockUntil(dueNs - QUEUE_AHEAD_NS, 'early');
       for (const until = nowNs() + 50_000; nowNs() < until; ) {
         /* the request's building */
       }
-      blockUntil(dueNs, true);
+      blockUntil(dueNs, 'exact');
     },
     close() {},
   }),

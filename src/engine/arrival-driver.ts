@@ -224,25 +224,31 @@ export class ArrivalDriver implements Pacer {
         if (mayBlock && waitNs <= MAX_BLOCK_NS && ctx.quiet?.()) {
           if (spared(waitNs)) return;
           // Not past a whole second of the run's clock: the runner closes its intervals on them,
-          // and a block past one would hold that close back.
-          // A batch's wake need not end to the µs: what is not due yet when it ends starts the next.
+          // and a block past one would hold that close back; what is not due yet when it ends
+          // starts the next batch.
           const now = ctx.clock.now();
           const due = dueNs();
           const atNs = Math.min(due, (Math.floor(now / 1e9) + 1) * 1e9);
-          if (atNs === due) {
-            // The batch is queued just before its time and written at it: after a sleep the first
-            // code to run is slow (the lab's VM took ~0.19 ms to build one request after waking,
-            // and at 50/s nearly every send went out that late), so the block wakes QUEUE_AHEAD_NS
-            // early, the requests are built, and a second, exact block leaves only the write for
-            // their time. None is written before it: the second block ends at the batch's last
-            // intended time. Queued, they count as in flight (the loop-delay probe runs), which
-            // is why they are not queued before the whole block.
-            const t0 = Number(ctx.clock.t0);
-            blockUntil(t0 + atNs - QUEUE_AHEAD_NS, false);
+          const t0 = Number(ctx.clock.t0);
+          if (atNs === due && due === ahead.first) {
+            // A request with no other in its window is queued just before its time and written
+            // at it: after a sleep the first code to run is slow (the lab's VM took ~0.19 ms to
+            // build one request after waking, and at 50/s nearly every send went out that late),
+            // so the block wakes QUEUE_AHEAD_NS early, the request is built, and a second, exact
+            // block leaves only the write for its time. Queued, it counts as in flight (the
+            // loop-delay probe runs), which is why it is not queued before the whole block.
+            blockUntil(t0 + atNs - QUEUE_AHEAD_NS, 'early');
             while (ahead.first <= atNs && batch.size < FLUSH_EVERY) batch.add(ahead.take());
-            blockUntil(t0 + atNs, true);
+            blockUntil(t0 + atNs, 'exact');
             batch.flush();
-          } else blockUntil(Number(ctx.clock.t0) + atNs, atNs === ahead.first);
+          } else if (atNs === due) {
+            // A batch (issue #41) is slept to its last request's time and goes out after it by
+            // the kernel's wake-up. An exact end waited the sleeps' lead (~0.1 ms) in place on
+            // every batch, half the generator's CPU at 2,000–20,000/s; an early one left the last
+            // request to start a batch of its own, and at 2,000/s woke more often than the exact
+            // (docs/findings/2026-11-29-a-batch-slept-to-its-time.md).
+            blockUntil(t0 + atNs, 'late');
+          } else blockUntil(t0 + atNs, atNs === ahead.first ? 'exact' : 'early');
           return turn(false);
         }
         if (waitNs >= TIMER_MIN_NS) {

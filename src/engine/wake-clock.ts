@@ -330,18 +330,33 @@ const blockOversleep = new Lateness(50_000, MAX_OVERSLEEP_NS);
 export const BLOCK_SPIN_NS = 30_000;
 
 /**
- * Sleeps on the calling thread until `atNs` (a little after, by the kernel's wake-up), or for
- * MAX_BLOCK_NS if that comes first. It blocks the event loop: no I/O, timer or signal is handled
- * meanwhile, so a caller blocks only when nothing it measures can arrive in that time (no answer
- * is awaited). What it saves: the clock's worker wake and its message, and the loop's own wake for
- * them — per send, the largest part of what a sleeping generator costs at a few hundred a second.
- * Its sleep is asked to end early by the sleeps' usual oversleep and four deviations (Lateness),
- * and the rest is waited in place. Not `exact`, that rest is not waited: it may end up to that
- * lead early, for a caller to whom early is as good (a batch's wake: what is not due yet when it
- * ends starts the next batch).
+ * How a block ends against its time:
+ * - `exact`: at it, never before; the sleep is asked to end early by the sleeps' usual oversleep
+ *   and four deviations (Lateness), and the rest is waited in place (CPU);
+ * - `early`: the same sleep, without the rest: it may end up to that lead early, for a caller to
+ *   whom early is as good (a first block, before a second, exact one);
+ * - `late`: the whole time slept, none of it in place: it ends after its time by the kernel's
+ *   wake-up (the oversleep, tens of µs here), for a caller to whom a little late is as good and
+ *   early is not (a batch's wake, aimed at its last request).
  */
-export function blockUntil(atNs: number, exact = true): void {
+export type BlockEnd = 'exact' | 'early' | 'late';
+
+/**
+ * Sleeps on the calling thread until `atNs`, as `end` says (above), or for MAX_BLOCK_NS if that
+ * comes first. It blocks the event loop: no I/O, timer or signal is handled meanwhile, so a caller
+ * blocks only when nothing it measures can arrive in that time (no answer is awaited). What it
+ * saves: the clock's worker wake and its message, and the loop's own wake for them — per send, the
+ * largest part of what a sleeping generator costs at a few hundred a second.
+ */
+export function blockUntil(atNs: number, end: BlockEnd = 'exact'): void {
   const endNs = Math.min(atNs, nowNs() + MAX_BLOCK_NS);
+  if (end === 'late') {
+    for (let left = endNs - nowNs(); left > 0; left = endNs - nowNs()) {
+      Atomics.wait(BLOCK_CELL, 0, 0, left / 1e6);
+      blockOversleep.note(nowNs() - endNs);
+    }
+    return;
+  }
   // Within the lead of the end, another sleep would be as likely to end late as the one before.
   for (let left = endNs - nowNs(); left > Math.max(BLOCK_SPIN_NS, blockOversleep.leadNs); left = endNs - nowNs()) {
     const askNs = left - blockOversleep.leadNs;
@@ -349,7 +364,7 @@ export function blockUntil(atNs: number, exact = true): void {
     Atomics.wait(BLOCK_CELL, 0, 0, askNs / 1e6);
     blockOversleep.note(nowNs() - from - askNs);
   }
-  while (exact && nowNs() < endNs) {
+  while (end === 'exact' && nowNs() < endNs) {
     /* the last µs: nothing can arrive meanwhile that this would delay */
   }
 }
