@@ -69,6 +69,16 @@ export class ChainStore {
     return this.running;
   }
 
+  /**
+   * A pass begun after this call, for a caller that has just added a block: a pass already running
+   * may have read btcd's tip before that block, so it is waited for and another is begun (callers
+   * meanwhile share that one).
+   */
+  async syncSince(): Promise<number> {
+    if (this.running) await this.running.catch(() => undefined);
+    return this.sync();
+  }
+
   private async catchUp(): Promise<number> {
     const tip = await this.btcd.get<number>('getblockcount');
     await this.unwindStale(tip);
