@@ -16,7 +16,10 @@ const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // 15-30 MB, V8 started marking again right after each collection (as its traces read, whenever the
 // room left under the limit was less than a full young generation): a bench of the lab's servers
 // had a full collection every 0.3 s, 2-7 ms each, in the middle of awaited replies
-// (docs/findings/2026-11-29-gc-and-the-first-seconds.md).
+// (docs/findings/2026-11-29-gc-and-the-first-seconds.md). No memory reducer: from 8 s after start
+// it runs full collections of any thread's heap it finds idle, tsx's loader thread's among them
+// (3-10 ms each, on the core the generator may be on), and a run's own heap is never idle enough
+// to need it (the same page, section 4).
 const ENGINE = require('./engine-node-flags.json');
 
 /** Node's own options for `command`: the engine's for the commands that run it, none for the others. */
