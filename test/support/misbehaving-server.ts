@@ -90,6 +90,15 @@ interface Req {
 
 export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Promise<Misbehaving> {
   const sockets = new Set<net.Socket>();
+  // Answers held back (delays, stalls): cleared on close, so a closed server keeps no test process alive.
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (fn: () => void, ms: number): void => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
   const state = { pings: 0, connections: 0, answered: 0, scripthashCalls: 0, askingConnections: 0, batches: 0 };
   // In-flight accounting: area under the in-flight curve, integrated at every change.
   const flight = { now: 0, area: 0, since: 0, first: 0, last: 0 };
@@ -142,7 +151,7 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         } else if (opts.stall && msg.method.startsWith('blockchain.scripthash.') && stallRemainingMs() > 0) {
           // Inside the stall window: the answer is held until the window ends.
           inFlight(+1);
-          setTimeout(() => {
+          later(() => {
             inFlight(-1);
             state.answered++;
             if (!socket.destroyed) handle(socket, msg);
@@ -154,11 +163,11 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
           handle(socket, msg);
         } else if (!opts.hangAfterHandshake) {
           inFlight(+1);
-          setTimeout(() => {
+          later(() => {
             inFlight(-1);
             state.answered++;
             if (!socket.destroyed) handle(socket, msg);
-          }, opts.delayMs);
+          }, opts.delayMs ?? 0);
         }
       }
     });
@@ -203,7 +212,7 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
       case 'test.stall':
         return;
       case 'test.late':
-        setTimeout(() => socket.write(JSON.stringify({ jsonrpc: '2.0', id: r.id, result: r.params[1] }) + '\n'), r.params[0] as number);
+        later(() => socket.destroyed || socket.write(JSON.stringify({ jsonrpc: '2.0', id: r.id, result: r.params[1] }) + '\n'), r.params[0] as number);
         return;
       case 'test.garbage':
         socket.write('this is not json\n');
@@ -268,6 +277,8 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
     meanInFlight: () => (flight.last > flight.first ? flight.area / (flight.last - flight.first) : 0),
     close: () =>
       new Promise<void>((resolve) => {
+        for (const t of timers) clearTimeout(t);
+        timers.clear();
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
