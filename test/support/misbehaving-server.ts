@@ -212,7 +212,9 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
       case 'test.stall':
         return;
       case 'test.late':
-        later(() => socket.destroyed || socket.write(JSON.stringify({ jsonrpc: '2.0', id: r.id, result: r.params[1] }) + '\n'), r.params[0] as number);
+        later(() => {
+          if (!socket.destroyed) socket.write(JSON.stringify({ jsonrpc: '2.0', id: r.id, result: r.params[1] }) + '\n');
+        }, r.params[0] as number);
         return;
       case 'test.garbage':
         socket.write('this is not json\n');
