@@ -117,6 +117,8 @@ export interface HeldSummary {
   rssPerHeldKiB: number | null;
   /** The arriving wallets' server stopped answering (stored by this version's wallet load); null otherwise or before. */
   stoppedAnswering: StoppedAnswering | null;
+  /** The hold's syncs stopped being answered (stored since 2026-11-29); null otherwise or before. */
+  holdStoppedAnswering: StoppedAnswering | null;
   /** Held connections lost and held again, and the outages (stored by this version's wallet load); null otherwise or before. */
   reconnects: HeldReconnects | null;
 }

@@ -174,6 +174,7 @@ function readHeld(run: WalletRunRow): HeldSummary[] {
       holdSeconds: numberOrNull(r.holdSeconds),
       rssPerHeldKiB: numberOrNull(r.rssPerHeldKiB),
       stoppedAnswering: isObject(r.arrivals) ? readStoppedAnswering(r.arrivals.stoppedAnswering) : null,
+      holdStoppedAnswering: readStoppedAnswering(r.holdStoppedAnswering),
       reconnects: readHeldReconnects(r.reconnects),
     }));
 }

@@ -14,7 +14,7 @@ import { leastSquares } from './fit';
 import { reportReplyHolds } from './tables';
 import { medianOf } from './median';
 import { fmtMs, Table } from './table';
-import type { WalletReport, WalletRunReport, WalletRunRow, WalletSyncPoint } from './wallet-model';
+import type { HeldSummary, WalletReport, WalletRunReport, WalletRunRow, WalletSyncPoint } from './wallet-model';
 
 export const WALLET_NOTE =
   'A wallet sync is every request a wallet sends to be synced on a fresh connection, from connect to synced; ' +
@@ -170,7 +170,7 @@ export function walletLoadTable(r: WalletRunReport): Table {
     const holdFailed = t.failed - (a?.failed ?? 0);
     const line = sortedLine(a?.fromIntendedMs ?? []);
     return [
-      held?.stoppedAnswering ? `${s.name}: arrivals ${stoppedAnsweringText(held.stoppedAnswering)}` : s.name,
+      serverCell(s.name, held),
       held?.held == null ? '–' : String(held.held),
       held?.holdSeconds == null ? '–' : `${held.holdSeconds.toFixed(1)} s`,
       held?.rssPerHeldKiB == null ? '–' : `${held.rssPerHeldKiB.toFixed(1)} KiB`,
@@ -200,6 +200,15 @@ export function walletLoadTable(r: WalletRunReport): Table {
     align: head.map((h, i) => (i === 0 || h === 'held connections lost' ? 'left' : 'right')),
     rows,
   };
+}
+
+/** A server's name, with first what makes its figures partial: its hold's syncs or its arrivals stopped being answered. */
+function serverCell(name: string, held: HeldSummary | undefined): string {
+  const said = [
+    held?.holdStoppedAnswering ? `hold syncs ${stoppedAnsweringText(held.holdStoppedAnswering)}` : null,
+    held?.stoppedAnswering ? `arrivals ${stoppedAnsweringText(held.stoppedAnswering)}` : null,
+  ].filter((x) => x !== null);
+  return said.length ? `${name}: ${said.join('; ')}` : name;
 }
 
 function lostText(x: HeldReconnects | null): string {

@@ -153,6 +153,8 @@ export interface ServerLoadSummary {
   /** The failed hold syncs by how each ended (an error category); absent in runs stored before it was kept. */
   holdFailures?: Record<string, number>;
   holdSeconds: number;
+  /** The hold's syncs stopped being answered (the last fill's, a held search's too); absent in runs stored before it was kept. */
+  holdStoppedAnswering?: StoppedAnswering | null;
   rssPerHeldKiB: number | null;
   /**
    * Every intended arrival ends as one of: synced, failed (by `failures` category), or not started
@@ -291,12 +293,14 @@ export class WalletLoad {
       const rssBefore = (await this.o.rssOf?.(t.name)) ?? null;
       const fill = await this.fillHold(t, serverId, held, rehold, segment, this.o.hold);
       // What every fill took: the first, and those a held search adds.
-      const fills = { failed: fill.failed, failures: { ...fill.failures }, seconds: fill.seconds };
+      const fills = { failed: fill.failed, failures: { ...fill.failures }, seconds: fill.seconds, stoppedAnswering: fill.stoppedAnswering };
       const filled = async (want: number) => {
         const more = await this.fillHold(t, serverId, held, rehold, segment, want);
         fills.failed += more.failed;
         for (const [k, n] of Object.entries(more.failures)) fills.failures[k] = (fills.failures[k] ?? 0) + n;
         fills.seconds += more.seconds;
+        // A later fill that synced anything says whether the server answers now.
+        if (more.ran) fills.stoppedAnswering = more.stoppedAnswering;
       };
       // Memory per held wallet is of the first fill's: a held search adds wallets later.
       const heldFirst = held.length;
@@ -354,6 +358,7 @@ export class WalletLoad {
         holdFailed: fills.failed,
         holdFailures: fills.failures,
         holdSeconds: fills.seconds,
+        holdStoppedAnswering: fills.stoppedAnswering,
         // Only when every sync held: a server that refused or dropped connections may be going down.
         rssPerHeldKiB: rssBefore !== null && rssAfter !== null && heldFirst > 0 && fill.failed === 0 ? (rssAfter - rssBefore) / heldFirst / 1024 : null,
         arrivals,
@@ -466,7 +471,7 @@ export class WalletLoad {
 
   /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed): the hold executor. */
   private async fillHold(t: ServerTarget, serverId: number, held: HeldWallet[], rehold: Rehold, segment: (s: Segment) => Promise<ServerResult>, want: number) {
-    if (want <= held.length || this.stopping) return { failed: 0, failures: {}, seconds: 0 };
+    if (want <= held.length || this.stopping) return { ran: false, failed: 0, failures: {}, seconds: 0, stoppedAnswering: null };
     this.watched.get(t.name)!.wallets.wanted = want;
     const started = Date.now();
     let lastLog = Date.now();
@@ -501,9 +506,9 @@ export class WalletLoad {
         return keep;
       },
     });
-    await segment({ model: { kind: 'hold', sessions: want - held.length, concurrency: this.o.holdConcurrency }, units: () => units });
+    const result = await segment({ model: { kind: 'hold', sessions: want - held.length, concurrency: this.o.holdConcurrency }, units: () => units });
     this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${failed} syncs failed)`);
-    return { failed, failures, seconds: (Date.now() - started) / 1000 };
+    return { ran: true, failed, failures, seconds: (Date.now() - started) / 1000, stoppedAnswering: summarise(result).stoppedAnswering };
   }
 
   /**
@@ -619,6 +624,21 @@ export class WalletLoad {
   }
 }
 
+/**
+ * Whether `s`'s server stopped answering the run: the arrivals' word where wallets arrived, the
+ * hold's where none did. Arrivals that never had an answer after a hold that had stopped are the
+ * same silence: it is dated from the hold, with the arrivals unanswered after it too.
+ */
+export function serverStoppedAnswering(s: ServerLoadSummary): StoppedAnswering | null {
+  const hold = s.holdStoppedAnswering ?? null;
+  const arrived = s.arrivals;
+  if (!hold || !arrived) return arrived ? arrived.stoppedAnswering : hold;
+  const answered = arrived.synced + Object.entries(arrived.failures).reduce((n, [k, v]) => n + (isAnswered(k) ? v : 0), 0);
+  // Answered again after the hold's silence: the arrivals say whether it stopped once more.
+  if (answered > 0) return arrived.stoppedAnswering;
+  const tried = arrived.intended - arrived.notStarted;
+  return { answered: hold.answered, of: hold.of + tried, atS: hold.atS, unanswered: hold.unanswered + tried };
+}
 /**
  * An arrivals segment's figures from the engine's summary (src/engine/summary.ts), in the words
  * the wallet load's summary, store and report use: every intended arrival synced, failed by

@@ -148,6 +148,13 @@ export function writeWalletMerge(results: ResultsStore, shards: WalletShard[], m
   return { runId, summaries, setups };
 }
 
+/** Failures by category, added over the shards. */
+function addedFailures(parts: Array<Record<string, number>>): Record<string, number> {
+  const failures: Record<string, number> = {};
+  for (const p of parts) for (const [k, v] of Object.entries(p)) failures[k] = (failures[k] ?? 0) + v;
+  return failures;
+}
+
 const tally = () => ({ expected: 0, ok: 0, missing: 0, duplicate: 0, ms: [] as number[] });
 
 /**
@@ -161,8 +168,7 @@ function mergedSummary(server: string, shards: WalletShard[], rows: ServerRows):
   const arriving = parts.map((p) => p.arrivals).filter((a): a is NonNullable<ServerLoadSummary['arrivals']> => a !== null);
   let arrivals: ServerLoadSummary['arrivals'] = null;
   if (arriving.length) {
-    const failures: Record<string, number> = {};
-    for (const a of arriving) for (const [k, v] of Object.entries(a.failures)) failures[k] = (failures[k] ?? 0) + v;
+    const failures = addedFailures(arriving.map((a) => a.failures));
     const line = sortedLine(rows.fromIntendedMs.sort((a, b) => a - b));
     arrivals = {
       intended: arriving.reduce((t, a) => t + a.intended, 0),
@@ -202,7 +208,11 @@ function mergedSummary(server: string, shards: WalletShard[], rows: ServerRows):
     server,
     held: sum((p) => p.held),
     holdFailed: sum((p) => p.holdFailed),
+    // Known by category only if every shard kept them so (shards stored before did not).
+    ...(parts.every((p) => p.holdFailures) ? { holdFailures: addedFailures(parts.map((p) => p.holdFailures!)) } : {}),
     holdSeconds: Math.max(0, ...parts.map((p) => p.holdSeconds)),
+    // The shards that held nothing had no hold to stop answering.
+    holdStoppedAnswering: stoppedAnsweringAll(parts.filter((p) => p.held + p.holdFailed > 0).map((p) => readStoppedAnswering(p.holdStoppedAnswering))),
     rssPerHeldKiB: null,
     arrivals,
     notify,

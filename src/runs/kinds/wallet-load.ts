@@ -21,7 +21,7 @@ import { LoadStore } from '../../store/load-results';
 import { WalletStore } from '../../store/wallets';
 import { walletsNetwork } from '../../dataset/expected-network';
 import { CoordinatorBlocks, LocalBlocks, ShardBlocks, type BlockMaker } from '../../wallet/blocks';
-import { WalletLoad, type HeldSearchResult, type ServerLoadSummary, type WalletLoadDone, type WalletLoadOptions } from '../../wallet/load';
+import { serverStoppedAnswering, WalletLoad, type HeldSearchResult, type ServerLoadSummary, type WalletLoadDone, type WalletLoadOptions } from '../../wallet/load';
 import type { Workload } from '../../wallet/workloads';
 import { asShard, mergeWalletTest, sendResults, type CoordinatedShard } from '../coordinated';
 import { reachedIdentity, replyHolds, setupsWithReplies, type ReplyHold } from '../../servers/reply-hold';
@@ -307,7 +307,7 @@ async function measure(session: RunSession, run: WalletLoadRun, test: Coordinate
     costs,
   };
   const outcome = (json: Record<string, unknown>, summaries: ServerLoadSummary[], d: Partial<WalletLoadDetail> = {}): RunOutcome<WalletLoadDetail> => {
-    const answering = summaries.map((s) => answeringOf(s.server, unitsOf(s), { unit: 'wallet sync', timeoutMs: run.timeoutMs, stoppedAnswering: s.arrivals?.stoppedAnswering ?? null }));
+    const answering = summaries.map((s) => answeringOf(s.server, unitsOf(s), { unit: 'wallet sync', timeoutMs: run.timeoutMs, stoppedAnswering: serverStoppedAnswering(s) }));
     return { kind: 'wallet-load', runId, db: run.db, status, answering, thresholds: [], regressed: [], json: { ...json, answering, replyHolds: holds }, detail: { ...detail, summaries, ...d } };
   };
   if (test) {

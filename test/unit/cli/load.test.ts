@@ -17,6 +17,8 @@ import { startMisbehavingServerProcess } from '../../support/misbehaving-server'
 import { reportOptions } from '../../../src/report/options';
 import { readModels } from '../../../src/report/report';
 import { loadRunTable } from '../../../src/report/load-tables';
+import { walletLoadTable } from '../../../src/report/wallet-tables';
+import { unusedWallet } from '../../support/unused-wallet';
 import { writeSyntheticDataset } from '../../support/synthetic-lines';
 import { until } from '../../support/until';
 import { countIn } from '../../support/count-in';
@@ -106,6 +108,27 @@ test('a server that answers its first 12 requests and then nothing: said first i
     const [run] = readModels(reportOptions({ db, out: path.join(tmp, 'silent-report') })).load;
     expect(run.servers[0].stoppedAnswering).toMatchObject({ answered: 12, of: 100 });
     expect(loadRunTable(run).rows[0][0]).toMatch(/^generic: answered 12 of 100, stopped answering at/);
+  } finally {
+    silent.close();
+  }
+});
+
+test('a server that stops answering while wallets are held: said first in the wallet load summary, stored, shown by the report', async () => {
+  // The first 4 syncs' connections answered (about a second each), every later one timing out,
+  // until the hold gives up after 11 failures: see test/unit/wallet/load.test.ts.
+  const silent = await startMisbehavingServerProcess({ nullResults: true, answerConnections: 4 });
+  try {
+    const db = path.join(tmp, 'held-silent.sqlite');
+    const wallets = path.join(tmp, 'held-wallets.jsonl');
+    fs.writeFileSync(wallets, JSON.stringify(unusedWallet) + '\n');
+    const r = await cli('load', ['--server', `generic@127.0.0.1:${silent.port}`, '--workload', 'electrum', '--wallets', wallets, '--hold', '40', '--hold-concurrency', '4', '--timeout', '1', '--db', db, '--no-progress']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[1]).toMatch(/^generic: wallet syncs answered 4 of \d+, stopped answering at \d\.\d\d s \(\d+ unanswered after\)$/);
+    const stored = query<{ summary_json: string }>(db, 'SELECT summary_json FROM wallet_runs');
+    expect(JSON.parse(stored.summary_json).servers[0].holdStoppedAnswering).toMatchObject({ answered: 4 });
+    const [run] = readModels(reportOptions({ db, out: path.join(tmp, 'held-silent-report') })).wallet!.runs;
+    expect(walletLoadTable(run).rows[0][0]).toMatch(/^generic: hold syncs answered 4 of \d+, stopped answering at/);
   } finally {
     silent.close();
   }

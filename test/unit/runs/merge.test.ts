@@ -339,7 +339,7 @@ describe('mergeShards: a wallet load', () => {
   const identity = (hold: number) => testIdentity({ workload: 'electrum', hold, server: ['alpha=electrumx@127.0.0.1:50001'], $0: 'load', _: [] }, [server], 'ab'.repeat(32));
 
   /** A wallet load shard holding `held` wallets (each one stored sync), stored before identities when `test` is null. */
-  function writeWalletShard(name: string, shard: string, opts: { held?: number; status?: 'completed' | 'interrupted' | 'aborted'; test?: TestIdentity | null } = {}): string {
+  function writeWalletShard(name: string, shard: string, opts: { held?: number; status?: 'completed' | 'interrupted' | 'aborted'; test?: TestIdentity | null; summary?: Partial<ServerLoadSummary> } = {}): string {
     const file = path.join(tmp, name);
     const results = ResultsStore.open(file);
     const store = new WalletStore(results);
@@ -352,7 +352,7 @@ describe('mergeShards: a wallet load', () => {
     for (let w = 0; w < held; w++) {
       store.addSync(runId, { serverId: serverIds.get('alpha')!, wallet: `${name}-w${w}`, pass: 0, warmup: false, scripts: 30, expectedTxs: 1, durationNs: 5_000_000n, status: 'ok', samples: [] });
     }
-    const summary: ServerLoadSummary = { server: 'alpha', held, holdFailed: 0, holdSeconds: 3, rssPerHeldKiB: null, arrivals: null, notify: null, reconnects: null, loopDelayP99Ms: 1 };
+    const summary: ServerLoadSummary = { server: 'alpha', held, holdFailed: 0, holdSeconds: 3, rssPerHeldKiB: null, arrivals: null, notify: null, reconnects: null, loopDelayP99Ms: 1, ...opts.summary };
     store.finishRun(runId, opts.status ?? 'completed', { servers: [summary], setups: {} });
     results.close();
     return file;
@@ -373,6 +373,21 @@ describe('mergeShards: a wallet load', () => {
     expect(config.test).toEqual(identity(4));
     expect(config.shard).toBeUndefined();
     expect(config.merge.map((m: { shard: string }) => m.shard)).toEqual(['1/2', '2/2']);
+  });
+
+  it("the hold's failures add up by category, and it stopped answering the test only if it stopped answering every shard that held", () => {
+    const stopped = (answered: number, atS: number) => ({ holdFailed: 11, holdFailures: { timeout: 10, disconnect: 1 }, holdStoppedAnswering: { answered, of: answered + 11, atS, unanswered: 9 } });
+    const both = mergeWalletShards([writeWalletShard('ws1.sqlite', '1/2', { summary: stopped(2, 1.5) }), writeWalletShard('ws2.sqlite', '2/2', { summary: stopped(3, 2.25) })], path.join(tmp, 'w-stopped.sqlite'));
+    expect(both.summaries[0]).toMatchObject({ holdFailed: 22, holdFailures: { timeout: 20, disconnect: 2 }, holdStoppedAnswering: { answered: 5, of: 27, atS: 2.25, unanswered: 18 } });
+    const one = mergeWalletShards([writeWalletShard('wo1.sqlite', '1/2', { summary: stopped(2, 1.5) }), writeWalletShard('wo2.sqlite', '2/2', { summary: { holdStoppedAnswering: null } })], path.join(tmp, 'w-one-stopped.sqlite'));
+    expect(one.summaries[0].holdStoppedAnswering).toBeNull();
+    // A shard stored before the failures were kept by category: the test's are not known by category either.
+    const old = mergeWalletShards([writeWalletShard('wold1.sqlite', '1/2', { summary: stopped(2, 1.5) }), writeWalletShard('wold2.sqlite', '2/2', { summary: { holdFailed: 3 } })], path.join(tmp, 'w-old.sqlite'));
+    expect(old.summaries[0].holdFailed).toBe(14);
+    expect(old.summaries[0].holdFailures).toBeUndefined();
+    // A shard that held nothing had no hold to answer: the other's stop is the test's.
+    const idle = mergeWalletShards([writeWalletShard('wi1.sqlite', '1/2', { summary: stopped(2, 1.5) }), writeWalletShard('wi2.sqlite', '2/2', { held: 0, summary: { holdStoppedAnswering: null } })], path.join(tmp, 'w-idle.sqlite'));
+    expect(idle.summaries[0].holdStoppedAnswering).toMatchObject({ answered: 2, atS: 1.5 });
   });
 
   it('refuses a missing shard, a repeated shard and a shard of another test, naming them, and writes nothing', () => {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ResultsStore } from '../../../src/store/results';
 import { walletLoadRun } from '../../support/wallet-load-run';
-import { WalletLoad, type ServerLoadSummary } from '../../../src/wallet/load';
+import { serverStoppedAnswering, WalletLoad, type ServerLoadSummary } from '../../../src/wallet/load';
 import { electrumWorkload } from '../../../src/wallet/workloads/electrum';
 import { reportOptions } from '../../../src/report/options';
 import { readModels } from '../../../src/report/report';
@@ -21,6 +21,7 @@ import { unusedWallet } from '../../support/unused-wallet';
 import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../../support/misbehaving-server';
 import { parseAbuseSpec } from '../../../src/engine/abuse/spec';
 import type { ServerTarget } from '../../../src/servers/targets';
+import type { StoppedAnswering } from '../../../src/core/stopped-answering';
 
 const wallet = unusedWallet;
 
@@ -151,6 +152,76 @@ describe('wallets paced by any executor of the engine', () => {
     expect(a.synced).toBe(2);
     expect(a.failures.timeout).toBeGreaterThanOrEqual(2);
     expect(a.stoppedAnswering).toMatchObject({ answered: 2 });
+  });
+});
+
+describe('held wallets', () => {
+  /** Wallets held on `o`'s server and nothing else: the summary of its run, stored as \`load --workload\` stores it. */
+  async function holding(o: MisbehavingOptions, hold: number, holdConcurrency: number): Promise<ServerLoadSummary> {
+    srv = await startMisbehavingServer(o);
+    lastDb = path.join(dir, `${Math.random()}.sqlite`);
+    const results = ResultsStore.open(lastDb);
+    try {
+      const { store, target, runId, serverIds } = walletLoadRun(results, srv.port);
+      const load = new WalletLoad({ servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: stopsAnswering(o) ? 1000 : 5000 }, hold, holdConcurrency, durationMs: 0, log: () => undefined }, store, runId, serverIds);
+      const summary = await load.runServer(target);
+      store.finishRun(runId, 'completed', { servers: [summary] });
+      return summary;
+    } finally {
+      results.close();
+    }
+  }
+
+  test('a server that holds every wallet: none said to have stopped', async () => {
+    const s = await holding({ nullResults: true }, 4, 2);
+    expect(s.held).toBe(4);
+    expect(s.holdFailed).toBe(0);
+    expect(s.holdStoppedAnswering).toBeNull();
+  });
+
+  test('a server that stops answering while the hold fills: it is said to have stopped, in the summary and the report', async () => {
+    // The first 4 syncs' connections are answered (about a second each: the workload's last
+    // subscriptions wait a second); every later one times out, until the fill gives up after 11
+    // failures (at least 10 are allowed), each round a second after the one before: the rounds
+    // after the first failing one are all due after the last answer.
+    const s = await holding({ nullResults: true, answerConnections: 4 }, 40, 4);
+    expect(s.held).toBe(4);
+    expect(s.holdFailed).toBeGreaterThanOrEqual(11);
+    expect(s.holdFailures).toMatchObject({ timeout: s.holdFailed });
+    expect(s.holdStoppedAnswering).toMatchObject({ answered: 4, of: 4 + s.holdFailed });
+    expect(s.holdStoppedAnswering!.unanswered).toBeGreaterThanOrEqual(5);
+    const [run] = readModels(reportOptions({ db: lastDb, out: dir })).wallet!.runs;
+    expect(walletLoadTable(run).rows[0][0]).toMatch(new RegExp(`^s: hold syncs answered 4 of ${4 + s.holdFailed}, stopped answering at \\d\\.\\d\\d s \\(\\d+ unanswered after\\)$`));
+  });
+});
+
+describe("whether the server stopped answering the run: the hold's and the arrivals' word as one", () => {
+  const holdStop = { answered: 4, of: 15, atS: 1.2, unanswered: 9 };
+  const base: ServerLoadSummary = { server: 's', held: 4, holdFailed: 11, holdSeconds: 3, holdStoppedAnswering: holdStop, rssPerHeldKiB: null, arrivals: null, notify: null, reconnects: null, loopDelayP99Ms: 1 };
+  const arrived = (synced: number, failures: Record<string, number>, stoppedAnswering: StoppedAnswering | null): ServerLoadSummary['arrivals'] => {
+    const failed = Object.values(failures).reduce((a, b) => a + b, 0);
+    return { intended: synced + failed + 2, synced, failed, failures, notStarted: 2, answeredRate: 0, p50Ms: null, p90Ms: null, p99Ms: null, lagP99Ms: null, stoppedAnswering, generator: { bound: false, reasons: [] } };
+  };
+
+  test('wallets held and none arriving: the hold says it', () => {
+    expect(serverStoppedAnswering(base)).toEqual(holdStop);
+    expect(serverStoppedAnswering({ ...base, holdStoppedAnswering: null })).toBeNull();
+  });
+
+  test('arrivals that never had an answer after the hold stopped: one silence, dated from the hold, with every arrival tried unanswered after it', () => {
+    const arrivals = arrived(0, { timeout: 6 }, { answered: 0, of: 6, atS: 0, unanswered: 6 });
+    expect(serverStoppedAnswering({ ...base, arrivals })).toEqual({ answered: 4, of: 21, atS: 1.2, unanswered: 15 });
+  });
+
+  test('arrivals answered after the hold stopped (an error reply is an answer): theirs is the word, stopped or not', () => {
+    expect(serverStoppedAnswering({ ...base, arrivals: arrived(0, { 'server-error': 1, timeout: 6 }, null) })).toBeNull();
+    const stop = { answered: 3, of: 9, atS: 2, unanswered: 6 };
+    expect(serverStoppedAnswering({ ...base, arrivals: arrived(3, { timeout: 6 }, stop) })).toEqual(stop);
+  });
+
+  test('a hold that answered throughout: the arrivals say it', () => {
+    const stop = { answered: 3, of: 9, atS: 2, unanswered: 6 };
+    expect(serverStoppedAnswering({ ...base, holdStoppedAnswering: null, arrivals: arrived(3, { timeout: 6 }, stop) })).toEqual(stop);
   });
 });
 
