@@ -184,11 +184,14 @@ export function readWalletRun(reader: ResultsReader, run: WalletRunRow): WalletR
   // A wallet bench's servers: did each answer the syncs it was given (a wallet load says it of its arrivals).
   const outcomes = run.kind === 'bench' ? reader.walletSyncOutcomes(run.id) : undefined;
   const timeoutMs = (parseStoredJson(run.config_json) as { timeoutMs?: unknown } | null)?.timeoutMs;
+  // Whether each stopped answering part-way: judged by the run on its syncs' times (stored since 2026-11-29).
+  const summary = parseStoredJson(run.summary_json);
+  const stopped = isObject(summary) && isObject(summary.stoppedAnswering) ? summary.stoppedAnswering : {};
   const servers = records.map((record) => ({
     name: record.name,
     record,
     polling: pollingOf(record.setup_json),
-    answering: outcomes ? answeringOf(record.name, outcomes.get(record.id) ?? {}, { unit: 'wallet sync', timeoutMs: typeof timeoutMs === 'number' ? timeoutMs : undefined }) : null,
+    answering: outcomes ? answeringOf(record.name, outcomes.get(record.id) ?? {}, { unit: 'wallet sync', timeoutMs: typeof timeoutMs === 'number' ? timeoutMs : undefined, stoppedAnswering: readStoppedAnswering(stopped[record.name]) }) : null,
   }));
   const nameOf = new Map(records.map((r) => [r.id, r.name]));
   const failures = readFailures(reader, run.id, nameOf);

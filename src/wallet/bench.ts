@@ -18,6 +18,8 @@ import type { Pacer } from '../engine/executors/executor';
 import { planExecutorFor } from '../engine/executors/registry';
 import type { SequentialPlan } from '../engine/executors/sequential';
 import type { Workload } from './workloads';
+import { isAnswered } from '../core/outcomes';
+import { AnswerWatch, stoppedAnswering as stoppedAnsweringJudged, type StoppedAnswering } from '../core/stopped-answering';
 
 export interface WalletBenchOptions {
   servers: ServerTarget[];
@@ -51,6 +53,8 @@ export interface WalletBenchEnd {
   planDone: boolean;
   /** The first failed sync's step and error, per server that had one. */
   firstFailures: Map<string, string>;
+  /** Per server, whether it stopped answering part-way (src/core/stopped-answering.ts), judged on the syncs' own times. */
+  stoppedAnswering: Map<string, StoppedAnswering | null>;
 }
 
 /** A sync of the plan as the run's sinks get it, with how many of the plan's syncs are done now. */
@@ -90,14 +94,23 @@ export class WalletBench extends EventEmitter {
     const stored = new SyncRows(store, runId);
     const sink = allOf<PassSynced>([mapped(stored, ({ unit, result }) => ({ row: syncRecord(serverIds.get(unit.server.name)!, result, unit.pass, unit.warmup), identity: result })), ...this.sinks]);
     const firstFailures = new Map<string, string>();
+    // One sync at a time: a server's sync started is the one that ends next. Times in ms from the start.
+    const t0 = performance.now();
+    const watches = new Map(o.servers.map((t) => [t.name, { watch: new AnswerWatch(), startedMs: 0, syncs: 0 }]));
     const syncs = passSyncIteration({
       workload: o.workload,
       wallets,
       servers: o.servers,
       connection: (t) => ({ host: t.host, port: t.port, tls: t.tls, websocket: t.websocket, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, keepaliveMs: 0 }),
       verify: o.verify,
-      starting: ({ server: t }) => this.emit('call', { server: t.name }),
+      starting: ({ server: t }) => {
+        watches.get(t.name)!.startedMs = performance.now() - t0;
+        this.emit('call', { server: t.name });
+      },
       synced: (unit, result) => {
+        const w = watches.get(unit.server.name)!;
+        w.syncs++;
+        w.watch.note(isAnswered(result.status), w.startedMs, performance.now() - t0);
         if (result.status !== 'ok' && !firstFailures.has(unit.server.name)) firstFailures.set(unit.server.name, `${result.errorStep}: ${result.error}`);
         sink.record({ unit, result, done: ++done });
         this.emit('sync', { server: unit.server.name, pass: unit.pass, result, done });
@@ -114,6 +127,13 @@ export class WalletBench extends EventEmitter {
     await this.pacer.run();
     // As before the engine ran it: a sync that threw fails the run with that error.
     if (failure) throw failure.err;
-    return { runId, serverIds, wallets, planDone: done >= total, firstFailures };
+    const endS = (performance.now() - t0) / 1000;
+    const stoppedAnswering = new Map(
+      [...watches].map(([server, { watch, syncs }]) => [
+        server,
+        stoppedAnsweringJudged({ answered: watch.answered, of: syncs, lastAnswerS: watch.lastAnswer === null ? null : watch.lastAnswer / 1000, unansweredAfterLastAnswer: watch.unansweredAfter, endS }),
+      ]),
+    );
+    return { runId, serverIds, wallets, planDone: done >= total, firstFailures, stoppedAnswering };
   }
 }

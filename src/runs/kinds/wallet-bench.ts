@@ -8,6 +8,7 @@ import { toolInfo } from '../../core/tool-info';
 import { formatServerUrl } from '../../core/server-address';
 import { medianOfUnsorted as median } from '../../core/quantiles';
 import { answeringOf, type Answering } from '../../core/answering';
+import type { StoppedAnswering } from '../../core/stopped-answering';
 import type { LoadedWallets } from '../../core/wallet-line';
 import { walletsNetwork } from '../../dataset/expected-network';
 import { reachedIdentity, replyHolds, setupsWithReplies, type ReplyHold } from '../../servers/reply-hold';
@@ -94,8 +95,10 @@ async function measure(session: RunSession, run: WalletBenchRun): Promise<RunOut
   const store = new WalletStore(results);
   const status = session.statusOf({ failed: false, aborted: false, planDone: end.planDone });
   const rows = figures(store, end);
-  store.finishRun(end.runId, status, { rows });
-  const answering = answeringOfSyncs(store, end.runId, end.serverIds, opts.timeoutMs);
+  const stoppedAnswering = Object.fromEntries(end.stoppedAnswering);
+  // Kept with the run: the report judges a server's answering from the stored syncs, which carry no times.
+  store.finishRun(end.runId, status, { rows, stoppedAnswering });
+  const answering = answeringOfSyncs(store, end.runId, end.serverIds, opts.timeoutMs, end.stoppedAnswering);
   return {
     kind: 'wallet-bench',
     runId: end.runId,
@@ -152,9 +155,9 @@ function figures(store: WalletStore, end: Awaited<ReturnType<WalletBench['run']>
 }
 
 /** Each server's answering over every sync it was given (warm-up passes too), from the stored syncs. */
-function answeringOfSyncs(store: WalletStore, runId: number, serverIds: Map<string, number>, timeoutMs: number): Answering[] {
+function answeringOfSyncs(store: WalletStore, runId: number, serverIds: Map<string, number>, timeoutMs: number, stopped: Map<string, StoppedAnswering | null>): Answering[] {
   const byServer = store.syncOutcomes(runId);
-  return [...serverIds].map(([server, id]) => answeringOf(server, byServer.get(id) ?? {}, { unit: 'wallet sync', timeoutMs }));
+  return [...serverIds].map(([server, id]) => answeringOf(server, byServer.get(id) ?? {}, { unit: 'wallet sync', timeoutMs, stoppedAnswering: stopped.get(server) ?? null }));
 }
 
 /** A wallet sync of the plan as the watchers take it. */

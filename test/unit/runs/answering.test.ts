@@ -20,6 +20,8 @@ import { ResultsStore } from '../../../src/store/results';
 import { readDataset } from '../../../src/dataset/line';
 import { loadModel } from '../../../src/report/load';
 import { serversTable } from '../../../src/report/tables';
+import { readModels } from '../../../src/report/report';
+import { reportOptions } from '../../../src/report/options';
 import { printBench } from '../../../src/cli/print-bench';
 import { printLoad } from '../../../src/cli/print-load';
 import { printWalletBench, printWalletLoad } from '../../../src/cli/print-wallet';
@@ -186,6 +188,33 @@ test('wallet bench: a server that answered none of its syncs is said first and i
   expect(outcome.answering).toEqual([{ server: 'a', answered: 0, of: 2, silence: 'every wallet sync timed out after 0.3 s', stoppedAnswering: null }]);
   expect(outcome.json.answering).toEqual(outcome.answering);
   expect(printWalletBench(outcome, { json: false }).split('\n')[1]).toBe('a: answered 0 of 2: every wallet sync timed out after 0.3 s');
+});
+
+test('wallet bench: a server that answers its first syncs and then nothing stopped answering: said first, in the JSON and the report; its run still exits 0', async () => {
+  // Each sync its own connection: the first two answered, the six after them time out (0.3 s
+  // each, 1.8 s of silence in all).
+  const s = await server({ nullResults: true, answerConnections: 2 });
+  const file = path.join(tmp, 'w.jsonl');
+  fs.writeFileSync(file, JSON.stringify(unusedWallet) + '\n');
+  const db = path.join(tmp, 'r.sqlite');
+  const { outcome, code } = await walletBenchSession({
+    opts: { servers: [localTarget(s.port, 'a')], workload: workloadNamed('electrum'), passes: 8, warmup: 1, timeoutMs: 300, maxLineBytes: 1 << 20, tlsInsecure: false, verify: false },
+    wallets: readWallets(file),
+    db,
+    watch: { outputs: [], dashboard: undefined },
+    title: 'wallet bench',
+    ignoreUnanswered: false,
+    log: () => undefined,
+  });
+  expect(code).toBe(0);
+  const [a] = outcome.answering;
+  expect({ answered: a.answered, of: a.of, silence: a.silence }).toEqual({ answered: 2, of: 8, silence: null });
+  expect(a.stoppedAnswering).toEqual(expect.objectContaining({ answered: 2, of: 8, unanswered: 6 }));
+  expect(outcome.json.answering).toEqual(outcome.answering);
+  expect(printWalletBench(outcome, { json: false }).split('\n')[1]).toMatch(/^a: answered 2 of 8, stopped answering at \d+\.\d\d s \(6 unanswered after\)$/);
+  // Stored with the run: the report says it from the database.
+  const [run] = readModels(reportOptions({ db, out: path.join(tmp, 'report') })).wallet!.runs;
+  expect(run.servers[0].answering).toEqual(a);
 });
 
 test('wallet load: a server that answered none of the syncs filling its hold is said first and in the JSON, and the run exits 3', async () => {
