@@ -42,6 +42,7 @@ import type { UnitSource } from '../engine/unit-source';
 import { inTurn } from '../engine/servers-in-turn';
 import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type Slo, type StepResult } from '../engine/find-max';
 import { summarise, type ServerSummary } from '../engine/summary';
+import { mergeTurns } from '../engine/merge-turns';
 import type { AbuseSpec } from '../engine/abuse/spec';
 import type { AbuseTally } from '../engine/abuse/wire';
 import { collateralOf, type Collateral, type OrdinaryUnit } from '../engine/abuse/collateral';
@@ -155,6 +156,12 @@ export interface ServerLoadSummary {
   holdSeconds: number;
   /** The hold's syncs stopped being answered (the last fill's, a held search's too); absent in runs stored before it was kept. */
   holdStoppedAnswering?: StoppedAnswering | null;
+  /**
+   * The server stopped answering its wallet syncs over its whole run: the hold's and the arrivals'
+   * as one run's (times from the start of its first), so a silence that began in the hold and went
+   * on through the arrivals is one, dated when it began. Absent in runs stored before it was kept.
+   */
+  stoppedAnswering?: StoppedAnswering | null;
   rssPerHeldKiB: number | null;
   /**
    * Every intended arrival ends as one of: synced, failed (by `failures` category), or not started
@@ -284,6 +291,8 @@ export class WalletLoad {
     if (this.stopping) rehold.close();
     // The server's segments number their seconds on from each other's, as one run's.
     let indexBase = 0;
+    // The segments that synced wallets (fills, arrivals): whether it stopped answering is judged over them all.
+    const syncRuns: ServerResult[] = [];
     const segment = async (s: Segment) => {
       const r = await this.runner.runServer(t, index, { ...s, indexBase });
       indexBase += r.intervals;
@@ -292,6 +301,7 @@ export class WalletLoad {
     try {
       const rssBefore = (await this.o.rssOf?.(t.name)) ?? null;
       const fill = await this.fillHold(t, serverId, held, rehold, segment, this.o.hold);
+      if (fill.result) syncRuns.push(fill.result);
       // What every fill took: the first, and those a held search adds.
       const fills = { failed: fill.failed, failures: { ...fill.failures }, seconds: fill.seconds, stoppedAnswering: fill.stoppedAnswering };
       const filled = async (want: number) => {
@@ -300,7 +310,10 @@ export class WalletLoad {
         for (const [k, n] of Object.entries(more.failures)) fills.failures[k] = (fills.failures[k] ?? 0) + n;
         fills.seconds += more.seconds;
         // A later fill that synced anything says whether the server answers now.
-        if (more.ran) fills.stoppedAnswering = more.stoppedAnswering;
+        if (more.result) {
+          fills.stoppedAnswering = more.stoppedAnswering;
+          syncRuns.push(more.result);
+        }
       };
       // Memory per held wallet is of the first fill's: a held search adds wallets later.
       const heldFirst = held.length;
@@ -314,6 +327,7 @@ export class WalletLoad {
         search = found;
         // A stop before the first step leaves no step to summarise.
         arrivals = found.steps.length ? arrivalsOf(summarise(last)) : null;
+        if (found.steps.length) syncRuns.push(last);
       } else if (this.arrivalModel && !this.stopping) {
         // Built before the arrivals start: their phases time the server, not our own JSON.
         const payload = await this.o.abuse?.spec.profile.prepare?.(this.o.abuse.spec.params, () => this.stopping);
@@ -325,7 +339,9 @@ export class WalletLoad {
           // ends the process and leaves the run 'running'); the await below throws it.
           abusing?.catch(() => undefined);
           try {
-            arrivals = arrivalsOf(summarise(await segment({})));
+            const arrived = await segment({});
+            syncRuns.push(arrived);
+            arrivals = arrivalsOf(summarise(arrived));
           } catch (err) {
             // The abuse ends with the arrivals it ran beside, before the run fails: never on its own after it.
             arrivalsFailed = true;
@@ -359,6 +375,7 @@ export class WalletLoad {
         holdFailures: fills.failures,
         holdSeconds: fills.seconds,
         holdStoppedAnswering: fills.stoppedAnswering,
+        stoppedAnswering: stoppedAnsweringOver(syncRuns),
         // Only when every sync held: a server that refused or dropped connections may be going down.
         rssPerHeldKiB: rssBefore !== null && rssAfter !== null && heldFirst > 0 && fill.failed === 0 ? (rssAfter - rssBefore) / heldFirst / 1024 : null,
         arrivals,
@@ -471,7 +488,7 @@ export class WalletLoad {
 
   /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed): the hold executor. */
   private async fillHold(t: ServerTarget, serverId: number, held: HeldWallet[], rehold: Rehold, segment: (s: Segment) => Promise<ServerResult>, want: number) {
-    if (want <= held.length || this.stopping) return { ran: false, failed: 0, failures: {}, seconds: 0, stoppedAnswering: null };
+    if (want <= held.length || this.stopping) return { result: null, failed: 0, failures: {}, seconds: 0, stoppedAnswering: null };
     this.watched.get(t.name)!.wallets.wanted = want;
     const started = Date.now();
     let lastLog = Date.now();
@@ -508,7 +525,7 @@ export class WalletLoad {
     });
     const result = await segment({ model: { kind: 'hold', sessions: want - held.length, concurrency: this.o.holdConcurrency }, units: () => units });
     this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${failed} syncs failed)`);
-    return { ran: true, failed, failures, seconds: (Date.now() - started) / 1000, stoppedAnswering: summarise(result).stoppedAnswering };
+    return { result, failed, failures, seconds: (Date.now() - started) / 1000, stoppedAnswering: summarise(result).stoppedAnswering };
   }
 
   /**
@@ -624,20 +641,16 @@ export class WalletLoad {
   }
 }
 
-/**
- * Whether `s`'s server stopped answering the run: the arrivals' word where wallets arrived, the
- * hold's where none did. Arrivals that never had an answer after a hold that had stopped are the
- * same silence: it is dated from the hold, with the arrivals unanswered after it too.
- */
+/** Whether `s`'s server stopped answering the run: over its whole run, or (a run stored before that was kept) its arrivals'. */
 export function serverStoppedAnswering(s: ServerLoadSummary): StoppedAnswering | null {
-  const hold = s.holdStoppedAnswering ?? null;
-  const arrived = s.arrivals;
-  if (!hold || !arrived) return arrived ? arrived.stoppedAnswering : hold;
-  const answered = arrived.synced + Object.entries(arrived.failures).reduce((n, [k, v]) => n + (isAnswered(k) ? v : 0), 0);
-  // Answered again after the hold's silence: the arrivals say whether it stopped once more.
-  if (answered > 0) return arrived.stoppedAnswering;
-  const tried = arrived.intended - arrived.notStarted;
-  return { answered: hold.answered, of: hold.of + tried, atS: hold.atS, unanswered: hold.unanswered + tried };
+  return s.stoppedAnswering !== undefined ? s.stoppedAnswering : (s.arrivals?.stoppedAnswering ?? null);
+}
+
+/** A server's segments that synced wallets as one run's turns (engine/merge-turns.ts): whether it stopped answering over them all. */
+function stoppedAnsweringOver(runs: ServerResult[]): StoppedAnswering | null {
+  if (runs.length === 0) return null;
+  const inOrder = [...runs].sort((a, b) => a.startedAtMs - b.startedAtMs);
+  return summarise(mergeTurns(inOrder, { closed: false, words: { units: 'wallet syncs', late: 'started late' } })).stoppedAnswering;
 }
 /**
  * An arrivals segment's figures from the engine's summary (src/engine/summary.ts), in the words

@@ -213,6 +213,10 @@ function mergedSummary(server: string, shards: WalletShard[], rows: ServerRows):
     holdSeconds: Math.max(0, ...parts.map((p) => p.holdSeconds)),
     // The shards that held nothing had no hold to stop answering.
     holdStoppedAnswering: stoppedAnsweringAll(parts.filter((p) => p.held + p.holdFailed > 0).map((p) => readStoppedAnswering(p.holdStoppedAnswering))),
+    // Over the whole run, of the shards that synced anything; shards stored before it was kept say nothing of it.
+    ...(parts.every((p) => p.stoppedAnswering !== undefined)
+      ? { stoppedAnswering: stoppedAnsweringAll(parts.filter((p) => p.held + p.holdFailed + (p.arrivals?.intended ?? 0) > 0).map((p) => readStoppedAnswering(p.stoppedAnswering))) }
+      : {}),
     rssPerHeldKiB: null,
     arrivals,
     notify,

@@ -21,7 +21,6 @@ import { unusedWallet } from '../../support/unused-wallet';
 import { startMisbehavingServer, startMisbehavingServerProcess, type MisbehavingOptions } from '../../support/misbehaving-server';
 import { parseAbuseSpec } from '../../../src/engine/abuse/spec';
 import type { ServerTarget } from '../../../src/servers/targets';
-import type { StoppedAnswering } from '../../../src/core/stopped-answering';
 
 const wallet = unusedWallet;
 
@@ -157,13 +156,13 @@ describe('wallets paced by any executor of the engine', () => {
 
 describe('held wallets', () => {
   /** Wallets held on `o`'s server and nothing else: the summary of its run, stored as \`load --workload\` stores it. */
-  async function holding(o: MisbehavingOptions, hold: number, holdConcurrency: number): Promise<ServerLoadSummary> {
+  async function holding(o: MisbehavingOptions, hold: number, holdConcurrency: number, arrivals?: { rate: number; durationMs: number }): Promise<ServerLoadSummary> {
     srv = await startMisbehavingServer(o);
     lastDb = path.join(dir, `${Math.random()}.sqlite`);
     const results = ResultsStore.open(lastDb);
     try {
       const { store, target, runId, serverIds } = walletLoadRun(results, srv.port);
-      const load = new WalletLoad({ servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: stopsAnswering(o) ? 1000 : 5000 }, hold, holdConcurrency, durationMs: 0, log: () => undefined }, store, runId, serverIds);
+      const load = new WalletLoad({ servers: [target], workload: electrumWorkload, wallets: [wallet], connection: { timeoutMs: stopsAnswering(o) ? 1000 : 5000 }, hold, holdConcurrency, rate: arrivals?.rate, durationMs: arrivals?.durationMs ?? 0, log: () => undefined }, store, runId, serverIds);
       const summary = await load.runServer(target);
       store.finishRun(runId, 'completed', { servers: [summary] });
       return summary;
@@ -177,6 +176,30 @@ describe('held wallets', () => {
     expect(s.held).toBe(4);
     expect(s.holdFailed).toBe(0);
     expect(s.holdStoppedAnswering).toBeNull();
+    expect(s.stoppedAnswering).toBeNull();
+  });
+
+  test('a server that stops answering while the hold fills and answers no arriving wallet: one silence, with the arrivals unanswered after it', async () => {
+    const s = await holding({ nullResults: true, answerConnections: 4 }, 40, 4, { rate: 5, durationMs: 1000 });
+    expect(s.held).toBe(4);
+    expect(s.arrivals).toMatchObject({ intended: 5, synced: 0 });
+    const hold = s.holdStoppedAnswering!;
+    expect(hold).toMatchObject({ answered: 4 });
+    expect(s.stoppedAnswering).toEqual({ answered: 4, of: hold.of + 5, atS: hold.atS, unanswered: hold.unanswered + 5 });
+  });
+
+  test('a server that holds its wallets and then answers no arriving one: one silence over the run, dated from the hold', async () => {
+    // The 2 held wallets' connections answered (about a second each), no arriving wallet's: 5 a
+    // second for 2 s, each timing out after 1 s.
+    const s = await holding({ nullResults: true, answerConnections: 2 }, 2, 2, { rate: 5, durationMs: 2000 });
+    expect(s.held).toBe(2);
+    expect(s.holdStoppedAnswering).toBeNull();
+    expect(s.arrivals).toMatchObject({ intended: 10, synced: 0, failures: { timeout: 10 } });
+    // The arrivals alone never had an answer; the server's run had two, and then none.
+    expect(s.arrivals!.stoppedAnswering).toMatchObject({ answered: 0, of: 10 });
+    expect(s.stoppedAnswering).toMatchObject({ answered: 2, of: 12, unanswered: 10 });
+    expect(s.stoppedAnswering!.atS).toBeGreaterThan(0.5);
+    expect(s.stoppedAnswering!.atS).toBeLessThan(s.holdSeconds + 0.5);
   });
 
   test('a server that stops answering while the hold fills: it is said to have stopped, in the summary and the report', async () => {
@@ -190,38 +213,20 @@ describe('held wallets', () => {
     expect(s.holdFailures).toMatchObject({ timeout: s.holdFailed });
     expect(s.holdStoppedAnswering).toMatchObject({ answered: 4, of: 4 + s.holdFailed });
     expect(s.holdStoppedAnswering!.unanswered).toBeGreaterThanOrEqual(5);
+    // Nothing arrived after it: the whole run's silence is the hold's.
+    expect(s.stoppedAnswering).toEqual(s.holdStoppedAnswering);
     const [run] = readModels(reportOptions({ db: lastDb, out: dir })).wallet!.runs;
     expect(walletLoadTable(run).rows[0][0]).toMatch(new RegExp(`^s: hold syncs answered 4 of ${4 + s.holdFailed}, stopped answering at \\d\\.\\d\\d s \\(\\d+ unanswered after\\)$`));
   });
 });
 
-describe("whether the server stopped answering the run: the hold's and the arrivals' word as one", () => {
-  const holdStop = { answered: 4, of: 15, atS: 1.2, unanswered: 9 };
-  const base: ServerLoadSummary = { server: 's', held: 4, holdFailed: 11, holdSeconds: 3, holdStoppedAnswering: holdStop, rssPerHeldKiB: null, arrivals: null, notify: null, reconnects: null, loopDelayP99Ms: 1 };
-  const arrived = (synced: number, failures: Record<string, number>, stoppedAnswering: StoppedAnswering | null): ServerLoadSummary['arrivals'] => {
-    const failed = Object.values(failures).reduce((a, b) => a + b, 0);
-    return { intended: synced + failed + 2, synced, failed, failures, notStarted: 2, answeredRate: 0, p50Ms: null, p90Ms: null, p99Ms: null, lagP99Ms: null, stoppedAnswering, generator: { bound: false, reasons: [] } };
-  };
-
-  test('wallets held and none arriving: the hold says it', () => {
-    expect(serverStoppedAnswering(base)).toEqual(holdStop);
-    expect(serverStoppedAnswering({ ...base, holdStoppedAnswering: null })).toBeNull();
-  });
-
-  test('arrivals that never had an answer after the hold stopped: one silence, dated from the hold, with every arrival tried unanswered after it', () => {
-    const arrivals = arrived(0, { timeout: 6 }, { answered: 0, of: 6, atS: 0, unanswered: 6 });
-    expect(serverStoppedAnswering({ ...base, arrivals })).toEqual({ answered: 4, of: 21, atS: 1.2, unanswered: 15 });
-  });
-
-  test('arrivals answered after the hold stopped (an error reply is an answer): theirs is the word, stopped or not', () => {
-    expect(serverStoppedAnswering({ ...base, arrivals: arrived(0, { 'server-error': 1, timeout: 6 }, null) })).toBeNull();
+describe("whether the server stopped answering the run", () => {
+  test('a summary stored before the whole run was judged: its arrivals say it', () => {
     const stop = { answered: 3, of: 9, atS: 2, unanswered: 6 };
-    expect(serverStoppedAnswering({ ...base, arrivals: arrived(3, { timeout: 6 }, stop) })).toEqual(stop);
-  });
-
-  test('a hold that answered throughout: the arrivals say it', () => {
-    const stop = { answered: 3, of: 9, atS: 2, unanswered: 6 };
-    expect(serverStoppedAnswering({ ...base, holdStoppedAnswering: null, arrivals: arrived(3, { timeout: 6 }, stop) })).toEqual(stop);
+    const arrivals = { intended: 9, synced: 3, failed: 6, failures: { timeout: 6 }, notStarted: 0, answeredRate: 0, p50Ms: null, p90Ms: null, p99Ms: null, lagP99Ms: null, stoppedAnswering: stop, generator: { bound: false, reasons: [] } };
+    const stored: ServerLoadSummary = { server: 's', held: 0, holdFailed: 0, holdSeconds: 0, rssPerHeldKiB: null, arrivals, notify: null, reconnects: null, loopDelayP99Ms: 1 };
+    expect(serverStoppedAnswering(stored)).toEqual(stop);
+    expect(serverStoppedAnswering({ ...stored, stoppedAnswering: null })).toBeNull();
   });
 });
 
