@@ -44,11 +44,7 @@ import { createHash } from 'node:crypto';
 import { LoadOptions, LoadRunner } from '../src/engine/runner';
 import type { DatasetLine } from '../src/core/dataset-line';
 import ENGINE from '../bin/engine-node-flags.json';
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
+import { flag } from './args';
 
 /** A null responder (answers every call with null), optionally stalling, in a process of its own. */
 async function responder(stall?: { everyMs: number; forMs: number }): Promise<{ port: number; child: ChildProcess }> {
@@ -465,10 +461,10 @@ async function table(seconds: number, rates: number[], rounds: number, against: 
 }
 
 function tableShape(): TableShape {
-  const shape = { connections: Number(arg('connections', '8')), inFlight: Number(arg('in-flight', '16')) };
+  const shape = { connections: Number(flag('connections', '8')), inFlight: Number(flag('in-flight', '16')) };
   for (const [name, n] of [['--connections', shape.connections], ['--in-flight', shape.inFlight]] as const) {
     if (!Number.isInteger(n) || n < 1) {
-      console.error(`${name} must be a whole number of at least 1, got ${arg(name.slice(2), '')}`);
+      console.error(`${name} must be a whole number of at least 1, got ${flag(name.slice(2), '')}`);
       process.exit(2);
     }
   }
@@ -477,21 +473,21 @@ function tableShape(): TableShape {
 
 async function main() {
   const what = process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : 'all';
-  const seconds = Number(arg('seconds', '5'));
+  const seconds = Number(flag('seconds', '5'));
   if (what === 'table-row') {
-    const row = await tableRow(arg('tree', '.'), Number(arg('port', '0')), Number(arg('rate', '400')), seconds, tableShape());
+    const row = await tableRow(flag('tree', '.'), Number(flag('port', '0')), Number(flag('rate', '400')), seconds, tableShape());
     console.log(JSON.stringify(row));
     return;
   }
   if (what === 'table') {
     if (spawnSync('taskset', ['--version']).error) throw new Error('table needs taskset (util-linux)');
-    await table(Number(arg('seconds', '12')), arg('rates', '400,2000,5000,10000,20000').split(',').map(Number), Number(arg('rounds', '3')), process.argv.includes('--against') ? arg('against', '') : undefined, tableShape());
+    await table(Number(flag('seconds', '12')), flag('rates', '400,2000,5000,10000,20000').split(',').map(Number), Number(flag('rounds', '3')), process.argv.includes('--against') ? flag('against', '') : undefined, tableShape());
     return;
   }
-  if (what === 'capacity' || what === 'all') await capacity(seconds, Number(arg('from', '1000')));
+  if (what === 'capacity' || what === 'all') await capacity(seconds, Number(flag('from', '1000')));
   if (what === 'stall' || what === 'all') await stall(Math.max(20, seconds));
-  if (what === 'memory' || what === 'all') await memory(Number(arg('requests', '100000')));
-  if (what === 'cost' || what === 'all') await cost(seconds, arg('rates', '50,200,400,2000').split(',').map(Number));
+  if (what === 'memory' || what === 'all') await memory(Number(flag('requests', '100000')));
+  if (what === 'cost' || what === 'all') await cost(seconds, flag('rates', '50,200,400,2000').split(',').map(Number));
 }
 
 main().then(() => process.exit(0));

@@ -13,15 +13,11 @@ import { spawnSync } from 'node:child_process';
 import { ResultsStore } from '../src/store/results';
 import { computeStatistics } from '../src/store/statistics';
 import { seededRandom } from '../src/core/random';
+import { flag } from './args';
 
 const SERVERS = 2;
 const METHODS = ['balance', 'history', 'utxos'];
 const PASSES = 11; // one warm-up
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 
 /** Writes a run of about `samples` samples (latencies log-normal-ish, 2 % errors). */
 function writeRun(file: string, samples: number): void {
@@ -105,8 +101,8 @@ function child(file: string): void {
 
 function main(): void {
   if (process.argv[2] === '--child') return child(process.argv[3]);
-  const samples = Number(arg('samples', '10000000'));
-  const dir = arg('keep', '') || fs.mkdtempSync(path.join(os.tmpdir(), 'eb-statmem-'));
+  const samples = Number(flag('samples', '10000000'));
+  const dir = flag('keep', '') || fs.mkdtempSync(path.join(os.tmpdir(), 'eb-statmem-'));
   fs.mkdirSync(dir, { recursive: true });
   try {
     const small = path.join(dir, 'baseline.sqlite');
@@ -121,7 +117,7 @@ function main(): void {
     console.log(`large:    ${b.samples.toLocaleString('en')} samples, statistics in ${b.seconds.toFixed(2)} s, peak RSS ${b.peakRssMb.toFixed(0)} MB`);
     console.log(`peak RSS ratio large / baseline: ${(b.peakRssMb / a.peakRssMb).toFixed(2)}x for ${(b.samples / a.samples).toFixed(0)}x the samples`);
   } finally {
-    if (!arg('keep', '')) fs.rmSync(dir, { recursive: true, force: true });
+    if (!flag('keep', '')) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -30,11 +30,7 @@ import { Worker } from 'node:worker_threads';
 import { blockUntil } from '../src/engine/wake-clock';
 import { QUEUE_AHEAD_NS } from '../src/engine/arrival-driver';
 import { NOISE_MS } from '../src/core/generator-check';
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
+import { flag } from './args';
 
 const SPIN_US = 50;
 const nowNs = () => Number(process.hrtime.bigint());
@@ -193,10 +189,10 @@ async function measure(name: string, rate: number, seconds: number) {
 async function main() {
   // A pending Atomics.waitAsync does not keep Node's event loop alive: this does.
   const alive = setInterval(() => undefined, 1 << 30);
-  const seconds = Number(arg('seconds', '5'));
-  const rates = arg('rates', '50,400,2000').split(',').map(Number);
-  const repeat = Number(arg('repeat', '2'));
-  const names = process.argv.includes('--only') ? arg('only', '').split(',') : Object.keys(strategies);
+  const seconds = Number(flag('seconds', '5'));
+  const rates = flag('rates', '50,400,2000').split(',').map(Number);
+  const repeat = Number(flag('repeat', '2'));
+  const names = process.argv.includes('--only') ? flag('only', '').split(',') : Object.keys(strategies);
   const unknown = names.filter((n) => !(n in strategies));
   if (unknown.length) {
     console.error(`--only: no strategy ${unknown.join(', ')} (there are ${Object.keys(strategies).join(', ')})`);

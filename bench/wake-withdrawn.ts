@@ -15,11 +15,7 @@
  *   taskset -c 1 npx tsx bench/wake-withdrawn.ts [--batches 3000] [--rounds 5] [--gap 500] [--work 50]
  */
 import { blockUntil, wakeClockStarted, wakeNear } from '../src/engine/wake-clock';
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
+import { flag } from './args';
 
 const nowNs = () => Number(process.hrtime.bigint());
 
@@ -40,10 +36,10 @@ function batchesCpuUs(batches: number, gapNs: number, workNs: number, withdrawn:
 }
 
 async function main(): Promise<void> {
-  const batches = Number(arg('batches', '3000'));
-  const rounds = Number(arg('rounds', '5'));
-  const gapNs = Number(arg('gap', '500')) * 1000;
-  const workNs = Number(arg('work', '50')) * 1000;
+  const batches = Number(flag('batches', '3000'));
+  const rounds = Number(flag('rounds', '5'));
+  const gapNs = Number(flag('gap', '500')) * 1000;
+  const workNs = Number(flag('work', '50')) * 1000;
   await wakeClockStarted(1000);
   // Compiled and the clock's hop estimated before anything is counted.
   batchesCpuUs(200, gapNs, workNs, true);
