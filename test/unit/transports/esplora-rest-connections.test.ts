@@ -18,14 +18,18 @@ const BALANCE = '{"chain_stats":{"funded_txo_sum":5,"spent_txo_sum":0},"mempool_
 
 let server: http.Server | undefined;
 let slowMs = 0;
+/** Answers the server holds back (slowMs): cleared when it stops, so none outlives a test. */
+const held = new Set<NodeJS.Timeout>();
 
 async function serve(port = 0): Promise<number> {
   const s = http.createServer((req, res) => {
     const body = req.url === '/blocks/tip/height' ? '7' : BALANCE;
-    setTimeout(() => {
+    const t = setTimeout(() => {
+      held.delete(t);
       res.writeHead(200, { 'content-length': Buffer.byteLength(body) });
       res.end(body);
     }, req.url === '/blocks/tip/height' ? 0 : slowMs);
+    held.add(t);
   });
   await new Promise<void>((r) => s.listen(port, '127.0.0.1', r));
   server = s;
@@ -35,6 +39,8 @@ async function serve(port = 0): Promise<number> {
 async function stop(): Promise<void> {
   const s = server;
   server = undefined;
+  for (const t of held) clearTimeout(t);
+  held.clear();
   if (!s) return;
   s.closeAllConnections();
   await new Promise((r) => s.close(r));

@@ -8,6 +8,13 @@ import type { HoldFill } from '../../../../src/engine/executors/hold';
 import type { IterationContext } from '../../../../src/engine/iteration';
 import { RunClock } from '../../../../src/engine/run-clock';
 
+/** Units still running when a test ends (a stop does not wait for them): cleared after it, so none outlives it. */
+const unitTimers = new Set<NodeJS.Timeout>();
+afterEach(() => {
+  for (const t of unitTimers) clearTimeout(t);
+  unitTimers.clear();
+});
+
 /** Units that end after `ms`, well unless `fails(k)` says the k-th fails. */
 function iteration(ms: number, fails: (k: number) => boolean = () => false) {
   const seen = { started: 0, running: 0, maxRunning: 0 };
@@ -21,10 +28,12 @@ function iteration(ms: number, fails: (k: number) => boolean = () => false) {
         const k = seen.started++;
         seen.running++;
         seen.maxRunning = Math.max(seen.maxRunning, seen.running);
-        setTimeout(() => {
+        const t = setTimeout(() => {
+          unitTimers.delete(t);
           seen.running--;
           whenDone?.(!fails(k));
         }, ms);
+        unitTimers.add(t);
         return true;
       },
       flush() {},
