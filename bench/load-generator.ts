@@ -481,7 +481,7 @@ async function main() {
   }
   if (what === 'table') {
     if (spawnSync('taskset', ['--version']).error) throw new Error('table needs taskset (util-linux)');
-    await table(Number(flag('seconds', '12')), flag('rates', '400,2000,5000,10000,20000').split(',').map(Number), Number(flag('rounds', '3')), process.argv.includes('--against') ? flag('against', '') : undefined, tableShape());
+    await table(Number(flag('seconds', '12')), flag('rates', '400,2000,5000,10000,20000').split(',').map(Number), Number(flag('rounds', '3')), flag('against'), tableShape());
     return;
   }
   if (what === 'capacity' || what === 'all') await capacity(seconds, Number(flag('from', '1000')));

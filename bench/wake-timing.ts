@@ -192,7 +192,7 @@ async function main() {
   const seconds = Number(flag('seconds', '5'));
   const rates = flag('rates', '50,400,2000').split(',').map(Number);
   const repeat = Number(flag('repeat', '2'));
-  const names = process.argv.includes('--only') ? flag('only', '').split(',') : Object.keys(strategies);
+  const names = flag('only')?.split(',') ?? Object.keys(strategies);
   const unknown = names.filter((n) => !(n in strategies));
   if (unknown.length) {
     console.error(`--only: no strategy ${unknown.join(', ')} (there are ${Object.keys(strategies).join(', ')})`);

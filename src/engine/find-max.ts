@@ -180,8 +180,8 @@ export async function findMax(
  * The search on one server, its steps run as segments of one run: each step numbers its intervals
  * on from the last step's (from `from.indexBase`, after what the server's run did before), so the
  * steps follow each other in the stored run; their units are `from.units` (the run's requests
- * unless told). Also returns the last step's result (the server's summary after a search is of
- * its last step), and the index the server's next second takes.
+ * unless told). Also returns every step's result in order, the last apart (the server's summary
+ * after a search is of its last step), and the index the server's next second takes.
  */
 export async function findMaxOnServer(
   runner: LoadRunner,
@@ -190,21 +190,23 @@ export async function findMaxOnServer(
   o: FindMaxOptions,
   onStep: (s: StepResult) => void,
   from: Pick<Segment, 'indexBase' | 'units'> = {},
-): Promise<{ found: FindMaxResult; last: ServerResult; nextIndex: number }> {
+): Promise<{ found: FindMaxResult; last: ServerResult; runs: ServerResult[]; nextIndex: number }> {
   let indexBase = from.indexBase ?? 0;
   let last: ServerResult | undefined;
+  const runs: ServerResult[] = [];
   const found = await findMax(
     runner,
     target,
     o,
     async (rate, durationMs, step) => {
       last = await runner.runServer(target, serverIndex, { model: { kind: 'rate', rate }, durationMs, indexBase, step, units: from.units });
+      runs.push(last);
       indexBase += last.intervals;
       return last;
     },
     onStep,
   );
-  return { found, last: last!, nextIndex: indexBase };
+  return { found, last: last!, runs, nextIndex: indexBase };
 }
 
 /** One step as the progress shows it. */

@@ -116,9 +116,9 @@ export interface HeldSummary {
   holdSeconds: number | null;
   rssPerHeldKiB: number | null;
   /** The arriving wallets' server stopped answering (stored by this version's wallet load); null otherwise or before. */
-  stoppedAnswering: StoppedAnswering | null;
-  /** The hold's syncs stopped being answered (stored since 2026-11-29); null otherwise or before. */
-  holdStoppedAnswering: StoppedAnswering | null;
+  arrivalsStoppedAnswering: StoppedAnswering | null;
+  /** The server stopped answering its wallet syncs over its whole run, hold and arrivals (stored since 2026-11-29); undefined before. */
+  stoppedAnswering?: StoppedAnswering | null;
   /** Held connections lost and held again, and the outages (stored by this version's wallet load); null otherwise or before. */
   reconnects: HeldReconnects | null;
 }

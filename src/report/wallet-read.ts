@@ -173,8 +173,8 @@ function readHeld(run: WalletRunRow): HeldSummary[] {
       holdFailed: numberOrNull(r.holdFailed),
       holdSeconds: numberOrNull(r.holdSeconds),
       rssPerHeldKiB: numberOrNull(r.rssPerHeldKiB),
-      stoppedAnswering: isObject(r.arrivals) ? readStoppedAnswering(r.arrivals.stoppedAnswering) : null,
-      holdStoppedAnswering: readStoppedAnswering(r.holdStoppedAnswering),
+      arrivalsStoppedAnswering: isObject(r.arrivals) ? readStoppedAnswering(r.arrivals.stoppedAnswering) : null,
+      ...('stoppedAnswering' in r ? { stoppedAnswering: readStoppedAnswering(r.stoppedAnswering) } : {}),
       reconnects: readHeldReconnects(r.reconnects),
     }));
 }

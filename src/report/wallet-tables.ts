@@ -202,13 +202,14 @@ export function walletLoadTable(r: WalletRunReport): Table {
   };
 }
 
-/** A server's name, with first what makes its figures partial: its hold's syncs or its arrivals stopped being answered. */
+/**
+ * A server's name, with first what makes its figures partial: it stopped answering its wallet
+ * syncs, as the run's summary said it (over its whole run); a run stored before that was kept says
+ * it of its arrivals alone.
+ */
 function serverCell(name: string, held: HeldSummary | undefined): string {
-  const said = [
-    held?.holdStoppedAnswering ? `hold syncs ${stoppedAnsweringText(held.holdStoppedAnswering)}` : null,
-    held?.stoppedAnswering ? `arrivals ${stoppedAnsweringText(held.stoppedAnswering)}` : null,
-  ].filter((x) => x !== null);
-  return said.length ? `${name}: ${said.join('; ')}` : name;
+  if (held?.stoppedAnswering !== undefined) return held.stoppedAnswering ? `${name}: wallet syncs ${stoppedAnsweringText(held.stoppedAnswering)}` : name;
+  return held?.arrivalsStoppedAnswering ? `${name}: arrivals ${stoppedAnsweringText(held.arrivalsStoppedAnswering)}` : name;
 }
 
 function lostText(x: HeldReconnects | null): string {

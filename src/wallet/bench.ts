@@ -53,7 +53,7 @@ export interface WalletBenchEnd {
   planDone: boolean;
   /** The first failed sync's step and error, per server that had one. */
   firstFailures: Map<string, string>;
-  /** Per server, whether it stopped answering part-way (src/core/stopped-answering.ts), judged on the syncs' own times. */
+  /** Per server, whether it stopped answering part-way (src/core/stopped-answering.ts), judged on its syncs' own times from its first. */
   stoppedAnswering: Map<string, StoppedAnswering | null>;
 }
 
@@ -94,9 +94,10 @@ export class WalletBench extends EventEmitter {
     const stored = new SyncRows(store, runId);
     const sink = allOf<PassSynced>([mapped(stored, ({ unit, result }) => ({ row: syncRecord(serverIds.get(unit.server.name)!, result, unit.pass, unit.warmup), identity: result })), ...this.sinks]);
     const firstFailures = new Map<string, string>();
-    // One sync at a time: a server's sync started is the one that ends next. Times in ms from the start.
-    const t0 = performance.now();
-    const watches = new Map(o.servers.map((t) => [t.name, { watch: new AnswerWatch(), startedMs: 0, syncs: 0 }]));
+    // One sync at a time: a server's sync started is the one that ends next. Each server's times
+    // in ms from its first sync's start, to its last sync's end (as an address bench judges it,
+    // store/answering.ts): the other servers' syncs between its own are part of its silence.
+    const watches = new Map(o.servers.map((t) => [t.name, { watch: new AnswerWatch(), firstMs: null as number | null, startedMs: 0, lastEndMs: 0, syncs: 0 }]));
     const syncs = passSyncIteration({
       workload: o.workload,
       wallets,
@@ -104,13 +105,16 @@ export class WalletBench extends EventEmitter {
       connection: (t) => ({ host: t.host, port: t.port, tls: t.tls, websocket: t.websocket, tlsInsecure: o.tlsInsecure, ca: o.ca, timeoutMs: o.timeoutMs, maxLineBytes: o.maxLineBytes, keepaliveMs: 0 }),
       verify: o.verify,
       starting: ({ server: t }) => {
-        watches.get(t.name)!.startedMs = performance.now() - t0;
+        const w = watches.get(t.name)!;
+        w.firstMs ??= performance.now();
+        w.startedMs = performance.now() - w.firstMs;
         this.emit('call', { server: t.name });
       },
       synced: (unit, result) => {
         const w = watches.get(unit.server.name)!;
         w.syncs++;
-        w.watch.note(isAnswered(result.status), w.startedMs, performance.now() - t0);
+        w.lastEndMs = performance.now() - (w.firstMs ?? performance.now());
+        w.watch.note(isAnswered(result.status), w.startedMs, w.lastEndMs);
         if (result.status !== 'ok' && !firstFailures.has(unit.server.name)) firstFailures.set(unit.server.name, `${result.errorStep}: ${result.error}`);
         sink.record({ unit, result, done: ++done });
         this.emit('sync', { server: unit.server.name, pass: unit.pass, result, done });
@@ -127,11 +131,10 @@ export class WalletBench extends EventEmitter {
     await this.pacer.run();
     // As before the engine ran it: a sync that threw fails the run with that error.
     if (failure) throw failure.err;
-    const endS = (performance.now() - t0) / 1000;
     const stoppedAnswering = new Map(
-      [...watches].map(([server, { watch, syncs }]) => [
+      [...watches].map(([server, { watch, syncs, lastEndMs }]) => [
         server,
-        stoppedAnsweringJudged({ answered: watch.answered, of: syncs, lastAnswerS: watch.lastAnswer === null ? null : watch.lastAnswer / 1000, unansweredAfterLastAnswer: watch.unansweredAfter, endS }),
+        stoppedAnsweringJudged({ answered: watch.answered, of: syncs, lastAnswerS: watch.lastAnswer === null ? null : watch.lastAnswer / 1000, unansweredAfterLastAnswer: watch.unansweredAfter, endS: lastEndMs / 1000 }),
       ]),
     );
     return { runId, serverIds, wallets, planDone: done >= total, firstFailures, stoppedAnswering };

@@ -154,12 +154,11 @@ export interface ServerLoadSummary {
   /** The failed hold syncs by how each ended (an error category); absent in runs stored before it was kept. */
   holdFailures?: Record<string, number>;
   holdSeconds: number;
-  /** The hold's syncs stopped being answered (the last fill's, a held search's too); absent in runs stored before it was kept. */
-  holdStoppedAnswering?: StoppedAnswering | null;
   /**
-   * The server stopped answering its wallet syncs over its whole run: the hold's and the arrivals'
-   * as one run's (times from the start of its first), so a silence that began in the hold and went
-   * on through the arrivals is one, dated when it began. Absent in runs stored before it was kept.
+   * The server stopped answering its wallet syncs over its whole run: the hold's fills, the
+   * arrivals or every step of their search, as one run's (times from the start of the first), so a
+   * silence that began in the hold and went on through the arrivals is one, dated when it began.
+   * Absent in runs stored before it was kept.
    */
   stoppedAnswering?: StoppedAnswering | null;
   rssPerHeldKiB: number | null;
@@ -301,19 +300,15 @@ export class WalletLoad {
     try {
       const rssBefore = (await this.o.rssOf?.(t.name)) ?? null;
       const fill = await this.fillHold(t, serverId, held, rehold, segment, this.o.hold);
-      if (fill.result) syncRuns.push(fill.result);
+      if (fill.synced) syncRuns.push(fill.synced);
       // What every fill took: the first, and those a held search adds.
-      const fills = { failed: fill.failed, failures: { ...fill.failures }, seconds: fill.seconds, stoppedAnswering: fill.stoppedAnswering };
+      const fills = { failed: fill.failed, failures: { ...fill.failures }, seconds: fill.seconds };
       const filled = async (want: number) => {
         const more = await this.fillHold(t, serverId, held, rehold, segment, want);
         fills.failed += more.failed;
         for (const [k, n] of Object.entries(more.failures)) fills.failures[k] = (fills.failures[k] ?? 0) + n;
         fills.seconds += more.seconds;
-        // A later fill that synced anything says whether the server answers now.
-        if (more.result) {
-          fills.stoppedAnswering = more.stoppedAnswering;
-          syncRuns.push(more.result);
-        }
+        if (more.synced) syncRuns.push(more.synced);
       };
       // Memory per held wallet is of the first fill's: a held search adds wallets later.
       const heldFirst = held.length;
@@ -322,12 +317,12 @@ export class WalletLoad {
       let abuse: AbuseSummary | undefined;
       let search: FindMaxResult | undefined;
       if (this.o.search && !this.stopping) {
-        const { found, last, nextIndex } = await findMaxOnServer(this.runner, t, index, this.o.search, onStep, { indexBase });
+        const { found, last, runs, nextIndex } = await findMaxOnServer(this.runner, t, index, this.o.search, onStep, { indexBase });
         indexBase = nextIndex;
         search = found;
         // A stop before the first step leaves no step to summarise.
         arrivals = found.steps.length ? arrivalsOf(summarise(last)) : null;
-        if (found.steps.length) syncRuns.push(last);
+        syncRuns.push(...runs);
       } else if (this.arrivalModel && !this.stopping) {
         // Built before the arrivals start: their phases time the server, not our own JSON.
         const payload = await this.o.abuse?.spec.profile.prepare?.(this.o.abuse.spec.params, () => this.stopping);
@@ -374,7 +369,6 @@ export class WalletLoad {
         holdFailed: fills.failed,
         holdFailures: fills.failures,
         holdSeconds: fills.seconds,
-        holdStoppedAnswering: fills.stoppedAnswering,
         stoppedAnswering: stoppedAnsweringOver(syncRuns),
         // Only when every sync held: a server that refused or dropped connections may be going down.
         rssPerHeldKiB: rssBefore !== null && rssAfter !== null && heldFirst > 0 && fill.failed === 0 ? (rssAfter - rssBefore) / heldFirst / 1024 : null,
@@ -488,7 +482,7 @@ export class WalletLoad {
 
   /** Syncs wallets, cycling through the file, until `hold` of them are held (or too many failed): the hold executor. */
   private async fillHold(t: ServerTarget, serverId: number, held: HeldWallet[], rehold: Rehold, segment: (s: Segment) => Promise<ServerResult>, want: number) {
-    if (want <= held.length || this.stopping) return { result: null, failed: 0, failures: {}, seconds: 0, stoppedAnswering: null };
+    if (want <= held.length || this.stopping) return { synced: null, failed: 0, failures: {}, seconds: 0 };
     this.watched.get(t.name)!.wallets.wanted = want;
     const started = Date.now();
     let lastLog = Date.now();
@@ -525,7 +519,7 @@ export class WalletLoad {
     });
     const result = await segment({ model: { kind: 'hold', sessions: want - held.length, concurrency: this.o.holdConcurrency }, units: () => units });
     this.o.log(`${t.name}: ${held.length} wallets held in ${((Date.now() - started) / 1000).toFixed(1)} s (${failed} syncs failed)`);
-    return { result, failed, failures, seconds: (Date.now() - started) / 1000, stoppedAnswering: summarise(result).stoppedAnswering };
+    return { synced: result, failed, failures, seconds: (Date.now() - started) / 1000 };
   }
 
   /**
@@ -652,6 +646,7 @@ function stoppedAnsweringOver(runs: ServerResult[]): StoppedAnswering | null {
   const inOrder = [...runs].sort((a, b) => a.startedAtMs - b.startedAtMs);
   return summarise(mergeTurns(inOrder, { closed: false, words: { units: 'wallet syncs', late: 'started late' } })).stoppedAnswering;
 }
+
 /**
  * An arrivals segment's figures from the engine's summary (src/engine/summary.ts), in the words
  * the wallet load's summary, store and report use: every intended arrival synced, failed by

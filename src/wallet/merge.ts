@@ -211,8 +211,6 @@ function mergedSummary(server: string, shards: WalletShard[], rows: ServerRows):
     // Known by category only if every shard kept them so (shards stored before did not).
     ...(parts.every((p) => p.holdFailures) ? { holdFailures: addedFailures(parts.map((p) => p.holdFailures!)) } : {}),
     holdSeconds: Math.max(0, ...parts.map((p) => p.holdSeconds)),
-    // The shards that held nothing had no hold to stop answering.
-    holdStoppedAnswering: stoppedAnsweringAll(parts.filter((p) => p.held + p.holdFailed > 0).map((p) => readStoppedAnswering(p.holdStoppedAnswering))),
     // Over the whole run, of the shards that synced anything; shards stored before it was kept say nothing of it.
     ...(parts.every((p) => p.stoppedAnswering !== undefined)
       ? { stoppedAnswering: stoppedAnsweringAll(parts.filter((p) => p.held + p.holdFailed + (p.arrivals?.intended ?? 0) > 0).map((p) => readStoppedAnswering(p.stoppedAnswering))) }

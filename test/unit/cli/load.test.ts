@@ -126,9 +126,9 @@ test('a server that stops answering while wallets are held: said first in the wa
     const lines = r.stdout.split('\n');
     expect(lines[1]).toMatch(/^generic: wallet syncs answered 4 of \d+, stopped answering at \d\.\d\d s \(\d+ unanswered after\)$/);
     const stored = query<{ summary_json: string }>(db, 'SELECT summary_json FROM wallet_runs');
-    expect(JSON.parse(stored.summary_json).servers[0].holdStoppedAnswering).toMatchObject({ answered: 4 });
+    expect(JSON.parse(stored.summary_json).servers[0].stoppedAnswering).toMatchObject({ answered: 4 });
     const [run] = readModels(reportOptions({ db, out: path.join(tmp, 'held-silent-report') })).wallet!.runs;
-    expect(walletLoadTable(run).rows[0][0]).toMatch(/^generic: hold syncs answered 4 of \d+, stopped answering at/);
+    expect(walletLoadTable(run).rows[0][0]).toMatch(/^generic: wallet syncs answered 4 of \d+, stopped answering at/);
   } finally {
     silent.close();
   }

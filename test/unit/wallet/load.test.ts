@@ -88,7 +88,7 @@ test('a server that answers two wallets’ worth of calls and then nothing: the 
   expect(a.stoppedAnswering!.atS).toBeLessThan(3.5);
   // Stored with the run, and shown by the report first in the server's row.
   const [run] = readModels(reportOptions({ db: lastDb, out: dir })).wallet!.runs;
-  expect(walletLoadTable(run).rows[0][0]).toMatch(/^s: arrivals answered 2 of 7, stopped answering at \d\.\d\d s \(5 unanswered after\)$/);
+  expect(walletLoadTable(run).rows[0][0]).toMatch(/^s: wallet syncs answered 2 of 7, stopped answering at \d\.\d\d s \(5 unanswered after\)$/);
 });
 
 test('a stop mid-run: the arrivals not started are counted as such, and all add up', async () => {
@@ -175,7 +175,6 @@ describe('held wallets', () => {
     const s = await holding({ nullResults: true }, 4, 2);
     expect(s.held).toBe(4);
     expect(s.holdFailed).toBe(0);
-    expect(s.holdStoppedAnswering).toBeNull();
     expect(s.stoppedAnswering).toBeNull();
   });
 
@@ -183,9 +182,12 @@ describe('held wallets', () => {
     const s = await holding({ nullResults: true, answerConnections: 4 }, 40, 4, { rate: 5, durationMs: 1000 });
     expect(s.held).toBe(4);
     expect(s.arrivals).toMatchObject({ intended: 5, synced: 0 });
-    const hold = s.holdStoppedAnswering!;
-    expect(hold).toMatchObject({ answered: 4 });
-    expect(s.stoppedAnswering).toEqual({ answered: 4, of: hold.of + 5, atS: hold.atS, unanswered: hold.unanswered + 5 });
+    // Dated from the hold's last answer (each answered sync takes about a second), with the hold's
+    // failed syncs after it and every arrival.
+    expect(s.stoppedAnswering).toMatchObject({ answered: 4, of: 4 + s.holdFailed + 5 });
+    expect(s.stoppedAnswering!.unanswered).toBeGreaterThanOrEqual(5 + 5);
+    expect(s.stoppedAnswering!.atS).toBeGreaterThan(0.5);
+    expect(s.stoppedAnswering!.atS).toBeLessThan(s.holdSeconds);
   });
 
   test('a server that holds its wallets and then answers no arriving one: one silence over the run, dated from the hold', async () => {
@@ -193,7 +195,6 @@ describe('held wallets', () => {
     // second for 2 s, each timing out after 1 s.
     const s = await holding({ nullResults: true, answerConnections: 2 }, 2, 2, { rate: 5, durationMs: 2000 });
     expect(s.held).toBe(2);
-    expect(s.holdStoppedAnswering).toBeNull();
     expect(s.arrivals).toMatchObject({ intended: 10, synced: 0, failures: { timeout: 10 } });
     // The arrivals alone never had an answer; the server's run had two, and then none.
     expect(s.arrivals!.stoppedAnswering).toMatchObject({ answered: 0, of: 10 });
@@ -211,12 +212,10 @@ describe('held wallets', () => {
     expect(s.held).toBe(4);
     expect(s.holdFailed).toBeGreaterThanOrEqual(11);
     expect(s.holdFailures).toMatchObject({ timeout: s.holdFailed });
-    expect(s.holdStoppedAnswering).toMatchObject({ answered: 4, of: 4 + s.holdFailed });
-    expect(s.holdStoppedAnswering!.unanswered).toBeGreaterThanOrEqual(5);
-    // Nothing arrived after it: the whole run's silence is the hold's.
-    expect(s.stoppedAnswering).toEqual(s.holdStoppedAnswering);
+    expect(s.stoppedAnswering).toMatchObject({ answered: 4, of: 4 + s.holdFailed });
+    expect(s.stoppedAnswering!.unanswered).toBeGreaterThanOrEqual(5);
     const [run] = readModels(reportOptions({ db: lastDb, out: dir })).wallet!.runs;
-    expect(walletLoadTable(run).rows[0][0]).toMatch(new RegExp(`^s: hold syncs answered 4 of ${4 + s.holdFailed}, stopped answering at \\d\\.\\d\\d s \\(\\d+ unanswered after\\)$`));
+    expect(walletLoadTable(run).rows[0][0]).toMatch(new RegExp(`^s: wallet syncs answered 4 of ${4 + s.holdFailed}, stopped answering at \\d\\.\\d\\d s \\(\\d+ unanswered after\\)$`));
   });
 });
 
