@@ -11,7 +11,7 @@
  */
 
 /** How long a step waits for a spare moment at most. */
-const MAX_DEFER_MS = 20;
+export const MAX_DEFER_MS = 20;
 
 const waiting: Array<{ go: () => void; sinceMs: number }> = [];
 /** Pacers running that give spare moments. */

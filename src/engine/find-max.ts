@@ -180,8 +180,9 @@ export async function findMax(
  * The search on one server, its steps run as segments of one run: each step numbers its intervals
  * on from the last step's (from `from.indexBase`, after what the server's run did before), so the
  * steps follow each other in the stored run; their units are `from.units` (the run's requests
- * unless told). Also returns every step's result in order, the last apart (the server's summary
- * after a search is of its last step), and the index the server's next second takes.
+ * unless told). Also returns every step's result in order (`runs`), the last one also on its own
+ * (`last`: the server's summary after a search is of its last step), and the index the server's
+ * next second takes.
  */
 export async function findMaxOnServer(
   runner: LoadRunner,

@@ -181,7 +181,7 @@ function readHeld(run: WalletRunRow): HeldSummary[] {
 
 export function readWalletRun(reader: ResultsReader, run: WalletRunRow): WalletRunReport {
   const records = reader.walletServers(run.id);
-  // A wallet bench's servers: did each answer the syncs it was given (a wallet load says it of its arrivals).
+  // A wallet bench's servers: did each answer the syncs it was given (a wallet load's say it in its held summary).
   const outcomes = run.kind === 'bench' ? reader.walletSyncOutcomes(run.id) : undefined;
   const timeoutMs = (parseStoredJson(run.config_json) as { timeoutMs?: unknown } | null)?.timeoutMs;
   // Whether each stopped answering part-way: judged by the run on its syncs' times (stored since 2026-11-29).

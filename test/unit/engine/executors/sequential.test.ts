@@ -7,7 +7,7 @@ import { RunClock } from '../../../../src/engine/run-clock';
 import type { PlanBatch, PlanContext, PlanPart } from '../../../../src/engine/iteration';
 import { planExecutorFor, planProblemsOf } from '../../../../src/engine/executors/registry';
 import type { SequentialPlan } from '../../../../src/engine/executors/sequential';
-import { spareMoment } from '../../../../src/core/spare-time';
+import { MAX_DEFER_MS, spareMoment } from '../../../../src/core/spare-time';
 
 interface Unit {
   pass: number;
@@ -126,15 +126,24 @@ test('a stop mid-plan starts nothing more, and the executor resolves once the un
   expect(pacer.vusAt(0)).toBe(0);
 });
 
-/** Bookkeeping that waits for spare moments while `pacer` runs: what was in flight when each step ran. */
-async function stepsDuring(p: ReturnType<typeof timerPlan>, c: SequentialPlan): Promise<{ queued: number; inFlightAtStep: number[] }> {
+/**
+ * Bookkeeping that waits for spare moments while `pacer` runs: what was in flight when each step
+ * ran, and of the steps given a moment (not let go by the bound on the wait, src/core/spare-time.ts:
+ * a pause of a loaded machine longer than that lets a step go while a unit is in flight, as it should).
+ */
+async function stepsDuring(p: ReturnType<typeof timerPlan>, c: SequentialPlan): Promise<{ queued: number; inFlightAtStep: number[]; inFlightAtMoment: number[] }> {
   const inFlightAtStep: number[] = [];
+  const inFlightAtMoment: number[] = [];
   let queued = 0;
   const step = async () => {
+    const askedAt = performance.now();
     await spareMoment();
+    const letGo = performance.now() - askedAt >= MAX_DEFER_MS - 1;
     // A step goes on for a few microtask hops after its moment: all of it before the next unit.
     for (let hop = 0; hop < 5; hop++) await null;
-    inFlightAtStep.push(p.inFlight.reduce((a, b) => a + b, 0));
+    const inFlight = p.inFlight.reduce((a, b) => a + b, 0);
+    inFlightAtStep.push(inFlight);
+    if (!letGo) inFlightAtMoment.push(inFlight);
   };
   const ticker = setInterval(() => {
     queued++;
@@ -143,14 +152,16 @@ async function stepsDuring(p: ReturnType<typeof timerPlan>, c: SequentialPlan): 
   await planExecutorFor(c).create(p.ctx, c).run();
   clearInterval(ticker);
   await new Promise((r) => setTimeout(r, 50)); // the steps still waiting when the plan ended
-  return { queued, inFlightAtStep };
+  return { queued, inFlightAtStep, inFlightAtMoment };
 }
 
 test('one unit in flight in all: bookkeeping waiting for a spare moment runs between units, never while one is in flight', async () => {
-  const { queued, inFlightAtStep } = await stepsDuring(timerPlan(2, 15, () => 4), plan({ passes: 2, warmup: 0 }));
+  const { queued, inFlightAtStep, inFlightAtMoment } = await stepsDuring(timerPlan(2, 15, () => 4), plan({ passes: 2, warmup: 0 }));
   expect(queued).toBeGreaterThan(10);
   expect(inFlightAtStep).toHaveLength(queued);
-  expect(inFlightAtStep.filter((n) => n > 0)).toEqual([]);
+  // Units of 4 ms: a step waits a few ms for the gap after the one in flight, far under the bound.
+  expect(inFlightAtMoment.length).toBeGreaterThan(queued / 2);
+  expect(inFlightAtMoment.filter((n) => n > 0)).toEqual([]);
 });
 
 test('with more in flight no moment is free: the bookkeeping still runs, after its bounded wait', async () => {
