@@ -31,6 +31,7 @@
  * It is not a fake of a real server: no test uses it for anything a real server answers.
  */
 import net from 'node:net';
+import { heldTimers } from './held-timers';
 
 export interface Misbehaving {
   port: number;
@@ -91,14 +92,8 @@ interface Req {
 export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Promise<Misbehaving> {
   const sockets = new Set<net.Socket>();
   // Answers held back (delays, stalls): cleared on close, so a closed server keeps no test process alive.
-  const timers = new Set<NodeJS.Timeout>();
-  const later = (fn: () => void, ms: number): void => {
-    const t = setTimeout(() => {
-      timers.delete(t);
-      fn();
-    }, ms);
-    timers.add(t);
-  };
+  const held = heldTimers();
+  const later = held.later;
   const state = { pings: 0, connections: 0, answered: 0, scripthashCalls: 0, askingConnections: 0, batches: 0 };
   // In-flight accounting: area under the in-flight curve, integrated at every change.
   const flight = { now: 0, area: 0, since: 0, first: 0, last: 0 };
@@ -279,8 +274,7 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
     meanInFlight: () => (flight.last > flight.first ? flight.area / (flight.last - flight.first) : 0),
     close: () =>
       new Promise<void>((resolve) => {
-        for (const t of timers) clearTimeout(t);
-        timers.clear();
+        held.clear();
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),

@@ -12,6 +12,7 @@ import { outcome } from '../../support/outcome';
 import { METHOD_RPC } from '../../../src/core/methods';
 import { until } from '../../support/until';
 import type { PendingCall } from '../../../src/electrum/client';
+import { heldTimers } from '../../support/held-timers';
 
 const SH = '0f'.repeat(31) + 'a1';
 const BALANCE = '{"chain_stats":{"funded_txo_sum":5,"spent_txo_sum":0},"mempool_stats":{"funded_txo_sum":0,"spent_txo_sum":0}}';
@@ -19,17 +20,15 @@ const BALANCE = '{"chain_stats":{"funded_txo_sum":5,"spent_txo_sum":0},"mempool_
 let server: http.Server | undefined;
 let slowMs = 0;
 /** Answers the server holds back (slowMs): cleared when it stops, so none outlives a test. */
-const held = new Set<NodeJS.Timeout>();
+const held = heldTimers();
 
 async function serve(port = 0): Promise<number> {
   const s = http.createServer((req, res) => {
     const body = req.url === '/blocks/tip/height' ? '7' : BALANCE;
-    const t = setTimeout(() => {
-      held.delete(t);
+    held.later(() => {
       res.writeHead(200, { 'content-length': Buffer.byteLength(body) });
       res.end(body);
     }, req.url === '/blocks/tip/height' ? 0 : slowMs);
-    held.add(t);
   });
   await new Promise<void>((r) => s.listen(port, '127.0.0.1', r));
   server = s;
@@ -39,7 +38,6 @@ async function serve(port = 0): Promise<number> {
 async function stop(): Promise<void> {
   const s = server;
   server = undefined;
-  for (const t of held) clearTimeout(t);
   held.clear();
   if (!s) return;
   s.closeAllConnections();

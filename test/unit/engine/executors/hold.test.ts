@@ -7,13 +7,11 @@ import { hold } from '../../../../src/engine/executors/hold';
 import type { HoldFill } from '../../../../src/engine/executors/hold';
 import type { IterationContext } from '../../../../src/engine/iteration';
 import { RunClock } from '../../../../src/engine/run-clock';
+import { heldTimers } from '../../../support/held-timers';
 
 /** Units still running when a test ends (a stop does not wait for them): cleared after it, so none outlives it. */
-const unitTimers = new Set<NodeJS.Timeout>();
-afterEach(() => {
-  for (const t of unitTimers) clearTimeout(t);
-  unitTimers.clear();
-});
+const unitTimers = heldTimers();
+afterEach(() => unitTimers.clear());
 
 /** Units that end after `ms`, well unless `fails(k)` says the k-th fails. */
 function iteration(ms: number, fails: (k: number) => boolean = () => false) {
@@ -28,12 +26,10 @@ function iteration(ms: number, fails: (k: number) => boolean = () => false) {
         const k = seen.started++;
         seen.running++;
         seen.maxRunning = Math.max(seen.maxRunning, seen.running);
-        const t = setTimeout(() => {
-          unitTimers.delete(t);
+        unitTimers.later(() => {
           seen.running--;
           whenDone?.(!fails(k));
         }, ms);
-        unitTimers.add(t);
         return true;
       },
       flush() {},
