@@ -17,6 +17,7 @@ import type { LoadRunner, Segment, ServerResult } from './runner';
 import { UserError } from '../core/user-error';
 import { histogramAt } from '../core/percentile-line';
 import { answeredOf } from '../core/outcomes';
+import { fmtRate } from '../core/rate-text';
 
 export interface Slo {
   percentile: number; // e.g. 99
@@ -208,6 +209,11 @@ export async function findMaxOnServer(
     onStep,
   );
   return { found, last: last!, runs, nextIndex: indexBase };
+}
+
+/** How a search paced its server, as a run's record describes its model: "find-max under p99<100ms, 20/s ×2 up to 160/s, 2 s a step". */
+export function describeSearch(o: FindMaxOptions): string {
+  return `find-max under ${o.slo.text}, ${fmtRate(o.startRate)}/s ×${o.factor} up to ${fmtRate(o.maxRate)}/s, ${o.dwellMs / 1000} s a step`;
 }
 
 /** One step as the progress shows it. */

@@ -7,6 +7,8 @@
 import type { ServerTarget } from '../servers/targets';
 import { LoadStopped, type LoadRunner, type ServerResult } from './runner';
 import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type StepResult } from './find-max';
+import { mergeTurns } from './merge-turns';
+import { REQUEST_WORDS } from './iterations/request-units';
 
 export interface InTurn<R> {
   results: R[];
@@ -30,6 +32,12 @@ export async function inTurn<R>(runner: { readonly stopped: boolean }, servers: 
 
 export interface ServersDone extends InTurn<ServerResult> {
   searches: FindMaxResult[];
+  /**
+   * Each searched server's steps as one run (merge-turns.ts), by server: whether it answered, or
+   * stopped answering, is a fact of the whole search, not of its last step (a server that died
+   * after passing two steps answered, then stopped; it did not answer nothing).
+   */
+  searched: Map<string, ServerResult>;
 }
 
 /** A request load's servers: each its whole profile, or its find-max search. */
@@ -40,11 +48,13 @@ export async function serversInTurn(
   on: { step(target: ServerTarget, s: StepResult): void; server(target: ServerTarget, r: ServerResult): void },
 ): Promise<ServersDone> {
   const searches: FindMaxResult[] = [];
+  const searched = new Map<string, ServerResult>();
   const done = await inTurn(runner, servers, async (target, i) => {
     let r: ServerResult;
     if (search) {
-      const { found, last } = await findMaxOnServer(runner, target, i, search, (s) => on.step(target, s));
+      const { found, last, runs } = await findMaxOnServer(runner, target, i, search, (s) => on.step(target, s));
       searches.push(found);
+      if (runs.length > 0) searched.set(target.name, mergeTurns(runs, { closed: false, words: REQUEST_WORDS }));
       r = last;
     } else {
       r = await runner.runServer(target, i);
@@ -52,5 +62,5 @@ export async function serversInTurn(
     on.server(target, r);
     return r;
   });
-  return { ...done, searches };
+  return { ...done, searches, searched };
 }

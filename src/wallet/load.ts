@@ -182,6 +182,11 @@ export interface ServerLoadSummary {
     /** The one generator check: arrivals that started late by a material share of their time to synced. */
     generator: GeneratorVerdict;
   } | null;
+  /**
+   * --find-max: every step's arrivals by how each ended (`arrivals` is the last step's alone), so
+   * that whether the server answered is said of the whole search. Absent without a search.
+   */
+  searchArrivals?: Record<string, number>;
   notify: NotifyStats | null;
   /** Held connections lost, held again and when the server was gone; null with nothing held. */
   reconnects: HeldReconnects | null;
@@ -316,12 +321,14 @@ export class WalletLoad {
       let arrivals: ServerLoadSummary['arrivals'] = null;
       let abuse: AbuseSummary | undefined;
       let search: FindMaxResult | undefined;
+      let searchArrivals: Record<string, number> | undefined;
       if (this.o.search && !this.stopping) {
         const { found, last, runs, nextIndex } = await findMaxOnServer(this.runner, t, index, this.o.search, onStep, { indexBase });
         indexBase = nextIndex;
         search = found;
         // A stop before the first step leaves no step to summarise.
         arrivals = found.steps.length ? arrivalsOf(summarise(last)) : null;
+        if (runs.length > 0) searchArrivals = summarise(asOneRun(runs)).outcomes;
         syncRuns.push(...runs);
       } else if (this.arrivalModel && !this.stopping) {
         // Built before the arrivals start: their phases time the server, not our own JSON.
@@ -373,6 +380,7 @@ export class WalletLoad {
         // Only when every sync held: a server that refused or dropped connections may be going down.
         rssPerHeldKiB: rssBefore !== null && rssAfter !== null && heldFirst > 0 && fill.failed === 0 ? (rssAfter - rssBefore) / heldFirst / 1024 : null,
         arrivals,
+        ...(searchArrivals ? { searchArrivals } : {}),
         notify,
         reconnects: held.length > 0 ? rehold.summary() : null,
         loopDelayP99Ms: loop.percentile(99) / 1e6,
@@ -642,9 +650,13 @@ export function serverStoppedAnswering(s: ServerLoadSummary): StoppedAnswering |
 
 /** A server's segments that synced wallets as one run's turns (engine/merge-turns.ts): whether it stopped answering over them all. */
 function stoppedAnsweringOver(runs: ServerResult[]): StoppedAnswering | null {
-  if (runs.length === 0) return null;
+  return runs.length === 0 ? null : summarise(asOneRun(runs)).stoppedAnswering;
+}
+
+/** Segments of one server's wallet syncs (at least one), in time order, as one run's turns. */
+function asOneRun(runs: ServerResult[]): ServerResult {
   const inOrder = [...runs].sort((a, b) => a.startedAtMs - b.startedAtMs);
-  return summarise(mergeTurns(inOrder, { closed: false, words: { units: 'wallet syncs', late: 'started late' } })).stoppedAnswering;
+  return mergeTurns(inOrder, { closed: false, words: { units: 'wallet syncs', late: 'started late' } });
 }
 
 /**

@@ -19,6 +19,9 @@ import { RequestPicker } from './requests';
 /** How long requests still in flight at the schedule's end may take to answer, at least (beyond that they time out). */
 const DRAIN_GRACE_MS = 1500;
 
+/** Requests, in the generator check's words. */
+export const REQUEST_WORDS: UnitSource['words'] = { units: 'requests', late: 'went out late (scheduling lag)' };
+
 export interface RequestUnitsOptions extends ConnectionOptions {
   lines: DatasetLine[];
   mix: Mix;
@@ -59,6 +62,6 @@ export function requestUnits(target: ServerTarget, o: RequestUnitsOptions): Unit
     lateReplies: () => conns.lateReplies(),
     // A request ends as an outcome, whatever happens to it.
     failure: undefined,
-    words: { units: 'requests', late: 'went out late (scheduling lag)' },
+    words: REQUEST_WORDS,
   };
 }

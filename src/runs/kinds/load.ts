@@ -17,9 +17,9 @@ import { targetUrl, type ServerTarget } from '../../servers/targets';
 import type { LoadModel } from '../../engine/executors/registry';
 import { executorFor } from '../../engine/executors/registry';
 import type { FindMaxOptions, FindMaxResult } from '../../engine/find-max';
-import { stepLine } from '../../engine/find-max';
+import { describeSearch, stepLine } from '../../engine/find-max';
 import type { CoordinatorAddress } from '../../engine/coordinator';
-import { LoadRunner, type LoadOptions } from '../../engine/runner';
+import { LoadRunner, type LoadOptions, type ServerResult } from '../../engine/runner';
 import { serversInTurn } from '../../engine/servers-in-turn';
 import { serversInTurns } from '../../engine/interleave';
 import type { LiveCounts } from '../../engine/sinks/hdr-intervals';
@@ -202,7 +202,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
           git_commit: tool.gitCommit,
           config: { ...config, thresholds: plan.thresholds, dataset: run.dataset.file, cpus, realtime, ...turnsConfig(plan), ...(limitWarnings.length ? { limitWarnings } : {}), test: opts.shard && testIdentity(run.testOptions, run.servers, run.dataset.hash) },
           model: opts.model,
-          model_text: executorFor(opts.model).describe(opts.model),
+          model_text: search ? describeSearch(search) : executorFor(opts.model).describe(opts.model),
           dataset_path: run.dataset.file,
           dataset_hash: run.dataset.hash,
           shard: opts.shard ? `${opts.shard.index}/${opts.shard.count}` : null,
@@ -253,9 +253,16 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   // Per request only for a single profile per server: a search's steps are not all kept here.
   const costs = await sampling?.stop(search ? new Map() : new Map(outcomes.map((o) => [o.server, o.totals.sent])));
   const summaries = outcomes.map((o) => ({ ...summarise(o), replies: repliesOf(o.server) }));
+  // A search's summary is of its last step; whether the server answered is of every step, as is
+  // what the run's record keeps for the report (which reads every step's seconds).
+  const searched = 'searched' in done ? done.searched : new Map<string, ServerResult>();
+  const answeredOver = (s: ServerSummary): ServerSummary => {
+    const whole = searched.get(s.server);
+    return whole ? summarise(whole) : s;
+  };
   // An A/B run's verdicts, from its seconds as stored, go with each judged server's outcomes.
   const ab = plan.baseline !== undefined && !failure ? loadAbVerdicts(results, runId, plan.failOnRegressionPct) : undefined;
-  for (const s of summaries) store.setServerOutcome(serverIds.get(s.server)!, { ...storedOutcome(s), ...(ab?.byServer.has(s.server) ? { abVerdicts: ab.byServer.get(s.server) } : {}) });
+  for (const s of summaries) store.setServerOutcome(serverIds.get(s.server)!, { ...storedOutcome(answeredOver(s)), ...(ab?.byServer.has(s.server) ? { abVerdicts: ab.byServer.get(s.server) } : {}) });
   const thresholds: ThresholdResult[] = tracker?.results() ?? [];
   // A stop after the schedule was done still leaves a run with every outcome.
   const status = session.statusOf({ failed: failure !== undefined, aborted: runner.aborted !== null, planDone: !runner.stopped });
@@ -268,7 +275,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   });
   session.closeStore();
   if (failure) throw failure;
-  const answering = summaries.map((s) => answeringOf(s.server, s.outcomes, { unit: 'request', timeoutMs: plan.timeoutMs, stoppedAnswering: s.stoppedAnswering }));
+  const answering = summaries.map(answeredOver).map((s) => answeringOf(s.server, s.outcomes, { unit: 'request', timeoutMs: plan.timeoutMs, stoppedAnswering: s.stoppedAnswering }));
   const detail: LoadDetail = { part: 'run', summaries, searches, ab, failOnPct: plan.failOnRegressionPct, costs, aborted: runner.aborted };
   const outcome = (json: Record<string, unknown>, d: Partial<LoadDetail> = {}): RunOutcome<LoadDetail> => ({
     kind: 'load',

@@ -345,13 +345,19 @@ function shareOfPlan(plan: WalletLoadPlan, shard: Shard | undefined) {
 
 /** How a server's wallet syncs ended, held and arriving, for whether it answered them. */
 function unitsOf(s: ServerLoadSummary): Record<string, number> {
-  const units: Record<string, number> = { ok: s.held + (s.arrivals?.synced ?? 0) };
+  const units: Record<string, number> = { ok: s.held };
   const add = (k: string, n: number) => {
     if (n > 0) units[k] = (units[k] ?? 0) + n;
   };
   // Runs stored before the hold's failures were kept by category: their failures' category is not known.
   if (s.holdFailures) for (const [k, n] of Object.entries(s.holdFailures)) add(k, n);
   else add('hold-failed', s.holdFailed);
+  // A search's arrivals are every step's: a server that answered two steps and none of the last answered.
+  if (s.searchArrivals) {
+    for (const [k, n] of Object.entries(s.searchArrivals)) add(k, n);
+    return units;
+  }
+  add('ok', s.arrivals?.synced ?? 0);
   for (const [k, n] of Object.entries(s.arrivals?.failures ?? {})) add(k, n);
   add('not-sent', s.arrivals?.notStarted ?? 0);
   return units;

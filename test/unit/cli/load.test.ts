@@ -229,6 +229,46 @@ test('--find-max runs its steps one after another in one run and states the resu
   expect(row).toEqual({ steps: 2, sent: 20 * 2 + 40 * 2 });
 });
 
+test('--find-max on a server that dies between steps: answered and stopped answering over the whole search, not "answered 0" of its last step; exit 0; the report says the same and names the search', async () => {
+  // Answers the first 120 calls: steps 0 and 1 (20/s and 40/s for 2 s: 40 + 80), none of step 2.
+  const dying = await startMisbehavingServerProcess({ nullResults: true, answerFirst: 120 });
+  try {
+    const db = path.join(tmp, 'find-max-dies.sqlite');
+    const r = await cli('load', ['--server', `generic@127.0.0.1:${dying.port}`, '--dataset', dataset, '--find-max', '--slo', 'p99<5000ms', '--start-rate', '20', '--step-factor', '2', '--max-rate', '80', '--dwell', '2s', '--warmup', '0s', '--bisect-steps', '0', '--timeout', '1', '--db', db, '--no-progress']);
+    expect(r.stderr).toMatch(/^generic step 2 \(ramp\) 80\/s: achieved 0\/s, .* → FAIL/m);
+    expect(r.code).toBe(0); // it answered 120: not a server that answered nothing (exit 3)
+    expect(r.stdout).toMatch(/^generic: answered 120 of 280, stopped answering at \d+\.\d\d s \(160 unanswered after\)$/m);
+    const stored = query<{ outcome_json: string; model_text: string }>(db, 'SELECT s.outcome_json, l.model_text FROM run_servers s JOIN load_runs l ON l.run_id = s.run_id');
+    expect(JSON.parse(stored.outcome_json)).toMatchObject({ answered: 120, scheduled: 280, stoppedAnswering: { answered: 120, of: 280, unanswered: 160 } });
+    expect(stored.model_text).toBe('find-max under p99<5000ms, 20/s ×2 up to 80/s, 2 s a step');
+    const [run] = readModels(reportOptions({ db, out: path.join(tmp, 'find-max-dies-report') })).load;
+    const [row] = loadRunTable(run).rows;
+    expect(row[0]).toMatch(/^generic: answered 120 of 280, stopped answering at/);
+    expect(row[1]).toBe('find-max under p99<5000ms, 20/s ×2 up to 80/s, 2 s a step');
+  } finally {
+    dying.close();
+  }
+});
+
+test('wallet load --find-max on a server that answers the first step and none of the next: answered over every step, not "answered 0" of the last; exit 0', async () => {
+  // The first 4 syncs' connections answered (step 0: 2/s for 2 s), none of step 1's 8.
+  const dying = await startMisbehavingServerProcess({ nullResults: true, answerConnections: 4 });
+  try {
+    const db = path.join(tmp, 'wallet-find-max-dies.sqlite');
+    const wallets = path.join(tmp, 'find-max-wallets.jsonl');
+    fs.writeFileSync(wallets, JSON.stringify(unusedWallet) + '\n');
+    const r = await cli('load', ['--server', `generic@127.0.0.1:${dying.port}`, '--workload', 'electrum', '--wallets', wallets, '--find-max', '--slo', 'sync p99<5s', '--start-rate', '2', '--step-factor', '2', '--max-rate', '8', '--dwell', '2s', '--warmup', '0s', '--bisect-steps', '0', '--timeout', '1', '--db', db, '--no-progress']);
+    expect(r.stderr).toMatch(/generic step 1 \(ramp\) 4\/s: achieved 0\/s, .* → FAIL/);
+    expect(r.code).toBe(0); // it answered 4: not a server that answered nothing (exit 3)
+    expect(r.stdout).toMatch(/^generic: wallet syncs answered 4 of 12, stopped answering at \d+\.\d\d s \(8 unanswered after\)$/m);
+    const stored = JSON.parse(query<{ summary_json: string }>(db, 'SELECT summary_json FROM wallet_runs').summary_json).servers[0];
+    expect(stored.arrivals).toMatchObject({ intended: 8, synced: 0 }); // the last step's
+    expect(stored.searchArrivals).toEqual({ ok: 4, timeout: 8 });
+  } finally {
+    dying.close();
+  }
+});
+
 test('option problems are reported before any file is read or server contacted', async () => {
   const db = path.join(tmp, 'never.sqlite');
   const r = await cli('load', ['--server', 'generic@127.0.0.1:1', '--dataset', path.join(tmp, 'missing.jsonl'), '--rate', '0', '--duration', '-1', '--db', db]);

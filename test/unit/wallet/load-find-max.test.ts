@@ -53,6 +53,8 @@ test('a server that answers four wallets and then nothing: the first step passes
     expect(found).toMatchObject({ maxSustainableRate: 2, limitedBy: 'server' });
     // The summary's arrivals are the last step's: 8 due, the server silent for every one of them.
     expect(done.summaries[0].arrivals).toMatchObject({ intended: 8, synced: 0, failed: 8, notStarted: 0 });
+    // Whether it answered is of every step's arrivals: the first step's four, then none.
+    expect(done.summaries[0].searchArrivals).toEqual({ ok: 4, timeout: 8 });
     // Every arrival of every step is in the seconds once, under its step, and stored as one row.
     const unitsOf = (step: number) => seconds.filter((s) => s.step === step).reduce((n, s) => n + s.record.cells.reduce((m, c) => m + c.count, 0), 0);
     expect([unitsOf(0), unitsOf(1)]).toEqual([4, 8]);
