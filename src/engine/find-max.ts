@@ -13,7 +13,8 @@
  * A late generator adds to a latency; it cannot make a server's own answers slow or wrong.
  */
 import type { ServerTarget } from '../servers/targets';
-import type { LoadRunner, Segment, ServerResult } from './runner';
+import { LoadStopped, type LoadRunner, type Segment, type ServerResult } from './runner';
+import { UnitsNotOpened } from './unit-source';
 import { UserError } from '../core/user-error';
 import { histogramAt } from '../core/percentile-line';
 import { answeredOf } from '../core/outcomes';
@@ -50,6 +51,8 @@ export interface StepResult {
   failsOnServerAlone: boolean;
   passed: boolean;
   why: string;
+  /** The step could not connect (the server went down under the one before): nothing of it was sent; errorRate counts all of it. */
+  notStarted?: true;
 }
 
 export interface FindMaxResult {
@@ -119,6 +122,11 @@ function judge(r: ServerResult, target: number, o: FindMaxOptions, step: number,
   };
 }
 
+/** A step whose connections could not be opened: none of its requests was sent or answered. */
+function notStarted(target: number, step: number, phase: StepResult['phase'], why: string): StepResult {
+  return { step, phase, targetRate: target, achievedRate: 0, p50Ms: null, p99Ms: null, sloValueMs: null, errorRate: 1, generatorBound: false, failsOnServerAlone: true, passed: false, why, notStarted: true };
+}
+
 /**
  * Runs the search on one server. `runStep(rate, durationMs, step)` runs one constant-rate segment
  * and returns its result; the caller stores its intervals under that step.
@@ -132,9 +140,23 @@ export async function findMax(
 ): Promise<FindMaxResult> {
   const steps: StepResult[] = [];
   let step = 0;
-  const attempt = async (rate: number, phase: StepResult['phase'], durationMs = o.dwellMs) => {
-    const r = await runStep(rate, durationMs, step);
-    const s = judge(r, rate, o, step++, phase);
+  // Once a step has run, what it measured is the server's record and is kept: a stop while a later
+  // step connects ends the search as interrupted (null), and a server that no longer takes
+  // connections (it went down under the last step) fails the step it could not start, and the
+  // search ends there. Before the first step both are the run's, as for any run.
+  let unopened = false;
+  const attempt = async (rate: number, phase: StepResult['phase'], durationMs = o.dwellMs): Promise<StepResult | null> => {
+    let s: StepResult;
+    try {
+      s = judge(await runStep(rate, durationMs, step), rate, o, step, phase);
+    } catch (err) {
+      if (steps.length === 0) throw err;
+      if (err instanceof LoadStopped) return null;
+      if (!(err instanceof UnitsNotOpened)) throw err;
+      unopened = true;
+      s = notStarted(rate, step, phase, err.message);
+    }
+    step++;
     steps.push(s);
     onStep(s);
     return s;
@@ -142,18 +164,20 @@ export async function findMax(
   if (o.warmupMs > 0) await attempt(o.startRate, 'warmup', o.warmupMs);
   let lastPass: StepResult | null = null;
   let firstFail: StepResult | null = null;
-  for (let rate = o.startRate; rate <= o.maxRate && !runner.stopped; rate = Math.ceil(rate * o.factor)) {
+  for (let rate = o.startRate; rate <= o.maxRate && !runner.stopped && !unopened; rate = Math.ceil(rate * o.factor)) {
     const s = await attempt(rate, 'ramp');
+    if (!s) break;
     if (s.passed) lastPass = s;
     else {
       firstFail = s;
       break;
     }
   }
-  for (let i = 0; i < o.bisectSteps && lastPass && firstFail && !runner.stopped; i++) {
+  for (let i = 0; i < o.bisectSteps && lastPass && firstFail && !runner.stopped && !unopened; i++) {
     const mid = Math.round((lastPass.targetRate + firstFail.targetRate) / 2);
     if (mid <= lastPass.targetRate || mid >= firstFail.targetRate) break;
     const s = await attempt(mid, 'bisect');
+    if (!s) break;
     if (s.passed) lastPass = s;
     else firstFail = s;
   }
@@ -218,6 +242,7 @@ export function describeSearch(o: FindMaxOptions): string {
 
 /** One step as the progress shows it. */
 export function stepLine(target: ServerTarget, s: StepResult, o: FindMaxOptions): string {
+  if (s.notStarted) return `${target.name} step ${s.step} (${s.phase}) ${s.targetRate}/s: not started, nothing sent → FAIL (${s.why})`;
   return (
     `${target.name} step ${s.step} (${s.phase}) ${s.targetRate}/s: achieved ${s.achievedRate}/s, p${o.slo.percentile} ${s.sloValueMs?.toFixed(1) ?? '-'} ms, ` +
     `errors+dropped ${(s.errorRate * 100).toFixed(2)}% → ${s.passed ? 'pass' : `FAIL (${s.why})`}` +

@@ -5,12 +5,13 @@
  * wallet sync, src/wallet/sync-units.ts). The runner owns the schedule, the seconds and the
  * summary; a source owns what a unit is and how what is still under way at the end is cut short.
  */
+import { UserError } from '../core/user-error';
 import type { IterationContext } from './iteration';
 import type { RunClock } from './run-clock';
 import type { RequestSink } from './sinks/request-sink';
 
 export interface UnitSource<M extends string = string> {
-  /** Opens what the units share; rejects (with a line naming the server) when it cannot. */
+  /** Opens what the units share; rejects with UnitsNotOpened (a line naming the server) when it cannot. */
   open(): Promise<void>;
   /** The server's software and protocol as it announced them, once open; null when nothing is opened up front. */
   readonly server: { software: string; protocol: string } | null;
@@ -35,3 +36,10 @@ export interface UnitSource<M extends string = string> {
   /** The units and their lateness in the generator check's words ("requests", "went out late (scheduling lag)"). */
   readonly words: { units: string; late: string };
 }
+
+/**
+ * What the units share could not be opened (connections refused, handshakes unanswered): nothing
+ * was sent. The user's to fix when it is a run's first contact with the server; after a search's
+ * first step it is the server's answer to that step (engine/find-max.ts).
+ */
+export class UnitsNotOpened extends UserError {}

@@ -27,7 +27,8 @@
  * whose reading stopped, so what is written to it backs up until the writer's socket takes no more.
  * With `genesisHeader`, blockchain.block.header answers that header for block 0 (the chain it
  * claims to be on). With `oversizedAnswers: N`, every scripthash call is answered as
- * test.oversized(N) is.
+ * test.oversized(N) is. With `goDownAfter: N`, it goes down after answering N scripthash calls:
+ * it stops listening and ends every connection (a server that crashed).
  * It is not a fake of a real server: no test uses it for anything a real server answers.
  */
 import net from 'node:net';
@@ -79,6 +80,8 @@ export interface MisbehavingOptions {
   genesisHeader?: string;
   /** Answer every scripthash call with one line of about this many bytes. */
   oversizedAnswers?: number;
+  /** After answering this many scripthash calls, go down: stop listening (later connects are refused) and end every connection. */
+  goDownAfter?: number;
 }
 
 const FILLER = Buffer.alloc(1024 * 1024, 'x');
@@ -156,6 +159,7 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
         } else if (!msg.method.startsWith('blockchain.scripthash.') || !(opts.delayMs || opts.hangAfterHandshake)) {
           if (msg.method.startsWith('blockchain.scripthash.')) state.answered++;
           handle(socket, msg);
+          if (opts.goDownAfter !== undefined && state.answered >= opts.goDownAfter && server.listening) goDown();
         } else if (!opts.hangAfterHandshake) {
           inFlight(+1);
           later(() => {
@@ -167,6 +171,12 @@ export async function startMisbehavingServer(opts: MisbehavingOptions = {}): Pro
       }
     });
   });
+
+  /** A crashed server: its port refuses connections, its connections end once what was written to them is sent. */
+  function goDown(): void {
+    server.close();
+    for (const s of sockets) s.end();
+  }
 
   function answer(r: Req): object | null {
     switch (r.method) {

@@ -6,13 +6,12 @@
  */
 import { PROFILES } from '../../servers/profiles';
 import { targetUrl, type ServerTarget } from '../../servers/targets';
-import { UserError } from '../../core/user-error';
 import type { DatasetLine } from '../../core/dataset-line';
 import type { Mix } from '../../core/load-types';
 import type { MethodName } from '../../core/methods';
 import { transportOf } from '../../transports/registry';
 import type { ConnectionOptions } from '../../transports/transport';
-import type { UnitSource } from '../unit-source';
+import { UnitsNotOpened, type UnitSource } from '../unit-source';
 import { requestIteration } from './request';
 import { RequestPicker } from './requests';
 
@@ -40,7 +39,7 @@ export function requestUnits(target: ServerTarget, o: RequestUnitsOptions): Unit
         await conns.open();
       } catch (err) {
         // E.g. a server that caps connections per IP below --connections (see --source-addresses).
-        throw new UserError(`server ${target.name} (${targetUrl(target)}): cannot open ${o.connections} connections: ${(err as Error).message}`);
+        throw new UnitsNotOpened(`server ${target.name} (${targetUrl(target)}): cannot open ${o.connections} connections: ${(err as Error).message}`);
       }
     },
     get server() {

@@ -200,6 +200,7 @@ function interleaveCases(): Case[] {
     { name: 'load: --interleave with a ramp', cli: 'load', args: (c) => two(c, '--stages', '10s:50', '--interleave', '2s'), names: () => ['--interleave', '--stages'] },
     { name: 'load: --interleave with iterations', cli: 'load', args: (c) => two(c, '--iterations', '100', '--interleave', '2s'), names: () => ['--interleave', '--iterations'] },
     { name: 'load: --interleave with --find-max', cli: 'load', args: (c) => two(c, '--find-max', '--slo', 'p99<50ms', '--interleave', '2s'), names: () => ['--interleave', '--find-max'] },
+    { name: 'load: --find-max with --shard (each step judged on a rate one shard does not send)', cli: 'load', args: (c) => two(c, '--find-max', '--slo', 'p99<50ms', '--shard', '1/2'), names: () => ['--shard', '--find-max'] },
     { name: 'load: --interleave with --shard', cli: 'load', args: (c) => two(c, '--rate', '5', '--shard', '1/2', '--interleave', '2s'), names: () => ['--interleave', '--shard'] },
     { name: 'load: --baseline without --interleave', cli: 'load', args: (c) => two(c, '--rate', '5', '--baseline', 'a'), names: () => ['--baseline', '--interleave'] },
     { name: 'load: --baseline naming no server loaded', cli: 'load', args: (c) => two(c, '--rate', '5', '--interleave', '1s', '--baseline', 'c'), names: () => ['--baseline', 'c', 'a, b'] },

@@ -4,8 +4,9 @@
  * alone (its service time, from the actual write, is over the SLO even after the loop's delay, or
  * its errors alone are over the limit): then the figure is the server's, and says so.
  */
-import { findMax, type FindMaxOptions } from '../../../src/engine/find-max';
-import type { LoadRunner, ServerResult } from '../../../src/engine/runner';
+import { findMax, stepLine, type FindMaxOptions } from '../../../src/engine/find-max';
+import { LoadStopped, type LoadRunner, type ServerResult } from '../../../src/engine/runner';
+import { UnitsNotOpened } from '../../../src/engine/unit-source';
 import { IntervalRecorder } from '../../../src/engine/sinks/hdr-intervals';
 
 const o: FindMaxOptions = {
@@ -72,4 +73,38 @@ test('service time over the SLO by less than the loop\'s delay is not the server
   const timeouts = await search(step(200, 5, 1, { bound: true, timeouts: 10 }));
   expect(timeouts.limitedBy).toBe('server');
   expect(timeouts.steps[1].failsOnServerAlone).toBe(true);
+});
+
+describe('a server that goes down, or a stop, between steps: the steps run so far are kept', () => {
+  const target = { name: 's', profile: 'generic' as const, host: '127.0.0.1', port: 1, tls: false };
+  const bisecting = { ...o, bisectSteps: 2 };
+
+  test('a later step that cannot connect fails as not started, ends the search there (no bisect), and the limit is the server\'s', async () => {
+    const rates: number[] = [];
+    const r = await findMax(runner, target, bisecting, (rate) => {
+      rates.push(rate);
+      return rate < 200 ? step(rate, 5, 0.05, { bound: false }) : Promise.reject(new UnitsNotOpened('server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED'));
+    }, () => undefined);
+    expect(rates).toEqual([100, 200]);
+    expect(r.steps[1]).toMatchObject({ targetRate: 200, achievedRate: 0, passed: false, notStarted: true, why: 'server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED' });
+    expect(r).toMatchObject({ limitedBy: 'server', maxSustainableRate: 100 });
+    expect(r.statement).toBe('s: max sustainable throughput 100/s under p99<100ms (next step 200/s failed: server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED)');
+    expect(stepLine(target, r.steps[1], o)).toBe('s step 1 (ramp) 200/s: not started, nothing sent → FAIL (server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED)');
+  });
+
+  test('a stop while a later step connects ends the search as interrupted, with the steps so far', async () => {
+    const stopping = { stopped: false } as { stopped: boolean };
+    const r = await findMax(stopping as unknown as LoadRunner, target, bisecting, (rate) => {
+      if (rate < 200) return step(rate, 5, 0.05, { bound: false });
+      stopping.stopped = true;
+      return Promise.reject(new LoadStopped());
+    }, () => undefined);
+    expect(r.steps.map((s) => s.targetRate)).toEqual([100]);
+    expect(r).toMatchObject({ limitedBy: 'interrupted', maxSustainableRate: 100 });
+  });
+
+  test('before any step ran, an unreachable server or a stop is the run\'s: thrown as before', async () => {
+    await expect(findMax(runner, target, o, () => Promise.reject(new UnitsNotOpened('server s: cannot open 8 connections')), () => undefined)).rejects.toThrow(UnitsNotOpened);
+    await expect(findMax(runner, target, o, () => Promise.reject(new LoadStopped()), () => undefined)).rejects.toThrow(LoadStopped);
+  });
 });
