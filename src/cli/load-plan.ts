@@ -108,7 +108,7 @@ export function loadPlan(a: LoadPlanArgs): LoadPlan {
     if (a.dashboard !== undefined || a['dashboard-export'] !== undefined) problems.push('--coordinator: --dashboard would show one shard, not the test; follow a coordinated test with --out prometheus-rw=URL (every shard labelled), or its merged summary');
   }
   // A shard sends 1/N of each step's rate, and a step is judged on the whole rate: every step would fail.
-  if (a['find-max'] && a.shard !== undefined && a.coordinator === undefined) problems.push('--shard: --find-max judges each step on its whole rate, which one shard does not send; run the search on one machine');
+  if (a['find-max'] && shard && shard.count > 1 && a.coordinator === undefined) problems.push('--shard: --find-max judges each step on its whole rate, which one shard does not send; run the search on one machine');
   const thresholds = a.threshold ?? [];
   for (const t of thresholds) take(() => parseThreshold(t));
   const cpus = cpuOption('--cpu', a.cpu, problems);

@@ -26,7 +26,7 @@ export function printLoad(o: RunOutcome<LoadDetail>, out: { json: boolean; log: 
   if (d.part === 'merged') return [mergedText(o)];
   const summary = summaryText(d.summaries, o.answering, o.runId!, o.db!);
   const text = d.searches.length
-    ? d.searches.map((f) => `${f.statement}\n  (${f.pinning})`).join('\n') + "\n\n(the summary below is of each server's last step)\n" + summary
+    ? d.searches.map((f) => `${f.statement}\n  (${f.pinning})`).join('\n') + "\n\n(the table below is of each server's last step that ran; what a server answered, of its whole search)\n" + summary
     : (d.turns ? turnsLine(d.turns.turnMs, d.turns.durationMs, d.turns.servers) + '\n' : '') + summary;
   const parts = [text, ...(o.thresholds.length ? [formatThresholdResults(o.thresholds)] : []), ...(d.costs ? [d.costs] : []), ...(d.ab ? [loadAbText(d.ab)] : [])];
   if (d.aborted) out.log(`run ${o.runId} aborted: ${d.aborted}`);

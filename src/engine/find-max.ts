@@ -61,7 +61,8 @@ export interface FindMaxResult {
   maxErrorRate: number;
   steps: StepResult[];
   maxSustainableRate: number | null;
-  limitedBy: 'server' | 'generator' | 'max-rate' | 'interrupted';
+  /** 'server-down': a step after the first could not connect (StepResult.notStarted), and the search ended there. */
+  limitedBy: 'server' | 'server-down' | 'generator' | 'max-rate' | 'interrupted';
   statement: string;
   /** Where the generator and the server could run (their CPUs), as the command found it. */
   pinning?: string;
@@ -122,9 +123,18 @@ function judge(r: ServerResult, target: number, o: FindMaxOptions, step: number,
   };
 }
 
-/** A step whose connections could not be opened: none of its requests was sent or answered. */
+/** How long a step that could not connect waits before it tries once more. */
+const REOPEN_AFTER_MS = 1000;
+
+/** Waits `ms` unless the run is stopped first; true if it was not. */
+async function pauseUnlessStopped(runner: Pick<LoadRunner, 'stopped'>, ms: number): Promise<boolean> {
+  for (let left = ms; left > 0 && !runner.stopped; left -= 50) await new Promise((r) => setTimeout(r, Math.min(50, left)));
+  return !runner.stopped;
+}
+
+/** A step whose connections could not be opened: none of its requests was sent, so none was answered (its errorRate counts all of them). */
 function notStarted(target: number, step: number, phase: StepResult['phase'], why: string): StepResult {
-  return { step, phase, targetRate: target, achievedRate: 0, p50Ms: null, p99Ms: null, sloValueMs: null, errorRate: 1, generatorBound: false, failsOnServerAlone: true, passed: false, why, notStarted: true };
+  return { step, phase, targetRate: target, achievedRate: 0, p50Ms: null, p99Ms: null, sloValueMs: null, errorRate: 1, generatorBound: false, failsOnServerAlone: false, passed: false, why, notStarted: true };
 }
 
 /**
@@ -141,20 +151,24 @@ export async function findMax(
   const steps: StepResult[] = [];
   let step = 0;
   // Once a step has run, what it measured is the server's record and is kept: a stop while a later
-  // step connects ends the search as interrupted (null), and a server that no longer takes
-  // connections (it went down under the last step) fails the step it could not start, and the
-  // search ends there. Before the first step both are the run's, as for any run.
-  let unopened = false;
+  // step connects ends the search as interrupted (null), and a server that still takes no
+  // connections after a second's wait (it went down; the wait lets a per-address cap count the
+  // last step's closed sockets out) fails the step it could not start, and the search ends there.
+  // Before the first step both are the run's, as for any run.
+  let down: StepResult | null = null;
   const attempt = async (rate: number, phase: StepResult['phase'], durationMs = o.dwellMs): Promise<StepResult | null> => {
-    let s: StepResult;
-    try {
-      s = judge(await runStep(rate, durationMs, step), rate, o, step, phase);
-    } catch (err) {
-      if (steps.length === 0) throw err;
-      if (err instanceof LoadStopped) return null;
-      if (!(err instanceof UnitsNotOpened)) throw err;
-      unopened = true;
-      s = notStarted(rate, step, phase, err.message);
+    let s: StepResult | undefined;
+    for (let tries = 0; !s; tries++) {
+      try {
+        s = judge(await runStep(rate, durationMs, step), rate, o, step, phase);
+      } catch (err) {
+        if (steps.length === 0) throw err;
+        if (err instanceof LoadStopped) return null;
+        if (!(err instanceof UnitsNotOpened)) throw err;
+        if (tries === 0 && (await pauseUnlessStopped(runner, REOPEN_AFTER_MS))) continue;
+        if (runner.stopped) return null;
+        s = down = notStarted(rate, step, phase, err.message);
+      }
     }
     step++;
     steps.push(s);
@@ -164,40 +178,45 @@ export async function findMax(
   if (o.warmupMs > 0) await attempt(o.startRate, 'warmup', o.warmupMs);
   let lastPass: StepResult | null = null;
   let firstFail: StepResult | null = null;
-  for (let rate = o.startRate; rate <= o.maxRate && !runner.stopped && !unopened; rate = Math.ceil(rate * o.factor)) {
+  for (let rate = o.startRate; rate <= o.maxRate && !runner.stopped && !down; rate = Math.ceil(rate * o.factor)) {
     const s = await attempt(rate, 'ramp');
-    if (!s) break;
+    if (!s || s.notStarted) break;
     if (s.passed) lastPass = s;
     else {
       firstFail = s;
       break;
     }
   }
-  for (let i = 0; i < o.bisectSteps && lastPass && firstFail && !runner.stopped && !unopened; i++) {
+  for (let i = 0; i < o.bisectSteps && lastPass && firstFail && !runner.stopped && !down; i++) {
     const mid = Math.round((lastPass.targetRate + firstFail.targetRate) / 2);
     if (mid <= lastPass.targetRate || mid >= firstFail.targetRate) break;
     const s = await attempt(mid, 'bisect');
-    if (!s) break;
+    if (!s || s.notStarted) break;
     if (s.passed) lastPass = s;
     else firstFail = s;
   }
   const maxSustainableRate = lastPass?.targetRate ?? null;
   let limitedBy: FindMaxResult['limitedBy'] = 'server';
   if (runner.stopped) limitedBy = 'interrupted';
+  else if (down) limitedBy = 'server-down';
   else if (!firstFail) limitedBy = 'max-rate';
   else if (firstFail.generatorBound && !firstFail.failsOnServerAlone) limitedBy = 'generator';
   const statement =
-    limitedBy === 'generator'
-      ? maxSustainableRate === null
-        ? `${target.name}: the generator fell behind already at the start rate ${firstFail!.targetRate}/s (scheduling lag or loop delay; ${firstFail!.why}): no figure for the server`
-        : `${target.name}: the generator, not the server, fell behind at ${firstFail!.targetRate}/s (scheduling lag or loop delay): the server sustains at least ${maxSustainableRate}/s under ${o.slo.text}; its own limit was not reached`
-      : limitedBy === 'max-rate'
-        ? `${target.name}: sustained every step up to --max-rate ${o.maxRate}/s under ${o.slo.text}`
-        : limitedBy === 'interrupted'
-          ? `${target.name}: interrupted; highest passing rate so far ${maxSustainableRate ?? 'none'}`
-          : maxSustainableRate === null
-            ? `${target.name}: not even the start rate ${o.startRate}/s is sustained under ${o.slo.text} (${firstFail!.why})`
-            : `${target.name}: max sustainable throughput ${maxSustainableRate}/s under ${o.slo.text} (next step ${firstFail!.targetRate}/s failed: ${firstFail!.why})`;
+    limitedBy === 'server-down'
+      ? `${target.name}: went down during the search: step ${down!.step} (${down!.targetRate}/s) could not start (${down!.why}); ` +
+        `highest rate passed before it: ${maxSustainableRate === null ? 'none' : `${maxSustainableRate}/s`} under ${o.slo.text}` +
+        (firstFail ? `; ${firstFail.targetRate}/s had failed (${firstFail.why})` : '')
+      : limitedBy === 'generator'
+        ? maxSustainableRate === null
+          ? `${target.name}: the generator fell behind already at the start rate ${firstFail!.targetRate}/s (scheduling lag or loop delay; ${firstFail!.why}): no figure for the server`
+          : `${target.name}: the generator, not the server, fell behind at ${firstFail!.targetRate}/s (scheduling lag or loop delay): the server sustains at least ${maxSustainableRate}/s under ${o.slo.text}; its own limit was not reached`
+        : limitedBy === 'max-rate'
+          ? `${target.name}: sustained every step up to --max-rate ${o.maxRate}/s under ${o.slo.text}`
+          : limitedBy === 'interrupted'
+            ? `${target.name}: interrupted; highest passing rate so far ${maxSustainableRate ?? 'none'}`
+            : maxSustainableRate === null
+              ? `${target.name}: not even the start rate ${o.startRate}/s is sustained under ${o.slo.text} (${firstFail!.why})`
+              : `${target.name}: max sustainable throughput ${maxSustainableRate}/s under ${o.slo.text} (next step ${firstFail!.targetRate}/s failed: ${firstFail!.why})`;
   return { server: target.name, slo: o.slo, maxErrorRate: o.maxErrorRate, steps, maxSustainableRate, limitedBy, statement };
 }
 
@@ -205,9 +224,9 @@ export async function findMax(
  * The search on one server, its steps run as segments of one run: each step numbers its intervals
  * on from the last step's (from `from.indexBase`, after what the server's run did before), so the
  * steps follow each other in the stored run; their units are `from.units` (the run's requests
- * unless told). Also returns every step's result in order (`runs`), the last one also on its own
- * (`last`: the server's summary after a search is of its last step), and the index the server's
- * next second takes.
+ * unless told). Also returns the result of every step that ran, in order (`runs`: a step that could
+ * not start has none), the last one also on its own (`last`: the server's summary after a search is
+ * of its last step that ran), and the index the server's next second takes.
  */
 export async function findMaxOnServer(
   runner: LoadRunner,

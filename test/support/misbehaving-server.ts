@@ -80,7 +80,7 @@ export interface MisbehavingOptions {
   genesisHeader?: string;
   /** Answer every scripthash call with one line of about this many bytes. */
   oversizedAnswers?: number;
-  /** After answering this many scripthash calls, go down: stop listening (later connects are refused) and end every connection. */
+  /** After answering this many scripthash calls (answered at once: not with delayMs or a stall), go down: stop listening (later connects are refused) and end every connection. */
   goDownAfter?: number;
 }
 

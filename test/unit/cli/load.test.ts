@@ -255,12 +255,12 @@ test('--find-max on a server that goes down after its first step: the step it co
   const crashing = await startMisbehavingServerProcess({ nullResults: true, goDownAfter: 40 });
   try {
     const db = path.join(tmp, 'find-max-down.sqlite');
-    const r = await cli('load', ['--server', `generic@127.0.0.1:${crashing.port}`, '--dataset', dataset, '--find-max', '--slo', 'p99<5000ms', '--start-rate', '20', '--step-factor', '2', '--max-rate', '80', '--dwell', '2s', '--warmup', '0s', '--bisect-steps', '2', '--timeout', '1', '--db', db, '--no-progress']);
+    const r = await cli('load', ['--server', `generic@127.0.0.1:${crashing.port}`, '--dataset', dataset, '--find-max', '--slo', 'p99<5000ms', '--start-rate', '20', '--step-factor', '2', '--max-rate', '80', '--dwell', '2s', '--warmup', '0s', '--bisect-steps', '2', '--timeout', '5', '--db', db, '--no-progress']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^generic step 0 \(ramp\) 20\/s: .* → pass/m);
     expect(r.stderr).toMatch(new RegExp(`^generic step 1 \\(ramp\\) 40/s: not started, nothing sent → FAIL \\(server generic \\(tcp://127\\.0\\.0\\.1:${crashing.port}\\): cannot open 8 connections: .*\\)$`, 'm'));
     expect(r.stderr).not.toMatch(/step 2/); // no bisect against a server that is gone
-    expect(r.stdout).toMatch(/^generic: max sustainable throughput 20\/s under p99<5000ms \(next step 40\/s failed: server generic .*cannot open 8 connections/m);
+    expect(r.stdout).toMatch(/^generic: went down during the search: step 1 \(40\/s\) could not start \(server generic .*cannot open 8 connections.*\); highest rate passed before it: 20\/s under p99<5000ms$/m);
     const stored = query<{ status: string; find_max_json: string; outcome_json: string }>(db, 'SELECT r.status, l.find_max_json, s.outcome_json FROM runs r JOIN load_runs l ON l.run_id = r.id JOIN run_servers s ON s.run_id = r.id');
     expect(stored.status).toBe('completed');
     expect(JSON.parse(stored.find_max_json)[0].steps.map((s: { passed: boolean; notStarted?: boolean }) => [s.passed, s.notStarted ?? false])).toEqual([

@@ -79,17 +79,50 @@ describe('a server that goes down, or a stop, between steps: the steps run so fa
   const target = { name: 's', profile: 'generic' as const, host: '127.0.0.1', port: 1, tls: false };
   const bisecting = { ...o, bisectSteps: 2 };
 
-  test('a later step that cannot connect fails as not started, ends the search there (no bisect), and the limit is the server\'s', async () => {
+  const refused = () => Promise.reject(new UnitsNotOpened('server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED'));
+
+  test('a later step that cannot connect, tried again after a pause, fails as not started; the search ends there (no bisect) as the server going down', async () => {
     const rates: number[] = [];
     const r = await findMax(runner, target, bisecting, (rate) => {
       rates.push(rate);
-      return rate < 200 ? step(rate, 5, 0.05, { bound: false }) : Promise.reject(new UnitsNotOpened('server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED'));
+      return rate < 200 ? step(rate, 5, 0.05, { bound: false }) : refused();
     }, () => undefined);
-    expect(rates).toEqual([100, 200]);
-    expect(r.steps[1]).toMatchObject({ targetRate: 200, achievedRate: 0, passed: false, notStarted: true, why: 'server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED' });
-    expect(r).toMatchObject({ limitedBy: 'server', maxSustainableRate: 100 });
-    expect(r.statement).toBe('s: max sustainable throughput 100/s under p99<100ms (next step 200/s failed: server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED)');
+    expect(rates).toEqual([100, 200, 200]);
+    expect(r.steps[1]).toMatchObject({ step: 1, targetRate: 200, achievedRate: 0, passed: false, notStarted: true, failsOnServerAlone: false, why: 'server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED' });
+    expect(r).toMatchObject({ limitedBy: 'server-down', maxSustainableRate: 100 });
+    expect(r.statement).toBe('s: went down during the search: step 1 (200/s) could not start (server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED); highest rate passed before it: 100/s under p99<100ms');
     expect(stepLine(target, r.steps[1], o)).toBe('s step 1 (ramp) 200/s: not started, nothing sent → FAIL (server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED)');
+  });
+
+  test('a connection refused once and then taken (a cap still counting the last step\'s sockets) is no outage: the step runs', async () => {
+    let refusals = 0;
+    const r = await findMax(runner, target, o, (rate) => (rate === 200 && refusals++ === 0 ? refused() : step(rate, 5, 0.05, { bound: false })), () => undefined);
+    expect(refusals).toBe(2);
+    expect(r.steps.every((s) => !s.notStarted)).toBe(true);
+    expect(r.limitedBy).toBe('max-rate');
+  });
+
+  test('after a warm-up, a first ramp step that cannot start: no rate passed, and the statement does not judge the start rate', async () => {
+    const r = await findMax(runner, target, { ...o, warmupMs: 1000 }, (rate, _ms, n) => (n === 0 ? step(rate, 5, 0.05, { bound: false }) : refused()), () => undefined);
+    expect(r.steps.map((s) => [s.phase, s.notStarted ?? false])).toEqual([
+      ['warmup', false],
+      ['ramp', true],
+    ]);
+    expect(r).toMatchObject({ limitedBy: 'server-down', maxSustainableRate: null });
+    expect(r.statement).toMatch(/^s: went down during the search: step 1 \(100\/s\) could not start \(.*\); highest rate passed before it: none under p99<100ms$/);
+  });
+
+  test('going down in the bisect keeps the failure measured before it in the statement', async () => {
+    // 100 and 200 pass, 400 fails on its latency, the bisect's 300 cannot start.
+    const r = await findMax(runner, target, bisecting, (rate) => (rate <= 200 ? step(rate, 5, 0.05, { bound: false }) : rate === 400 ? step(400, 300, 0.05, { bound: false }) : refused()), () => undefined);
+    expect(r.steps.map((s) => [s.targetRate, s.passed, s.notStarted ?? false])).toEqual([
+      [100, true, false],
+      [200, true, false],
+      [400, false, false],
+      [300, false, true],
+    ]);
+    expect(r).toMatchObject({ limitedBy: 'server-down', maxSustainableRate: 200 });
+    expect(r.statement).toMatch(/^s: went down during the search: step 3 \(300\/s\) could not start \(.*\); highest rate passed before it: 200\/s under p99<100ms; 400\/s had failed \(p99 300\.\d ms > 100 ms\)$/);
   });
 
   test('a stop while a later step connects ends the search as interrupted, with the steps so far', async () => {
