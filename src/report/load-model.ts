@@ -107,6 +107,8 @@ export interface FindMaxResult {
   slo: { percentile: number; thresholdMs: number; text?: string };
   steps: FindMaxStep[];
   maxSustainableRate: number | null;
+  /** What ended the search ('server', 'server-down', 'generator', 'max-rate', 'interrupted'); absent in searches stored before it was read. */
+  limitedBy?: string;
   statement?: string; // the search's own one-line conclusion
 }
 

@@ -35,7 +35,11 @@ export const loadFindMax: LoadChartDef = {
             `p${e.slo.percentile} ${ms.toFixed(3)} ms, errors ${(100 * st.errorRate).toFixed(2)}%`,
         });
       }
-      if (e.maxSustainableRate !== null) values.push({ layer: 'max', server: e.server, achieved: e.maxSustainableRate, label: `${e.server}: max sustainable ${fmtRate(e.maxSustainableRate)}/s` });
+      if (e.maxSustainableRate !== null) {
+        // A server that went down mid-search passed that rate once; it was not shown to sustain it.
+        const said = e.limitedBy === 'server-down' ? `${fmtRate(e.maxSustainableRate)}/s passed before it went down` : `max sustainable ${fmtRate(e.maxSustainableRate)}/s`;
+        values.push({ layer: 'max', server: e.server, achieved: e.maxSustainableRate, label: `${e.server}: ${said}` });
+      }
     }
     const slos = [...new Map(entries.map((e) => [`${e.slo.percentile}:${e.slo.thresholdMs}`, e.slo])).values()];
     for (const slo of slos) {
@@ -51,7 +55,7 @@ export const loadFindMax: LoadChartDef = {
       typeof e.statement === 'string' ? e.statement : `${e.server}: ${e.maxSustainableRate === null ? 'no step met the SLO' : `max sustainable ${fmtRate(e.maxSustainableRate)}/s`}`,
     );
     const subtitle = [
-      `one point per step (cross: over the SLO) · grey rule: ${slos.map((s) => `SLO p${s.percentile} ≤ ${s.thresholdMs} ms`).join(', ') || 'no SLO'} · dashed: max sustainable rate`,
+      `one point per step (cross: over the SLO) · grey rule: ${slos.map((s) => `SLO p${s.percentile} ≤ ${s.thresholdMs} ms`).join(', ') || 'no SLO'} · dashed: max sustainable rate${entries.some((e) => e.limitedBy === 'server-down') ? ' (or the highest passed before the server went down)' : ''}`,
       ...maxima,
     ];
     return loadSpec(title, subtitle, values, {

@@ -268,6 +268,13 @@ test('--find-max on a server that goes down after its first step: the step it co
       [false, true],
     ]);
     expect(JSON.parse(stored.outcome_json)).toMatchObject({ answered: 40, scheduled: 40 });
+    // The report's chart marks the rate passed before it went down, not a max sustainable rate.
+    const out = path.join(tmp, 'find-max-down-report');
+    expect((await cli('report', ['--db', db, '--out', out])).code).toBe(0);
+    const chart = fs.readFileSync(path.join(out, 'load-1-find-max.vl.json'), 'utf8');
+    expect(chart).toContain('generic: 20/s passed before it went down');
+    expect(chart).not.toContain('generic: max sustainable');
+    expect(chart).toContain('dashed: max sustainable rate (or the highest passed before the server went down)');
   } finally {
     crashing.close();
   }
