@@ -45,6 +45,11 @@ export function answeringOf(
   return { server, answered, of, silence: answered === 0 && of > 0 ? silenceText(byOutcome, of, o.unit, o.timeoutMs) : null, stoppedAnswering: answered > 0 ? (o.stoppedAnswering ?? null) : null };
 }
 
+/** A server that took no connection when its turn came (it went down while an earlier one was loaded): given nothing, it answered nothing. */
+export function unreachedAnswering(server: string, why: string): Answering {
+  return { server, answered: 0, of: 0, silence: `not loaded: it took no connection when its turn came (${why}); nothing was sent`, stoppedAnswering: null };
+}
+
 function silenceText(byOutcome: Record<string, number>, of: number, unit: string, timeoutMs: number | undefined): string {
   const timeoutS = timeoutMs === undefined ? null : String(Math.round(timeoutMs) / 1000);
   const parts = Object.entries(byOutcome).filter(([, n]) => n > 0);
@@ -58,7 +63,7 @@ function silenceText(byOutcome: Record<string, number>, of: number, unit: string
 
 /** "answered 0 of 30: every call timed out after 1 s", or the stopped-answering line; null when it answered throughout. */
 export function answeringText(a: Answering): string | null {
-  if (a.silence !== null) return `answered 0 of ${a.of}: ${a.silence}`;
+  if (a.silence !== null) return a.of === 0 ? a.silence : `answered 0 of ${a.of}: ${a.silence}`;
   if (a.stoppedAnswering) return stoppedAnsweringText(a.stoppedAnswering);
   return null;
 }

@@ -9,6 +9,7 @@ import { LoadStopped, type LoadRunner, type ServerResult } from './runner';
 import { findMaxOnServer, type FindMaxOptions, type FindMaxResult, type StepResult } from './find-max';
 import { mergeTurns } from './merge-turns';
 import { REQUEST_WORDS } from './iterations/request-units';
+import { UnitsNotOpened } from './unit-source';
 
 export interface InTurn<R> {
   results: R[];
@@ -38,6 +39,11 @@ export interface ServersDone extends InTurn<ServerResult> {
    * after passing two steps answered, then stopped; it did not answer nothing).
    */
   searched: Map<string, ServerResult>;
+  /**
+   * Servers that took no connection when their turn came, after an earlier server had been
+   * measured (one went down meanwhile), with why: nothing was sent to them, and the run went on.
+   */
+  unreached: Array<{ server: string; why: string }>;
 }
 
 /** A request load's servers: each its whole profile, or its find-max search. */
@@ -49,18 +55,28 @@ export async function serversInTurn(
 ): Promise<ServersDone> {
   const searches: FindMaxResult[] = [];
   const searched = new Map<string, ServerResult>();
-  const done = await inTurn(runner, servers, async (target, i) => {
+  const unreached: ServersDone['unreached'] = [];
+  const done = await inTurn(runner, servers, async (target, i): Promise<ServerResult | null> => {
     let r: ServerResult;
-    if (search) {
-      const { found, last, runs } = await findMaxOnServer(runner, target, i, search, (s) => on.step(target, s));
-      searches.push(found);
-      if (runs.length > 0) searched.set(target.name, mergeTurns(runs, { closed: false, words: REQUEST_WORDS }));
-      r = last;
-    } else {
-      r = await runner.runServer(target, i);
+    try {
+      if (search) {
+        const { found, last, runs } = await findMaxOnServer(runner, target, i, search, (s) => on.step(target, s));
+        searches.push(found);
+        if (runs.length > 0) searched.set(target.name, mergeTurns(runs, { closed: false, words: REQUEST_WORDS }));
+        r = last;
+      } else {
+        r = await runner.runServer(target, i);
+      }
+    } catch (err) {
+      // Every server answered the reachability check before the run; one that takes no connection
+      // when its turn comes went down meanwhile. Once an earlier server was measured, that is a
+      // finding of the run, not the user's error: the earlier figures stand and the rest go on.
+      if (!(err instanceof UnitsNotOpened) || i === 0) throw err;
+      unreached.push({ server: target.name, why: err.message });
+      return null;
     }
     on.server(target, r);
     return r;
   });
-  return { ...done, searches, searched };
+  return { ...done, results: done.results.filter((r): r is ServerResult => r !== null), searches, searched, unreached };
 }

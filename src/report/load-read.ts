@@ -4,7 +4,7 @@
  * its percentiles and then into the server's whole-run histogram (src/core/seconds-latency.ts), so
  * memory is one row of scalars per interval plus a few histograms per server, however long the run.
  */
-import { answeringOf } from '../core/answering';
+import { answeringOf, unreachedAnswering } from '../core/answering';
 import type { LoadRunRow, LoadServerRow, LoadStore } from '../store/load-results';
 import type { StoredLoadModel } from '../core/load-types';
 import type { ResultsReader } from '../store/read';
@@ -141,7 +141,13 @@ function readServer(loads: LoadStore, run: LoadRunRow, server: LoadServerRow, or
     spectrum: percentileSpectrum(whole),
     generator: generatorOf(run, server.name),
     stoppedAnswering: isObject(outcome) ? readStoppedAnswering(outcome.stoppedAnswering) : null,
-    answering: isObject(outcome) && isObject(outcome.outcomes) ? answeringOf(server.name, outcome.outcomes as Record<string, number>, { unit: 'request', stoppedAnswering: readStoppedAnswering(outcome.stoppedAnswering) }) : null,
+    answering: !isObject(outcome)
+      ? null
+      : typeof outcome.unreached === 'string'
+        ? unreachedAnswering(server.name, outcome.unreached)
+        : isObject(outcome.outcomes)
+          ? answeringOf(server.name, outcome.outcomes as Record<string, number>, { unit: 'request', stoppedAnswering: readStoppedAnswering(outcome.stoppedAnswering) })
+          : null,
     outages: isObject(outcome) ? readOutages(outcome.outages) : [],
     turns: latency.endTurns(),
   };

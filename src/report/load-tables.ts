@@ -60,6 +60,8 @@ function target(s: LoadServerReport): string {
 }
 
 function generator(report: LoadRunReport, s: LoadServerReport): string {
+  // Nothing was sent to a server not loaded: no generator to judge.
+  if (s.answering && s.answering.of === 0 && s.answering.silence !== null) return '–';
   if (s.generator === null) return report.run.generator_bound ? 'yes (run)' : 'no';
   if (!s.generator.bound) return 'no';
   return s.generator.reasons.length ? `yes: ${s.generator.reasons.join('; ')}` : 'yes';

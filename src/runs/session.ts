@@ -201,7 +201,8 @@ export class RunSession {
       stoppedBy: this.stoppedBy,
       thresholdsFailed: outcome.thresholds.some((t) => !t.pass),
       regressed: outcome.regressed.length > 0,
-      unanswered: outcome.answering.filter((a) => a.answered === 0 && a.of > 0).map((a) => a.server),
+      // Said silent: it answered none of what it was given, or could not be given anything.
+      unanswered: outcome.answering.filter((a) => a.silence !== null).map((a) => a.server),
       ignoreUnanswered: this.options.ignoreUnanswered ?? false,
     });
   }

@@ -9,7 +9,7 @@ import type { DatasetLine } from '../../core/dataset-line';
 import type { Mix, IntervalRecord } from '../../core/load-types';
 import { formatShard, type Shard } from '../../core/shard';
 import { pinningText } from '../../core/cpu-set';
-import { answeringOf } from '../../core/answering';
+import { answeringOf, unreachedAnswering } from '../../core/answering';
 import { readStoppedAnswering } from '../../core/stopped-answering';
 import { UserError } from '../../core/user-error';
 import { fileAboutToBeCreated } from '../../core/created-file';
@@ -263,6 +263,9 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   // An A/B run's verdicts, from its seconds as stored, go with each judged server's outcomes.
   const ab = plan.baseline !== undefined && !failure ? loadAbVerdicts(results, runId, plan.failOnRegressionPct) : undefined;
   for (const s of summaries) store.setServerOutcome(serverIds.get(s.server)!, { ...storedOutcome(answeredOver(s)), ...(ab?.byServer.has(s.server) ? { abVerdicts: ab.byServer.get(s.server) } : {}) });
+  // A server that went down before its turn: given nothing, kept with why, for the report to say.
+  const unreached = 'unreached' in done ? done.unreached : [];
+  for (const u of unreached) store.setServerOutcome(serverIds.get(u.server)!, { outcomes: {}, scheduled: 0, sent: 0, answered: 0, unreached: u.why });
   const thresholds: ThresholdResult[] = tracker?.results() ?? [];
   // A stop after the schedule was done still leaves a run with every outcome.
   const status = session.statusOf({ failed: failure !== undefined, aborted: runner.aborted !== null, planDone: !runner.stopped });
@@ -275,7 +278,10 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   });
   session.closeStore();
   if (failure) throw failure;
-  const answering = summaries.map(answeredOver).map((s) => answeringOf(s.server, s.outcomes, { unit: 'request', timeoutMs: plan.timeoutMs, stoppedAnswering: s.stoppedAnswering }));
+  const answered = summaries.map(answeredOver).map((s) => answeringOf(s.server, s.outcomes, { unit: 'request', timeoutMs: plan.timeoutMs, stoppedAnswering: s.stoppedAnswering }));
+  const notLoaded = unreached.map((u) => unreachedAnswering(u.server, u.why));
+  // In the run's server order.
+  const answering = names.flatMap((n) => [...answered, ...notLoaded].filter((a) => a.server === n));
   const detail: LoadDetail = { part: 'run', summaries, searches, ab, failOnPct: plan.failOnRegressionPct, costs, aborted: runner.aborted };
   const outcome = (json: Record<string, unknown>, d: Partial<LoadDetail> = {}): RunOutcome<LoadDetail> => ({
     kind: 'load',

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
-import { startMisbehavingServerProcess } from '../../support/misbehaving-server';
+import { startMisbehavingServer, startMisbehavingServerProcess } from '../../support/misbehaving-server';
 import { reportOptions } from '../../../src/report/options';
 import { readModels } from '../../../src/report/report';
 import { loadRunTable } from '../../../src/report/load-tables';
@@ -110,6 +110,29 @@ test('a server that answers its first 12 requests and then nothing: said first i
     expect(loadRunTable(run).rows[0][0]).toMatch(/^generic: answered 12 of 100, stopped answering at/);
   } finally {
     silent.close();
+  }
+});
+
+test('a second server that went down while the first was loaded: the first\'s figures stand, the second is said not loaded (first, stored, in the report), and the run exits 3', async () => {
+  const second = await startMisbehavingServer({ nullResults: true });
+  const db = path.join(tmp, 'second-down.sqlite');
+  try {
+    const run = cli('load', ['--server', `a=generic@127.0.0.1:${srv.port}`, '--server', `b=generic@127.0.0.1:${second.port}`, '--dataset', dataset, '--rate', '20', '--duration', '3s', '--db', db, '--no-progress']);
+    // Both answered the reachability check; the second goes down once the first has a second stored.
+    await until('the first server\'s first second', () => fs.existsSync(db) && query<{ n: number }>(db, 'SELECT count(*) AS n FROM load_intervals').n > 0);
+    await second.close();
+    const r = await run;
+    expect(r.code).toBe(3);
+    const said = new RegExp(`^b: not loaded: it took no connection when its turn came \\(server b \\(tcp://127\\.0\\.0\\.1:${second.port}\\): cannot open 8 connections: .*\\); nothing was sent$`, 'm');
+    expect(r.stdout).toMatch(said);
+    expect(r.stdout).toMatch(/^a +completed +3\.0s +60 +60 /m);
+    const stored = query<{ status: string }>(db, 'SELECT status FROM runs');
+    expect(stored.status).toBe('completed');
+    const [report] = readModels(reportOptions({ db, out: path.join(tmp, 'second-down-report') })).load;
+    const rows = loadRunTable(report).rows;
+    expect(rows.map((row) => row[0])).toEqual(['a', expect.stringMatching(/^b: not loaded: it took no connection when its turn came/)]);
+  } finally {
+    await second.close();
   }
 });
 
