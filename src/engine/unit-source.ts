@@ -40,6 +40,7 @@ export interface UnitSource<M extends string = string> {
 /**
  * What the units share could not be opened (connections refused, handshakes unanswered): nothing
  * was sent. The user's to fix when it is a run's first contact with the server; after a search's
- * first step it is the server's answer to that step (engine/find-max.ts).
+ * first step it is the server's answer to that step (find-max.ts), and after an earlier server of
+ * the run was measured, news of this one (servers-in-turn.ts).
  */
 export class UnitsNotOpened extends UserError {}
