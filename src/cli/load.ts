@@ -58,7 +58,7 @@ export function loadArgs(argv: string[]) {
       .option('db', { type: 'string', default: 'results/load.sqlite', describe: 'results database (SQLite)' })
       .option('threshold', { type: 'string', array: true, describe: 'k6-style pass/fail criterion, e.g. "latency:p(99)<250" (repeatable)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON' })
-      .option('ignore-unanswered', { type: 'boolean', default: false, describe: 'exit 0 even when a server answered none of its requests (exit 3 otherwise)' })
+      .option('ignore-unanswered', { type: 'boolean', default: false, describe: 'exit 0 even when a server answered none of its requests, or took no connection when its turn came (exit 3 otherwise)' })
       .option('strict-limits', { type: 'boolean', default: false, describe: "refuse (exit 2) a run over a server's known limit, before any connection, instead of warning" })
       .option('limits-db', { type: 'string', describe: `measured limits for the doctor: a database of \`npm run limits\` runs (default ${DEFAULT_LIMITS_DB} when it exists; read only)` })
       .option('summary-export', { type: 'string', describe: 'also write the summary as JSON to this file' })

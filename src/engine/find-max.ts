@@ -152,9 +152,10 @@ export async function findMax(
   let step = 0;
   // Once a step has run, what it measured is the server's record and is kept: a stop while a later
   // step connects ends the search as interrupted (null), and a server that still takes no
-  // connections after a second's wait (it went down; the wait lets a per-address cap count the
-  // last step's closed sockets out) fails the step it could not start, and the search ends there.
-  // Before the first step both are the run's, as for any run.
+  // connection at all after a second's wait (it went down; the wait lets a per-address cap count
+  // the last step's closed sockets out) fails the step it could not start, and the search ends
+  // there. Before the first step both are the run's, as for any run, and so is a server that takes
+  // some of the step's connections and not all (a cap).
   let down: StepResult | null = null;
   const attempt = async (rate: number, phase: StepResult['phase'], durationMs = o.dwellMs): Promise<StepResult | null> => {
     let s: StepResult | undefined;
@@ -167,6 +168,8 @@ export async function findMax(
         if (!(err instanceof UnitsNotOpened)) throw err;
         if (tries === 0 && (await pauseUnlessStopped(runner, REOPEN_AFTER_MS))) continue;
         if (runner.stopped) return null;
+        // Still taking some of our connections: a cap, the user's to lift (--source-addresses).
+        if (!err.tookNone) throw err;
         s = down = notStarted(rate, step, phase, err.message);
       }
     }

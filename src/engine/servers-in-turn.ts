@@ -52,6 +52,8 @@ export async function serversInTurn(
   servers: readonly ServerTarget[],
   search: FindMaxOptions | undefined,
   on: { step(target: ServerTarget, s: StepResult): void; server(target: ServerTarget, r: ServerResult): void },
+  /** Whether a later server that took no connection lets the run go on (not in a shard: shards must meet at each server, and their merge adds outcomes). */
+  unreachedGoesOn = true,
 ): Promise<ServersDone> {
   const searches: FindMaxResult[] = [];
   const searched = new Map<string, ServerResult>();
@@ -71,7 +73,7 @@ export async function serversInTurn(
       // Every server answered the reachability check before the run; one that takes no connection
       // when its turn comes went down meanwhile. Once an earlier server was measured, that is a
       // finding of the run, not the user's error: the earlier figures stand and the rest go on.
-      if (!(err instanceof UnitsNotOpened) || i === 0) throw err;
+      if (!(err instanceof UnitsNotOpened) || !err.tookNone || i === 0 || !unreachedGoesOn) throw err;
       unreached.push({ server: target.name, why: err.message });
       return null;
     }

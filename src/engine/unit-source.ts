@@ -38,9 +38,18 @@ export interface UnitSource<M extends string = string> {
 }
 
 /**
- * What the units share could not be opened (connections refused, handshakes unanswered): nothing
- * was sent. The user's to fix when it is a run's first contact with the server; after a search's
- * first step it is the server's answer to that step (find-max.ts), and after an earlier server of
- * the run was measured, news of this one (servers-in-turn.ts).
+ * What the units share could not be opened: nothing was sent. `tookNone`: the server took not even
+ * one connection when asked again (refused, or its handshake unanswered), so it is down, not
+ * capping our connections per address. The user's to fix when it is a run's first contact with the
+ * server; once the run measured something, a server that took none went down, which is news of the
+ * run: a search's step it could not start (find-max.ts), a later server not loaded
+ * (servers-in-turn.ts).
  */
-export class UnitsNotOpened extends UserError {}
+export class UnitsNotOpened extends UserError {
+  constructor(
+    message: string,
+    readonly tookNone: boolean,
+  ) {
+    super(message);
+  }
+}

@@ -6,8 +6,9 @@
  * - 1: a bug (`internal error: …`), 2: a mistake of the user's (one line naming the input); both
  *   leave the run session by a throw and are set by the command's one error handler.
  * - 3: a server answered none of the units it was given (every call timed out, or its connection
- *   closed), or could be given none (it took no connection when its turn came), as hyperfine fails
- *   a command that never succeeds; `--ignore-unanswered` lets it pass.
+ *   closed), or could be given none (a request load's later server that took no connection when
+ *   its turn came), as hyperfine fails a command that never succeeds; `--ignore-unanswered` lets
+ *   it pass.
  * - 99: a `--threshold` failed, or an A/B verdict is slower than `--fail-on-regression` allows
  *   (k6's code); every result is still written.
  * - 128 + the signal's number: stopped by that signal (130 for Ctrl-C, 143 for SIGTERM, 129 for a

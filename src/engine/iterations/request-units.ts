@@ -11,6 +11,7 @@ import type { Mix } from '../../core/load-types';
 import type { MethodName } from '../../core/methods';
 import { transportOf } from '../../transports/registry';
 import type { ConnectionOptions } from '../../transports/transport';
+import type { LoadConnections } from '../../transports/connections';
 import { UnitsNotOpened, type UnitSource } from '../unit-source';
 import { requestIteration } from './request';
 import { RequestPicker } from './requests';
@@ -30,16 +31,35 @@ export interface RequestUnitsOptions extends ConnectionOptions {
   closed: boolean;
 }
 
+
 export function requestUnits(target: ServerTarget, o: RequestUnitsOptions): UnitSource<MethodName> {
   const conns = transportOf(target).openConnections(target, { ...o, pipeline: o.closed ? Number.MAX_SAFE_INTEGER : o.pipeline });
   const picker = new RequestPicker(o.lines, o.mix, o.seed);
+  let closed = false;
+  // The one connection asked for after the set failed to open; a stop closes it too.
+  let probe: LoadConnections | undefined;
+  /** Whether the server takes a single connection of the run's kind now. */
+  const takesOne = async (): Promise<boolean> => {
+    probe = transportOf(target).openConnections(target, { ...o, connections: 1 });
+    try {
+      await probe.open();
+      return true;
+    } catch {
+      return false;
+    } finally {
+      probe.close();
+    }
+  };
   return {
     async open() {
       try {
         await conns.open();
       } catch (err) {
-        // E.g. a server that caps connections per IP below --connections (see --source-addresses).
-        throw new UnitsNotOpened(`server ${target.name} (${targetUrl(target)}): cannot open ${o.connections} connections: ${(err as Error).message}`);
+        // E.g. a server that caps connections per IP below --connections (see --source-addresses),
+        // which still takes one; or a server that went down, which takes none. A stop asked for
+        // meanwhile asks nothing more.
+        const message = `server ${target.name} (${targetUrl(target)}): cannot open ${o.connections} connections: ${(err as Error).message}`;
+        throw new UnitsNotOpened(message, !closed && !(await takesOne()) && !closed);
       }
     },
     get server() {
@@ -51,7 +71,11 @@ export function requestUnits(target: ServerTarget, o: RequestUnitsOptions): Unit
       return conns.inFlight;
     },
     drainMs: Math.max(DRAIN_GRACE_MS, o.timeoutMs + 200),
-    close: () => conns.close(),
+    close: () => {
+      closed = true;
+      conns.close();
+      probe?.close();
+    },
     get refused() {
       return conns.refused;
     },

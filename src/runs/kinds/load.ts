@@ -245,7 +245,7 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
     store.setServerInfo(serverIds.get(target.name)!, r.software, r.protocol, repliesOf(target.name));
   const done = plan.turnMs
     ? await serversInTurns(runner, opts.servers, { totalMs: plan.durationMs, turnMs: plan.turnMs }, { server: serverDone })
-    : await serversInTurn(runner, opts.servers, search, { step: (target, s) => run.log(stepLine(target, s, search!)), server: serverDone });
+    : await serversInTurn(runner, opts.servers, search, { step: (target, s) => run.log(stepLine(target, s, search!)), server: serverDone }, !opts.shard);
   const { results: outcomes, failure } = done;
   const searches = 'searches' in done ? done.searches : [];
   // A search's figure is about the server only if the two did not share CPUs: each says where they ran.

@@ -14,6 +14,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { startMisbehavingServer, startMisbehavingServerProcess } from '../../support/misbehaving-server';
+import { startLimitedServer } from '../../support/limited-server';
 import { reportOptions } from '../../../src/report/options';
 import { readModels } from '../../../src/report/report';
 import { loadRunTable } from '../../../src/report/load-tables';
@@ -133,6 +134,18 @@ test('a second server that went down while the first was loaded: the first\'s fi
     expect(rows.map((row) => row[0])).toEqual(['a', expect.stringMatching(/^b: not loaded: it took no connection when its turn came/)]);
   } finally {
     await second.close();
+  }
+});
+
+test('a second server that takes some connections and not all (a per-address cap) is not taken for one that went down: one line naming it, exit 2, as before', async () => {
+  const capped = await startLimitedServer({ perSource: 4 });
+  try {
+    const r = await cli('load', ['--server', `a=generic@127.0.0.1:${srv.port}`, '--server', `b=generic@127.0.0.1:${capped.port}`, '--dataset', dataset, '--rate', '20', '--duration', '1s', '--db', path.join(tmp, 'capped.sqlite'), '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^electrum-bench: server b \\(tcp://127\\.0\\.0\\.1:${capped.port}\\): cannot open 8 connections: `))]);
+    expect(r.stdout).not.toMatch(/not loaded/);
+  } finally {
+    await capped.close();
   }
 });
 

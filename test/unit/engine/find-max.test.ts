@@ -79,7 +79,7 @@ describe('a server that goes down, or a stop, between steps: the steps run so fa
   const target = { name: 's', profile: 'generic' as const, host: '127.0.0.1', port: 1, tls: false };
   const bisecting = { ...o, bisectSteps: 2 };
 
-  const refused = () => Promise.reject(new UnitsNotOpened('server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED'));
+  const refused = () => Promise.reject(new UnitsNotOpened('server s (tcp://127.0.0.1:1): cannot open 8 connections: connect ECONNREFUSED', true));
 
   test('a later step that cannot connect, tried again after a pause, fails as not started; the search ends there (no bisect) as the server going down', async () => {
     const rates: number[] = [];
@@ -125,6 +125,11 @@ describe('a server that goes down, or a stop, between steps: the steps run so fa
     expect(r.statement).toMatch(/^s: went down during the search: step 3 \(300\/s\) could not start \(.*\); highest rate passed before it: 200\/s under p99<100ms; 400\/s had failed \(p99 300\.\d ms > 100 ms\)$/);
   });
 
+  test('a later step refused again by a server that still takes some connections (a per-address cap) is the run\'s error, as before', async () => {
+    const capped = new UnitsNotOpened('server s (tcp://127.0.0.1:1): cannot open 8 connections: connection closed', false);
+    await expect(findMax(runner, target, bisecting, (rate) => (rate < 200 ? step(rate, 5, 0.05, { bound: false }) : Promise.reject(capped)), () => undefined)).rejects.toBe(capped);
+  });
+
   test('a stop while a later step connects ends the search as interrupted, with the steps so far', async () => {
     const stopping = { stopped: false } as { stopped: boolean };
     const r = await findMax(stopping as unknown as LoadRunner, target, bisecting, (rate) => {
@@ -137,7 +142,7 @@ describe('a server that goes down, or a stop, between steps: the steps run so fa
   });
 
   test('before any step ran, an unreachable server or a stop is the run\'s: thrown as before', async () => {
-    await expect(findMax(runner, target, o, () => Promise.reject(new UnitsNotOpened('server s: cannot open 8 connections')), () => undefined)).rejects.toThrow(UnitsNotOpened);
+    await expect(findMax(runner, target, o, () => Promise.reject(new UnitsNotOpened('server s: cannot open 8 connections', true)), () => undefined)).rejects.toThrow(UnitsNotOpened);
     await expect(findMax(runner, target, o, () => Promise.reject(new LoadStopped()), () => undefined)).rejects.toThrow(LoadStopped);
   });
 });
