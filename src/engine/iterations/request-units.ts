@@ -31,7 +31,6 @@ export interface RequestUnitsOptions extends ConnectionOptions {
   closed: boolean;
 }
 
-
 export function requestUnits(target: ServerTarget, o: RequestUnitsOptions): UnitSource<MethodName> {
   const conns = transportOf(target).openConnections(target, { ...o, pipeline: o.closed ? Number.MAX_SAFE_INTEGER : o.pipeline });
   const picker = new RequestPicker(o.lines, o.mix, o.seed);
