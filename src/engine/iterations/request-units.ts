@@ -19,6 +19,9 @@ import { RequestPicker } from './requests';
 /** How long requests still in flight at the schedule's end may take to answer, at least (beyond that they time out). */
 const DRAIN_GRACE_MS = 1500;
 
+/** How long after a set of connections failed to open one connection is asked for. */
+const PROBE_AFTER_MS = 500;
+
 /** Requests, in the generator check's words. */
 export const REQUEST_WORDS: UnitSource['words'] = { units: 'requests', late: 'went out late (scheduling lag)' };
 
@@ -37,8 +40,12 @@ export function requestUnits(target: ServerTarget, o: RequestUnitsOptions): Unit
   let closed = false;
   // The one connection asked for after the set failed to open; a stop closes it too.
   let probe: LoadConnections | undefined;
-  /** Whether the server takes a single connection of the run's kind now. */
+  /** Whether the server takes a single connection of the run's kind, asked a moment after the set closed. */
   const takesOne = async (): Promise<boolean> => {
+    // A per-address cap counts our closed sockets out as it reads their ends: asked at once, it may
+    // still count them and refuse, which would read as a server that went down.
+    await new Promise((resolve) => setTimeout(resolve, PROBE_AFTER_MS));
+    if (closed) return false;
     probe = transportOf(target).openConnections(target, { ...o, connections: 1 });
     try {
       await probe.open();
