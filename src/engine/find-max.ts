@@ -19,6 +19,7 @@ import { UserError } from '../core/user-error';
 import { histogramAt } from '../core/percentile-line';
 import { answeredOf } from '../core/outcomes';
 import { fmtRate } from '../core/rate-text';
+import { until } from '../core/until';
 
 export interface Slo {
   percentile: number; // e.g. 99
@@ -126,12 +127,6 @@ function judge(r: ServerResult, target: number, o: FindMaxOptions, step: number,
 /** How long a step that could not connect waits before it tries once more. */
 const REOPEN_AFTER_MS = 1000;
 
-/** Waits `ms` unless the run is stopped first; true if it was not. */
-async function pauseUnlessStopped(runner: Pick<LoadRunner, 'stopped'>, ms: number): Promise<boolean> {
-  for (let left = ms; left > 0 && !runner.stopped; left -= 50) await new Promise((r) => setTimeout(r, Math.min(50, left)));
-  return !runner.stopped;
-}
-
 /** A step whose connections could not be opened: none of its requests was sent, so none was answered (its errorRate counts all of them). */
 function notStarted(target: number, step: number, phase: StepResult['phase'], why: string): StepResult {
   return { step, phase, targetRate: target, achievedRate: 0, p50Ms: null, p99Ms: null, sloValueMs: null, errorRate: 1, generatorBound: false, failsOnServerAlone: false, passed: false, why, notStarted: true };
@@ -166,8 +161,9 @@ export async function findMax(
         if (steps.length === 0) throw err;
         if (err instanceof LoadStopped) return null;
         if (!(err instanceof UnitsNotOpened)) throw err;
-        if (tries === 0 && (await pauseUnlessStopped(runner, REOPEN_AFTER_MS))) continue;
+        if (tries === 0) await until(() => false, REOPEN_AFTER_MS, () => runner.stopped);
         if (runner.stopped) return null;
+        if (tries === 0) continue;
         // Still taking some of our connections: a cap, the user's to lift (--source-addresses).
         if (!err.tookNone) throw err;
         s = down = notStarted(rate, step, phase, err.message);

@@ -7,6 +7,7 @@
  * measured when it registered), and each shard judges its own held connections against that
  * instant. A shard that stops ends its waits at once (StepStopped).
  */
+import { until } from '../core/until';
 import type { Coordinator, ShardLink } from '../engine/coordinator';
 import type { HeldWallet } from './rehold';
 import type { HeldConnection } from './notifications';
@@ -216,8 +217,3 @@ async function naturalBlock(held: HeldConnection[], maxMs: number, stopped: () =
   return f ? { height: f.height, askedNs: f.atNs, returnedNs: f.atNs } : null;
 }
 
-/** Waits until `done`, at most `maxMs`; a stop ends the wait (a stop takes at most 2 s). */
-export async function until(done: () => boolean, maxMs: number, stopped: () => boolean): Promise<void> {
-  const end = Date.now() + maxMs;
-  while (!done() && !stopped() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-}

@@ -255,11 +255,8 @@ async function measure(session: RunSession, run: LoadRun, test: CoordinatedShard
   const summaries = outcomes.map((o) => ({ ...summarise(o), replies: repliesOf(o.server) }));
   // A search's summary is of its last step; whether the server answered is of every step, as is
   // what the run's record keeps for the report (which reads every step's seconds).
-  const searched = 'searched' in done ? done.searched : new Map<string, ServerResult>();
-  const answeredOver = (s: ServerSummary): ServerSummary => {
-    const whole = searched.get(s.server);
-    return whole ? summarise(whole) : s;
-  };
+  const searched = new Map([...('searched' in done ? done.searched : new Map<string, ServerResult>())].map(([name, r]) => [name, summarise(r)]));
+  const answeredOver = (s: ServerSummary): ServerSummary => searched.get(s.server) ?? s;
   // An A/B run's verdicts, from its seconds as stored, go with each judged server's outcomes.
   const ab = plan.baseline !== undefined && !failure ? loadAbVerdicts(results, runId, plan.failOnRegressionPct) : undefined;
   for (const s of summaries) store.setServerOutcome(serverIds.get(s.server)!, { ...storedOutcome(answeredOver(s)), ...(ab?.byServer.has(s.server) ? { abVerdicts: ab.byServer.get(s.server) } : {}) });
