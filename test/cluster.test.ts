@@ -38,12 +38,14 @@ interface Outcome {
 }
 const outcomeOf = (db: string): Outcome => JSON.parse(all<{ outcome_json: string }>(db, 'SELECT outcome_json FROM run_servers')[0].outcome_json);
 
-test('4 shards at 50/s each, simulated as pods, send and get answered what one process at 200/s does; one database, one summary, thresholds judged on the whole', () => {
+test('4 shards at 25/s each, simulated as pods, send and get answered what one process at 100/s does; one database, one summary, thresholds judged on the whole', () => {
   const db = path.join(tmp, 'cluster.sqlite');
   const summary = path.join(tmp, 'cluster.json');
-  const test = ['load', '--server', electrumx(), '--dataset', labEnv().datasetPath, '--rate', '200', '--duration', '8s', '--no-progress'];
-  // 50/s passes at every shard; only the whole test's 200/s fails it.
-  const threshold = ['--threshold', 'rps:avg<150'];
+  // A rate the lab's ElectrumX answers whole on a slow machine: at 200/s it fell behind there
+  // (2026-11-29: 146 answered/s from one process, a quarter dropped), and the test is of the merge.
+  const test = ['load', '--server', electrumx(), '--dataset', labEnv().datasetPath, '--rate', '100', '--duration', '8s', '--no-progress'];
+  // 25/s passes at every shard; only the whole test's 100/s fails it.
+  const threshold = ['--threshold', 'rps:avg<60'];
   const sim = run(['cluster', 'simulate', '--shards', '4', '--name', 'eb-sim', '--', ...test, ...threshold, '--db', db, '--summary-export', summary]);
   expect(sim.stderr).not.toMatch(/internal error/);
   expect(sim.status).toBe(99);
@@ -51,10 +53,10 @@ test('4 shards at 50/s each, simulated as pods, send and get answered what one p
 
   // One summary, on stdout (the pods' own parts are on stderr, prefixed).
   expect(sim.stdout.match(/coordinated test of 4 shards/g)).toHaveLength(1);
-  expect(sim.stdout).toMatch(/✗ rps:avg<150 \[electrumx\]/);
+  expect(sim.stdout).toMatch(/✗ rps:avg<60 \[electrumx\]/);
   const json = JSON.parse(fs.readFileSync(summary, 'utf8'));
-  expect(json.thresholds).toEqual([expect.objectContaining({ threshold: 'rps:avg<150', server: 'electrumx', pass: false })]);
-  expect(json.thresholds[0].observed).toBeGreaterThan(150);
+  expect(json.thresholds).toEqual([expect.objectContaining({ threshold: 'rps:avg<60', server: 'electrumx', pass: false })]);
+  expect(json.thresholds[0].observed).toBeGreaterThan(60);
   const skew = json.startSkew.electrumx;
   expect(skew.shards).toBe(4);
   expect(skew.skewMs).toBeGreaterThanOrEqual(0);
@@ -77,9 +79,9 @@ test('4 shards at 50/s each, simulated as pods, send and get answered what one p
   expect(one.status).toBe(0);
   const whole = outcomeOf(single);
   // ± one second's worth of the whole rate.
-  expect(Math.abs(merged.sent - whole.sent)).toBeLessThanOrEqual(200);
-  expect(Math.abs(merged.answered - whole.answered)).toBeLessThanOrEqual(200);
-  expect(merged.answered).toBeGreaterThan(1400);
+  expect(Math.abs(merged.sent - whole.sent)).toBeLessThanOrEqual(100);
+  expect(Math.abs(merged.answered - whole.answered)).toBeLessThanOrEqual(100);
+  expect(merged.answered).toBeGreaterThan(700);
 });
 
 describeBuilt('esplora', "Esplora's REST API", () => {
