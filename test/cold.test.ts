@@ -17,17 +17,24 @@
  * index from disk; a slow moment of the machine adds to a first touch or to one of the warm passes,
  * and a median of two warm passes is the faster of them. Measured on this lab, that sum was 1.4 to
  * 2.9 times the warm one for ElectrumX, Esplora and Fulcrum (1.21 to 1.80 in two runs later on
- * 2026-11-28, Fulcrum's the lowest).
+ * 2026-11-28, Fulcrum's the lowest; 1.33 to 2.05 in three runs on 2026-11-29). mempool's electrs,
+ * an index of its own like Esplora's, is held to it too since its first touches are counted per
+ * process (below): 1.26, 1.20 and 1.62 in those three runs (1.17 and 1.62 per target before).
+ *
+ * First touches are counted per process (Esplora's Electrum port and REST API are one process, one
+ * index: an address is first touched by whichever asked first). Per target, as before 2026-11-29,
+ * a REST call after the Electrum port's read of the same address counted as a first touch.
  *
  * Not asserted, and why: romanz's electrs asks the node (our adapter, which is not restarted) for
  * every lookup, and its own index here is under 1 MiB, so its restart costs milliseconds against
- * the adapter's noise (its first touches summed came to 0.88 and 1.2 times its warm medians in two
- * runs before the adapter's chain store, 1.11 and 1.27 in two after, on 2026-11-28); and Esplora's
- * REST API is the same process as its Electrum port, which touched half the addresses first, and
- * its history's latency is mostly the pages' round trips (1.04 and 1.22 times; 1.06 and 1.25
- * later). mempool's electrs, an index of its own like Esplora's, came to 1.17 and 1.62 in those two
- * later runs, and its REST API 1.00 and 1.17: margins noise can cross, so not asserted either.
- * Their figures are checked to be stored and reported like the others'.
+ * 43 ms of its own work per call (its first touches summed came to 0.88 to 1.27 times its warm
+ * medians in four runs on 2026-11-28, 1.05 on 2026-11-29; with the adapter's blocks kept in a file,
+ * as Core's, and dropped with the page cache, 1.02 and 1.05: the lab chain's blocks are 1.7 MB in
+ * all, little to read back against electrs' 4.4 s of first touches a run; not kept). Nor the REST
+ * APIs: the address bench's server rotation puts a REST target before its own process's Electrum
+ * port at one address in seven, so each has 14 first touches in a run, and their histories'
+ * latency is mostly the pages' round trips (Esplora's 1.05, 1.26, 1.11, mempool's 1.18, 1.11, 1.62
+ * on 2026-11-29). Their figures are checked to be stored and reported like the others'.
  * That the restarts happened is asserted on its own (each server's pid changed), so the inequality
  * is not a skewed distribution passing for a cold start that never happened.
  */
@@ -132,10 +139,13 @@ cold(`bench --lab --cold: cold and warm medians per server and method, stored, i
          WHERE s.cold = 1 AND s.warmup = 0 ORDER BY s.at_ms, s.id`,
       )
       .all() as Array<{ server: string; pass: number; address: number; status: string; latency: number; warm: number | null }>;
+    // Touched per process: Esplora's Electrum port and REST API are one process, one index.
+    const processOf = new Map((d.prepare("SELECT name, json_extract(setup_json, '$.process') AS process FROM run_servers").all() as Array<{ name: string; process: string | null }>).map((r) => [r.name, r.process]));
+    for (const t of targets) expect(processOf.get(t)).toBe(t in env.electrum ? t : t.replace(/-rest$/, ''));
     const touched = new Set<string>();
     const sums = new Map<string, { touches: number; warm: number; n: number }>();
     for (const c of coldCalls) {
-      const key = `${c.server}/${c.pass}/${c.address}`;
+      const key = `${processOf.get(c.server)}/${c.pass}/${c.address}`;
       if (touched.has(key)) continue;
       touched.add(key);
       if (c.status !== 'ok' || c.warm === null) continue;
@@ -149,8 +159,9 @@ cold(`bench --lab --cold: cold and warm medians per server and method, stored, i
       expect(stored.reduce((n, x) => n + x.first_touch_sum_ns, 0)).toBe(sum.touches);
       expect(stored.reduce((n, x) => n + x.warm_median_sum_ns, 0)).toBe(sum.warm);
     }
+    process.stdout.write(`cold first touches against warm medians: ${[...sums].map(([server, sum]) => `${server} ${(sum.touches / sum.warm).toFixed(2)} (${sum.n})`).join(', ')}\n`);
     // The assertion the issue asks for, on the figure noise cannot cross, for the servers whose cold start it measures (see the top of the file).
-    const ownIndex = ['electrumx', 'esplora', 'fulcrum'].filter((s) => sums.has(s));
+    const ownIndex = ['electrumx', 'esplora', 'fulcrum', 'mempool-electrs'].filter((s) => sums.has(s));
     expect(ownIndex).toContain('electrumx');
     for (const server of ownIndex) {
       const sum = sums.get(server)!;

@@ -9,6 +9,12 @@
 /** What makes the measured servers cold before a cold pass: stopped, the page cache dropped, started again on their index. Given by the CLI, which knows how. */
 export interface ColdStart {
   restart(): Promise<void>;
+  /**
+   * The process serving each target, by target name: targets one process serves (Esplora's
+   * Electrum port and its REST API) share its cold start, so an address's first touch after a
+   * restart is the first call of any of them, stored with the run (`run_servers.setup_json`).
+   */
+  processes: ReadonlyMap<string, string>;
 }
 
 export function isColdPass(pass: number, warmup: number): boolean {

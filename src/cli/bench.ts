@@ -239,6 +239,7 @@ let coldRestarts = 0;
 async function coldStartOf(opts: BenchOptions): Promise<ColdStart> {
   const lab = await labColdStart(opts.servers, () => dropPageCache());
   return {
+    processes: lab.processes,
     restart: async () => {
       coldRestarts++;
       try {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { UserError } from '../core/user-error';
 import { targetUrl, type ServerTarget } from '../servers/targets';
 import type { LabStatus } from '../lab/lab';
+import type { ColdStart } from '../bench/cold-passes';
 
 type Registry = typeof import('../lab/servers/registry');
 
@@ -93,7 +94,7 @@ async function labMatches(targets: ServerTarget[]): Promise<{ matches: Map<strin
  * target must be one of the lab's own servers: a server given by host and port that merely shares a
  * lab server's port or profile is never restarted, nor a server in another version.
  */
-export async function labColdStart(targets: ServerTarget[], whileStopped: () => Promise<void>): Promise<{ restart(): Promise<void> }> {
+export async function labColdStart(targets: ServerTarget[], whileStopped: () => Promise<void>): Promise<ColdStart> {
   const { matches } = await labMatches(targets);
   const foreign = targets.filter((t) => matches.get(t.name)?.server === undefined);
   if (foreign.length) {
@@ -103,7 +104,7 @@ export async function labColdStart(targets: ServerTarget[], whileStopped: () => 
   const { isLabServerName } = await import('../lab/servers/registry');
   const servers = [...new Set(targets.map((t) => matches.get(t.name)!.server!))].filter(isLabServerName);
   const { labColdRestart } = await import('../lab/lab');
-  return { restart: () => labColdRestart(servers, whileStopped) };
+  return { restart: () => labColdRestart(servers, whileStopped), processes: new Map(targets.map((t) => [t.name, matches.get(t.name)!.server!])) };
 }
 
 /** Each lab target's block polling setup, by target name. */

@@ -58,18 +58,23 @@ export function computeStatistics(store: ResultsStore, runId: number): MethodSum
       addSummary.run(runId, s.serverId, s.method, s.n, s.nOk, s.p50, s.p90, s.p99, s.p999, s.max, s.mismatches, JSON.stringify(s.errors));
     }
     if (cold.size === 0) return;
-    // Each address's first touch in a cold pass (the first call its server got for it after the
-    // restart, by start time), where it was answered, beside the warm median of the same call.
+    // Each address's first touch in a cold pass (the first call its server's process got for it
+    // after the restart, by start time: Esplora's Electrum port and REST API are one process, whose
+    // index the first of them read), where it was answered, beside the warm median of the same call.
+    // A server of no known process (setup_json without one) is a process of its own.
     const touches = db
       .prepare(
-        `SELECT s.server_id AS serverId, s.method, count(*) AS calls, sum(s.latency_ns) AS touchSum, sum(m.median_ns) AS warmSum
-         FROM samples s JOIN medians m ON m.run_id = s.run_id AND m.server_id = s.server_id AND m.method = s.method AND m.address_idx = s.address_idx
-         WHERE s.run_id = ? AND ${COUNTED.cold} AND s.status = 'ok' AND m.median_ns IS NOT NULL
-           AND s.id = (SELECT x.id FROM samples x WHERE x.run_id = s.run_id AND x.server_id = s.server_id AND x.pass = s.pass AND x.address_idx = s.address_idx
-                       ORDER BY x.at_ms, x.id LIMIT 1)
-         GROUP BY s.server_id, s.method`,
+        `WITH ranked AS (
+           SELECT s.server_id, s.method, s.address_idx, s.latency_ns, s.status,
+                  row_number() OVER (PARTITION BY coalesce(json_extract(rs.setup_json, '$.process'), '#' || s.server_id), s.pass, s.address_idx ORDER BY s.at_ms, s.id) AS nth
+           FROM samples s JOIN run_servers rs ON rs.id = s.server_id
+           WHERE s.run_id = ? AND ${COUNTED.cold})
+         SELECT r.server_id AS serverId, r.method, count(*) AS calls, sum(r.latency_ns) AS touchSum, sum(m.median_ns) AS warmSum
+         FROM ranked r JOIN medians m ON m.run_id = ? AND m.server_id = r.server_id AND m.method = r.method AND m.address_idx = r.address_idx
+         WHERE r.nth = 1 AND r.status = 'ok' AND m.median_ns IS NOT NULL
+         GROUP BY r.server_id, r.method`,
       )
-      .all(runId) as Array<{ serverId: number; method: string; calls: number; touchSum: number; warmSum: number }>;
+      .all(runId, runId) as Array<{ serverId: number; method: string; calls: number; touchSum: number; warmSum: number }>;
     const firsts = new Map(touches.map((t) => [key(t.serverId, t.method), t]));
     const addCold = db.prepare('INSERT INTO cold_summaries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     for (const [k, s] of cold) {

@@ -194,7 +194,7 @@ export class BenchMeasure {
   async run(dataset: LoadedDataset): Promise<BenchResult> {
     const { store, opts } = this;
     const record = this.o.record ?? ((make) => make());
-    const end = await this.runner.run(dataset, records(store, opts, dataset, this.o.resume, record, this.o.said));
+    const end = await this.runner.run(dataset, records(store, opts, dataset, this.o.resume, record, this.o.said, this.o.coldStart?.processes));
     const stopped = this.stopAsked || (this.o.stopped?.() ?? false);
     const status = statusOf({ failed: end.failure !== undefined, aborted: false, stopped, planDone: end.planDone });
     store.finishRun(end.runId, status, { selfcheck: { ...end.selfCheck, scheduler: end.scheduler }, pool: end.pool });
@@ -226,7 +226,12 @@ function records(
   resume: number | undefined,
   record: <R extends { runId: number }>(make: () => R) => R,
   said?: ReadonlyMap<string, { replies?: ObservedReplies }>,
+  processes?: ReadonlyMap<string, string>,
 ): BenchRecords {
+  const setupOf = (name: string): string | null => {
+    const setup = { ...(said?.get(name)?.replies === undefined ? {} : { replies: said.get(name)!.replies }), ...(processes?.has(name) ? { process: processes.get(name) } : {}) };
+    return Object.keys(setup).length ? JSON.stringify(setup) : null;
+  };
   return {
     open: (lines, infos) => {
       const opened = record(() => {
@@ -257,7 +262,7 @@ function records(
             protocol: infos[i].protocol,
             banner: infos[i].banner ?? null,
             features_json: infos[i].features === undefined ? null : JSON.stringify(infos[i].features),
-            setup_json: said?.get(t.name)?.replies === undefined ? null : JSON.stringify({ replies: said.get(t.name)!.replies }),
+            setup_json: setupOf(t.name),
           })),
           lines,
         );

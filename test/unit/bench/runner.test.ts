@@ -165,6 +165,10 @@ test('--cold: before each cold pass, with nothing in flight, the servers are res
   const restarts: number[] = [];
   // A real restart: each server closed (its connections with it) and a new one started on its port.
   const coldStart = {
+    processes: new Map([
+      ['a', 'a'],
+      ['b', 'b'],
+    ]),
     restart: async () => {
       restarts.push(measured);
       for (const name of ['a', 'b'] as const) {
@@ -192,6 +196,12 @@ test('--cold: before each cold pass, with nothing in flight, the servers are res
   const marks = store.db.prepare('SELECT pass, min(cold) AS lo, max(cold) AS hi, count(*) AS n FROM samples WHERE run_id = ? GROUP BY pass ORDER BY pass').all(result.runId) as Array<{ pass: number; lo: number; hi: number; n: number }>;
   expect(marks).toEqual([0, 1, 2, 3, 4, 5].map((pass) => ({ pass, lo: +isColdPass(pass, 1), hi: +isColdPass(pass, 1), n: perPass })));
   expect(result.cold.map((c) => `${c.server}/${c.method}/${c.n}`)).toEqual(['a', 'b'].flatMap((s) => ['balance', 'history', 'utxos'].map((m) => `${s}/${m}/${3 * lines}`)));
+  // The process serving each target is stored with it: the first touches are counted per process.
+  const setups = store.db.prepare("SELECT name, json_extract(setup_json, '$.process') AS process FROM run_servers WHERE run_id = ? ORDER BY name").all(result.runId);
+  expect(setups).toEqual([
+    { name: 'a', process: 'a' },
+    { name: 'b', process: 'b' },
+  ]);
   store.close();
 });
 
@@ -201,7 +211,7 @@ test('--cold: a stop while the servers restart ends within 2 s, the run interrup
   let restarting: () => void = () => undefined;
   const started = new Promise<void>((r) => (restarting = r));
   // A restart that never ends (a server that does not come back).
-  const coldStart = { restart: () => (restarting(), new Promise<void>(() => undefined)) };
+  const coldStart = { processes: new Map([['a', 'a']]), restart: () => (restarting(), new Promise<void>(() => undefined)) };
   const measure = new BenchMeasure(store, options([{ name: 'a', port: a.port }], { passes: 3, warmup: 1, cold: true }), { coldStart });
   const running = measure.run(dataset(3));
   await started;

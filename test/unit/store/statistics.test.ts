@@ -13,7 +13,7 @@ import { median, percentile, quantileRank, StreamingQuantiles } from '../../../s
 import { seededRandom } from '../../../src/core/random';
 
 /** A run of 7 addresses on two servers, balance and history, the first of `passes` warm-up. */
-function newRun(store: ResultsStore, passes: number) {
+function newRun(store: ResultsStore, passes: number, setups: Array<string | null> = [null, null]) {
   const lines = Array.from({ length: 7 }, (_, i) => ({
     address: null,
     scripthash: String(i).padStart(64, '0'),
@@ -39,7 +39,7 @@ function newRun(store: ResultsStore, passes: number) {
       methods: 'balance,history',
       call_order: 'address',
     },
-    [0, 1].map((i) => ({ name: `s${i}`, profile: 'generic', url: 'tcp://x:1', software: null, protocol: null, banner: null, features_json: null })),
+    [0, 1].map((i) => ({ name: `s${i}`, profile: 'generic', url: 'tcp://x:1', software: null, protocol: null, banner: null, features_json: null, setup_json: setups[i] })),
     lines,
   );
   return { runId, serverIds, lines };
@@ -158,6 +158,42 @@ describe('statistics', () => {
         // History started first at every address: balance never touches first.
         if (c.method === 'balance') expect(c.firstTouches).toBe(0);
         else expect(c.firstTouches).toBeGreaterThan(2 * lines.length);
+      }
+      store.close();
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  test('two targets of one process (Esplora over Electrum and REST) share its cold start: an address is first touched by whichever asked first', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-stats-process-'));
+    try {
+      const store = ResultsStore.open(path.join(tmp, 'r.sqlite'));
+      const oneProcess = JSON.stringify({ process: 'esplora' });
+      // A warm-up, then a cold pass and a warm one.
+      const { runId, serverIds, lines } = newRun(store, 3, [oneProcess, oneProcess]);
+      store.setRun(runId);
+      for (let pass = 0; pass < 3; pass++)
+        for (const [i, serverId] of serverIds.entries())
+          for (const method of ['balance', 'history'])
+            for (let a = 0; a < lines.length; a++) {
+              // s1 asks first at odd addresses, s0 at even ones; history before balance on each.
+              const atMs = pass * 1000 + a * 10 + (i === a % 2 ? 0 : 4) + (method === 'history' ? 0 : 1);
+              const latency = 1000 * (a + 1) + (pass === 1 ? 500 : 0) + i;
+              store.add({ serverId, pass, warmup: pass === 0, cold: pass === 1, addressIdx: a, method, atMs, latencyNs: BigInt(latency), responseBytes: 1, resultSize: 1, status: 'ok', error: null, tipHeight: null, mismatch: null });
+            }
+      computeStatistics(store, runId);
+      const cold = coldSummaries(store, runId);
+      const firsts = (i: number) => Array.from({ length: lines.length }, (_, a) => a).filter((a) => a % 2 === i);
+      for (const [i, serverId] of serverIds.entries()) {
+        const history = cold.find((c) => c.serverId === serverId && c.method === 'history')!;
+        const mine = firsts(i);
+        expect([history.firstTouches, history.firstTouchSumNs, history.warmMedianSumNs]).toEqual([
+          mine.length,
+          mine.reduce((n, a) => n + 1000 * (a + 1) + 500 + i, 0),
+          mine.reduce((n, a) => n + 1000 * (a + 1) + i, 0),
+        ]);
+        expect(cold.find((c) => c.serverId === serverId && c.method === 'balance')!.firstTouches).toBe(0);
       }
       store.close();
     } finally {
