@@ -102,9 +102,10 @@ export async function labColdStart(targets: ServerTarget[], whileStopped: () => 
     throw new UserError(`--cold restarts every measured server before each cold pass, and ${named} ${foreign.length === 1 ? 'is not one' : 'are not ones'} the lab runs as its own; measure the lab's servers, e.g. --lab with the lab up`);
   }
   const { isLabServerName } = await import('../lab/servers/registry');
-  const servers = [...new Set(targets.map((t) => matches.get(t.name)!.server!))].filter(isLabServerName);
+  const processes = new Map(targets.map((t) => [t.name, matches.get(t.name)!.server!]));
+  const servers = [...new Set(processes.values())].filter(isLabServerName);
   const { labColdRestart } = await import('../lab/lab');
-  return { restart: () => labColdRestart(servers, whileStopped), processes: new Map(targets.map((t) => [t.name, matches.get(t.name)!.server!])) };
+  return { restart: () => labColdRestart(servers, whileStopped), processes };
 }
 
 /** Each lab target's block polling setup, by target name. */
