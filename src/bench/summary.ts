@@ -40,11 +40,11 @@ export function summaryTable(result: RunResult, dbPath: string): string {
 
 /**
  * A --cold run's cold passes beside its warm ones, per server and method: the medians, and each
- * address's first touch after a restart summed against the warm medians of the same calls (where a
- * restart's cost lands, which the medians may not show).
+ * address's first touch after a restart summed against the same calls warm, each one's mean over
+ * the warm passes (where a restart's cost lands, which the medians may not show).
  */
 export function coldTable(cold: Array<ColdSummary & { server: string }>): string {
-  const header = ['server', 'method', 'warm p50 ms', 'cold p50 ms', 'cold n', 'cold ok', 'cold max ms', 'first touches', 'first-touch sum ms', 'their warm medians ms', 'cold errors'];
+  const header = ['server', 'method', 'warm p50 ms', 'cold p50 ms', 'cold n', 'cold ok', 'cold max ms', 'first touches', 'first-touch sum ms', 'same calls warm ms', 'cold errors'];
   const rows = cold.map((c) => [
     c.server,
     c.method,
@@ -55,7 +55,7 @@ export function coldTable(cold: Array<ColdSummary & { server: string }>): string
     ms(c.max),
     String(c.firstTouches),
     ms(c.firstTouchSumNs),
-    ms(c.warmMedianSumNs),
+    ms(c.warmMeanSumNs),
     Object.entries(c.errors)
       .map(([k, v]) => `${k}:${v}`)
       .join(' ') || '0',

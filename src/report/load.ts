@@ -9,6 +9,7 @@ import { ResultsReader } from '../store/read';
 import { UserError } from '../core/user-error';
 import { benchBaselineOf } from '../core/ab-setup';
 import { benchAbComparison, readBenchRun } from '../verdicts/bench';
+import { coldVerdicts } from '../verdicts/cold';
 import type { ErrorPoint, MedianPoint, ReportMethod, ReportModel, ReportServer, SummaryRow, ColdRow } from './model';
 
 const ms = (ns: number | null) => (ns === null ? null : ns / 1e6);
@@ -108,14 +109,24 @@ export function loadModel(dbPath: string, opts: ModelOptions = {}, open?: Result
       firstTouches: r.first_touches,
       firstTouchSumMs: r.first_touch_sum_ns / 1e6,
       warmMedianSumMs: r.warm_median_sum_ns / 1e6,
+      warmMeanSumMs: r.warm_mean_sum_ns === null ? null : r.warm_mean_sum_ns / 1e6,
     }));
+    // Read from the samples only for a cold run: a large warm run's samples are not scanned for none.
+    const coldJudged = cold.length
+      ? coldVerdicts(
+          reader.firstTouches(runIds).flatMap((p) => {
+            const server = labelOf.get(p.serverId);
+            return server ? [{ server, pass: p.pass, coldNs: p.coldNs, warm: p.warm }] : [];
+          }),
+        )
+      : [];
     if (points.length === 0) {
       throw new UserError(`--run: run ${runs.map((r) => r.id).join(', ')} of ${dbPath} has no per-address medians (status ${runs.map((r) => r.status).join(', ')}); finish it with npm run bench -- --resume`);
     }
     // A run recorded as an A/B comparison (`bench --baseline`) is reported with its verdicts.
     const baseline = runs.length === 1 ? benchBaselineOf(runs[0].config_json) : undefined;
     const ab = baseline !== undefined ? benchAbComparison(readBenchRun(reader, runs[0])) : undefined;
-    return { dbPath, runs, servers, points, errors, summaries, cold, ...(baseline !== undefined ? { baseline } : {}), ...(ab ? { ab } : {}) };
+    return { dbPath, runs, servers, points, errors, summaries, cold, coldVerdicts: coldJudged, ...(baseline !== undefined ? { baseline } : {}), ...(ab ? { ab } : {}) };
   } finally {
     if (!open) store.close();
   }

@@ -6,6 +6,7 @@
 import type { Answering } from '../core/answering';
 import type { RunRecord, ServerRecord } from '../store/results';
 import type { Comparison } from '../verdicts/comparison';
+import type { ColdVerdict } from '../verdicts/cold';
 import type { BenchMethodName } from '../core/methods';
 
 export type ReportMethod = BenchMethodName;
@@ -64,6 +65,8 @@ export interface ColdRow {
   firstTouches: number;
   firstTouchSumMs: number;
   warmMedianSumMs: number;
+  /** Each of the same calls' mean over the warm passes, summed; null for runs stored before schema 14 (beside the warm medians only). */
+  warmMeanSumMs: number | null;
 }
 
 export interface ReportServer {
@@ -85,6 +88,8 @@ export interface ReportModel {
   summaries: SummaryRow[];
   /** A --cold run's cold passes beside the warm ones; absent or empty otherwise. */
   cold?: ColdRow[];
+  /** A --cold run's first touches against the same calls warm, a verdict per server; absent or empty otherwise. */
+  coldVerdicts?: ColdVerdict[];
   /** The server the run was recorded to be judged against (`bench --baseline`): an A/B run. */
   baseline?: string;
   /** An A/B run's verdicts, every other server against the baseline (src/verdicts/bench.ts). */

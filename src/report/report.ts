@@ -15,7 +15,7 @@ import type { Table } from './table';
 import { checkServerNames, ReportOptions } from './options';
 import { renderSvg } from './render';
 import { selectRuns } from './selection';
-import { coldTable, limitsTable, runsTable, serversTable, summaryTable, transportsTable } from './tables';
+import { coldTable, coldVerdictsTable, limitsTable, runsTable, serversTable, summaryTable, transportsTable } from './tables';
 import { loadRunTable } from './load-tables';
 import { abNote, compareTable, pairedLoadNote, pairedLoadTable } from './compare';
 import { ResultsStore } from '../store/results';
@@ -110,6 +110,7 @@ async function renderBench(model: ReportModel, opts: ReportOptions): Promise<Ren
       transports: transportsTable(model),
       ab: abTable(model),
       cold: coldTable(model),
+      coldVerdicts: coldVerdictsTable(model),
     },
     excludedServers: opts.excludeServers,
   };

@@ -10,6 +10,7 @@ import type { ReportMethod, ReportModel } from './model';
 import { SLOPE_AXIS } from './charts/definitions';
 import { leastSquares } from './fit';
 import { fmtErrors, fmtMs, Table } from './table';
+import { verdictText } from '../verdicts/verdict';
 import { isProfileName, PROFILES, TRANSPORT_LABELS } from '../servers/profiles';
 
 /**
@@ -25,20 +26,21 @@ export function viaOf(model: ReportModel, server: string): string {
 
 /**
  * A --cold run's cold passes beside its warm ones, per server and method (null for other runs):
- * the two medians, and each address's first touch after a restart summed against the warm medians
- * of the same calls, where a restart's cost shows even when the medians do not move.
+ * the two medians, and each address's first touch after a restart summed against the same calls
+ * warm (each one's mean over the warm passes), where a restart's cost shows even when the medians
+ * do not move.
  */
 export function coldTable(model: ReportModel): Table | null {
   const cold = model.cold ?? [];
   if (cold.length === 0) return null;
-  const head = ['server', 'method', 'warm p50 ms', 'cold p50 ms', 'cold n', 'cold ok', 'cold max ms', 'first touches', 'first-touch sum ms', 'their warm medians ms', 'cold errors'];
+  const head = ['server', 'method', 'warm p50 ms', 'cold p50 ms', 'cold n', 'cold ok', 'cold max ms', 'first touches', 'first-touch sum ms', 'same calls warm ms', 'cold errors'];
   return {
     title: 'Cold and warm passes',
     note:
       'Counted passes alternated: a cold pass after the OS page cache was dropped and the servers restarted on their own index (on fresh connections), ' +
       'then a warm pass on the same servers and connections. The latency table above is the warm passes alone. ' +
       "First touches: in each cold pass, the first call each address got from its server after the restart (counted under that call's method); " +
-      'their latencies summed, beside the warm medians of the same address and method summed.',
+      'their latencies summed, beside each of the same calls\' mean over the warm passes, summed (in a run stored before schema 14: beside the warm medians, marked "median").',
     head,
     align: head.map((_, i) => (i < 2 || i === head.length - 1 ? 'left' : 'right')),
     rows: cold.map((c) => [
@@ -51,9 +53,25 @@ export function coldTable(model: ReportModel): Table | null {
       fmtMs(c.coldMaxMs),
       String(c.firstTouches),
       c.firstTouchSumMs.toFixed(1),
-      c.warmMedianSumMs.toFixed(1),
+      c.warmMeanSumMs === null ? `${c.warmMedianSumMs.toFixed(1)} median` : c.warmMeanSumMs.toFixed(1),
       fmtErrors(c.errors),
     ]),
+  };
+}
+
+/** A --cold run's verdict per server: its first touches after a restart against the same calls warm. */
+export function coldVerdictsTable(model: ReportModel): Table | null {
+  const verdicts = model.coldVerdicts ?? [];
+  if (verdicts.length === 0) return null;
+  const head = ['server', 'first-touch sum ms', 'same calls warm ms', 'cold vs warm'];
+  return {
+    title: 'Slower cold?',
+    note:
+      "Each server's first touches after a restart (all methods) against the same calls warm (each call's mean over the warm passes), in total: the change with its " +
+      "95 % interval from a bootstrap over the cold passes, the warm passes and the first touches; 'slower' only when the whole interval is above the noise floor, '~' when the restart's cost did not show above the noise.",
+    head,
+    align: head.map((_, i) => (i === 0 || i === head.length - 1 ? 'left' : 'right')),
+    rows: verdicts.map((v) => [v.server, (v.coldSumNs / 1e6).toFixed(1), (v.warmSumNs / 1e6).toFixed(1), verdictText(v.verdict)]),
   };
 }
 

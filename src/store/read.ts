@@ -9,6 +9,7 @@ import { LoadStore, type LoadRunRow } from './load-results';
 import { IndexStore } from './index-results';
 import { hasRunOf, resolveRun, RUN_NUMBER, serversOf, type RunFamily } from './run-record';
 import { resourceSummaries, type ResourceSummary } from './resources';
+import { firstTouches, type FirstTouch } from './statistics';
 import type { WalletRunRow, WalletServerRow } from './wallets';
 
 /**
@@ -76,6 +77,8 @@ export interface ColdSummaryRecord {
   first_touches: number;
   first_touch_sum_ns: number;
   warm_median_sum_ns: number;
+  /** Null for runs stored before schema 14. */
+  warm_mean_sum_ns: number | null;
 }
 
 export interface SyncRow {
@@ -235,15 +238,20 @@ export class ResultsReader {
     return this.db.prepare(`SELECT * FROM summaries WHERE run_id IN (${placeholders(runIds.length)}) ORDER BY server_id, method`).all(...runIds) as SummaryRecord[];
   }
 
-  /** The runs' cold passes beside their warm medians; none for runs without --cold. */
+  /** The runs' cold passes beside their warm passes; none for runs without --cold. */
   coldSummaries(runIds: readonly number[]): ColdSummaryRecord[] {
     return this.db
       .prepare(
-        `SELECT c.server_id, c.method, c.n, c.n_ok, c.p50_ns, c.max_ns, c.errors_json, s.p50_ns AS warm_p50_ns, c.first_touches, c.first_touch_sum_ns, c.warm_median_sum_ns
+        `SELECT c.server_id, c.method, c.n, c.n_ok, c.p50_ns, c.max_ns, c.errors_json, s.p50_ns AS warm_p50_ns, c.first_touches, c.first_touch_sum_ns, c.warm_median_sum_ns, c.warm_mean_sum_ns
          FROM cold_summaries c LEFT JOIN summaries s ON s.run_id = c.run_id AND s.server_id = c.server_id AND s.method = c.method
          WHERE c.run_id IN (${placeholders(runIds.length)}) ORDER BY c.server_id, c.method`,
       )
       .all(...runIds) as ColdSummaryRecord[];
+  }
+
+  /** The runs' first touches in cold passes beside the same calls warm (statistics' firstTouches); none for runs without --cold. */
+  firstTouches(runIds: readonly number[]): FirstTouch[] {
+    return runIds.flatMap((id) => firstTouches(this.store, id));
   }
 
   loadRuns(): LoadRunRow[] {

@@ -482,6 +482,13 @@ const MIGRATIONS: Array<string | ((db: Database.Database) => void)> = [
     PRIMARY KEY (run_id, server_id, phase)
   );
   `,
+  // 14: a cold run's first touches beside each of the same calls' mean over the warm passes, summed
+  // (the warm median of two passes is the faster of them, which made a server with no cold cost
+  // look slower cold). Null for runs stored before, whose first touches stand beside the warm
+  // medians only.
+  `
+  ALTER TABLE cold_summaries ADD COLUMN warm_mean_sum_ns INTEGER;
+  `,
 ];
 
 const V7_TABLES = [

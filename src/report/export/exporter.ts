@@ -25,7 +25,7 @@ export interface RenderedChart {
 export interface RenderedBench {
   model: ReportModel;
   charts: RenderedChart[];
-  tables: { runs: Table; servers: Table; summary: Table; limits: Table; transports: Table | null; ab: Table | null; cold: Table | null };
+  tables: { runs: Table; servers: Table; summary: Table; limits: Table; transports: Table | null; ab: Table | null; cold: Table | null; coldVerdicts: Table | null };
   excludedServers: readonly string[];
 }
 

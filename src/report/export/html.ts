@@ -45,6 +45,7 @@ function benchSection(b: RenderedBench, dbPath: string): string {
 ${htmlTable(b.tables.summary, 'summary')}
 ${b.tables.ab ? htmlTable(b.tables.ab, 'ab') : ''}
 ${b.tables.cold ? htmlTable(b.tables.cold, 'cold') : ''}
+${b.tables.coldVerdicts ? htmlTable(b.tables.coldVerdicts, 'cold-verdicts') : ''}
 ${b.tables.transports ? htmlTable(b.tables.transports, 'transports') : ''}
 ${htmlTable(b.tables.limits, 'limits')}
 <h2>Charts</h2>

@@ -22,6 +22,7 @@ function benchMarkdown(b: RenderedBench, dbPath: string): string[] {
     ...section(b.tables.summary),
     ...(b.tables.ab ? section(b.tables.ab) : []),
     ...(b.tables.cold ? section(b.tables.cold) : []),
+    ...(b.tables.coldVerdicts ? section(b.tables.coldVerdicts) : []),
     ...(b.tables.transports ? section(b.tables.transports) : []),
     ...section(b.tables.limits),
     '## Charts',

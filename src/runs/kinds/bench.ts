@@ -15,7 +15,8 @@ import type { Answering } from '../../core/answering';
 import { targetUrl } from '../../servers/targets';
 import { replyHolds, storedIdentity, type ReplyHold } from '../../servers/reply-hold';
 import { ResultsStore } from '../../store/results';
-import { coldSummaries, computeStatistics, type ColdSummary } from '../../store/statistics';
+import { coldSummaries, computeStatistics, firstTouches, type ColdSummary } from '../../store/statistics';
+import { coldVerdicts, type ColdVerdict } from '../../verdicts/cold';
 import { benchAnswering } from '../../store/answering';
 import type { ResourceTarget } from '../../resources/sampler';
 import { expectedNetwork } from '../../dataset/expected-network';
@@ -145,7 +146,7 @@ async function measureOnce(session: RunSession, store: ResultsStore, run: BenchR
     answering: result.answering,
     thresholds: [],
     regressed: ab?.regressed ?? [],
-    json: { ...summaryObject(result, run.db), answering: result.answering, replyHolds: result.replyHolds, ...(opts.cold ? { cold: coldObject(result.cold) } : {}) },
+    json: { ...summaryObject(result, run.db), answering: result.answering, replyHolds: result.replyHolds, ...(opts.cold ? { cold: coldObject(result.cold), coldVerdicts: result.coldVerdicts } : {}) },
     detail: { result, costs, ab, failOnPct: run.failOnPct },
   };
 }
@@ -155,7 +156,7 @@ async function measureOnce(session: RunSession, store: ResultsStore, run: BenchR
  * server's answering, ElectrumX's reply hold where its latencies contain it, and a --cold run's
  * cold passes beside the warm ones.
  */
-export type BenchResult = RunResult & { answering: Answering[]; replyHolds: ReplyHold[]; cold: ServerColdSummary[] };
+export type BenchResult = RunResult & { answering: Answering[]; replyHolds: ReplyHold[]; cold: ServerColdSummary[]; coldVerdicts: ColdVerdict[] };
 
 export type ServerColdSummary = ColdSummary & { server: string };
 
@@ -202,11 +203,13 @@ export class BenchMeasure {
     const stats = computeStatistics(store, end.runId);
     const warning = selfCheckWarning(end.selfCheck);
     const named = <T extends { serverId: number }>(s: T) => ({ ...s, server: end.serverNames.get(s.serverId) ?? String(s.serverId) });
+    const cold = coldSummaries(store, end.runId).map(named);
     return {
       runId: end.runId,
       status,
       summaries: stats.map(named),
-      cold: coldSummaries(store, end.runId).map(named),
+      cold,
+      coldVerdicts: cold.length ? coldVerdicts(firstTouches(store, end.runId).map(named)) : [],
       selfCheck: end.selfCheck,
       warnings: warning ? [warning] : [],
       samples: end.samples,
@@ -320,7 +323,7 @@ function coldObject(cold: ServerColdSummary[]) {
     latencyNs: { p50: c.p50, p90: c.p90, p99: c.p99, max: c.max },
     warmP50Ns: c.warmP50,
     errors: c.errors,
-    firstTouches: { calls: c.firstTouches, sumNs: c.firstTouchSumNs, warmMedianSumNs: c.warmMedianSumNs },
+    firstTouches: { calls: c.firstTouches, sumNs: c.firstTouchSumNs, warmMeanSumNs: c.warmMeanSumNs, warmMedianSumNs: c.warmMedianSumNs },
   }));
 }
 

@@ -142,7 +142,7 @@ describe('a version-7 database', () => {
 
   test('is at the current version, every reference intact, no table of 1–7 left', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(13); // 8 made the one run record; 9 added run_servers.outcome_json; 10 load_runs.model_text; 11 limits runs; 12 samples.cold and cold_summaries; 13 abuse_runs and abuse_phases
+    expect(SCHEMA_VERSION).toBe(14); // 8 made the one run record; 9 added run_servers.outcome_json; 10 load_runs.model_text; 11 limits runs; 12 samples.cold and cold_summaries; 13 abuse_runs and abuse_phases; 14 cold_summaries.warm_mean_sum_ns
     expect(db.pragma('foreign_key_check')).toEqual([]);
     const tables = all<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((t) => t.name);
     expect(tables.filter((t) => t.startsWith('v7_') || ['servers', 'load_servers', 'wallet_servers'].includes(t))).toEqual([]);

@@ -149,12 +149,15 @@ describe('statistics', () => {
         expect([c.n, c.nOk, c.p50, c.p90, c.p99, c.max]).toEqual([mine.length, ok.length, percentile(ok, 0.5), percentile(ok, 0.9), percentile(ok, 0.99), ok.at(-1)]);
         expect(c.errors.timeout ?? 0).toBe(mine.length - ok.length);
         expect(c.warmP50).toBe(warm.find((w) => w.serverId === c.serverId && w.method === c.method)!.p50);
-        // Each address's first call (by start time) of each cold pass on its server, where answered, beside its warm median.
+        // Each address's first call (by start time) of each cold pass on its server, where answered
+        // and answered in some warm pass too, beside the mean of those warm calls and its warm median.
         const firsts = kept.filter((k) => k.cold && k.atMs === Math.min(...kept.filter((x) => x.cold && x.pass === k.pass && x.server === k.server && x.address === k.address).map((x) => x.atMs)));
-        const touches = firsts.filter((k) => k.server === c.serverId && k.method === c.method && k.status === 'ok' && warmMedian(k.server, k.method, k.address) !== null);
+        const warmOf = (k: (typeof kept)[number]) => kept.filter((w) => !w.cold && w.status === 'ok' && w.server === k.server && w.method === k.method && w.address === k.address).map((w) => w.latency);
+        const touches = firsts.filter((k) => k.server === c.serverId && k.method === c.method && k.status === 'ok' && warmOf(k).length > 0);
         expect(c.firstTouches).toBe(touches.length);
         expect(c.firstTouchSumNs).toBe(touches.reduce((n, k) => n + k.latency, 0));
         expect(c.warmMedianSumNs).toBe(touches.reduce((n, k) => n + warmMedian(k.server, k.method, k.address)!, 0));
+        expect(c.warmMeanSumNs).toBe(Math.round(touches.reduce((n, k) => n + warmOf(k).reduce((x, y) => x + y, 0) / warmOf(k).length, 0)));
         // History started first at every address: balance never touches first.
         if (c.method === 'balance') expect(c.firstTouches).toBe(0);
         else expect(c.firstTouches).toBeGreaterThan(2 * lines.length);
@@ -188,9 +191,10 @@ describe('statistics', () => {
       for (const [i, serverId] of serverIds.entries()) {
         const history = cold.find((c) => c.serverId === serverId && c.method === 'history')!;
         const mine = firsts(i);
-        expect([history.firstTouches, history.firstTouchSumNs, history.warmMedianSumNs]).toEqual([
+        expect([history.firstTouches, history.firstTouchSumNs, history.warmMedianSumNs, history.warmMeanSumNs]).toEqual([
           mine.length,
           mine.reduce((n, a) => n + 1000 * (a + 1) + 500 + i, 0),
+          mine.reduce((n, a) => n + 1000 * (a + 1) + i, 0),
           mine.reduce((n, a) => n + 1000 * (a + 1) + i, 0),
         ]);
         expect(cold.find((c) => c.serverId === serverId && c.method === 'balance')!.firstTouches).toBe(0);
